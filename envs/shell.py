@@ -1,0 +1,329 @@
+"""One PettingZoo AEC environment for every game: :class:`CityEnv` drives a game kernel.
+
+The shell owns everything that is the same in all games -- agents, the AEC
+bookkeeping (rewards, terminations, truncations, infos, dead steps), seeding, action
+checking, rewards at the end, rendering dispatch, ``clone``/``reseed``/``determinize``
+-- and asks the game's :class:`envs.spec.GameSpec` adapter and kernel for the rest.
+
+It enforces by itself what PettingZoo's classic wrappers (order enforcing, bounds
+checking, illegal-move termination) would add: stacking those wrappers costs several
+times the run time of a fast kernel.
+
+Options every game takes (besides its own, see the game module's docstring):
+
+``render_mode``
+    ``None``, ``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints
+    that text) or ``"rgb_array"`` (``render()`` returns an ``HxWx3`` ``uint8`` picture).
+``reward_mode``
+    Rewards arrive only when the game ends.  ``"rank"`` (default): a seat ranked ``r``
+    among ``M`` participants (automata included) gets ``1 - 2 (r - 1) / (M - 1)``, so
+    +1 for the winner and -1 for the last; seats tied after every tie-break share the
+    average of the places they occupy.  With a lone participant the reward is +1 for a
+    win and -1 otherwise.  ``"score"``: the seat's final score minus the mean final
+    score of the other seats (a lone seat gets its score).  ``"win_loss"`` and
+    ``"score_diff"`` are accepted as aliases of these two.
+``illegal_action``
+    ``"raise"`` (default): an illegal action raises ``ValueError`` and changes nothing.
+    ``"terminate"``: the game ends at once, the offender gets -1 and the others 0, and
+    every agent is both terminated and truncated (PettingZoo's ``TerminateIllegalWrapper``
+    semantics).
+
+Out-of-range or non-integer actions always raise ``ValueError``; using the env before
+``reset()`` raises ``AssertionError``, as PettingZoo's order-enforcing wrapper does.
+"""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from envs.spec import GameSpec
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+_SEED_STEP = 0x9E3779B97F4A7C15
+_MASK63 = (1 << 63) - 1
+
+
+def _next_seed(seed):
+    """Deterministic seed sequence for ``reset()`` calls without a seed."""
+    z = (seed + _SEED_STEP) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) & _MASK63
+
+
+class CityEnv(AECEnv):
+    """PettingZoo AEC environment running the kernel of ``spec``.  See module docstring."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "cityzoo", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
+                 **options):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.spec = spec
+        self.cfg = spec.configure(**options)
+        self.render_mode = render_mode
+        self.reward_mode = REWARD_MODES[reward_mode]
+        self.illegal_action = illegal_action
+        self.metadata = dict(self.metadata, name=spec.game_id)
+
+        kernel = spec.kernel
+        self._k_step = kernel.step
+        self._k_mask = kernel.legal_mask
+        self._k_player = kernel.current_player
+        self._k_observe = kernel.observe
+
+        n = self.cfg.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = spec.observation_bounds(self.cfg)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=low, high=high, shape=(self.cfg.obs_size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
+        })
+        act_space = spaces.Discrete(spec.num_actions)
+        # One space object per agent, created once (api_test checks identity across calls).
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+
+        self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
+        self._mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._no_mask = np.zeros(spec.num_actions, dtype=np.int8)
+        self._obs = np.zeros(self.cfg.obs_size, dtype=np.float32)
+        self._ready = False
+        self._over = False
+        self._next_reset_seed = None
+        self.agents = []
+        self.agent_selection = None
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- reset
+    def reset(self, seed=None, options=None):
+        """Start a new game.  ``seed`` makes it reproducible; without one, a seed is taken
+        from the sequence started by the last seeded reset (or from OS entropy).
+        ``options`` is accepted for API compatibility; game options go to the constructor."""
+        if seed is None:
+            seed = (self._next_reset_seed if self._next_reset_seed is not None
+                    else int(np.random.SeedSequence().entropy) & _MASK63)
+        seed = int(seed)
+        self._next_reset_seed = _next_seed(seed)
+        self.spec.kernel.init(self._state, self.cfg.config, seed)
+        self._ready = True
+        self._over = False
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.num_moves = 0
+        self._after_move()
+
+    def _after_move(self):
+        player = self._k_player(self._state)
+        if player >= 0:
+            self.agent_selection = self.possible_agents[player]
+            self._k_mask(self._state, self._mask)
+        else:
+            self._finish()
+
+    def _finish(self):
+        self._over = True
+        n = self.cfg.num_players
+        ranks = np.zeros(n, dtype=np.int64)
+        self.spec.kernel.ranks(self._state, ranks)
+        final = self.scores()
+        rewards = self._end_rewards(ranks, final)
+        winners = [self.possible_agents[p] for p in self.spec.winners(self._state, self.cfg, ranks)]
+        extras = self.spec.end_infos(self._state, self.cfg)
+        for i, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = rewards[i]
+            self.terminations[agent] = True
+            self.infos[agent] = {"scores": list(final), "winners": list(winners),
+                                 "ranks": [int(r) for r in ranks], **extras}
+        self._accumulate_rewards()
+        self._mask[:] = 0
+        # The last mover is not necessarily first to see the end: start dead steps at seat 0.
+        self.agent_selection = self.agents[0]
+
+    def _end_rewards(self, ranks, final):
+        n = self.cfg.num_players
+        if self.reward_mode == "score":
+            if n == 1:
+                return [float(final[0])]
+            total = sum(final)
+            return [float(final[i] - (total - final[i]) / (n - 1)) for i in range(n)]
+        m = max(self.cfg.num_participants, n)
+        if m == 1:
+            return [1.0 if ranks[0] == 1 else -1.0]
+        out = []
+        for i in range(n):
+            tied = sum(1 for j in range(n) if ranks[j] == ranks[i])
+            place = ranks[i] + (tied - 1) / 2.0
+            out.append(float(1.0 - 2.0 * (place - 1.0) / (m - 1)))
+        return out
+
+    # ------------------------------------------------------------------ step
+    def step(self, action):
+        if not self._ready:
+            raise AssertionError("reset() needs to be called before step()")
+        if not self.agents:
+            raise ValueError("step() called after the game ended and every agent was removed; "
+                             "call reset() to play again")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"step({action!r}) after the game ended: {agent} is done, "
+                                 "the only valid action is None (or call reset())")
+            self._was_dead_step(action)
+            return
+        a = self._as_action(action)
+        if not self._mask[a]:
+            if self.illegal_action == "terminate":
+                self._terminate_illegal(agent)
+                return
+            raise ValueError(f"illegal action {a} ({self.spec.action_label(self._state, self.cfg, a)}) "
+                             f"for {agent} in phase {self.spec.phase_name(self._state, self.cfg)}; "
+                             f"legal actions: {np.flatnonzero(self._mask).tolist()}")
+        self._cumulative_rewards[agent] = 0.0
+        self._k_step(self._state, a)
+        self.num_moves += 1
+        self._after_move()
+
+    def _as_action(self, action):
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            a = int(action)
+        elif (isinstance(action, np.ndarray) and action.size == 1
+              and np.issubdtype(action.dtype, np.integer)):
+            a = int(action.reshape(()))
+        else:
+            raise ValueError(f"action must be an integer in [0, {self.spec.num_actions}), got "
+                             f"{action!r} of type {type(action).__name__} "
+                             f"(phase {self.spec.phase_name(self._state, self.cfg)})")
+        if not 0 <= a < self.spec.num_actions:
+            raise ValueError(f"action {a} is out of range [0, {self.spec.num_actions}) "
+                             f"(phase {self.spec.phase_name(self._state, self.cfg)})")
+        return a
+
+    def _terminate_illegal(self, agent):
+        warnings.warn(f"illegal move by {agent}: the game is terminated", stacklevel=3)
+        self._over = True
+        self._mask[:] = 0
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    # --------------------------------------------------------------- observe
+    def observe(self, agent):
+        """``{"observation": float32 vector, "action_mask": int8 vector}``: fresh arrays the
+        caller may keep.  The mask is all-zero for an agent that is not to move."""
+        if not self._ready:
+            raise AssertionError("reset() needs to be called before observe()")
+        self._k_observe(self._state, self._seat[agent], self._obs)
+        acting = not self._over and agent == self.agent_selection
+        return {"observation": self._obs.copy(),
+                "action_mask": (self._mask if acting else self._no_mask).copy()}
+
+    def split_observation(self, observation):
+        """The named parts of a flat observation (views), as documented by the game."""
+        out, pos = {}, 0
+        for name, shape in self.spec.observation_layout(self.cfg):
+            size = int(np.prod(shape))
+            out[name] = observation[pos:pos + size].reshape(shape)
+            pos += size
+        return out
+
+    # ---------------------------------------------------------------- render
+    def render(self):
+        if not self._ready:
+            raise AssertionError("reset() needs to be called before render()")
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
+            return None
+        if self.render_mode == "rgb_array":
+            return self.spec.render_rgb(self._state, self.cfg)
+        text = self.spec.render_ansi(self._state, self.cfg)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # ---------------------------------------------------- search and analysis
+    @property
+    def phase(self) -> str:
+        return self.spec.phase_name(self._state, self.cfg) if not self._over else "GAME_OVER"
+
+    def legal_actions(self):
+        """Legal action ids of the agent to move (empty once the game is over)."""
+        return np.flatnonzero(self._mask).tolist()
+
+    def action_label(self, action) -> str:
+        return self.spec.action_label(self._state, self.cfg, int(action))
+
+    def scores(self):
+        out = np.zeros(self.cfg.num_players, dtype=np.int64)
+        self.spec.kernel.scores(self._state, out)
+        return [int(s) for s in out]
+
+    def clone(self):
+        """An independent copy of the whole game (and of the AEC bookkeeping)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._state = self._state.copy()
+        new._mask = self._mask.copy()
+        new._obs = np.zeros_like(self._obs)
+        new.agents = list(self.agents)
+        if self._ready:
+            new.rewards = dict(self.rewards)
+            new._cumulative_rewards = dict(self._cumulative_rewards)
+            new.terminations = dict(self.terminations)
+            new.truncations = dict(self.truncations)
+            new.infos = {a: dict(i) for a, i in self.infos.items()}
+        return new
+
+    def reseed(self, seed):
+        """Re-draw the chance nobody has seen yet; no agent's observation changes."""
+        self.spec.reseed(self._state, self.cfg, int(seed))
+        if not self._over:
+            self._k_mask(self._state, self._mask)
+
+    def determinize(self, observer, seed):
+        """A copy in which everything ``observer`` (agent name or seat) cannot see is
+        re-drawn at random, consistently with what it has seen."""
+        seat = self._seat[observer] if isinstance(observer, str) else int(observer)
+        new = self.clone()
+        self.spec.determinize(new._state, new.cfg, seat, int(seed))
+        if not new._over:
+            new._k_mask(new._state, new._mask)
+        return new
+
+    def __str__(self):
+        return self.spec.game_id

@@ -1,0 +1,151 @@
+"""Grid geometry shared by every game: adjacency, connected components, D4 patterns.
+
+Cells of an ``rows x cols`` grid are numbered ``row * cols + col``.  Neighbour tables
+are built once (plain numpy, at import of a game's data) and handed to the jitted
+functions, which never allocate: callers pass the scratch arrays.
+"""
+import numpy as np
+from numba import njit
+
+# Orthogonal directions in a fixed order: N, E, S, W.
+DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+
+def neighbor_table(rows, cols):
+    """``int64[rows*cols, 4]``: the N, E, S, W neighbour of each cell, -1 off the grid."""
+    table = np.full((rows * cols, 4), -1, dtype=np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            for d, (dr, dc) in enumerate(DIRS):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < rows and 0 <= cc < cols:
+                    table[r * cols + c, d] = rr * cols + cc
+    return table
+
+
+@njit(cache=True)
+def label_components(keys, nbr, labels, stack):
+    """Label the orthogonally connected groups of equal, non-negative ``keys``.
+
+    Cells with ``keys < 0`` get label -1.  Returns the number of components; labels
+    are 0..n-1 in order of each component's lowest cell.  ``stack`` needs
+    ``len(keys)`` slots.
+    """
+    n = keys.shape[0]
+    for i in range(n):
+        labels[i] = -1
+    count = 0
+    for start in range(n):
+        if keys[start] < 0 or labels[start] >= 0:
+            continue
+        labels[start] = count
+        top = 0
+        stack[0] = start
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            for d in range(nbr.shape[1]):
+                q = nbr[cell, d]
+                if q >= 0 and labels[q] < 0 and keys[q] == keys[start]:
+                    labels[q] = count
+                    stack[top] = q
+                    top += 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def flood_fill(start, keys, nbr, seen, stack):
+    """Mark (``seen[cell] = 1``) the group of cells connected to ``start`` with its key.
+
+    ``seen`` must be zero on entry for the cells of interest.  Returns the group size.
+    """
+    seen[start] = 1
+    stack[0] = start
+    top = 1
+    size = 0
+    key = keys[start]
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        size += 1
+        for d in range(nbr.shape[1]):
+            q = nbr[cell, d]
+            if q >= 0 and seen[q] == 0 and keys[q] == key:
+                seen[q] = 1
+                stack[top] = q
+                top += 1
+    return size
+
+
+@njit(cache=True)
+def touches(cell, keys, nbr, key):
+    """True when an orthogonal neighbour of ``cell`` has ``keys == key``."""
+    for d in range(nbr.shape[1]):
+        q = nbr[cell, d]
+        if q >= 0 and keys[q] == key:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- D4 patterns
+
+def d4_transforms(pattern):
+    """The distinct images of a 2-D pattern under the 8 rotations/reflections.
+
+    ``pattern`` is a 2-D int array; entries ``< 0`` are holes (no requirement).
+    Each image is returned as an ``int64[k, 3]`` array of ``(dr, dc, value)`` rows,
+    normalised so the smallest ``dr`` and ``dc`` are 0, and sorted; duplicates
+    (symmetric patterns) appear once.  Order: rotations of the original, then of
+    its mirror image.
+    """
+    base = np.asarray(pattern)
+    images, seen = [], set()
+    for mirrored in (False, True):
+        p = base[:, ::-1] if mirrored else base
+        for k in range(4):
+            q = np.rot90(p, k)
+            cells = sorted((r, c, int(q[r, c])) for r in range(q.shape[0])
+                           for c in range(q.shape[1]) if q[r, c] >= 0)
+            r0 = min(r for r, _, _ in cells)
+            c0 = min(c for _, c, _ in cells)
+            key = tuple((r - r0, c - c0, v) for r, c, v in cells)
+            if key not in seen:
+                seen.add(key)
+                images.append(np.array(key, dtype=np.int64).reshape(-1, 3))
+    return images
+
+
+def pack_patterns(patterns):
+    """Pack the D4 images of several patterns for the jitted matcher.
+
+    Returns ``(offsets int64[P, 8, K, 3], sizes int64[P, 8], n_images int64[P])``
+    where ``K`` is the largest pattern size; unused rows are zero.
+    """
+    imgs = [d4_transforms(p) for p in patterns]
+    k = max(im.shape[0] for per in imgs for im in per)
+    offsets = np.zeros((len(patterns), 8, k, 3), dtype=np.int64)
+    sizes = np.zeros((len(patterns), 8), dtype=np.int64)
+    n_images = np.zeros(len(patterns), dtype=np.int64)
+    for i, per in enumerate(imgs):
+        n_images[i] = len(per)
+        for t, im in enumerate(per):
+            offsets[i, t, : im.shape[0]] = im
+            sizes[i, t] = im.shape[0]
+    return offsets, sizes, n_images
+
+
+@njit(cache=True)
+def pattern_fits(board, rows, cols, offsets, size, r0, c0, wild):
+    """True when the image ``offsets[:size]`` anchored at ``(r0, c0)`` lies on the grid and
+    every required cell of ``board`` holds the required value (or ``wild``; pass -2 for none)."""
+    for i in range(size):
+        r = r0 + offsets[i, 0]
+        c = c0 + offsets[i, 1]
+        if r < 0 or r >= rows or c < 0 or c >= cols:
+            return False
+        v = board[r * cols + c]
+        if v != offsets[i, 2] and (wild == -2 or v != wild):
+            return False
+    return True

@@ -1,0 +1,47 @@
+"""Game-independent jitted loops over a kernel's functions.
+
+The kernel functions are passed in as arguments (numba compiles one specialisation per
+game), so benchmarks and search agents share one loop instead of one per game.
+"""
+import numpy as np
+from numba import njit
+
+from kernels import rng
+
+
+@njit(cache=True)
+def pick_uniform(mask, gen, off):
+    """A uniformly random index among the non-zero entries of ``mask`` (-1 if none)."""
+    count = 0
+    for i in range(mask.shape[0]):
+        count += mask[i] != 0
+    if count == 0:
+        return -1
+    k = rng.randint(gen, off, count)
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def random_playout(step, legal_mask, current_player, state, mask, gen, max_steps):
+    """Play uniformly random legal actions until the end (or ``max_steps``).
+
+    ``gen`` is a 2-slot generator (see :mod:`kernels.rng`) owned by the caller, separate
+    from the game's own.  Returns the number of steps played.
+    """
+    n = 0
+    while n < max_steps and current_player(state) >= 0:
+        legal_mask(state, mask)
+        step(state, pick_uniform(mask, gen, 0))
+        n += 1
+    return n
+
+
+def new_generator(seed):
+    gen = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
+    rng.seed_rng(gen, 0, seed)
+    return gen
