@@ -126,3 +126,14 @@ class GameSpec:
     def end_infos(self, state, cfg) -> dict:
         """Extra entries for every agent's ``infos`` at the end (e.g. a solo title)."""
         return {}
+
+    # ------------------------------------------------------------- baselines
+    def evaluate(self, state, cfg, seat) -> float:
+        """A cheap estimate of ``seat``'s prospects in score points, for greedy play:
+        its score minus the mean of the others'.  Games whose points arrive late add a
+        positional term (documented in the game module)."""
+        out = np.zeros(cfg.num_players, dtype=np.int64)
+        self.kernel.scores(state, out)
+        if cfg.num_players == 1:
+            return float(out[0])
+        return float(out[seat] - (out.sum() - out[seat]) / (cfg.num_players - 1))

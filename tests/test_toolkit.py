@@ -1,0 +1,124 @@
+"""The shared numba toolkit against plain-Python references."""
+from collections import deque
+
+import numpy as np
+import pytest
+
+from kernels import grid, rng
+from kernels.playout import new_generator, pick_uniform
+
+
+def test_rng_is_a_pure_function_of_key_and_counter():
+    a = np.zeros(2, np.int64)
+    rng.seed_rng(a, 0, 12345)
+    b = a.copy()
+    xs = [rng.randint(a, 0, 1000) for _ in range(50)]
+    assert [rng.randint(b, 0, 1000) for _ in range(50)] == xs
+    c = np.zeros(2, np.int64)
+    rng.seed_rng(c, 0, 12346)
+    assert [rng.randint(c, 0, 1000) for _ in range(50)] != xs
+
+
+def test_randint_is_in_range_and_roughly_uniform():
+    s = np.zeros(2, np.int64)
+    rng.seed_rng(s, 0, 7)
+    counts = np.bincount([rng.randint(s, 0, 6) for _ in range(60000)], minlength=6)
+    assert counts.min() > 9400 and counts.max() < 10600  # 6 sigma around 10000
+
+
+def test_shuffle_is_a_permutation_and_varies():
+    s = np.zeros(2, np.int64)
+    rng.seed_rng(s, 0, 3)
+    seen = set()
+    for _ in range(30):
+        arr = np.arange(8, dtype=np.int64)
+        rng.shuffle(s, 0, arr, 8)
+        assert sorted(arr.tolist()) == list(range(8))
+        seen.add(tuple(arr))
+    assert len(seen) > 25
+
+
+def test_pick_uniform_only_picks_legal():
+    gen = new_generator(1)
+    mask = np.zeros(10, np.int8)
+    mask[[2, 5, 7]] = 1
+    picks = {pick_uniform(mask, gen, 0) for _ in range(200)}
+    assert picks == {2, 5, 7}
+    assert pick_uniform(np.zeros(3, np.int8), gen, 0) == -1
+
+
+def test_neighbor_table():
+    t = grid.neighbor_table(5, 7)
+    assert t.shape == (35, 4)
+    assert t[0].tolist() == [-1, 1, 7, -1]
+    assert t[17].tolist() == [10, 18, 24, 16]
+    assert t[34].tolist() == [27, -1, -1, 33]
+
+
+def reference_components(keys, rows, cols):
+    labels = [-1] * (rows * cols)
+    n = 0
+    for start in range(rows * cols):
+        if keys[start] < 0 or labels[start] >= 0:
+            continue
+        labels[start] = n
+        q = deque([start])
+        while q:
+            c = q.popleft()
+            r, k = divmod(c, cols)
+            for dr, dc in grid.DIRS:
+                rr, kk = r + dr, k + dc
+                if 0 <= rr < rows and 0 <= kk < cols:
+                    d = rr * cols + kk
+                    if labels[d] < 0 and keys[d] == keys[start]:
+                        labels[d] = n
+                        q.append(d)
+        n += 1
+    return n, labels
+
+
+@pytest.mark.parametrize("rows,cols", [(5, 7), (4, 4), (9, 9)])
+def test_components_match_reference(rows, cols):
+    r = np.random.default_rng(rows * cols)
+    nbr = grid.neighbor_table(rows, cols)
+    labels = np.zeros(rows * cols, np.int64)
+    stack = np.zeros(rows * cols, np.int64)
+    seen = np.zeros(rows * cols, np.int64)
+    for _ in range(200):
+        keys = r.integers(-1, 3, rows * cols).astype(np.int64)
+        n = grid.label_components(keys, nbr, labels, stack)
+        ref_n, ref = reference_components(keys.tolist(), rows, cols)
+        assert n == ref_n and labels.tolist() == ref
+        start = int(r.integers(rows * cols))
+        if keys[start] >= 0:
+            seen[:] = 0
+            size = grid.flood_fill(start, keys, nbr, seen, stack)
+            assert size == ref.count(ref[start])
+            assert seen.tolist() == [int(x == ref[start]) for x in ref]
+
+
+def test_d4_image_counts():
+    square = [[1, 1], [1, 1]]
+    line = [[1, 1, 1]]
+    l_tromino = [[1, -1], [1, 1]]
+    l_tetromino = [[1, -1], [1, -1], [1, 1]]
+    two_colour = [[1, 2]]
+    counts = [len(grid.d4_transforms(p)) for p in (square, line, l_tromino, l_tetromino, two_colour)]
+    assert counts == [1, 2, 4, 8, 4]
+
+
+def test_pattern_fits_matches_reference():
+    r = np.random.default_rng(0)
+    pattern = [[2, 1, -1], [-1, 1, 3]]
+    offsets, sizes, n_images = grid.pack_patterns([pattern])
+    assert n_images[0] == 8
+    images = [set(map(tuple, im.tolist())) for im in grid.d4_transforms(pattern)]
+    for _ in range(300):
+        board = r.integers(0, 5, 16).astype(np.int64)
+        for t in range(n_images[0]):
+            for r0 in range(-1, 5):
+                for c0 in range(-1, 5):
+                    want = all(0 <= r0 + dr < 4 and 0 <= c0 + dc < 4 and board[(r0 + dr) * 4 + c0 + dc] in (v, 4)
+                               for dr, dc, v in images[t])
+                    got = grid.pattern_fits(board, 4, 4, offsets[0, t], sizes[0, t], r0, c0, 4)
+                    assert got == want
