@@ -293,6 +293,10 @@ class CityEnv(AECEnv):
         self.spec.kernel.scores(self._state, out)
         return [int(s) for s in out]
 
+    def game_state(self):
+        """A copy of the kernel state without its scratch tail: equal for equal games."""
+        return self._state[: self.cfg.state_size - self.cfg.scratch].copy()
+
     def clone(self):
         """An independent copy of the whole game (and of the AEC bookkeeping)."""
         new = object.__new__(type(self))

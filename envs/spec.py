@@ -37,7 +37,8 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
     included), tie-breaks applied; seats still tied share the better rank.
 
 The kernel never allocates in ``step``/``legal_mask``/``observe`` beyond tiny scratch:
-scratch space lives in the state.  ``kernels.playout`` drives these functions from
+scratch space lives in the last ``GameConfig.scratch`` slots of the state, which carry
+no game information (two states are the same game when all slots before them agree).  ``kernels.playout`` drives these functions from
 jitted code for pure-kernel loops (benchmarks, MCTS playouts).
 """
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class GameConfig:
     obs_size: int
     options: dict = field(default_factory=dict)   # normalised game options, for display
     num_participants: int = 0     # seats + automata (0 -> num_players)
+    scratch: int = 0              # trailing state slots that are only scratch space
 
     def __post_init__(self):
         self.config = np.asarray(self.config, dtype=np.int64)

@@ -26,7 +26,10 @@ def pick_uniform(mask, gen, off):
     return -1
 
 
-@njit(cache=True)
+# Not cached: the compiled loop is specialised on the kernel functions it receives, and
+# numba's on-disk index would gain an entry per process (and fail to pickle stale ones).
+# Compiling it costs about a second per process; the kernels it calls stay cached.
+@njit
 def random_playout(step, legal_mask, current_player, state, mask, gen, max_steps):
     """Play uniformly random legal actions until the end (or ``max_steps``).
 

@@ -90,7 +90,7 @@ def play_checked(env, seed):
     if twin is not None:
         for a in twin_actions:
             twin.step(a)
-        assert np.array_equal(twin._state, env._state)
+        assert np.array_equal(twin.game_state(), env.game_state())
         assert twin._cumulative_rewards == env._cumulative_rewards
         assert twin.infos == env.infos
     return steps

@@ -47,7 +47,7 @@ def step(state, action):
 
 @njit(cache=True)
 def observe(state, player, out):
-    out[0] = state[COUNTER] / state[TARGET]
+    out[0] = min(state[COUNTER], state[TARGET]) / state[TARGET]
     out[1] = state[SECRET + player] / 6.0
 
 

@@ -1,0 +1,440 @@
+"""Kingdomino Duel (``kingdomino_duel_v0``)
+========================================
+
+A two-player roll-and-write: each round the four dice are rolled and drafted (the start
+player takes one, the other player two, the start player gets the last one); each player
+then draws their two faces as a domino on their own 5 x 7 kingdom map (castle in the
+middle), ticks the spellbook for every cross-less coat of arms they took, and the start
+player changes.  Spells (ignore_connection, split_domino, double_first_pick, turn_die, and
+the "lightning" domain_bonus and add_cross) belong to whoever first fills their row.  The
+game ends after a round in which a map is full or nobody drew.  A domain (orthogonally
+connected cells of one family) scores cells x crosses.
+
+Rules reference: ``shared/rules/kingdomino_duel.md`` (rulings R1-R32 are followed as written).
+
+=================  ==============================================================
+Import             ``envs.make("kingdomino_duel_v0")`` / ``envs.kingdomino_duel_v0.env()``
+Agents             ``player_0``, ``player_1`` (the start-player role alternates)
+Actions            ``Discrete(204)``
+Observation        ``Box(872,)`` float32 + ``action_mask`` int8 (204)
+=================  ==============================================================
+
+Options
+-------
+``num_players``
+    Only ``2`` is accepted (default 2).
+``first_start_player``
+    ``None`` (default: drawn from the game's seeded generator), ``0`` or ``1``.
+
+The shell adds ``render_mode`` (``"ansi"``, ``"human"``, ``"rgb_array"``), ``reward_mode``
+and ``illegal_action``; see :mod:`envs.shell`.
+
+Decisions (phases)
+------------------
+``DOUBLE_PICK_WINDOW``, ``DRAFT_PICK``, ``TURN_DIE_WINDOW``, ``IGNORE_CONN_WINDOW``,
+``SPLIT_WINDOW``, ``PASS_ONLY``, ``CASTLE_WINDOW``, ``NAME_WILD``, ``PLACE_DOMINO``,
+``SPLIT_FIRST``, ``SPLIT_SECOND``, ``DOMAIN_BONUS_NAME``, ``ADD_CROSS_TARGET`` and
+``GAME_OVER``.  A window is opened only when it has an option besides ``SKIP``.  Step 3
+(drawing) is played by the start player first, then by the other (R13).  When a player
+cannot draw, they face ``PASS_ONLY``: an explicit decision whose only legal action is
+``PASS`` (so a pass always shows up in the action history).  Rolling, handing over the
+last die (or two), spellbook marks, the end check and the start-player swap are automatic.
+
+Action encoding (the flat space of the rules reference, section 11)
+-------------------------------------------------------------------
+=========  ============================  ===============================================
+ids        action                        when
+=========  ============================  ===============================================
+0-3        ``PICK_DIE(d)``               draft; dice not yet taken
+4          ``SKIP``                      any window
+5          ``USE_DOUBLE_FIRST_PICK``     start player owns it (acquired in an earlier round)
+6-17       ``TURN_DIE(slot, face)``      ``6 + 6*slot + face``; a face whose value differs,
+                                         lowest index among equal values
+18         ``USE_IGNORE_CONNECTION``     only if a placement exists with it
+19         ``USE_SPLIT``                 only if a placement exists with it
+20-21      ``CASTLE_BONUS(slot)``        printed crosses of that face < 2, player will draw
+22-27      ``FAMILY(f)``                 naming a ``?`` face (lowest unnamed slot) / domain_bonus
+28-167     ``PLACE(cell, dir)``          ``28 + 4*cell + dir``: slot 0 at ``cell``, slot 1 at its
+                                         neighbour in dir (0 N, 1 E, 2 S, 3 W)
+168-202    ``CELL(c)``                   ``168 + c``: split first / second cell, add_cross target
+203        ``PASS``                      ``PASS_ONLY``
+=========  ============================  ===============================================
+
+Cells are ``7*row + col``; slot 0 of a player is the die with the lower id they hold.
+
+Observation (from the observing seat's point of view, "me" first)
+------------------------------------------------------------------
+``planes`` (20 x 5 x 7): for me then the opponent, 6 family one-hots, empty, crosses >= 1,
+crosses == 2 (9 planes each); a castle plane; the split first cell chosen this step.  The
+castle cell is in no family plane and not in the empty plane (only in the castle plane).
+
+``vector`` (172):
+
+* per die (4 x 21): face index one-hot (6), family-or-``?`` one-hot (7), printed crosses
+  one-hot (3), holder one-hot (none / me / opponent, 3), turned flag, castle-bonus target flag;
+* the families I named for my two slots' ``?`` faces this round (2 x 7, last = none);
+* spellbook per family (6 x 6): my marks / row length, opponent's marks / row length,
+  owner one-hot (none / me / opponent), used flag;
+* castle bonus used (me, opponent), domain_bonus family (2 x 7, last = none), spells I
+  declared this round (ignore, split), "I am start player", round / 33, phase one-hot (14),
+  filled cells / 34 (me, opponent), current scores / 100 (me, opponent).
+
+Every value is in [0, 1] except the two scores (in [0, ~24]).  As suggested by the rules
+reference, the ``?`` names and the declared spells are given for the observer's own seat
+only: they matter only while that seat is drawing (names become map cells at placement).  Everything is public
+except the future dice rolls (R32); the generator state is never observed.
+
+Rewards
+-------
+At the end only.  ``reward_mode="rank"`` (alias ``"win_loss"``): +1 / -1, 0 each for a
+draw, after the tie-break (larger largest domain).  ``reward_mode="score"`` (alias
+``"score_diff"``): own score minus the opponent's.  ``infos`` at the end hold ``scores``,
+``winners`` and ``ranks``.
+
+Search helpers
+--------------
+``reseed(seed)`` re-keys the generator (future rolls only; current faces stay);
+``determinize`` is the same re-keying, since nothing else is hidden.
+
+Pure functions
+--------------
+``score_kingdom(families, crosses, bonus_family=None)`` and
+``largest_domain(families)``: see their docstrings.
+
+Data and provenance
+-------------------
+Every table (map, castle, dice faces, spellbook rows, family -> spell, bonus points) is in
+``kernels/data/kingdomino_duel.yaml`` with its provenance: rules flow from the rulebook,
+dice faces / row lengths / family-spell map from one public implementation (``public``),
+family icons ``reconstructed``.  Correct them there from a physical copy.
+
+Version history
+---------------
+* v0: initial.
+"""
+import numpy as np
+
+from envs.spec import GameConfig, GameSpec
+from kernels import kingdomino_duel as K
+
+FAMILY_CHARS = "0123456"          # family digit in text maps; '?' for wild
+FAMILY_LETTERS = ("dot", "stripe", "ddot", "dstripe", "black", "quarters")
+DIR_NAMES = ("N", "E", "S", "W")
+PHASE_NAMES = K.PHASE_NAMES
+
+
+def _cell_name(c):
+    return f"({c // K.COLS},{c % K.COLS})"
+
+
+def _face_name(die, face):
+    fam, x = int(K.DICE[die, face, 0]), int(K.DICE[die, face, 1])
+    name = "?" if fam == K.WILD else K.FAMILY_KEYS[fam]
+    return f"[{name},{x}]"
+
+
+def _as_maps(families, crosses):
+    fam = np.asarray(families, dtype=np.int64)
+    cr = np.asarray(crosses, dtype=np.int64)
+    if fam.shape != (K.ROWS, K.COLS):
+        raise ValueError(f"families must be {K.ROWS}x{K.COLS}, got shape {fam.shape}")
+    if cr.shape != (K.ROWS, K.COLS):
+        raise ValueError(f"crosses must be {K.ROWS}x{K.COLS}, got shape {cr.shape}")
+    fam = fam.reshape(-1).copy()
+    cr = cr.reshape(-1).copy()
+    fam[K.CASTLE] = K.CASTLE_CODE
+    cr[K.CASTLE] = 0
+    if fam.min() < K.CASTLE_CODE or fam.max() >= K.NF or (fam == K.CASTLE_CODE).sum() > 1:
+        raise ValueError(f"families must hold -1 (empty) or 0..{K.NF - 1}")
+    if cr.min() < 0 or cr.max() > K.CAP:
+        raise ValueError(f"crosses must be in 0..{K.CAP}")
+    cr[fam < 0] = 0
+    return fam, cr
+
+
+def _score(families, crosses, bonus_family):
+    fam, cr = _as_maps(families, crosses)
+    if bonus_family is None:
+        b = -1
+    else:
+        if isinstance(bonus_family, str):
+            if bonus_family not in K.FAMILY_KEYS:
+                raise ValueError(f"bonus_family must be None, 0..5 or a family key, got {bonus_family!r}")
+            b = K.FAMILY_KEYS.index(bonus_family)
+        else:
+            b = int(bonus_family)
+            if not 0 <= b < K.NF:
+                raise ValueError(f"bonus_family must be None or 0..{K.NF - 1}, got {bonus_family!r}")
+    seen = np.zeros(K.NC, dtype=np.int64)
+    stack = np.zeros(K.NC, dtype=np.int64)
+    total, largest = K.score_arrays(fam, cr, b, seen, stack)
+    return int(total), int(largest)
+
+
+def score_kingdom(families, crosses, bonus_family=None):
+    """Final score of one kingdom map.
+
+    ``families``: 5x7 ints, -1 empty, 0..5 = dot, stripe, double_dot, double_stripe,
+    black, quarters (the castle cell (2,3) is ignored); ``crosses``: 5x7 ints 0..2;
+    ``bonus_family``: the family named with domain_bonus (id or key), or None.
+    Uses the game kernel's scoring code.
+    """
+    return _score(families, crosses, bonus_family)[0]
+
+
+def largest_domain(families):
+    """Cell count of the largest domain of any family (the tie-break measure)."""
+    return _score(families, np.zeros((K.ROWS, K.COLS), dtype=np.int64), None)[1]
+
+
+class Spec(GameSpec):
+    game_id = "kingdomino_duel_v0"
+    metadata_name = "kingdomino_duel_v0"
+    kernel = K
+    num_actions = K.NUM_ACTIONS
+    player_counts = (2,)
+    default_num_players = 2
+    max_steps = K.MAX_ROUNDS * 24
+
+    # ---------------------------------------------------------------- options
+    def configure(self, **options):
+        known = {"num_players", "first_start_player"}
+        for k in options:
+            if k not in known:
+                raise ValueError(f"unknown option {k!r} for kingdomino_duel_v0 "
+                                 f"(options: {', '.join(sorted(known))})")
+        n = options.get("num_players", 2)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) != 2:
+            raise ValueError(f"num_players must be 2 for Kingdomino Duel, got {n!r}")
+        fsp = options.get("first_start_player", None)
+        if fsp is not None and (isinstance(fsp, bool) or not isinstance(fsp, (int, np.integer))
+                                or int(fsp) not in (0, 1)):
+            raise ValueError(f"first_start_player must be None, 0 or 1, got {fsp!r}")
+        config = np.array([2, -1 if fsp is None else int(fsp)], dtype=np.int64)
+        return GameConfig(num_players=2, config=config, state_size=K.STATE_SIZE,
+                          obs_size=K.OBS_SIZE, scratch=K.STATE_SIZE - K.SCRATCH,
+                          options={"num_players": 2, "first_start_player": fsp})
+
+    # ------------------------------------------------------------ observation
+    def observation_layout(self, cfg):
+        return [("planes", (K.NPLANES, K.ROWS, K.COLS)), ("vector", (K.VEC_SIZE,))]
+
+    def observation_bounds(self, cfg):
+        return K.obs_bounds()
+
+    # ------------------------------------------------------------ description
+    def phase_name(self, state, cfg):
+        return PHASE_NAMES[int(state[K.PHASE])]
+
+    def action_label(self, state, cfg, action):
+        a = int(action)
+        p = int(state[K.CUR])
+        ph = int(state[K.PHASE])
+        if 0 <= a < 4:
+            return f"PICK_DIE({a}) {_face_name(a, int(state[K.DIE_FACE + a]))}"
+        if a == K.A_SKIP:
+            return "SKIP"
+        if a == K.A_DOUBLE:
+            return "USE_DOUBLE_FIRST_PICK"
+        if 6 <= a < 18:
+            s, f = divmod(a - K.A_TURN, 6)
+            d = int(state[K.SLOT_DIE + 2 * p + s]) if p >= 0 else -1
+            tail = f" die {d} -> {_face_name(d, f)}" if d >= 0 else ""
+            return f"TURN_DIE(slot {s}, face {f}){tail}"
+        if a == K.A_IGNORE:
+            return "USE_IGNORE_CONNECTION"
+        if a == K.A_SPLIT:
+            return "USE_SPLIT"
+        if a in (20, 21):
+            return f"CASTLE_BONUS(slot {a - K.A_CASTLE})"
+        if 22 <= a < 28:
+            what = "DOMAIN_BONUS" if ph == K.PH_BONUS else "NAME_WILD"
+            return f"FAMILY({K.FAMILY_KEYS[a - K.A_FAMILY]}) [{what}]"
+        if 28 <= a < 168:
+            c, d = divmod(a - K.A_PLACE, 4)
+            return f"PLACE(cell {_cell_name(c)}, {DIR_NAMES[d]})"
+        if 168 <= a < 203:
+            c = a - K.A_CELL
+            what = {K.PH_SPLIT1: "split first", K.PH_SPLIT2: "split second",
+                    K.PH_ADDX: "add cross"}.get(ph, "cell")
+            return f"CELL{_cell_name(c)} [{what}]"
+        if a == K.A_PASS:
+            return "PASS"
+        return f"?{a}"
+
+    # -------------------------------------------------------------- rendering
+    def _map_lines(self, state, p):
+        lines = []
+        for r in range(K.ROWS):
+            row = []
+            for c in range(K.COLS):
+                i = r * K.COLS + c
+                f = int(state[K.FAM + p * K.NC + i])
+                if f == K.CASTLE_CODE:
+                    row.append("CC ")
+                elif f < 0:
+                    row.append(".  ")
+                else:
+                    x = int(state[K.CR + p * K.NC + i])
+                    row.append(f"{f}{'+' * x}{' ' * (2 - x)}")
+            lines.append(" ".join(row))
+        return lines
+
+    def render_ansi(self, state, cfg):
+        out = []
+        ph = int(state[K.PHASE])
+        sc = np.zeros(2, dtype=np.int64)
+        K.scores(state, sc)
+        out.append(f"Kingdomino Duel  round {int(state[K.ROUND])}  start player: player_"
+                   f"{int(state[K.START])}  phase: {PHASE_NAMES[ph]}"
+                   + (f"  to move: player_{int(state[K.CUR])}" if state[K.CUR] >= 0 else ""))
+        out.append("families: " + ", ".join(f"{i}={k}" for i, k in enumerate(K.FAMILY_KEYS))
+                   + "; '+' = cross, CC = castle")
+        maps = [self._map_lines(state, p) for p in range(2)]
+        out.append(f"{'player_0 (score %d)' % sc[0]:<30}{'player_1 (score %d)' % sc[1]}")
+        for a, b in zip(*maps):
+            out.append(f"{a:<30}{b}")
+        dice = []
+        for d in range(K.NDICE):
+            h = int(state[K.DIE_HOLDER + d])
+            extra = " turned" if state[K.DIE_TURNED + d] else ""
+            if h >= 0 and state[K.CASTLE_TGT + h] >= 0 and \
+                    state[K.SLOT_DIE + 2 * h + state[K.CASTLE_TGT + h]] == d:
+                extra += " +castle"
+            dice.append(f"die{d}={_face_name(d, int(state[K.DIE_FACE + d]))}"
+                        f"({'free' if h < 0 else 'p%d' % h}{extra})")
+        out.append("dice: " + "  ".join(dice))
+        for p in range(2):
+            names = [int(state[K.WILD_NAME + 2 * p + s]) for s in range(2)]
+            decl = [int(state[K.DECLARED + 2 * p + i]) for i in range(2)]
+            bits = []
+            if any(n >= 0 for n in names):
+                bits.append("? named " + "/".join(K.FAMILY_KEYS[n] if n >= 0 else "-" for n in names))
+            if decl[0]:
+                bits.append("ignore_connection declared")
+            if decl[1]:
+                bits.append("split declared")
+            b = int(state[K.BONUS_FAM + p])
+            out.append(f"player_{p}: castle bonus {'used' if state[K.CASTLE_USED + p] else 'unused'}, "
+                       f"domain_bonus family {K.FAMILY_KEYS[b] if b >= 0 else '-'}"
+                       + ("; " + ", ".join(bits) if bits else ""))
+        out.append("spellbook (p0 marks / p1 marks / row, spell, owner, used):")
+        for f in range(K.NF):
+            sp = int(K.FAMILY_SPELL[f])
+            o = int(state[K.SP_OWNER + sp])
+            out.append(f"  {K.FAMILY_KEYS[f]:<14}{int(state[K.MARKS + f])}/"
+                       f"{int(state[K.MARKS + K.NF + f])}/{int(K.ROW_LEN[f])}  "
+                       f"{K.SPELL_KEYS[sp]:<18}{'-' if o < 0 else 'player_%d' % o:<10}"
+                       f"{'used' if state[K.SP_USED + sp] else ''}")
+        if state[K.SPLIT_FIRST] >= 0:
+            out.append(f"split first cell: {_cell_name(int(state[K.SPLIT_FIRST]))}")
+        if ph == K.PH_OVER:
+            rk = np.zeros(2, dtype=np.int64)
+            K.ranks(state, rk)
+            why = {1: "a map is full", 2: "nobody drew"}.get(int(state[K.END_REASON]), "")
+            res = "draw" if rk[0] == rk[1] else f"player_{int(np.argmin(rk))} wins"
+            out.append(f"GAME OVER ({why}): {sc[0]} - {sc[1]}, {res}")
+        return "\n".join(out)
+
+    def render_rgb(self, state, cfg):
+        from PIL import Image, ImageDraw
+        cell = 36
+        W, H = 640, 320
+        img = Image.new("RGB", (W, H), (250, 248, 240))
+        dr = ImageDraw.Draw(img)
+        colours = [(120, 190, 90), (90, 150, 220), (230, 200, 70), (200, 110, 60),
+                   (70, 70, 70), (180, 120, 200)]
+
+        def symbol(x0, y0, f):
+            cx, cy = x0 + cell // 2, y0 + cell // 2
+            ink = (255, 255, 255)
+            if f == 0:
+                dr.ellipse([cx - 4, cy - 4, cx + 4, cy + 4], fill=ink)
+            elif f == 1:
+                dr.line([x0 + 6, cy, x0 + cell - 6, cy], fill=ink, width=3)
+            elif f == 2:
+                dr.ellipse([cx - 10, cy - 4, cx - 2, cy + 4], fill=ink)
+                dr.ellipse([cx + 2, cy - 4, cx + 10, cy + 4], fill=ink)
+            elif f == 3:
+                dr.line([x0 + 6, cy - 5, x0 + cell - 6, cy - 5], fill=ink, width=3)
+                dr.line([x0 + 6, cy + 5, x0 + cell - 6, cy + 5], fill=ink, width=3)
+            elif f == 4:
+                dr.rectangle([cx - 6, cy - 6, cx + 6, cy + 6], outline=ink, width=2)
+            else:
+                dr.line([cx, y0 + 6, cx, y0 + cell - 6], fill=ink, width=2)
+                dr.line([x0 + 6, cy, x0 + cell - 6, cy], fill=ink, width=2)
+
+        sc = np.zeros(2, dtype=np.int64)
+        K.scores(state, sc)
+        for p in range(2):
+            ox, oy = 12 + p * (K.COLS * cell + 24), 28
+            who = f"player_{p}: {sc[p]}" + (" (S)" if state[K.START] == p else "") + \
+                  (" <" if state[K.CUR] == p else "")
+            dr.text((ox, 8), who, fill=(0, 0, 0))
+            for r in range(K.ROWS):
+                for c in range(K.COLS):
+                    i = r * K.COLS + c
+                    x0, y0 = ox + c * cell, oy + r * cell
+                    f = int(state[K.FAM + p * K.NC + i])
+                    if f == K.CASTLE_CODE:
+                        roof = (200, 40, 40) if state[K.CASTLE_USED + p] else (160, 160, 160)
+                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(235, 235, 235),
+                                     outline=(0, 0, 0))
+                        dr.rectangle([x0 + 9, y0 + 16, x0 + cell - 9, y0 + cell - 5],
+                                     fill=(120, 120, 120))
+                        dr.polygon([(x0 + 6, y0 + 16), (x0 + cell // 2, y0 + 4),
+                                    (x0 + cell - 6, y0 + 16)], fill=roof)
+                    elif f >= 0:
+                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=colours[f],
+                                     outline=(0, 0, 0))
+                        symbol(x0, y0, f)
+                        for k in range(int(state[K.CR + p * K.NC + i])):
+                            xx = x0 + cell - 9 - 9 * k
+                            dr.line([xx, y0 + 2, xx + 6, y0 + 8], fill=(200, 0, 0), width=2)
+                            dr.line([xx + 6, y0 + 2, xx, y0 + 8], fill=(200, 0, 0), width=2)
+                    else:
+                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(255, 255, 255),
+                                     outline=(180, 180, 180))
+                    if state[K.SPLIT_FIRST] == i and state[K.CUR] == p:
+                        dr.rectangle([x0 + 2, y0 + 2, x0 + cell - 2, y0 + cell - 2],
+                                     outline=(255, 0, 0), width=2)
+        # panel: dice and spellbook
+        py = 28 + K.ROWS * cell + 10
+        dr.text((12, py), f"round {int(state[K.ROUND])}  {PHASE_NAMES[int(state[K.PHASE])]}",
+                fill=(0, 0, 0))
+        for d in range(K.NDICE):
+            x0 = 12 + d * 60
+            y0 = py + 16
+            fam = int(K.DICE[d, int(state[K.DIE_FACE + d]), 0])
+            x = int(K.DICE[d, int(state[K.DIE_FACE + d]), 1])
+            col = (255, 255, 255) if fam == K.WILD else colours[fam]
+            dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=col, outline=(0, 0, 0), width=2)
+            if fam == K.WILD:
+                dr.text((x0 + 14, y0 + 12), "?", fill=(0, 0, 0))
+            else:
+                symbol(x0, y0, fam)
+            for k in range(x):
+                xx = x0 + cell - 9 - 9 * k
+                dr.line([xx, y0 + 2, xx + 6, y0 + 8], fill=(200, 0, 0), width=2)
+                dr.line([xx + 6, y0 + 2, xx, y0 + 8], fill=(200, 0, 0), width=2)
+            h = int(state[K.DIE_HOLDER + d])
+            dr.text((x0 + 2, y0 + cell + 2), "-" if h < 0 else f"p{h}", fill=(0, 0, 0))
+        sx = 270
+        for f in range(K.NF):
+            sp = int(K.FAMILY_SPELL[f])
+            y0 = py + 4 + f * 12
+            dr.rectangle([sx, y0, sx + 10, y0 + 10], fill=colours[f])
+            o = int(state[K.SP_OWNER + sp])
+            dr.text((sx + 14, y0 - 1),
+                    f"{int(state[K.MARKS + f])}/{int(state[K.MARKS + K.NF + f])} of "
+                    f"{int(K.ROW_LEN[f])} {K.SPELL_KEYS[sp]}"
+                    f"{'' if o < 0 else ' p%d' % o}{' used' if state[K.SP_USED + sp] else ''}",
+                    fill=(0, 0, 0))
+        return np.asarray(img, dtype=np.uint8)
+
+    # ------------------------------------------------------- hidden information
+    def reseed(self, state, cfg, seed):
+        K.reseed(state, int(seed))
+
+    def determinize(self, state, cfg, observer, seed):
+        self.reseed(state, cfg, seed)

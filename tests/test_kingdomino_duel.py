@@ -1,0 +1,845 @@
+"""Kingdomino Duel: rules-reference test vectors (T1-T17), kernel vs plain-Python reference,
+determinism, observation contract and the PettingZoo shell."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import reference_kingdomino_duel as R  # noqa: E402
+from kernels import kingdomino_duel as K  # noqa: E402
+from kernels import playout  # noqa: E402
+from envs import kingdomino_duel as KD  # noqa: E402
+
+# ====================================================================== helpers
+DOT, STRIPE, DDOT, DSTRIPE, BLACK, QUARTERS = range(6)
+PLUS = ["...0...", "..000..", ".00C00.", "..000..", "...0..."]
+
+
+def new_state(first=0, seed=0):
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init(st, np.array([2, first], dtype=np.int64), seed)
+    return st
+
+
+def set_map(st, p, rows, crosses=None):
+    """Write a map in the rules' notation ('.' empty, 'C' castle, '0'-'5' family)."""
+    filled = 0
+    for r, line in enumerate(rows):
+        for c, ch in enumerate(line):
+            i = 7 * r + c
+            if ch == "C":
+                assert i == K.CASTLE
+                continue
+            if ch == ".":
+                st[K.FAM + p * K.NC + i] = K.EMPTY
+            else:
+                st[K.FAM + p * K.NC + i] = int(ch)
+                filled += 1
+            st[K.CR + p * K.NC + i] = 0
+    if crosses is not None:
+        for r, line in enumerate(crosses):
+            for c, ch in enumerate(line):
+                if ch not in ".C":
+                    st[K.CR + p * K.NC + 7 * r + c] = int(ch)
+    st[K.FILLED + p] = filled
+
+
+def grid_arrays(rows, crosses=None):
+    fam = np.full((5, 7), -1)
+    cr = np.zeros((5, 7), dtype=int)
+    for r, line in enumerate(rows):
+        for c, ch in enumerate(line):
+            if ch not in ".C":
+                fam[r, c] = int(ch)
+    if crosses:
+        for r, line in enumerate(crosses):
+            for c, ch in enumerate(line):
+                if ch not in ".C":
+                    cr[r, c] = int(ch)
+    return fam, cr
+
+
+def give_spell(st, p, spell, acquired_round=0):
+    st[K.SP_OWNER + spell] = p
+    st[K.SP_ACQ + spell] = acquired_round
+    st[K.SP_USED + spell] = 0
+
+
+def hold(st, p, dice_faces, other=None, start=None):
+    """Give seat ``p`` the dice ``{die: face}`` (the other seat gets the rest, with faces
+    ``other`` or unchanged), finish the draft and open step 3 of the start player."""
+    for d in range(4):
+        st[K.DIE_HOLDER + d] = 1 - p
+    for d, f in dice_faces.items():
+        st[K.DIE_FACE + d] = f
+        st[K.DIE_HOLDER + d] = p
+    for d, f in (other or {}).items():
+        st[K.DIE_FACE + d] = f
+    if start is not None:
+        st[K.START] = start
+    K._finish_draft(st)
+
+
+def step3_as(st, p, dice_faces, other=None):
+    """Make ``p`` the non-start player and open their step 3 (S = 1 - p has passed)."""
+    st[K.START] = 1 - p
+    for d in range(4):
+        st[K.DIE_HOLDER + d] = 1 - p
+    for d, f in dice_faces.items():
+        st[K.DIE_FACE + d] = f
+        st[K.DIE_HOLDER + d] = p
+    for d, f in (other or {}).items():
+        st[K.DIE_FACE + d] = f
+    for q in range(2):
+        k = 0
+        for d in range(4):
+            if st[K.DIE_HOLDER + d] == q:
+                st[K.SLOT_DIE + 2 * q + k] = d
+                k += 1
+    st[K.S3] = 1
+    K._step3_from(st, 0)
+
+
+def legal(st):
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st, m)
+    return set(np.flatnonzero(m).tolist())
+
+
+def phase(st):
+    return K.PHASE_NAMES[int(st[K.PHASE])]
+
+
+def skip_until(st, target):
+    """Answer SKIP to every window (and the lowest family to a naming) until ``target``."""
+    while phase(st) != target:
+        if phase(st) == "NAME_WILD":
+            K.step(st, min(legal(st)))
+            continue
+        assert K.A_SKIP in legal(st), phase(st)
+        K.step(st, K.A_SKIP)
+
+
+def count_split_pairs(st):
+    assert phase(st) == "SPLIT_FIRST"
+    total = 0
+    for a in legal(st):
+        c = st.copy()
+        K.step(c, a)
+        total += len(legal(c))
+    return total
+
+
+def marks(st, p, f):
+    return int(st[K.MARKS + K.NF * p + f])
+
+
+def check_against_reference(st):
+    v = R.view(K, st)
+    assert R.mask(v) == legal(st), (v["phase"], R.mask(v) ^ legal(st))
+    assert not R.check_phase(v)
+
+
+# ====================================================================== data
+def test_data_self_check():
+    summ = K.DATA["dice_summary"]
+    faces = K.DICE.reshape(-1, 2)
+    assert len(faces) == summ["total_faces"]
+    assert (faces[:, 0] == K.WILD).sum() == summ["wild_faces"]
+    assert ((faces[:, 0] != K.WILD) & (faces[:, 1] == 0)).sum() == summ["crossless_arms_faces"]
+    for f, key in enumerate(K.FAMILY_KEYS):
+        counts = [int(((faces[:, 0] == f) & (faces[:, 1] == x)).sum()) for x in range(3)]
+        assert counts == summ["faces_by_crosses"][key], key
+    assert K.ROW_LEN.tolist() == [5, 5, 4, 4, 3, 3]
+    assert K.NUM_ACTIONS == 204 and K.OBS_SIZE == 20 * 35 + 172
+
+
+# ====================================================================== T1-T3 scoring
+T1 = (["000....", "000....", "000C...", "......0", "......."],
+      ["1......", ".1.....", "...C...", ".......", "......."])
+T2 = (["0011122", "0331422", "035C442", "5550041", "5220111"],
+      ["1..1.1.", ".1..2..", ".12C..1", "....1..", "2.....1"])
+
+
+def test_T1_rulebook_scoring_example():
+    fam, cr = grid_arrays(*T1)
+    assert KD.score_kingdom(fam, cr) == 18
+    assert KD.score_kingdom(fam, cr, bonus_family=DOT) == 24
+    assert KD.score_kingdom(fam, cr, bonus_family="dot") == 24
+    assert KD.score_kingdom(fam, cr, bonus_family=STRIPE) == 18
+    m = {(r, c): (R.FAMS[fam[r, c]], cr[r, c]) for r in range(5) for c in range(7) if fam[r, c] >= 0}
+    assert R.score_map(m) == (18, 9)
+    assert R.score_map(m, "dot") == (24, 9)
+
+
+def test_T2_full_map_score():
+    fam, cr = grid_arrays(*T2)
+    assert (fam >= 0).sum() == 34
+    assert KD.score_kingdom(fam, cr) == 59
+    assert KD.largest_domain(fam) == 5
+    for f in (DOT, STRIPE, DDOT):
+        assert KD.score_kingdom(fam, cr, f) == 65
+    for f in (DSTRIPE, BLACK, QUARTERS):
+        assert KD.score_kingdom(fam, cr, f) == 62
+    # castle cell content is ignored
+    fam2 = fam.copy()
+    fam2[2, 3] = DOT
+    assert KD.score_kingdom(fam2, cr) == 59
+    # same numbers from the game state
+    st = new_state()
+    set_map(st, 0, *T2)
+    assert K.player_score(st, 0) == (59, 5)
+
+
+def _t3_state(extra_b=False):
+    st = new_state()
+    set_map(st, 0, [".000...", "...0...", "...C...", ".......", "......."],
+            [".......", "...1...", "...C...", ".......", "......."])
+    b = [".......", ".......", ".00C...", "...1...", "...111."]
+    if not extra_b:
+        b = [".......", ".......", ".00C...", ".......", "......."]
+    set_map(st, 1, b, [".......", ".......", "..2C...", ".......", "......."])
+    st[K.PHASE] = K.PH_OVER
+    st[K.CUR] = -1
+    return st
+
+
+def test_T3_tiebreak():
+    st = _t3_state()
+    sc = np.zeros(2, dtype=np.int64)
+    rk = np.zeros(2, dtype=np.int64)
+    K.scores(st, sc)
+    K.ranks(st, rk)
+    assert sc.tolist() == [4, 4] and rk.tolist() == [1, 2]
+    assert R.final_result(R.view(K, st)) == ([4, 4], [1, 2])
+    st = _t3_state(extra_b=True)
+    K.scores(st, sc)
+    K.ranks(st, rk)
+    assert sc.tolist() == [4, 4] and rk.tolist() == [1, 1]
+    assert R.final_result(R.view(K, st)) == ([4, 4], [1, 1])
+
+
+# ====================================================================== T4-T8 placement
+T4_IDS = {42, 65, 66, 68, 69, 71, 74, 75, 89, 92, 94, 95, 100, 101, 102, 107,
+          120, 121, 125, 126, 127, 128, 131, 152}
+
+
+@pytest.mark.parametrize("faces", [{1: 0, 2: 2}, {0: 1, 1: 4}, {0: 0, 3: 2}, {2: 3, 3: 4}])
+def test_T4_empty_map_counts(faces):
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    step3_as(st, 1, faces)
+    skip_until(st, "PLACE_DOMINO")
+    assert phase(st) == "PLACE_DOMINO"
+    m = legal(st)
+    assert m == T4_IDS
+    assert 68 in m and 64 not in m and 65 in m
+    check_against_reference(st)
+    # with ignore_connection
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    give_spell(st, 1, K.SP_IGNORE)
+    step3_as(st, 1, {1: 0, 2: 2})
+    assert phase(st) == "IGNORE_CONN_WINDOW"
+    K.step(st, K.A_IGNORE)
+    assert len(legal(st)) == 108
+    check_against_reference(st)
+
+
+@pytest.mark.parametrize("faces,ign,expected", [
+    ({1: 0, 2: 2}, False, 12),                   # quarters / black
+    ({0: 1, 1: 4}, False, 36),                   # dot / dot
+    ({1: 0, 2: 2}, True, 34 * 33),
+])
+def test_T4_split_counts(faces, ign, expected):
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    give_spell(st, 1, K.SP_SPLIT)
+    if ign:
+        give_spell(st, 1, K.SP_IGNORE)
+    step3_as(st, 1, faces)
+    if ign:
+        assert phase(st) == "IGNORE_CONN_WINDOW"
+        K.step(st, K.A_IGNORE)
+    assert phase(st) == "SPLIT_WINDOW"
+    K.step(st, K.A_SPLIT)
+    assert phase(st) == "SPLIT_FIRST"
+    check_against_reference(st)
+    assert count_split_pairs(st) == expected
+    if not ign and expected == 12:
+        assert {c - K.A_CELL for c in legal(st)} == {10, 16, 18, 24}
+
+
+def test_T5_connection_details():
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    set_map(st, 1, ["0......", ".......", "...C...", ".......", "......."])
+    step3_as(st, 1, {0: 3, 1: 4})                # slot 0 [stripe,0], slot 1 [dot,0]
+    m = legal(st)
+    assert 28 + 4 * 8 + 0 in m                   # PLACE((1,1),N)
+    assert 28 + 4 * 1 + 2 not in m               # PLACE((0,1),S)
+    assert 28 + 4 * 9 + 1 in m                   # PLACE((1,2),E)
+    assert 28 + 4 * 2 + 2 not in m               # PLACE((0,2),S)
+    assert len(m) == 28
+    check_against_reference(st)
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    set_map(st, 1, ["0......", ".......", "...C...", ".......", "......."])
+    step3_as(st, 1, {0: 1, 1: 4})                # two dots
+    assert 28 + 4 * 2 + 1 not in legal(st)       # PLACE((0,2),E)
+    check_against_reference(st)
+
+
+def _t6(spells=()):
+    st = new_state()
+    set_map(st, 1, PLUS)
+    for sp in spells:
+        give_spell(st, 1, sp)
+    step3_as(st, 1, {1: 0, 2: 2}, other={0: 0, 3: 0})   # [quarters,0], [black,2]
+    return st
+
+
+def test_T6_forced_pass_still_marks():
+    st = _t6()
+    assert phase(st) == "PASS_ONLY"
+    assert legal(st) == {K.A_PASS}
+    check_against_reference(st)
+    K.step(st, K.A_PASS)
+    assert marks(st, 1, QUARTERS) == 1 and marks(st, 1, BLACK) == 0
+    assert st[K.CASTLE_USED + 1] == 0
+
+
+def test_T6_ignore_connection_offered():
+    st = _t6([K.SP_IGNORE])
+    assert phase(st) == "IGNORE_CONN_WINDOW" and legal(st) == {K.A_SKIP, K.A_IGNORE}
+    K.step(st, K.A_IGNORE)
+    skip_until(st, "PLACE_DOMINO")
+    assert len(legal(st)) == 48
+    check_against_reference(st)
+
+
+def test_T6_split_without_ignore_not_offered():
+    st = _t6([K.SP_SPLIT])
+    assert phase(st) == "PASS_ONLY"
+    st = _t6([K.SP_SPLIT, K.SP_IGNORE])
+    assert phase(st) == "IGNORE_CONN_WINDOW"
+    K.step(st, K.A_IGNORE)
+    assert phase(st) == "SPLIT_WINDOW"
+    K.step(st, K.A_SPLIT)
+    skip_until(st, "SPLIT_FIRST")
+    assert count_split_pairs(st) == 22 * 21
+    check_against_reference(st)
+
+
+def test_T7_naming_wild_under_mandatory_drawing():
+    st = new_state()
+    set_map(st, 1, PLUS)
+    step3_as(st, 1, {0: 0, 1: 5}, other={2: 0, 3: 0})   # '?', [black,0]
+    assert phase(st) == "CASTLE_WINDOW"
+    K.step(st, K.A_SKIP)
+    assert phase(st) == "NAME_WILD"
+    assert legal(st) == {K.A_FAMILY + DOT}
+    assert K.A_PASS not in legal(st)
+    check_against_reference(st)
+    K.step(st, K.A_FAMILY + DOT)
+    assert phase(st) == "PLACE_DOMINO"
+    m = legal(st)
+    assert len(m) == 16
+    check_against_reference(st)
+    K.step(st, min(m))
+    assert marks(st, 1, BLACK) == 1
+    assert sum(marks(st, 1, f) for f in range(6)) == 1
+
+
+def test_T8_split():
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    set_map(st, 1, [".......", ".......", "...C...", ".......", "......1"])
+    give_spell(st, 1, K.SP_SPLIT)
+    step3_as(st, 1, {0: 3, 3: 4})                # [stripe,0] slot 0, [dot,1] slot 1
+    assert phase(st) == "SPLIT_WINDOW"
+    K.step(st, K.A_SPLIT)
+    assert phase(st) == "SPLIT_FIRST"
+    check_against_reference(st)
+    assert count_split_pairs(st) == 20
+    K.step(st, K.A_CELL + 27)
+    m = legal(st)
+    assert K.A_CELL + 10 in m and K.A_CELL + 0 not in m
+    check_against_reference(st)
+    K.step(st, K.A_CELL + 10)
+    assert st[K.FAM + K.NC + 27] == STRIPE and st[K.FAM + K.NC + 10] == DOT
+    assert st[K.CR + K.NC + 10] == 1 and st[K.SP_USED + K.SP_SPLIT] == 1
+    # empty map, two dots
+    st = new_state()
+    st[K.CASTLE_USED + 1] = 1
+    give_spell(st, 1, K.SP_SPLIT)
+    step3_as(st, 1, {0: 1, 1: 4})
+    K.step(st, K.A_SPLIT)
+    for a, b, ok in ((3, 10, True), (10, 3, True), (3, 4, False)):
+        c = st.copy()
+        if K.A_CELL + a in legal(c):
+            K.step(c, K.A_CELL + a)
+            assert (K.A_CELL + b in legal(c)) == ok
+        else:
+            assert not ok
+
+
+# ====================================================================== T9-T16 spellbook, draft, end
+def _marking_state(s_dice, o_dice, start=0):
+    st = new_state(first=start)
+    st[K.START] = start
+    for d, f in {**s_dice, **o_dice}.items():
+        st[K.DIE_FACE + d] = f
+    for d in s_dice:
+        st[K.DIE_HOLDER + d] = start
+    for d in o_dice:
+        st[K.DIE_HOLDER + d] = 1 - start
+    for q in range(2):
+        k = 0
+        for d in range(4):
+            if st[K.DIE_HOLDER + d] == q:
+                st[K.SLOT_DIE + 2 * q + k] = d
+                k += 1
+    st[K.DREW + start] = 1                       # keep the game going
+    st[K.MARK_IDX] = 0
+    return st
+
+
+def test_T9_spellbook_race():
+    st = _marking_state({1: 4, 0: 2}, {2: 4, 3: 3}, start=0)
+    st[K.MARKS + DOT] = 4
+    st[K.MARKS + K.NF + DOT] = 4
+    r = int(st[K.ROUND])
+    K._marking(st)
+    assert st[K.SP_OWNER + K.SP_IGNORE] == 0 and st[K.SP_ACQ + K.SP_IGNORE] == r
+    assert marks(st, 0, DOT) == 5 and marks(st, 1, DOT) == 4
+    assert marks(st, 0, DSTRIPE) == 0 and marks(st, 1, STRIPE) == 1
+    # usable from the next round, never by the other player
+    assert st[K.ROUND] == r + 1
+    assert K._usable(st, 0, K.SP_IGNORE) and not K._usable(st, 1, K.SP_IGNORE)
+
+
+def test_second_mark_after_red_box_is_ignored():
+    # S holds two [dot,0] dice with the dot row at 4/5: the first fills it, the second is ignored
+    st = _marking_state({0: 1, 1: 4}, {2: 4, 3: 3}, start=1)
+    st[K.MARKS + K.NF + DOT] = 4
+    K._marking(st)
+    assert marks(st, 1, DOT) == 5 and st[K.SP_OWNER + K.SP_IGNORE] == 1
+    assert marks(st, 0, DOT) == 0 and marks(st, 0, STRIPE) == 1
+
+
+def test_T10_turn_die():
+    st = new_state()
+    st[K.ROUND] = 3
+    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    step3_as(st, 1, {0: 0, 2: 3}, other={1: 1, 3: 1})   # '?', [quarters,2]
+    assert phase(st) == "TURN_DIE_WINDOW"
+    assert legal(st) == {4, 7, 8, 9, 10, 12, 13, 14, 16, 17}
+    check_against_reference(st)
+    K.step(st, 16)
+    assert st[K.DIE_FACE + 2] == 4 and tuple(K.DICE[2, 4]) == (DOT, 0)
+    assert st[K.SP_USED + K.SP_TURN] == 1
+    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+        check_against_reference(st)
+        K.step(st, min(legal(st) - {K.A_SKIP}) if legal(st) - {K.A_SKIP} else K.A_SKIP)
+    assert marks(st, 1, DOT) == 1
+    assert sum(marks(st, 1, f) for f in range(6)) == 1
+
+
+def test_T10_without_spell_marks_nothing():
+    st = new_state()
+    step3_as(st, 1, {0: 0, 2: 3}, other={1: 1, 3: 1})
+    assert phase(st) == "CASTLE_WINDOW"
+    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+        K.step(st, min(legal(st)))
+    assert sum(marks(st, 1, f) for f in range(6)) == 0
+
+
+def test_T11_castle_bonus():
+    st = new_state()
+    step3_as(st, 1, {1: 5, 2: 2}, other={0: 0, 3: 0})   # [black,0], [black,2]
+    assert phase(st) == "CASTLE_WINDOW"
+    assert legal(st) == {K.A_SKIP, 20}
+    K.step(st, 20)
+    assert phase(st) == "PLACE_DOMINO"
+    K.step(st, 68)
+    assert st[K.FAM + K.NC + 10] == BLACK and st[K.CR + K.NC + 10] == 1
+    assert st[K.FAM + K.NC + 3] == BLACK and st[K.CR + K.NC + 3] == 2
+    assert K.player_score(st, 1)[0] == 6
+    assert marks(st, 1, BLACK) == 1 and st[K.CASTLE_USED + 1] == 1
+
+
+def test_T11_castle_bonus_on_wild():
+    st = new_state()
+    step3_as(st, 1, {0: 0, 2: 2}, other={1: 0, 3: 0})   # '?', [black,2]
+    assert legal(st) == {K.A_SKIP, 20}
+    K.step(st, 20)
+    assert phase(st) == "NAME_WILD"
+    K.step(st, K.A_FAMILY + BLACK)
+    K.step(st, 68)
+    assert st[K.FAM + K.NC + 10] == BLACK and st[K.CR + K.NC + 10] == 1
+    assert sum(marks(st, 1, f) for f in range(6)) == 0
+
+
+def _t12_state():
+    st = new_state(first=0)
+    for d, f in enumerate((1, 0, 2, 2)):
+        st[K.DIE_FACE + d] = f
+    return st
+
+
+def test_T12_draft_normal():
+    st = _t12_state()
+    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    K.step(st, 2)
+    assert st[K.CUR] == 1 and legal(st) == {0, 1, 3}
+    K.step(st, 0)
+    assert st[K.CUR] == 1 and legal(st) == {1, 3}
+    K.step(st, 3)
+    assert st[K.DIE_HOLDER + 1] == 0
+    assert [st[K.SLOT_DIE + i] for i in range(4)] == [1, 2, 0, 3]
+
+
+def test_T12_draft_double_first_pick():
+    st = _t12_state()
+    give_spell(st, 0, K.SP_DOUBLE)
+    K._start_round(st)                       # re-open the round: the window is offered
+    for d, f in enumerate((1, 0, 2, 2)):
+        st[K.DIE_FACE + d] = f
+    assert phase(st) == "DOUBLE_PICK_WINDOW" and legal(st) == {K.A_SKIP, K.A_DOUBLE}
+    K.step(st, K.A_DOUBLE)
+    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    K.step(st, 2)
+    assert st[K.CUR] == 0 and legal(st) == {0, 1, 3}
+    K.step(st, 0)
+    assert st[K.DIE_HOLDER + 1] == 1 and st[K.DIE_HOLDER + 3] == 1
+    assert st[K.SP_USED + K.SP_DOUBLE] == 1
+
+
+def test_T13_first_use_of_acquired_spell():
+    # O (seat 1) fills double_dot in round r -> window in round r+1 (O is S then)
+    st = _marking_state({0: 0, 1: 0}, {2: 0, 3: 0}, start=0)   # die 2 face 0 = [double_dot,0]
+    st[K.MARKS + K.NF + DDOT] = 3
+    K._marking(st)
+    assert st[K.SP_OWNER + K.SP_DOUBLE] == 1
+    assert st[K.START] == 1 and phase(st) == "DOUBLE_PICK_WINDOW" and st[K.CUR] == 1
+    # S (seat 0) fills it in round r -> no window in r+1, first chance in r+2
+    st = _marking_state({2: 0, 0: 0}, {1: 0, 3: 0}, start=0)
+    st[K.MARKS + DDOT] = 3
+    r = int(st[K.ROUND])
+    K._marking(st)
+    assert st[K.SP_OWNER + K.SP_DOUBLE] == 0 and st[K.ROUND] == r + 1
+    assert phase(st) == "DRAFT_PICK" and st[K.START] == 1
+    rs = np.random.default_rng(1)
+    while st[K.ROUND] == r + 1:
+        assert phase(st) != "DOUBLE_PICK_WINDOW"
+        K.step(st, int(rs.choice(sorted(legal(st)))))
+    assert st[K.ROUND] == r + 2 and st[K.START] == 0
+    assert phase(st) == "DOUBLE_PICK_WINDOW"
+
+
+def test_T14_add_cross_target():
+    st = _marking_state({1: 0, 0: 2}, {2: 2, 3: 1}, start=0)   # S: [quarters,0]
+    set_map(st, 0, ["...0...", "...4...", ".50C...", ".......", "......."],
+            ["...0...", "...2...", ".12C...", ".......", "......."])
+    st[K.MARKS + QUARTERS] = 2
+    K._marking(st)
+    assert phase(st) == "ADD_CROSS_TARGET" and st[K.CUR] == 0
+    assert legal(st) == {171, 183}
+    check_against_reference(st)
+    K.step(st, 171)
+    assert st[K.CR + 3] == 1 and st[K.SP_USED + K.SP_ADDX] == 1
+    # every cell already at 2 crosses: lost, still owned
+    st = _marking_state({1: 0, 0: 2}, {2: 2, 3: 1}, start=0)
+    set_map(st, 0, ["...0...", "...4...", ".50C...", ".......", "......."],
+            ["...2...", "...2...", ".22C...", ".......", "......."])
+    st[K.MARKS + QUARTERS] = 2
+    K._marking(st)
+    assert phase(st) != "ADD_CROSS_TARGET"
+    assert st[K.SP_OWNER + K.SP_ADDX] == 0 and st[K.SP_USED + K.SP_ADDX] == 1
+    assert st[K.CR + 3] == 2
+
+
+def test_T14_domain_bonus_naming():
+    st = _marking_state({2: 2, 1: 5}, {0: 2, 3: 1}, start=0)   # S: die 1 face 5 = [black,0]
+    st[K.MARKS + BLACK] = 2
+    K._marking(st)
+    assert phase(st) == "DOMAIN_BONUS_NAME" and legal(st) == set(range(22, 28))
+    K.step(st, K.A_FAMILY + STRIPE)
+    assert st[K.BONUS_FAM + 0] == STRIPE and st[K.SP_USED + K.SP_BONUS] == 1
+
+
+def test_T15_end_nobody_drew():
+    st = new_state(first=0)
+    set_map(st, 0, PLUS)
+    set_map(st, 1, PLUS)
+    for d, f in ((1, 0), (2, 2), (0, 3), (3, 0)):
+        st[K.DIE_FACE + d] = f
+    hold(st, 0, {1: 0, 2: 2}, start=0)
+    assert st[K.CUR] == 0 and phase(st) == "PASS_ONLY"
+    K.step(st, K.A_PASS)
+    assert st[K.CUR] == 1 and phase(st) == "PASS_ONLY"
+    K.step(st, K.A_PASS)
+    assert phase(st) == "GAME_OVER" and st[K.CUR] == -1 and st[K.END_REASON] == 2
+    assert marks(st, 0, QUARTERS) == 1 and marks(st, 0, BLACK) == 0
+    assert marks(st, 1, STRIPE) == 1 and marks(st, 1, DSTRIPE) == 1
+
+
+@pytest.mark.parametrize("cell,expected", [(21, 64), (1, 63), (6, 64), (30, 61)])
+def test_T16_full_map_with_lightning(cell, expected):
+    st = new_state(first=0)
+    rows = [r for r in T2[0]]
+    rows[3] = "5.50041"                               # (3,1) quarters and (4,1) double_dot
+    rows[4] = "5.20111"                               # left open for the last domino
+    set_map(st, 0, rows, T2[1])
+    st[K.CASTLE_USED + 0] = 1
+    st[K.MARKS + QUARTERS] = 2
+    for d, f in ((1, 0), (2, 0), (0, 3), (3, 0)):
+        st[K.DIE_FACE + d] = f
+    hold(st, 0, {1: 0, 2: 0}, start=0)               # [quarters,0], [double_dot,0]
+    assert phase(st) == "PLACE_DOMINO"
+    K.step(st, 28 + 4 * 22 + 2)                       # PLACE((3,1),S)
+    assert st[K.FILLED] == 34
+    assert K.player_score(st, 0)[0] == 59
+    assert st[K.CUR] == 1                             # O still plays step 3
+    while st[K.CUR] == 1:
+        K.step(st, min(legal(st)))
+    assert phase(st) == "ADD_CROSS_TARGET" and st[K.CUR] == 0
+    assert len(legal(st)) == 31
+    check_against_reference(st)
+    best = 0
+    for a in legal(st):
+        c = st.copy()
+        K.step(c, a)
+        best = max(best, K.player_score(c, 0)[0])
+    assert best == 64
+    K.step(st, K.A_CELL + cell)
+    assert phase(st) == "GAME_OVER" and st[K.END_REASON] == 1
+    assert K.player_score(st, 0)[0] == expected
+
+
+def test_T17_alternation_and_mandatory_draw():
+    st = new_state(first=1, seed=5)
+    starts = {}
+    rs = np.random.default_rng(2)
+    while st[K.CUR] >= 0:
+        starts.setdefault(int(st[K.ROUND]), int(st[K.START]))
+        p = int(st[K.CUR])
+        m = legal(st)
+        if st[K.FILLED + p] == 0:
+            assert K.A_PASS not in m and phase(st) != "PASS_ONLY"
+        K.step(st, int(rs.choice(sorted(m))))
+    assert starts[1] == 1 and starts[2] == 0 and starts[3] == 1
+    assert all(starts[r] == (r % 2) for r in starts)
+
+
+# ====================================================================== properties
+def _random_games(n_games, seed0, check_ref=True, check_obs=True):
+    rs = np.random.default_rng(seed0)
+    low, high = K.obs_bounds()
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    obs2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    phases = set()
+    for g in range(n_games):
+        first = [-1, 0, 1][g % 3]
+        st = new_state(first=first, seed=seed0 * 100003 + g)
+        steps = 0
+        while st[K.CUR] >= 0:
+            m = legal(st)
+            assert m, "empty mask"
+            v = R.view(K, st)
+            phases.add(v["phase"])
+            if check_ref:
+                assert R.mask(v) == m, (g, steps, v["phase"], R.mask(v) ^ m)
+                assert not R.check_phase(v), R.check_phase(v)
+            if check_obs:
+                for p in range(2):
+                    K.observe(st, p, obs)
+                    assert np.all(np.isfinite(obs))
+                    assert np.all(obs >= low) and np.all(obs <= high)
+                    # the generator (future rolls) is not observable
+                    c = st.copy()
+                    c[K.RNG] ^= 0x5DEECE66D
+                    c[K.RNG + 1] += 7
+                    K.observe(c, p, obs2)
+                    assert np.array_equal(obs, obs2)
+            K.step(st, int(rs.choice(sorted(m))))
+            steps += 1
+            assert steps <= KD.Spec.max_steps
+        assert st[K.ROUND] <= 33
+        v = R.view(K, st)
+        sc = np.zeros(2, dtype=np.int64)
+        rk = np.zeros(2, dtype=np.int64)
+        K.scores(st, sc)
+        K.ranks(st, rk)
+        assert (sc.tolist(), rk.tolist()) == R.final_result(v)
+        for p in range(2):
+            fam = st[K.FAM + p * K.NC: K.FAM + (p + 1) * K.NC].reshape(5, 7).copy()
+            fam[2, 3] = -1
+            cr = st[K.CR + p * K.NC: K.CR + (p + 1) * K.NC].reshape(5, 7)
+            b = int(st[K.BONUS_FAM + p])
+            assert KD.score_kingdom(fam, cr, None if b < 0 else b) == sc[p]
+    return phases
+
+
+def test_random_games_match_reference():
+    phases = _random_games(300, 1, check_obs=False)
+    assert "GAME_OVER" not in phases
+    assert len(phases) >= 12
+
+
+def test_random_games_observation_contract():
+    _random_games(25, 2, check_ref=False, check_obs=True)
+
+
+@pytest.mark.slow
+def test_random_games_match_reference_many():
+    _random_games(1500, 3)
+
+
+def test_score_kingdom_random_maps():
+    rs = np.random.default_rng(4)
+    for _ in range(300):
+        fam = rs.integers(-1, 6, size=(5, 7))
+        cr = rs.integers(0, 3, size=(5, 7))
+        fam[2, 3] = -1
+        m = {(r, c): (R.FAMS[fam[r, c]], int(cr[r, c])) for r in range(5) for c in range(7)
+             if fam[r, c] >= 0}
+        b = int(rs.integers(-1, 6))
+        exp = R.score_map(m, R.FAMS[b] if b >= 0 else None)
+        assert KD.score_kingdom(fam, cr, None if b < 0 else b) == exp[0]
+        assert KD.largest_domain(fam) == exp[1]
+
+
+def test_score_kingdom_validation():
+    fam, cr = grid_arrays(*T1)
+    with pytest.raises(ValueError):
+        KD.score_kingdom(fam[:4], cr)
+    with pytest.raises(ValueError):
+        KD.score_kingdom(fam, cr + 3)
+    with pytest.raises(ValueError):
+        KD.score_kingdom(fam, cr, bonus_family=9)
+
+
+def test_observation_perspective():
+    st = new_state(seed=8)
+    rs = np.random.default_rng(3)
+    for _ in range(60):
+        if st[K.CUR] < 0:
+            break
+        K.step(st, int(rs.choice(sorted(legal(st)))))
+    o0 = np.zeros(K.OBS_SIZE, np.float32)
+    o1 = np.zeros(K.OBS_SIZE, np.float32)
+    K.observe(st, 0, o0)
+    K.observe(st, 1, o1)
+    p0 = o0[:K.PLANES_SIZE].reshape(20, 5, 7)
+    p1 = o1[:K.PLANES_SIZE].reshape(20, 5, 7)
+    assert np.array_equal(p0[:9], p1[9:18]) and np.array_equal(p0[9:18], p1[:9])
+    assert p0[18].sum() == 1 and p0[18, 2, 3] == 1
+    for p, planes in ((0, p0), (1, p1)):
+        fam = st[K.FAM + p * K.NC: K.FAM + (p + 1) * K.NC].reshape(5, 7)
+        for f in range(6):
+            assert np.array_equal(planes[f] == 1, fam == f)
+        assert np.array_equal(planes[6] == 1, fam == K.EMPTY)
+    v0 = o0[K.PLANES_SIZE:]
+    for d in range(4):
+        seg = v0[21 * d: 21 * d + 21]
+        assert seg[:6].sum() == 1 and seg[6:13].sum() == 1 and seg[13:16].sum() == 1
+        assert seg[16:19].sum() == 1
+    assert v0[-2 - 2 - 14 + int(st[K.PHASE])] == 1
+
+
+def test_determinism_and_copy():
+    rs = np.random.default_rng(5)
+    a = new_state(seed=42)
+    b = new_state(seed=42)
+    assert np.array_equal(a, b)
+    actions = []
+    while a[K.CUR] >= 0:
+        act = int(rs.choice(sorted(legal(a))))
+        actions.append(act)
+        K.step(a, act)
+        if len(actions) == 30:
+            c = a.copy()
+            snap = len(actions)
+    for act in actions:
+        K.step(b, act)
+    assert np.array_equal(a, b)
+    for act in actions[snap:]:
+        K.step(c, act)
+    assert np.array_equal(a, c)
+
+
+def test_reseed_changes_only_future_rolls():
+    st = new_state(seed=9)
+    rs = np.random.default_rng(0)
+    for _ in range(10):
+        K.step(st, int(rs.choice(sorted(legal(st)))))
+    before = [np.zeros(K.OBS_SIZE, np.float32) for _ in range(2)]
+    for p in range(2):
+        K.observe(st, p, before[p])
+    c = st.copy()
+    KD.Spec().reseed(c, None, 1234)
+    after = np.zeros(K.OBS_SIZE, np.float32)
+    for p in range(2):
+        K.observe(c, p, after)
+        assert np.array_equal(before[p], after)
+    assert not np.array_equal(c[:2], st[:2])
+    assert np.array_equal(c[2:], st[2:])
+
+
+def test_playout_kernel():
+    loop = playout.random_playout
+    st = new_state(seed=3)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    gen = playout.new_generator(1)
+    n = loop(K.step, K.legal_mask, K.current_player, st, mask, gen, 10000)
+    assert 0 < n <= KD.Spec.max_steps and st[K.CUR] == -1
+
+
+# ====================================================================== adapter / shell
+def test_configure_options():
+    spec = KD.Spec()
+    cfg = spec.configure()
+    assert cfg.num_players == 2 and cfg.obs_size == K.OBS_SIZE
+    assert spec.configure(num_players=2, first_start_player=1).config.tolist() == [2, 1]
+    for bad in ({"num_players": 3}, {"first_start_player": 2}, {"first_start_player": "x"},
+                {"colour": 1}):
+        with pytest.raises(ValueError, match=list(bad)[0]):
+            spec.configure(**bad)
+    shapes = spec.observation_layout(cfg)
+    assert shapes == [("planes", (20, 5, 7)), ("vector", (172,))]
+
+
+def test_shell_full_game_and_render():
+    import envs
+    env = envs.make("kingdomino_duel_v0", render_mode="ansi", first_start_player=0)
+    env.reset(seed=11)
+    rs = np.random.default_rng(0)
+    n = 0
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        m = obs["action_mask"]
+        assert m.dtype == np.int8 and m.any()
+        if n % 7 == 0:
+            assert isinstance(env.unwrapped.action_label(int(np.flatnonzero(m)[0])), str)
+        env.step(int(rs.choice(np.flatnonzero(m))))
+        n += 1
+    assert "GAME OVER" in env.render()
+    assert set(info) >= {"scores", "winners"}
+    env2 = envs.make("kingdomino_duel_v0", render_mode="rgb_array")
+    env2.reset(seed=1)
+    img = env2.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+
+
+def test_shell_api():
+    from pettingzoo.test import api_test
+    import envs
+    api_test(envs.make("kingdomino_duel_v0"), num_cycles=60)
