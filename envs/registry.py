@@ -7,6 +7,7 @@ from envs.shell import CityEnv
 # ``envs`` does not compile every kernel.
 ADAPTERS = {
     "kingdomino_duel_v0": "envs.kingdomino_duel",
+    "smartphone_inc_v0": "envs.smartphone_inc",
 }
 
 GAMES = tuple(ADAPTERS)

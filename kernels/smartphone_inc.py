@@ -1,0 +1,1785 @@
+"""Smartphone Inc. rules kernel (see ``../shared/rules/smartphone_inc.md``).
+
+The whole game lives in one flat ``int64`` state array (layout below).  Every table
+(pads, geometry, map, buyers, technologies, tiles, retailers, Steve) comes from
+``kernels/data/smartphone_inc.yaml``.
+
+Companies are numbered 0..N-1: the agents' seats first (company == seat), then Steve
+(company ``num_players``) when he plays.  Steve's decisions are taken inline by
+:func:`steve_action` through the same apply functions the agents use.
+
+Decisions (flat action ids, blocks of section 11 of the rules reference):
+SIDES 0(4), ARRANGE 4(120), TILE_PICK 124(10), TILE_PLACE 134(509), IMPROVE_PICK 643(5),
+RESEARCH 648(7), LOGISTICS 655(13), OFFICE_TARGET 668(12), MOVE_SOURCE 680(12),
+NFC_SELL 692(3), SELL 695(12), BONUS_TECH 707(6), BONUS_PRICE 713(2).
+"""
+import numpy as np
+from numba import njit
+
+from kernels import rng
+from kernels.data_files import load
+
+DATA = load("smartphone_inc", __file__)
+
+# ----------------------------------------------------------------------------- icons
+ICON_NAMES = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
+BLANK, IMP, CHEAP, PUP, RES, LOG, PROD, PDOWN = range(8)
+NICON = 8
+_ICON = {n: i for i, n in enumerate(ICON_NAMES)}
+
+# ----------------------------------------------------------------------------- constants
+_C = DATA["constants"]
+ROUNDS = int(_C["rounds"]["value"])
+START_PRICE = int(_C["start_price"]["value"])
+PRICE_MIN = int(_C["price_min"]["value"])
+PRICE_MAX = int(_C["price_max"]["value"])
+DISPLAY_SIZE = int(_C["display_size"]["value"])
+GOODS_CAP = int(_C["ready_goods_cap"]["value"])
+TOKEN_SUPPLY = int(_C["goods_tokens_supply"]["value"])
+OFFICE_MAX = int(_C["office_markers_per_company"]["value"])
+PATENT_DROP = int(_C["patent_cost_drop"]["value"])
+TECH_COST_MIN = int(_C["tech_cost_min"]["value"])
+OVERLAP_MIN = int(_C["overlap_cells"]["min"])
+OVERLAP_MAX = int(_C["overlap_cells"]["max"])
+IMP_ROUND = np.zeros(ROUNDS + 2, dtype=np.int64)
+for _r in _C["improvement_phase_rounds"]["value"]:
+    IMP_ROUND[int(_r)] = 1
+REFILL_ROUND = np.zeros(ROUNDS + 2, dtype=np.int64)
+for _r in _C["display_refill_after_rounds"]["value"]:
+    REFILL_ROUND[int(_r)] = 1
+MAX_CO = 5
+MAX_TILES = 1 + 2 * int(IMP_ROUND.sum())
+
+# ----------------------------------------------------------------------------- pads & geometry
+CANVAS_R = int(DATA["geometry"]["canvas"]["rows"])
+CANVAS_C = int(DATA["geometry"]["canvas"]["cols"])
+NCELL = CANVAS_R * CANVAS_C
+_BTL = DATA["geometry"]["bottom_pad_top_left"]["value"]
+PAD_ICONS = np.zeros((2, 2, 6), dtype=np.int64)          # [W/B][side][cell i*3+j]
+for _pi, _pn in enumerate(("W", "B")):
+    for _s in range(2):
+        _arr = DATA["pads"][_pn][f"side{_s}"]
+        for _i in range(2):
+            for _j in range(3):
+                PAD_ICONS[_pi, _s, _i * 3 + _j] = _ICON[_arr[_i][_j]]
+BOTTOM_CELLS = np.array([(_BTL[0] + v // 3) * CANVAS_C + _BTL[1] + v % 3 for v in range(6)], dtype=np.int64)
+
+
+def _rotate(a, k):
+    for _ in range(k):
+        h, w = a.shape
+        r = np.zeros((w, h), dtype=a.dtype)
+        for i in range(w):
+            for j in range(h):
+                r[i, j] = a[h - 1 - j, i]
+        a = r
+    return a
+
+
+_POS = DATA["geometry"]["top_pad_positions"]
+ARR_K = np.zeros(60, dtype=np.int64)
+ARR_RC = np.zeros((60, 2), dtype=np.int64)
+ARR_CELLS = np.zeros((60, 6), dtype=np.int64)     # canvas cell of the top pad's original cell v
+_ai = 0
+for _k in range(4):
+    _rot = _rotate(np.arange(6).reshape(2, 3), _k)
+    for (_r0, _c0) in _POS[f"k{_k}"]:
+        ARR_K[_ai] = _k
+        ARR_RC[_ai] = (_r0, _c0)
+        for _i in range(_rot.shape[0]):
+            for _j in range(_rot.shape[1]):
+                ARR_CELLS[_ai, _rot[_i, _j]] = (_r0 + _i) * CANVAS_C + _c0 + _j
+        _ai += 1
+assert _ai == 60
+NARR = 120
+
+# dominoes: horizontal 8r+c (r 0-7, c 0-7), vertical 64+9r+c (r 0-6, c 0-8)
+NDOM = CANVAS_R * (CANVAS_C - 1) + (CANVAS_R - 1) * CANVAS_C
+DOM_A = np.zeros(NDOM, dtype=np.int64)
+DOM_B = np.zeros(NDOM, dtype=np.int64)
+_d = 0
+for _r in range(CANVAS_R):
+    for _c in range(CANVAS_C - 1):
+        DOM_A[_d] = _r * CANVAS_C + _c
+        DOM_B[_d] = _r * CANVAS_C + _c + 1
+        _d += 1
+for _r in range(CANVAS_R - 1):
+    for _c in range(CANVAS_C):
+        DOM_A[_d] = _r * CANVAS_C + _c
+        DOM_B[_d] = (_r + 1) * CANVAS_C + _c
+        _d += 1
+FACE_DOWN = 4 * NDOM   # TILE_PLACE code of a face-down tile
+
+# ----------------------------------------------------------------------------- technologies
+EFFECTS = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
+           "research_discount", "free_small_office", "res_counts_as_log", "produce_per_two_techs",
+           "direct_sale", "price_plus_one", "tile_overhang", "sell_without_office")
+(E_NONE, E_PROD_DOUBLE, E_PRODUCE_NOW, E_SECOND_OFFICE, E_KEEP_UNSOLD, E_RES_DISCOUNT, E_FREE_SMALL,
+ E_RES_AS_LOG, E_PER_TWO, E_DIRECT_SALE, E_PRICE_PLUS, E_OVERHANG, E_SELL_NO_OFFICE) = range(13)
+_TECHS = sorted(DATA["technologies"], key=lambda t: t["board_index"])
+NTECH = len(_TECHS)
+TECH_IDS = tuple(str(t["id"]) for t in _TECHS)
+TECH_NAMES = tuple(t["name"] for t in _TECHS)
+TECH_COST = np.array([t["cost"]["value"] for t in _TECHS], dtype=np.int64)
+TECH_PVP = np.array([t["patent_vp"]["value"] for t in _TECHS], dtype=np.int64)
+TECH_EFF = np.zeros((NTECH, 2), dtype=np.int64)
+TECH_AMT = np.zeros((NTECH, 2), dtype=np.int64)
+for _t, _td in enumerate(_TECHS):
+    for _s, _sn in enumerate(("front", "back")):
+        _e = _td[_sn]
+        TECH_EFF[_t, _s] = EFFECTS.index(_e["effect"])
+        TECH_AMT[_t, _s] = int(_e.get("amount", _e.get("max_goods", _e.get("max_cells_off_pad", _e.get("per_region", 1)))) or 1)
+_TIDX = {tid: i for i, tid in enumerate(TECH_IDS)}
+
+# ----------------------------------------------------------------------------- map
+SIZES = ("S", "M", "L")
+_RT = DATA["region_types"]
+_REG = DATA["regions"]
+NREG = len(_REG)
+REGION_IDS = tuple(r["id"] for r in _REG)
+REGION_NAMES = tuple(r["name"] for r in _REG)
+_RIDX = {rid: i for i, rid in enumerate(REGION_IDS)}
+MAX_SLOTS = max(int(v["office_slots"]) for v in _RT.values())
+MAX_BUY = max(len(r["buyers"]) for r in _REG)
+REG_SIZE = np.array([SIZES.index(r["size"]) for r in _REG], dtype=np.int64)
+REG_COST = np.array([_RT[r["size"]]["office_cost"] for r in _REG], dtype=np.int64)
+REG_NSLOT = np.array([_RT[r["size"]]["office_slots"] for r in _REG], dtype=np.int64)
+REG_SLOTVP = np.full((NREG, MAX_SLOTS, 2), -1, dtype=np.int64)
+REG_BUY = np.zeros((NREG, MAX_BUY), dtype=np.int64)   # 0 none, 1..99 red cap, 100+t purple
+REG_NBUY = np.zeros(NREG, dtype=np.int64)
+LINK = np.zeros((NREG, NREG), dtype=np.int64)
+for _i, _r in enumerate(_REG):
+    for _s, _v in enumerate(_RT[_r["size"]]["slot_vp"]):
+        REG_SLOTVP[_i, _s, 0] = _v[0]
+        REG_SLOTVP[_i, _s, 1] = -1 if _v[1] is None else _v[1]
+    REG_NBUY[_i] = len(_r["buyers"])
+    for _b, _v in enumerate(_r["buyers"]):
+        REG_BUY[_i, _b] = int(_v) if isinstance(_v, int) else 100 + _TIDX[str(_v)]
+    for _l in _r["links"]:
+        LINK[_i, _RIDX[_l]] = 1
+        LINK[_RIDX[_l], _i] = 1
+REG_ALPHA = np.array([sorted(REGION_IDS).index(r) for r in REGION_IDS], dtype=np.int64)
+
+# ----------------------------------------------------------------------------- tiles
+_MK = DATA["improvement_tiles"]["market"]["tiles"]
+_types = []
+for _t in _MK:
+    if tuple(_t["icons"]) not in _types:
+        _types.append(tuple(_t["icons"]))
+for _co in DATA["companies"]:
+    if tuple(_co["start_tile"]) not in _types:
+        _types.append(tuple(_co["start_tile"]))
+TILE_TYPES = tuple(_types)
+NTT = len(TILE_TYPES)
+TT_ICONS = np.array([[_ICON[a], _ICON[b]] for a, b in TILE_TYPES], dtype=np.int64)
+MARKET_CNT = np.zeros(NTT, dtype=np.int64)
+for _t in _MK:
+    MARKET_CNT[TILE_TYPES.index(tuple(_t["icons"]))] += int(_t["count"])
+FACE_DOWN_GOODS = int(DATA["improvement_tiles"]["face_down_goods"]["value"])
+
+# ----------------------------------------------------------------------------- companies
+COLOURS = tuple(DATA["colours"]["value"])
+NCOL = len(COLOURS)
+_COMP = {c["colour"]: c for c in DATA["companies"]}
+COL_SVP = np.array([_COMP[c]["start_vp"] for c in COLOURS], dtype=np.int64)
+COL_HOME = np.array([_RIDX[_COMP[c]["home"]] for c in COLOURS], dtype=np.int64)
+COL_TILE = np.array([TILE_TYPES.index(tuple(_COMP[c]["start_tile"])) for c in COLOURS], dtype=np.int64)
+
+# ----------------------------------------------------------------------------- retailers
+BONUS_KINDS = ("none", "produce", "tech_markers", "price_shift", "extra_office", "move_office")
+B_NONE, B_PRODUCE, B_TECH, B_PRICE, B_EXTRA, B_MOVE = range(6)
+_RTL = DATA["retailers"]
+NRT = len(_RTL["tiles"])
+RETAILER_IDS = tuple(t["id"] for t in _RTL["tiles"])
+RT_SIZE = np.array([SIZES.index(t["size"]) for t in _RTL["tiles"]], dtype=np.int64)
+RT_BONUS = np.zeros((NRT, 2), dtype=np.int64)
+RT_N = np.zeros((NRT, 2), dtype=np.int64)
+for _i, _t in enumerate(_RTL["tiles"]):
+    for _s, _sn in enumerate(("a", "b")):
+        RT_BONUS[_i, _s] = BONUS_KINDS.index(_t[_sn]["bonus"])
+        RT_N[_i, _s] = int(_t[_sn].get("n", 0))
+MAX_RSLOT = max(len(v) for k, v in _RTL["slot_vp"].items() if k in SIZES)
+RT_SLOTVP = np.full((3, MAX_RSLOT), -1, dtype=np.int64)
+RT_NSLOT = np.zeros(3, dtype=np.int64)
+for _s, _sn in enumerate(SIZES):
+    _v = _RTL["slot_vp"][_sn]
+    RT_NSLOT[_s] = len(_v)
+    RT_SLOTVP[_s, :len(_v)] = _v
+LAYOUT_TARGET = np.zeros((MAX_CO + 1, NREG), dtype=np.int64)   # 1 = named target region
+LAYOUT_MED = np.zeros(MAX_CO + 1, dtype=np.int64)              # -1 = all, else count
+for _n, _lay in _RTL["layout_by_companies"].items():
+    if _n == "provenance":
+        continue
+    for _rid in _lay["named"]:
+        LAYOUT_TARGET[int(_n), _RIDX[_rid]] = 1
+    _m = _lay["medium_without_home"]
+    LAYOUT_MED[int(_n)] = -1 if _m == "all" else int(_m)
+
+# ----------------------------------------------------------------------------- Steve
+_ST = DATA["steve"]
+STEVE_PAD = np.array([_ICON[x] for row in _ST["pad"] for x in row], dtype=np.int64)
+STEVE_CYCLE = np.array([r * 3 + c for r, c in _ST["marker_cycle"]], dtype=np.int64)
+STEVE_PRICE_SHIFT = int(_ST["policy"]["retailer_price_shift"])
+
+# ----------------------------------------------------------------------------- actions
+BLOCK_NAMES = ("SIDES", "ARRANGE", "TILE_PICK", "TILE_PLACE", "IMPROVE_PICK", "RESEARCH", "LOGISTICS",
+               "OFFICE_TARGET", "MOVE_SOURCE", "NFC_SELL", "SELL", "BONUS_TECH", "BONUS_PRICE")
+BLOCK_SIZES = (4, NARR, MAX_TILES + 1, 4 * NDOM + 1, DISPLAY_SIZE, NTECH + 1, NREG + 1,
+               NREG, NREG, 3, NREG, NTECH, 2)
+BLOCK_OFF = tuple(int(sum(BLOCK_SIZES[:i])) for i in range(len(BLOCK_SIZES)))
+(P_SIDES, P_ARR, P_PICK, P_PLACE, P_IMPR, P_RES, P_LOG, P_OFF, P_MSRC, P_NFC, P_SELL,
+ P_BTECH, P_BPRICE) = range(13)
+(A_SIDES, A_ARR, A_PICK, A_PLACE, A_IMPR, A_RES, A_LOG, A_OFF, A_MSRC, A_NFC, A_SELL,
+ A_BTECH, A_BPRICE) = BLOCK_OFF
+NUM_ACTIONS = int(sum(BLOCK_SIZES))
+BLOCK_OF = np.zeros(NUM_ACTIONS, dtype=np.int64)
+for _b in range(len(BLOCK_SIZES)):
+    BLOCK_OF[BLOCK_OFF[_b]:BLOCK_OFF[_b] + BLOCK_SIZES[_b]] = _b
+BLOCK_OFF_A = np.array(BLOCK_OFF, dtype=np.int64)
+
+# office-target kinds
+OT_WIFI, OT_GAMEPAD, OT_EXTRA, OT_MOVE = 1, 2, 3, 4
+
+# ----------------------------------------------------------------------------- state layout
+_off = [0]
+
+
+def _f(n=1):
+    v = _off[0]
+    _off[0] += n
+    return v
+
+
+NPL = _f(); NCO = _f(); STEVE = _f(); ROUND = _f(); PHASE = _f(); OVER = _f(); PEND = _f(); CUR = _f()
+OPOS = _f(); STAGE = _f(); OTK = _f(); BKIND = _f(); BLEFT = _f(); BCO = _f(); MSRC = _f(); GPP = _f()
+PSEAT = _f(); PSTAGE = _f(); PTILE = _f(); TOK = _f(); STACKN = _f(); SELLLEFT = _f(); REVEALED = _f()
+ORDER = _f(MAX_CO)
+TSIDE = _f(NTECH)
+PATENT = _f(NTECH)
+DISP = _f(DISPLAY_SIZE)
+STACK = _f(NTT)
+OFFS = _f(NREG * MAX_SLOTS)        # company or -1
+RET = _f(NREG)                     # retailer tile or -1
+RSIDE = _f(NREG)
+ROFF = _f(NREG * MAX_RSLOT)
+MARK = _f(NREG * MAX_CO)
+BUY = _f(NREG * MAX_BUY)           # company whose good sits on the buyer this round, -1 free
+RNG = _f(rng.RNG_SLOTS)
+# per company
+C_COL, C_SVP, C_VP, C_PRICE, C_READY, C_TOK, C_NT = range(7)
+C_TILES = 7
+C_OWN = C_TILES + MAX_TILES
+C_TM = C_OWN + NTECH
+C_LOCK = C_TM + NTECH
+C_RESL = C_LOCK + NTECH
+C_LOGL = C_RESL + 1
+C_OUSED = C_LOGL + 1
+C_SOLD = C_OUSED + 1
+C_OUT = C_SOLD + 1          # outcome vector (7)
+C_IMPL = C_OUT + 7
+C_COMMIT = C_IMPL + 1
+CSZ = C_COMMIT + 1
+CB = _f(MAX_CO * CSZ)
+# outcome vector entries
+O_CD, O_PROD, O_IMP, O_IMPCOV, O_SHIFT, O_RES, O_LOG = range(7)
+# per company plan
+PL_SW, PL_SB, PL_ARR, PL_N = range(4)
+PL_PLACED = 4
+PL_ORDT = PL_PLACED + MAX_TILES
+PL_ORDC = PL_ORDT + MAX_TILES
+PSZ = PL_ORDC + MAX_TILES
+PB = _f(MAX_CO * PSZ)
+STATE_SIZE = _off[0]
+
+CONFIG_SIZE = 2 + NTECH + MAX_CO   # num_players, steve, tech side modes (0 front 1 back 2 random), colours
+
+PHASE_NAMES = ("", "planning", "pricing", "production", "improvement", "research", "logistics",
+               "selling", "scoring")
+
+
+# ============================================================================= small helpers
+@njit(cache=True)
+def cb(c):
+    return CB + c * CSZ
+
+
+@njit(cache=True)
+def pb(c):
+    return PB + c * PSZ
+
+
+@njit(cache=True)
+def clampp(v):
+    if v < PRICE_MIN:
+        return PRICE_MIN
+    if v > PRICE_MAX:
+        return PRICE_MAX
+    return v
+
+
+@njit(cache=True)
+def eff_amount(state, c, e):
+    """Amount of effect ``e`` that company ``c`` owns (0 if none)."""
+    b = cb(c)
+    tot = 0
+    for t in range(NTECH):
+        if state[b + C_OWN + t] != 0:
+            s = state[TSIDE + t]
+            if TECH_EFF[t, s] == e:
+                tot += TECH_AMT[t, s]
+    return tot
+
+
+@njit(cache=True)
+def n_techs(state, c):
+    n = 0
+    for t in range(NTECH):
+        n += state[cb(c) + C_OWN + t] != 0
+    return n
+
+
+@njit(cache=True)
+def n_patents(state, c):
+    n = 0
+    for t in range(NTECH):
+        n += state[PATENT + t] == c
+    return n
+
+
+@njit(cache=True)
+def tech_cost(state, t, c):
+    v = TECH_COST[t]
+    if state[PATENT + t] >= 0:
+        v -= PATENT_DROP
+    v -= eff_amount(state, c, E_RES_DISCOUNT)
+    if v < TECH_COST_MIN:
+        v = TECH_COST_MIN
+    return v
+
+
+@njit(cache=True)
+def add_goods(state, c, n):
+    b = cb(c)
+    v = state[b + C_READY] + n
+    if v > GOODS_CAP:
+        v = GOODS_CAP
+    state[b + C_READY] = v
+
+
+@njit(cache=True)
+def offices_in(state, c, r):
+    """Offices of ``c`` in region ``r`` (region slots and retailer slots)."""
+    n = 0
+    for s in range(MAX_SLOTS):
+        n += state[OFFS + r * MAX_SLOTS + s] == c
+    for s in range(MAX_RSLOT):
+        n += state[ROFF + r * MAX_RSLOT + s] == c
+    return n
+
+
+@njit(cache=True)
+def region_office_in(state, c, r):
+    for s in range(MAX_SLOTS):
+        if state[OFFS + r * MAX_SLOTS + s] == c:
+            return True
+    return False
+
+
+@njit(cache=True)
+def free_slot(state, r):
+    """Leftmost free slot of region ``r`` (retailer slot if a retailer covers it), -1 if full."""
+    t = state[RET + r]
+    if t >= 0:
+        for s in range(RT_NSLOT[RT_SIZE[t]]):
+            if state[ROFF + r * MAX_RSLOT + s] < 0:
+                return s
+        return -1
+    for s in range(REG_NSLOT[r]):
+        if state[OFFS + r * MAX_SLOTS + s] < 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def eligible(state, c, code):
+    if code <= 0:
+        return False
+    if code >= 100:
+        return state[cb(c) + C_OWN + code - 100] != 0
+    return code >= state[cb(c) + C_PRICE]
+
+
+@njit(cache=True)
+def eligible_free(state, c, r):
+    if state[RET + r] >= 0:
+        return 0
+    n = 0
+    for b in range(REG_NBUY[r]):
+        if state[BUY + r * MAX_BUY + b] < 0 and eligible(state, c, REG_BUY[r, b]):
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def sell_cap(state, c, r):
+    if state[RET + r] >= 0:
+        return 0
+    e = eligible_free(state, c, r)
+    if region_office_in(state, c, r):
+        return e
+    if eff_amount(state, c, E_SELL_NO_OFFICE) > 0:
+        for b in range(REG_NBUY[r]):
+            if state[BUY + r * MAX_BUY + b] == c:
+                return 0
+        return min(1, e)
+    return 0
+
+
+@njit(cache=True)
+def region_key(state, c, r):
+    return -eligible_free(state, c, r) * 10000 + REG_COST[r] * 100 + REG_ALPHA[r]
+
+
+@njit(cache=True)
+def logistics_legal(state, c, r):
+    if offices_in(state, c, r) > 0 or free_slot(state, r) < 0:
+        return False
+    for q in range(NREG):
+        if LINK[r, q] != 0 and offices_in(state, c, q) > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def office_target_legal(state, c, kind, r):
+    if kind == OT_WIFI or kind == OT_EXTRA:
+        return (state[cb(c) + C_OUSED] < OFFICE_MAX and offices_in(state, c, r) == 1
+                and state[RET + r] < 0 and free_slot(state, r) >= 0)
+    if kind == OT_GAMEPAD:
+        return (state[cb(c) + C_OUSED] < OFFICE_MAX and REG_SIZE[r] == 0 and offices_in(state, c, r) == 0
+                and free_slot(state, r) >= 0)
+    # move destination
+    return r != state[MSRC] and offices_in(state, c, r) == 0 and free_slot(state, r) >= 0
+
+
+@njit(cache=True)
+def any_office_target(state, c, kind):
+    for r in range(NREG):
+        if office_target_legal(state, c, kind, r):
+            return True
+    return False
+
+
+@njit(cache=True)
+def move_source_legal(state, c, r):
+    if offices_in(state, c, r) == 0:
+        return False
+    if c == state[STEVE] and not region_office_in(state, c, r):
+        return False   # Steve moves only offices standing on a region (data steve.policy)
+    for d in range(NREG):
+        if d != r and offices_in(state, c, d) == 0 and free_slot(state, d) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def clear_if_full(state, r):
+    if free_slot(state, r) < 0:
+        for c in range(MAX_CO):
+            state[MARK + r * MAX_CO + c] = 0
+
+
+@njit(cache=True)
+def put_office(state, c, r):
+    """Put an office of ``c`` in the leftmost free slot of ``r``; returns True on a retailer."""
+    s = free_slot(state, r)
+    on_ret = state[RET + r] >= 0
+    if on_ret:
+        state[ROFF + r * MAX_RSLOT + s] = c
+    else:
+        state[OFFS + r * MAX_SLOTS + s] = c
+    state[MARK + r * MAX_CO + c] = 0
+    clear_if_full(state, r)
+    return on_ret
+
+
+@njit(cache=True)
+def build_office(state, c, r):
+    """A new office (uses an office marker); a retailer bonus resolves at once."""
+    state[cb(c) + C_OUSED] += 1
+    if put_office(state, c, r):
+        trigger_bonus(state, c, r)
+
+
+@njit(cache=True)
+def trigger_bonus(state, c, r):
+    t = state[RET + r]
+    s = state[RSIDE + r]
+    kind = RT_BONUS[t, s]
+    n = RT_N[t, s]
+    if kind == B_PRODUCE:
+        add_goods(state, c, n)
+    elif kind == B_TECH:
+        if n_techs(state, c) < NTECH and n > 0:
+            state[BKIND] = B_TECH
+            state[BLEFT] = n
+            state[BCO] = c
+    elif kind == B_PRICE:
+        state[BKIND] = B_PRICE
+        state[BCO] = c
+    elif kind == B_EXTRA:
+        if any_office_target(state, c, OT_EXTRA):
+            state[BKIND] = B_EXTRA
+            state[BCO] = c
+    elif kind == B_MOVE:
+        for q in range(NREG):
+            if move_source_legal(state, c, q):
+                state[BKIND] = B_MOVE
+                state[BCO] = c
+                state[MSRC] = -1
+                break
+
+
+@njit(cache=True)
+def remove_office(state, c, r):
+    """Remove ``c``'s rightmost office in ``r`` (region slots first, else retailer); close the gap."""
+    base = OFFS + r * MAX_SLOTS
+    n = MAX_SLOTS
+    pos = -1
+    for s in range(MAX_SLOTS):
+        if state[base + s] == c:
+            pos = s
+    if pos < 0:
+        base = ROFF + r * MAX_RSLOT
+        n = MAX_RSLOT
+        for s in range(MAX_RSLOT):
+            if state[base + s] == c:
+                pos = s
+    for s in range(pos, n - 1):
+        state[base + s] = state[base + s + 1]
+    state[base + n - 1] = -1
+
+
+@njit(cache=True)
+def complete_check(state, c):
+    """Completion check of section 4 phase 5.  Returns True if a Gamepad-back office is pending."""
+    b = cb(c)
+    changed = True
+    while changed:
+        changed = False
+        for t in range(NTECH):
+            if state[b + C_OWN + t] != 0 or state[b + C_LOCK + t] != 0:
+                continue
+            if state[b + C_TM + t] >= tech_cost(state, t, c) and state[b + C_OUSED] < OFFICE_MAX:
+                state[b + C_TM + t] = 0
+                state[b + C_OWN + t] = 1
+                state[b + C_OUSED] += 1
+                if state[PATENT + t] < 0:
+                    state[PATENT + t] = c
+                s = state[TSIDE + t]
+                e = TECH_EFF[t, s]
+                changed = True
+                if e == E_PRODUCE_NOW:
+                    add_goods(state, c, TECH_AMT[t, s])
+                elif e == E_PER_TWO:
+                    add_goods(state, c, n_techs(state, c) // 2)
+                elif e == E_PRICE_PLUS:
+                    state[b + C_PRICE] = clampp(state[b + C_PRICE] + TECH_AMT[t, s])
+                elif e == E_FREE_SMALL:
+                    if any_office_target(state, c, OT_GAMEPAD):
+                        state[GPP] = 1
+                        return True
+    return False
+
+
+@njit(cache=True)
+def compute_order(state):
+    n = state[NCO]
+    for i in range(n):
+        state[ORDER + i] = i
+    for i in range(1, n):
+        j = i
+        while j > 0:
+            a = state[ORDER + j - 1]
+            bq = state[ORDER + j]
+            ka = (state[cb(a) + C_PRICE], state[cb(a) + C_VP], state[cb(a) + C_SVP])
+            kb = (state[cb(bq) + C_PRICE], state[cb(bq) + C_VP], state[cb(bq) + C_SVP])
+            if kb < ka:
+                state[ORDER + j - 1] = bq
+                state[ORDER + j] = a
+                j -= 1
+            else:
+                break
+
+
+@njit(cache=True)
+def draw_tile(state):
+    n = state[STACKN]
+    if n <= 0:
+        return -1
+    k = rng.randint(state, RNG, n)
+    for t in range(NTT):
+        if k < state[STACK + t]:
+            state[STACK + t] -= 1
+            state[STACKN] -= 1
+            return t
+        k -= state[STACK + t]
+    return -1
+
+
+# ============================================================================= plan geometry
+@njit(cache=True)
+def plan_pads(state, c):
+    """(bottom pad index, bottom side, top pad index, top side, arrangement i) of c's plan."""
+    p = pb(c)
+    a = state[p + PL_ARR]
+    t = a // 60
+    top = 0 if t == 0 else 1
+    bot = 1 - top
+    sides = (state[p + PL_SW], state[p + PL_SB])
+    return bot, sides[bot], top, sides[top], a % 60
+
+
+@njit(cache=True)
+def paint(state, c, icon, src, upto):
+    """Visible icon / source of every canvas cell for c's plan (first ``upto`` placements).
+
+    src: 0 empty, 1 bottom pad, 2 top pad, 3+k placement k.  Returns the overlap count C.
+    """
+    for i in range(NCELL):
+        icon[i] = -1
+        src[i] = 0
+    p = pb(c)
+    if state[p + PL_SW] < 0:
+        return 0
+    if state[p + PL_ARR] < 0:
+        for v in range(6):
+            icon[BOTTOM_CELLS[v]] = PAD_ICONS[1, state[p + PL_SB], v]   # preview: W over B undecided
+            src[BOTTOM_CELLS[v]] = 1
+        return 0
+    bot, bs, top, ts, ai = plan_pads(state, c)
+    for v in range(6):
+        icon[BOTTOM_CELLS[v]] = PAD_ICONS[bot, bs, v]
+        src[BOTTOM_CELLS[v]] = 1
+    for lvpass in range(2):
+        if lvpass == 1:
+            for v in range(6):
+                icon[ARR_CELLS[ai, v]] = PAD_ICONS[top, ts, v]
+                src[ARR_CELLS[ai, v]] = 2
+        for k in range(upto):
+            code = state[p + PL_ORDC + k]
+            if code == FACE_DOWN:
+                continue
+            lv = code & 1
+            if (lvpass == 0 and lv == 1) or (lvpass == 1 and lv == 0):
+                d = code >> 2
+                o = (code >> 1) & 1
+                tt = state[cb(c) + C_TILES + state[p + PL_ORDT + k]]
+                icon[DOM_A[d]] = TT_ICONS[tt, o]
+                icon[DOM_B[d]] = TT_ICONS[tt, 1 - o]
+                src[DOM_A[d]] = 3 + k
+                src[DOM_B[d]] = 3 + k
+    n = 0
+    for v in range(6):
+        cell = ARR_CELLS[ai, v]
+        for w in range(6):
+            if BOTTOM_CELLS[w] == cell:
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def eval_plan(state, c, out):
+    """Outcome vector (C+d, PROD+CHEAP, IMP active, IMP covered, price shift, RES, LOG)."""
+    icon = np.empty(NCELL, dtype=np.int64)
+    src = np.empty(NCELL, dtype=np.int64)
+    p = pb(c)
+    n = state[p + PL_N]
+    cov = paint(state, c, icon, src, n)
+    cnt = np.zeros(NICON, dtype=np.int64)
+    for i in range(NCELL):
+        if icon[i] >= 0:
+            cnt[icon[i]] += 1
+    d = 0
+    for k in range(n):
+        if state[p + PL_ORDC + k] == FACE_DOWN:
+            d += 1
+    imp_total = 0
+    for v in range(6):
+        imp_total += PAD_ICONS[0, state[p + PL_SW], v] == IMP
+        imp_total += PAD_ICONS[1, state[p + PL_SB], v] == IMP
+    out[O_CD] = cov + d * FACE_DOWN_GOODS
+    out[O_PROD] = cnt[PROD] + cnt[CHEAP]
+    out[O_IMP] = cnt[IMP]
+    out[O_IMPCOV] = imp_total - cnt[IMP]
+    out[O_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
+    out[O_RES] = cnt[RES]
+    out[O_LOG] = cnt[LOG]
+
+
+@njit(cache=True)
+def steve_outcome(state, c):
+    cnt = np.zeros(NICON, dtype=np.int64)
+    cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
+    imp_total = 0
+    for v in range(6):
+        imp_total += STEVE_PAD[v] == IMP
+        if v != cov:
+            cnt[STEVE_PAD[v]] += 1
+    b = cb(c) + C_OUT
+    state[b + O_CD] = 1 + state[cb(c) + C_NT] * FACE_DOWN_GOODS
+    state[b + O_PROD] = cnt[PROD] + cnt[CHEAP]
+    state[b + O_IMP] = cnt[IMP]
+    state[b + O_IMPCOV] = imp_total - cnt[IMP]
+    state[b + O_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
+    state[b + O_RES] = cnt[RES]
+    state[b + O_LOG] = cnt[LOG]
+
+
+@njit(cache=True)
+def in_b(cell):
+    r = cell // CANVAS_C
+    col = cell % CANVAS_C
+    return r >= 3 and r <= 4 and col >= 3 and col <= 5
+
+
+@njit(cache=True)
+def place_legal(state, c, d, lv, tmask):
+    """Face-up placement of the next tile on domino d at level lv (0 over, 1 under)."""
+    a = DOM_A[d]
+    bcell = DOM_B[d]
+    max_off = min(2, eff_amount(state, c, E_OVERHANG))
+    ua = in_b(a) or tmask[a] != 0
+    ub = in_b(bcell) or tmask[bcell] != 0
+    off = (0 if ua else 1) + (0 if ub else 1)
+    if off > max_off:
+        return False
+    if lv == 1:
+        if tmask[a] != 0 and not in_b(a):
+            return False
+        if tmask[bcell] != 0 and not in_b(bcell):
+            return False
+        if not ((in_b(a) and tmask[a] != 0) or (in_b(bcell) and tmask[bcell] != 0)):
+            return False
+    # no burying: every tile must keep a cell not covered by tiles above it
+    p = pb(c)
+    n = state[p + PL_N]
+    for i in range(n + 1):
+        if i < n:
+            ci = state[p + PL_ORDC + i]
+            if ci == FACE_DOWN:
+                continue
+            di = ci >> 2
+            li = ci & 1
+        else:
+            di = d
+            li = lv
+        ri = 1 - li   # stacking rank: under 0, over 1
+        covered = 0
+        for cell in (DOM_A[di], DOM_B[di]):
+            hit = False
+            for j in range(n + 1):
+                if j == i:
+                    continue
+                if j < n:
+                    cj = state[p + PL_ORDC + j]
+                    if cj == FACE_DOWN:
+                        continue
+                    dj = cj >> 2
+                    lj = cj & 1
+                else:
+                    dj = d
+                    lj = lv
+                rj = 1 - lj
+                if rj > ri or (rj == ri and j > i):
+                    if DOM_A[dj] == cell or DOM_B[dj] == cell:
+                        hit = True
+                        break
+            if hit:
+                covered += 1
+        if covered == 2:
+            return False
+    return True
+
+
+@njit(cache=True)
+def top_mask(state, c, tmask):
+    for i in range(NCELL):
+        tmask[i] = 0
+    bot, bs, top, ts, ai = plan_pads(state, c)
+    for v in range(6):
+        tmask[ARR_CELLS[ai, v]] = 1
+
+
+@njit(cache=True)
+def plan_mask(state, c, mask):
+    """Legal planning actions of company c (its own PSTAGE-like stage in state[PSTAGE])."""
+    st = state[PSTAGE]
+    p = pb(c)
+    if st == 0:
+        for a in range(4):
+            mask[A_SIDES + a] = 1
+    elif st == 1:
+        for a in range(NARR):
+            mask[A_ARR + a] = 1
+    elif st == 2:
+        for t in range(state[cb(c) + C_NT]):
+            if state[p + PL_PLACED + t] == 0:
+                mask[A_PICK + t] = 1
+        mask[A_PICK + MAX_TILES] = 1
+    else:
+        tmask = np.zeros(NCELL, dtype=np.int64)
+        top_mask(state, c, tmask)
+        for d in range(NDOM):
+            for lv in range(2):
+                if place_legal(state, c, d, lv, tmask):
+                    mask[A_PLACE + 4 * d + lv] = 1
+                    mask[A_PLACE + 4 * d + 2 + lv] = 1
+        mask[A_PLACE + FACE_DOWN] = 1
+
+
+@njit(cache=True)
+def reset_plan(state, c):
+    p = pb(c)
+    for i in range(PSZ):
+        state[p + i] = 0
+    state[p + PL_SW] = -1
+    state[p + PL_SB] = -1
+    state[p + PL_ARR] = -1
+    state[cb(c) + C_COMMIT] = 0
+
+
+@njit(cache=True)
+def plan_apply(state, c, a):
+    p = pb(c)
+    st = state[PSTAGE]
+    if st == 0:
+        x = a - A_SIDES
+        state[p + PL_SW] = x // 2
+        state[p + PL_SB] = x % 2
+        state[PSTAGE] = 1
+    elif st == 1:
+        state[p + PL_ARR] = a - A_ARR
+        state[PSTAGE] = 2
+    elif st == 2:
+        t = a - A_PICK
+        if t == MAX_TILES:
+            for u in range(state[cb(c) + C_NT]):
+                if state[p + PL_PLACED + u] == 0:
+                    k = state[p + PL_N]
+                    state[p + PL_ORDT + k] = u
+                    state[p + PL_ORDC + k] = FACE_DOWN
+                    state[p + PL_PLACED + u] = 1
+                    state[p + PL_N] = k + 1
+            state[cb(c) + C_COMMIT] = 1
+            state[PSEAT] += 1
+            state[PSTAGE] = 0
+        else:
+            state[PTILE] = t
+            state[PSTAGE] = 3
+    else:
+        k = state[p + PL_N]
+        u = state[PTILE]
+        state[p + PL_ORDT + k] = u
+        state[p + PL_ORDC + k] = a - A_PLACE
+        state[p + PL_PLACED + u] = 1
+        state[p + PL_N] = k + 1
+        state[PSTAGE] = 2
+
+
+# ============================================================================= flow
+@njit(cache=True)
+def start_phase(state, ph):
+    state[PHASE] = ph
+    state[OPOS] = 0
+    state[STAGE] = 0
+    if ph >= 4 and ph <= 7:
+        compute_order(state)
+    n = state[NCO]
+    if ph == 5:
+        for c in range(n):
+            state[cb(c) + C_RESL] = state[cb(c) + C_OUT + O_RES]
+    elif ph == 6:
+        for c in range(n):
+            v = state[cb(c) + C_OUT + O_LOG]
+            if eff_amount(state, c, E_RES_AS_LOG) > 0:
+                v += state[cb(c) + C_OUT + O_RES]
+            state[cb(c) + C_LOGL] = v
+
+
+@njit(cache=True)
+def end_round(state):
+    n = state[NCO]
+    # sales
+    for c in range(n):
+        b = cb(c)
+        state[b + C_VP] += state[b + C_SOLD] * state[b + C_PRICE]
+    # leadership
+    for r in range(NREG):
+        if state[RET + r] >= 0:
+            continue
+        s = -1
+        for q in range(REG_NSLOT[r]):
+            if state[OFFS + r * MAX_SLOTS + q] >= 0:
+                s = q
+        if s < 0:
+            continue
+        best = -1
+        bcnt = 0
+        bleft = 0
+        sec = -1
+        scnt = 0
+        sleft = 0
+        for c in range(n):
+            cnt = 0
+            left = 99
+            for bb in range(REG_NBUY[r]):
+                if state[BUY + r * MAX_BUY + bb] == c:
+                    cnt += 1
+                    if bb < left:
+                        left = bb
+            if cnt == 0:
+                continue
+            if best < 0 or cnt > bcnt or (cnt == bcnt and left < bleft):
+                sec, scnt, sleft = best, bcnt, bleft
+                best, bcnt, bleft = c, cnt, left
+            elif sec < 0 or cnt > scnt or (cnt == scnt and left < sleft):
+                sec, scnt, sleft = c, cnt, left
+        if best >= 0:
+            state[cb(best) + C_VP] += REG_SLOTVP[r, s, 0]
+        if sec >= 0 and REG_SLOTVP[r, s, 1] >= 0:
+            state[cb(sec) + C_VP] += REG_SLOTVP[r, s, 1]
+    # cleanup
+    for i in range(NREG * MAX_BUY):
+        state[BUY + i] = -1
+    rd = state[ROUND]
+    if rd < ROUNDS and REFILL_ROUND[rd] != 0:
+        for s in range(DISPLAY_SIZE):
+            state[DISP + s] = draw_tile(state)
+    for c in range(n):
+        b = cb(c)
+        state[b + C_SOLD] = 0
+        state[b + C_PRICE] = START_PRICE
+        reset_plan(state, c)
+    state[REVEALED] = 0
+    if rd >= ROUNDS:
+        state[OVER] = 1
+        state[PEND] = -1
+        state[CUR] = -1
+        return
+    state[ROUND] = rd + 1
+    state[PHASE] = 1
+    state[PSEAT] = 0
+    state[PSTAGE] = 0
+
+
+@njit(cache=True)
+def need(state, c, p):
+    state[CUR] = c
+    state[PEND] = p
+    return True
+
+
+@njit(cache=True)
+def advance(state):
+    """Run automatic events until a decision is owed; sets PEND/CUR.  False at game end."""
+    while True:
+        if state[OVER] != 0:
+            state[PEND] = -1
+            state[CUR] = -1
+            return False
+        # a retailer bonus in progress has priority
+        bk = state[BKIND]
+        if bk != 0:
+            c = state[BCO]
+            if bk == B_TECH:
+                if state[BLEFT] > 0 and n_techs(state, c) < NTECH:
+                    return need(state, c, P_BTECH)
+                state[BKIND] = 0
+                state[BLEFT] = 0
+                continue
+            if bk == B_PRICE:
+                return need(state, c, P_BPRICE)
+            if bk == B_EXTRA:
+                if any_office_target(state, c, OT_EXTRA):
+                    state[OTK] = OT_EXTRA
+                    return need(state, c, P_OFF)
+                state[BKIND] = 0
+                continue
+            if bk == B_MOVE:
+                if state[MSRC] < 0:
+                    return need(state, c, P_MSRC)
+                state[OTK] = OT_MOVE
+                return need(state, c, P_OFF)
+        ph = state[PHASE]
+        n = state[NCO]
+        if ph == 1:
+            s = state[PSEAT]
+            if s < state[NPL]:
+                return need(state, s, state[PSTAGE])
+            # reveal
+            for c in range(n):
+                if c == state[STEVE]:
+                    steve_outcome(state, c)
+                else:
+                    eval_plan(state, c, state[cb(c) + C_OUT:cb(c) + C_OUT + 7])
+            state[REVEALED] = 1
+            state[PHASE] = 2
+        elif ph == 2:
+            for c in range(n):
+                b = cb(c)
+                state[b + C_PRICE] = clampp(START_PRICE + state[b + C_OUT + O_SHIFT]
+                                            + eff_amount(state, c, E_PRICE_PLUS))
+            state[PHASE] = 3
+        elif ph == 3:
+            for c in range(n):
+                b = cb(c)
+                mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+                g = state[b + C_OUT + O_CD] + state[b + C_OUT + O_PROD] * mult + state[b + C_TOK]
+                if eff_amount(state, c, E_PER_TWO) > 0:
+                    g += n_techs(state, c) // 2
+                add_goods(state, c, g)
+            start_phase(state, 4 if IMP_ROUND[state[ROUND]] != 0 else 5)
+        elif ph == 4:
+            if state[OPOS] >= n:
+                start_phase(state, 5)
+                continue
+            c = state[ORDER + state[OPOS]]
+            b = cb(c)
+            if state[STAGE] == 0:
+                state[b + C_IMPL] = state[b + C_OUT + O_IMP]
+                state[STAGE] = 1
+            if state[b + C_IMPL] > 0:
+                for s in range(DISPLAY_SIZE):
+                    if state[DISP + s] >= 0:
+                        return need(state, c, P_IMPR)
+                if state[TOK] > 0:
+                    state[TOK] -= 1
+                    state[b + C_TOK] += 1
+                state[b + C_IMPL] -= 1
+                continue
+            for k in range(state[b + C_OUT + O_IMPCOV]):
+                if state[TOK] > 0:
+                    state[TOK] -= 1
+                    state[b + C_TOK] += 1
+            state[OPOS] += 1
+            state[STAGE] = 0
+        elif ph == 5:
+            if state[OPOS] >= n:
+                for c in range(n):
+                    for t in range(NTECH):
+                        state[cb(c) + C_LOCK + t] = 0
+                start_phase(state, 6)
+                continue
+            c = state[ORDER + state[OPOS]]
+            b = cb(c)
+            if state[GPP] != 0:
+                if any_office_target(state, c, OT_GAMEPAD):
+                    state[OTK] = OT_GAMEPAD
+                    return need(state, c, P_OFF)
+                state[GPP] = 0
+            if complete_check(state, c):
+                continue
+            if state[b + C_RESL] > 0 and n_techs(state, c) < NTECH:
+                return need(state, c, P_RES)
+            state[b + C_RESL] = 0
+            state[OPOS] += 1
+        elif ph == 6:
+            if state[OPOS] >= n:
+                start_phase(state, 7)
+                continue
+            c = state[ORDER + state[OPOS]]
+            b = cb(c)
+            st = state[STAGE]
+            if st == 0:
+                if state[b + C_LOGL] > 0:
+                    for r in range(NREG):
+                        if logistics_legal(state, c, r):
+                            return need(state, c, P_LOG)
+                state[b + C_LOGL] = 0
+                state[STAGE] = 1
+            elif st == 1:
+                state[STAGE] = 2
+                if eff_amount(state, c, E_SECOND_OFFICE) > 0 and any_office_target(state, c, OT_WIFI):
+                    state[STAGE] = 1
+                    state[OTK] = OT_WIFI
+                    return need(state, c, P_OFF)
+            elif st == 2:
+                if eff_amount(state, c, E_DIRECT_SALE) > 0 and state[b + C_READY] > 0:  # NFC front
+                    return need(state, c, P_NFC)
+                state[STAGE] = 3
+            else:
+                state[OPOS] += 1
+                state[STAGE] = 0
+        elif ph == 7:
+            if state[OPOS] >= n:
+                end_round(state)
+                continue
+            c = state[ORDER + state[OPOS]]
+            b = cb(c)
+            if state[STAGE] == 0:
+                tot = 0
+                for r in range(NREG):
+                    tot += sell_cap(state, c, r)
+                state[SELLLEFT] = min(tot, state[b + C_READY])
+                state[STAGE] = 1
+            if state[SELLLEFT] > 0:
+                return need(state, c, P_SELL)
+            if eff_amount(state, c, E_KEEP_UNSOLD) == 0:
+                state[b + C_READY] = 0
+            state[OPOS] += 1
+            state[STAGE] = 0
+        else:
+            end_round(state)
+
+
+@njit(cache=True)
+def sell_one(state, c, r):
+    for bb in range(REG_NBUY[r]):
+        if state[BUY + r * MAX_BUY + bb] < 0 and eligible(state, c, REG_BUY[r, bb]):
+            state[BUY + r * MAX_BUY + bb] = c
+            break
+    b = cb(c)
+    state[b + C_READY] -= 1
+    state[b + C_SOLD] += 1
+    state[SELLLEFT] -= 1
+
+
+@njit(cache=True)
+def apply(state, a):
+    """Apply action ``a`` of the current decision (no automatic follow-up)."""
+    p = state[PEND]
+    c = state[CUR]
+    b = cb(c)
+    if p <= P_PLACE:
+        plan_apply(state, c, a)
+    elif p == P_IMPR:
+        s = a - A_IMPR
+        state[b + C_TILES + state[b + C_NT]] = state[DISP + s]
+        state[b + C_NT] += 1
+        state[DISP + s] = -1
+        state[b + C_IMPL] -= 1
+    elif p == P_RES:
+        t = a - A_RES
+        if t == NTECH:
+            state[b + C_RESL] = 0
+        else:
+            state[b + C_TM + t] += 1
+            state[b + C_RESL] -= 1
+    elif p == P_LOG:
+        r = a - A_LOG
+        if r == NREG:
+            state[b + C_LOGL] = 0
+        else:
+            state[b + C_LOGL] -= 1
+            state[MARK + r * MAX_CO + c] += 1
+            if state[MARK + r * MAX_CO + c] >= REG_COST[r] and state[b + C_OUSED] < OFFICE_MAX:
+                build_office(state, c, r)
+    elif p == P_OFF:
+        r = a - A_OFF
+        k = state[OTK]
+        state[OTK] = 0
+        if k == OT_WIFI:
+            state[STAGE] = 2
+            build_office(state, c, r)
+        elif k == OT_GAMEPAD:
+            state[GPP] = 0
+            build_office(state, c, r)
+        elif k == OT_EXTRA:
+            state[BKIND] = 0
+            build_office(state, c, r)
+        else:
+            state[BKIND] = 0
+            remove_office(state, c, state[MSRC])
+            state[MSRC] = -1
+            put_office(state, c, r)
+    elif p == P_MSRC:
+        state[MSRC] = a - A_MSRC
+    elif p == P_NFC:
+        k = a - A_NFC + 1
+        state[b + C_VP] += k * state[b + C_PRICE]
+        state[b + C_READY] -= k
+        state[STAGE] = 3
+    elif p == P_SELL:
+        sell_one(state, c, a - A_SELL)
+    elif p == P_BTECH:
+        t = a - A_BTECH
+        state[b + C_TM + t] += 1
+        if state[PHASE] == 5:
+            state[b + C_LOCK + t] = 1
+        state[BLEFT] -= 1
+        if state[BLEFT] <= 0:
+            state[BKIND] = 0
+    elif p == P_BPRICE:
+        d = -1 if a == A_BPRICE else 1
+        state[b + C_PRICE] = clampp(state[b + C_PRICE] + d)
+        state[BKIND] = 0
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    for i in range(NUM_ACTIONS):
+        mask[i] = 0
+    p = state[PEND]
+    c = state[CUR]
+    if p < 0:
+        return
+    b = cb(c)
+    if p <= P_PLACE:
+        plan_mask(state, c, mask)
+    elif p == P_IMPR:
+        for s in range(DISPLAY_SIZE):
+            if state[DISP + s] >= 0:
+                mask[A_IMPR + s] = 1
+    elif p == P_RES:
+        for t in range(NTECH):
+            if state[b + C_OWN + t] == 0:
+                mask[A_RES + t] = 1
+        mask[A_RES + NTECH] = 1
+    elif p == P_LOG:
+        for r in range(NREG):
+            if logistics_legal(state, c, r):
+                mask[A_LOG + r] = 1
+        mask[A_LOG + NREG] = 1
+    elif p == P_OFF:
+        for r in range(NREG):
+            if office_target_legal(state, c, state[OTK], r):
+                mask[A_OFF + r] = 1
+    elif p == P_MSRC:
+        for r in range(NREG):
+            if move_source_legal(state, c, r):
+                mask[A_MSRC + r] = 1
+    elif p == P_NFC:
+        for k in range(min(3, eff_amount(state, c, E_DIRECT_SALE), state[b + C_READY])):
+            mask[A_NFC + k] = 1
+    elif p == P_SELL:
+        for r in range(NREG):
+            if sell_cap(state, c, r) > 0:
+                mask[A_SELL + r] = 1
+    elif p == P_BTECH:
+        for t in range(NTECH):
+            if state[b + C_OWN + t] == 0:
+                mask[A_BTECH + t] = 1
+    elif p == P_BPRICE:
+        mask[A_BPRICE] = 1
+        mask[A_BPRICE + 1] = 1
+
+
+# ============================================================================= Steve
+@njit(cache=True)
+def steve_research_target(state, c):
+    b = cb(c)
+    best = -1
+    bk = (0, 0, 0)
+    for t in range(NTECH):
+        if state[b + C_OWN + t] != 0:
+            continue
+        cost = tech_cost(state, t, c)
+        diff = cost - state[b + C_TM + t]
+        if diff <= 0:
+            continue
+        k = (diff, cost, t)
+        if best < 0 or k < bk:
+            best = t
+            bk = k
+    return best
+
+
+@njit(cache=True)
+def steve_action(state):
+    p = state[PEND]
+    c = state[CUR]
+    b = cb(c)
+    if p == P_IMPR:
+        best = -1
+        bn = -1
+        for s in range(DISPLAY_SIZE):
+            t = state[DISP + s]
+            if t >= 0:
+                np_ = (TT_ICONS[t, 0] == PROD) + (TT_ICONS[t, 1] == PROD)
+                if np_ > bn:
+                    bn = np_
+                    best = s
+        return A_IMPR + best
+    if p == P_RES:
+        t = steve_research_target(state, c)
+        return A_RES + (NTECH if t < 0 else t)
+    if p == P_LOG:
+        best = -1
+        bk = 0
+        for r in range(NREG):
+            if logistics_legal(state, c, r):
+                k = region_key(state, c, r)
+                if best < 0 or k < bk:
+                    best = r
+                    bk = k
+        return A_LOG + (NREG if best < 0 else best)
+    if p == P_OFF:
+        best = -1
+        bk = 0
+        for r in range(NREG):
+            if office_target_legal(state, c, state[OTK], r):
+                k = region_key(state, c, r)
+                if best < 0 or k < bk:
+                    best = r
+                    bk = k
+        return A_OFF + best
+    if p == P_MSRC:
+        best = -1
+        bk = 0
+        for r in range(NREG):
+            if move_source_legal(state, c, r):
+                k = eligible_free(state, c, r)
+                if best < 0 or k < bk:
+                    best = r
+                    bk = k
+        return A_MSRC + best
+    if p == P_NFC:
+        return A_NFC + min(3, eff_amount(state, c, E_DIRECT_SALE), state[b + C_READY]) - 1
+    if p == P_SELL:
+        best = -1
+        bk = 0
+        for r in range(NREG):
+            k = sell_cap(state, c, r)
+            if k > bk:
+                best = r
+                bk = k
+        return A_SELL + best
+    if p == P_BTECH:
+        t = steve_research_target(state, c)
+        if t < 0:
+            for u in range(NTECH):
+                if state[b + C_OWN + u] == 0:
+                    t = u
+                    break
+        return A_BTECH + t
+    if p == P_BPRICE:
+        return A_BPRICE + (0 if STEVE_PRICE_SHIFT < 0 else 1)
+    return -1
+
+
+@njit(cache=True)
+def forced_sell(state):
+    """Region of the next good when the selling choice is forced, else -1 (section 5.6)."""
+    c = state[CUR]
+    tot = 0
+    nreg = 0
+    first = -1
+    for r in range(NREG):
+        k = sell_cap(state, c, r)
+        if k > 0:
+            tot += k
+            nreg += 1
+            if first < 0:
+                first = r
+    if nreg == 1 or state[SELLLEFT] >= tot:
+        return first
+    return -1
+
+
+@njit(cache=True)
+def run(state):
+    """Advance to the next agent decision, playing Steve and forced moves inline."""
+    while advance(state):
+        c = state[CUR]
+        if c == state[STEVE]:
+            apply(state, steve_action(state))
+            continue
+        if state[PEND] == P_SELL:
+            r = forced_sell(state)
+            if r >= 0:
+                apply(state, A_SELL + r)
+                continue
+        return
+
+
+# ============================================================================= contract
+@njit(cache=True)
+def init(state, config, seed):
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    npl = config[0]
+    st = config[1]
+    state[NPL] = npl
+    state[NCO] = npl + st
+    state[STEVE] = npl if st != 0 else -1
+    rng.seed_rng(state, RNG, seed)
+    n = npl + st
+    # colours
+    used = np.zeros(NCOL, dtype=np.int64)
+    for c in range(n):
+        col = config[2 + NTECH + c]
+        if col < 0:
+            k = rng.randint(state, RNG, NCOL - c)
+            for q in range(NCOL):
+                if used[q] == 0:
+                    if k == 0:
+                        col = q
+                        break
+                    k -= 1
+        used[col] = 1
+        state[cb(c) + C_COL] = col
+    # technology sides
+    for t in range(NTECH):
+        m = config[2 + t]
+        state[TSIDE + t] = rng.randint(state, RNG, 2) if m == 2 else m
+        state[PATENT + t] = -1
+    # board
+    for i in range(NREG * MAX_SLOTS):
+        state[OFFS + i] = -1
+    for i in range(NREG * MAX_RSLOT):
+        state[ROFF + i] = -1
+    for i in range(NREG * MAX_BUY):
+        state[BUY + i] = -1
+    for r in range(NREG):
+        state[RET + r] = -1
+    # retailers
+    home = np.zeros(NREG, dtype=np.int64)
+    for c in range(n):
+        home[COL_HOME[state[cb(c) + C_COL]]] = 1
+    med = LAYOUT_MED[n]
+    rused = np.zeros(NRT, dtype=np.int64)
+    for r in range(NREG):
+        target = LAYOUT_TARGET[n, r] != 0
+        if not target and REG_SIZE[r] == 1 and home[r] == 0 and med != 0:
+            target = True
+            if med > 0:
+                med -= 1
+        if not target:
+            continue
+        cnt = 0
+        for t in range(NRT):
+            if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
+                cnt += 1
+        if cnt == 0:
+            continue
+        k = rng.randint(state, RNG, cnt)
+        for t in range(NRT):
+            if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
+                if k == 0:
+                    rused[t] = 1
+                    state[RET + r] = t
+                    state[RSIDE + r] = rng.randint(state, RNG, 2)
+                    break
+                k -= 1
+    # tiles
+    for t in range(NTT):
+        state[STACK + t] = MARKET_CNT[t]
+    state[STACKN] = MARKET_CNT.sum()
+    for s in range(DISPLAY_SIZE):
+        state[DISP + s] = draw_tile(state)
+    state[TOK] = TOKEN_SUPPLY
+    for c in range(n):
+        b = cb(c)
+        col = state[b + C_COL]
+        state[b + C_SVP] = COL_SVP[col]
+        state[b + C_VP] = COL_SVP[col]
+        state[b + C_PRICE] = START_PRICE
+        state[b + C_TILES] = COL_TILE[col]
+        state[b + C_NT] = 1
+        h = COL_HOME[col]
+        state[OFFS + h * MAX_SLOTS + free_slot(state, h)] = c
+        state[b + C_OUSED] = 1
+        reset_plan(state, c)
+    state[MSRC] = -1
+    state[ROUND] = 1
+    state[PHASE] = 1
+    run(state)
+
+
+@njit(cache=True)
+def current_player(state):
+    if state[OVER] != 0:
+        return -1
+    return state[CUR]
+
+
+@njit(cache=True)
+def step(state, action):
+    apply(state, action)
+    run(state)
+
+
+@njit(cache=True)
+def retailer_vp(state, c):
+    v = 0
+    for r in range(NREG):
+        t = state[RET + r]
+        if t < 0:
+            continue
+        for s in range(RT_NSLOT[RT_SIZE[t]]):
+            if state[ROFF + r * MAX_RSLOT + s] == c:
+                v += RT_SLOTVP[RT_SIZE[t], s]
+    return v
+
+
+@njit(cache=True)
+def patent_vp(state, c):
+    v = 0
+    for t in range(NTECH):
+        if state[PATENT + t] == c:
+            v += TECH_PVP[t]
+    return v
+
+
+@njit(cache=True)
+def total_score(state, c):
+    return state[cb(c) + C_VP] + patent_vp(state, c) + retailer_vp(state, c)
+
+
+@njit(cache=True)
+def scores(state, out):
+    for c in range(min(out.shape[0], state[NCO])):
+        out[c] = total_score(state, c)
+
+
+@njit(cache=True)
+def ranks(state, out):
+    """1-based rank of each company (out may hold the seats only, or every company)."""
+    n = state[NCO]
+    for c in range(min(out.shape[0], n)):
+        kc = (total_score(state, c), n_techs(state, c), n_patents(state, c))
+        r = 1
+        for q in range(n):
+            kq = (total_score(state, q), n_techs(state, q), n_patents(state, q))
+            if kq > kc:
+                r += 1
+        out[c] = r
+
+
+# ============================================================================= observation
+G_ROUND = 0
+G_PHASE = G_ROUND + ROUNDS
+G_PEND = G_PHASE + 8
+G_REV = G_PEND + 13
+G_TSIDE = G_REV + 1
+G_TCOST = G_TSIDE + NTECH
+G_PAT = G_TCOST + NTECH
+G_DISP = G_PAT + NTECH * (MAX_CO + 1)
+G_TOK = G_DISP + DISPLAY_SIZE * (NTT + 1)
+G_STACK = G_TOK + 1
+G_SIZE = G_STACK + 1
+R_RET = 0
+R_BONUS = 1
+R_OFFS = R_BONUS + 6
+R_ROFF = R_OFFS + MAX_SLOTS * (MAX_CO + 1)
+R_MARK = R_ROFF + MAX_RSLOT * (MAX_CO + 1)
+R_BUY = R_MARK + MAX_CO
+R_STATIC = R_BUY + MAX_BUY * (MAX_CO + 1)
+R_SIZEOH = R_STATIC + MAX_BUY * (1 + NTECH)
+R_COST = R_SIZEOH + 3
+R_SZ = R_COST + 1
+K_PRESENT, K_STEVE, K_COMMIT, K_CUR, K_VP, K_SVP, K_PRICE, K_READY, K_TOK = range(9)
+K_TILES = 9
+K_OWN = K_TILES + NTT
+K_TM = K_OWN + NTECH
+K_LOCK = K_TM + NTECH
+K_RESL = K_LOCK + NTECH
+K_LOGL = K_RESL + 1
+K_OUSED = K_LOGL + 1
+K_SOLD = K_OUSED + 1
+K_OUT = K_SOLD + 1
+K_COL = K_OUT + 7
+K_ORD = K_COL + len(COLOURS)
+K_SZ = K_ORD + MAX_CO
+PLANE_CH = NICON + 3
+OBS_GLOBAL = 0
+OBS_REGIONS = G_SIZE
+OBS_COMP = OBS_REGIONS + NREG * R_SZ
+OBS_PLANES = OBS_COMP + MAX_CO * K_SZ
+OBS_SIZE = OBS_PLANES + MAX_CO * NCELL * PLANE_CH
+OBS_LOW = -1.0
+OBS_HIGH = 4.0
+
+
+@njit(cache=True)
+def ego(state, player, c):
+    """Ego slot (0 = player) of company c."""
+    n = state[NCO]
+    return (c - player + n) % n
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    n = state[NCO]
+    rd = state[ROUND]
+    out[G_ROUND + min(rd, ROUNDS) - 1] = 1.0
+    out[G_PHASE + state[PHASE] - 1] = 1.0
+    if state[PEND] >= 0 and state[CUR] == player:
+        out[G_PEND + state[PEND]] = 1.0
+    out[G_REV] = state[REVEALED]
+    for t in range(NTECH):
+        out[G_TSIDE + t] = state[TSIDE + t]
+        out[G_TCOST + t] = (TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0
+        h = state[PATENT + t]
+        out[G_PAT + t * (MAX_CO + 1) + (MAX_CO if h < 0 else ego(state, player, h))] = 1.0
+    for s in range(DISPLAY_SIZE):
+        t = state[DISP + s]
+        out[G_DISP + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
+    out[G_TOK] = state[TOK] / 20.0
+    out[G_STACK] = state[STACKN] / 22.0
+    for r in range(NREG):
+        o = OBS_REGIONS + r * R_SZ
+        t = state[RET + r]
+        if t >= 0:
+            out[o + R_RET] = 1.0
+            out[o + R_BONUS + RT_BONUS[t, state[RSIDE + r]]] = 1.0
+            for s in range(MAX_RSLOT):
+                q = state[ROFF + r * MAX_RSLOT + s]
+                out[o + R_ROFF + s * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+        for s in range(MAX_SLOTS):
+            q = state[OFFS + r * MAX_SLOTS + s]
+            out[o + R_OFFS + s * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+        for c in range(n):
+            out[o + R_MARK + ego(state, player, c)] = state[MARK + r * MAX_CO + c] / 4.0
+        for bb in range(MAX_BUY):
+            q = state[BUY + r * MAX_BUY + bb]
+            out[o + R_BUY + bb * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+            code = REG_BUY[r, bb]
+            if code >= 100:
+                out[o + R_STATIC + bb * (1 + NTECH) + 1 + code - 100] = 1.0
+            elif code > 0:
+                out[o + R_STATIC + bb * (1 + NTECH)] = code / 10.0
+        out[o + R_SIZEOH + REG_SIZE[r]] = 1.0
+        out[o + R_COST] = REG_COST[r] / 4.0
+    for c in range(n):
+        e = ego(state, player, c)
+        o = OBS_COMP + e * K_SZ
+        b = cb(c)
+        out[o + K_PRESENT] = 1.0
+        out[o + K_STEVE] = 1.0 if c == state[STEVE] else 0.0
+        out[o + K_COMMIT] = state[b + C_COMMIT]
+        out[o + K_CUR] = 1.0 if c == state[CUR] else 0.0
+        out[o + K_VP] = state[b + C_VP] / 100.0
+        out[o + K_SVP] = state[b + C_SVP] / 5.0
+        out[o + K_PRICE] = state[b + C_PRICE] / 10.0
+        out[o + K_READY] = state[b + C_READY] / 18.0
+        out[o + K_TOK] = state[b + C_TOK] / 20.0
+        for k in range(state[b + C_NT]):
+            out[o + K_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
+        for t in range(NTECH):
+            out[o + K_OWN + t] = state[b + C_OWN + t]
+            out[o + K_TM + t] = state[b + C_TM + t] / 6.0
+            out[o + K_LOCK + t] = state[b + C_LOCK + t]
+        out[o + K_RESL] = state[b + C_RESL] / 6.0
+        out[o + K_LOGL] = state[b + C_LOGL] / 8.0
+        out[o + K_OUSED] = state[b + C_OUSED] / 18.0
+        out[o + K_SOLD] = state[b + C_SOLD] / 18.0
+        if state[REVEALED] != 0:
+            for k in range(7):
+                out[o + K_OUT + k] = state[b + C_OUT + k] / 10.0
+        out[o + K_COL + state[b + C_COL]] = 1.0
+        if state[PHASE] >= 4 and state[PHASE] <= 7:
+            for i in range(n):
+                if state[ORDER + i] == c:
+                    out[o + K_ORD + i] = 1.0
+        # plan planes: own plan always, others only once revealed
+        if c == player or state[REVEALED] != 0:
+            po = OBS_PLANES + e * NCELL * PLANE_CH
+            write_planes(state, c, out, po)
+    for i in range(OBS_SIZE):
+        if out[i] > OBS_HIGH:
+            out[i] = OBS_HIGH
+
+
+@njit(cache=True)
+def write_planes(state, c, out, po):
+    icon = np.empty(NCELL, dtype=np.int64)
+    src = np.empty(NCELL, dtype=np.int64)
+    if c == state[STEVE]:
+        if state[REVEALED] == 0:
+            return
+        cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
+        for v in range(6):
+            cell = BOTTOM_CELLS[v]
+            if v == cov:
+                out[po + cell * PLANE_CH + NICON + 1] = 1.0
+            else:
+                out[po + cell * PLANE_CH + STEVE_PAD[v]] = 1.0
+                out[po + cell * PLANE_CH + NICON] = 1.0
+        return
+    paint(state, c, icon, src, state[pb(c) + PL_N])
+    for i in range(NCELL):
+        if icon[i] >= 0:
+            out[po + i * PLANE_CH + icon[i]] = 1.0
+            s = src[i]
+            out[po + i * PLANE_CH + NICON + (s if s < 3 else 3) - 1] = 1.0
+
+
+# ============================================================================= hidden information
+@njit(cache=True)
+def random_plan(state, c, gen):
+    """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    save_seat = state[PSEAT]
+    save_stage = state[PSTAGE]
+    save_tile = state[PTILE]
+    reset_plan(state, c)
+    state[PSTAGE] = 0
+    while True:
+        for i in range(NUM_ACTIONS):
+            mask[i] = 0
+        plan_mask(state, c, mask)
+        cnt = 0
+        for i in range(NUM_ACTIONS):
+            cnt += mask[i]
+        k = rng.randint(gen, 0, cnt)
+        a = -1
+        for i in range(NUM_ACTIONS):
+            if mask[i] != 0:
+                if k == 0:
+                    a = i
+                    break
+                k -= 1
+        done = state[PSTAGE] == 2 and a == A_PICK + MAX_TILES
+        plan_apply(state, c, a)
+        if done:
+            break
+    state[PSEAT] = save_seat
+    state[PSTAGE] = save_stage
+    state[PTILE] = save_tile
+
+
+@njit(cache=True)
+def reseed(state, seed):
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Re-draw what ``observer`` cannot see: others' unrevealed plans and future chance."""
+    gen = np.zeros(2, dtype=np.int64)
+    rng.seed_rng(gen, 0, seed + 7919)
+    if state[OVER] == 0 and state[PHASE] == 1:
+        s = state[PSEAT]
+        for c in range(state[NPL]):
+            if c == observer:
+                continue
+            if c < s:
+                random_plan(state, c, gen)
+            elif c == s:
+                reset_plan(state, c)
+                state[PSTAGE] = 0
+    reseed(state, seed)
+
+
+# ============================================================================= pad outcome table
+@njit(cache=True)
+def pad_plan_outcomes(out):
+    """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    o = np.zeros(7, dtype=np.int64)
+    for sides in range(4):
+        for a in range(NARR):
+            reset_plan(st, 0)
+            st[pb(0) + PL_SW] = sides // 2
+            st[pb(0) + PL_SB] = sides % 2
+            st[pb(0) + PL_ARR] = a
+            eval_plan(st, 0, o)
+            i = sides * NARR + a
+            out[i, 0] = sides
+            out[i, 1] = a
+            for k in range(7):
+                out[i, 2 + k] = o[k]

@@ -1,0 +1,1049 @@
+"""Tests of Smartphone Inc.: the worked examples / test vectors of the rules reference
+(section 12), random games cross-checked against the plain-Python reference, hidden
+information, determinism, options and the shell.
+
+Fixture regions of the rules reference that do not exist on the data map are emulated
+on real data regions with the same structure (noted per test)."""
+import os
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from kernels import smartphone_inc as K  # noqa: E402
+from kernels import playout  # noqa: E402
+import reference_smartphone_inc as R  # noqa: E402
+from numba import njit  # noqa: E402
+
+# The shared playout loop compiled without numba's on-disk cache: its cache index holds
+# specialisations for other games' kernels, and saving it from this process fails.
+PLAYOUT = njit(playout.random_playout.py_func)
+
+GREEN, BLUE, BLACK, YELLOW, RED = range(5)
+RG = {rid: i for i, rid in enumerate(K.REGION_IDS)}
+TG = {tid: i for i, tid in enumerate(K.TECH_IDS)}
+GPS, WIFI, GAMEPAD, LIION, NFC, G4 = (TG[x] for x in ("gps", "wifi", "gamepad", "li_ion", "nfc", "4g"))
+
+
+def cfg(n, steve=0, sides=0, cols=None):
+    c = np.zeros(K.CONFIG_SIZE, np.int64)
+    c[0], c[1] = n, steve
+    c[2:2 + K.NTECH] = sides
+    c[2 + K.NTECH:] = -1
+    if cols is not None:
+        c[2 + K.NTECH:2 + K.NTECH + len(cols)] = cols
+    return c
+
+
+def game(n=2, steve=0, sides=0, cols=None, seed=1):
+    st = np.zeros(K.STATE_SIZE, np.int64)
+    K.init(st, cfg(n, steve, sides, cols), seed)
+    return st
+
+
+def cset(st, c, field, v, k=0):
+    st[K.cb(c) + field + k] = v
+
+
+def cget(st, c, field, k=0):
+    return int(st[K.cb(c) + field + k])
+
+
+def outv(st, c):
+    return tuple(int(x) for x in st[K.cb(c) + K.C_OUT:K.cb(c) + K.C_OUT + 7])
+
+
+def set_out(st, c, cd=0, prod=0, imp=0, cov=0, shift=0, res=0, log=0):
+    st[K.cb(c) + K.C_OUT:K.cb(c) + K.C_OUT + 7] = (cd, prod, imp, cov, shift, res, log)
+
+
+def clear_retailers(st):
+    st[K.RET:K.RET + K.NREG] = -1
+    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
+
+
+def offices(st, r):
+    return [int(x) for x in st[K.OFFS + r * K.MAX_SLOTS:K.OFFS + r * K.MAX_SLOTS + K.REG_NSLOT[r]]]
+
+
+def set_offices(st, r, occ):
+    for s in range(K.MAX_SLOTS):
+        st[K.OFFS + r * K.MAX_SLOTS + s] = occ[s] if s < len(occ) else -1
+
+
+def mask_of(st):
+    m = np.zeros(K.NUM_ACTIONS, np.int8)
+    K.legal_mask(st, m)
+    return m
+
+
+def legal(st):
+    return set(np.flatnonzero(mask_of(st)).tolist())
+
+
+def plan_state(tiles=(), four_g=False):
+    """A 2-company game with player 0 planning, owning ``tiles`` (icon pairs)."""
+    st = game(2, cols=[GREEN, BLUE])
+    cset(st, 0, K.C_NT, len(tiles))
+    for k, t in enumerate(tiles):
+        cset(st, 0, K.C_TILES, K.TILE_TYPES.index(t), k)
+    if four_g:
+        cset(st, 0, K.C_OWN, 1, G4)
+    return st
+
+
+def eval0(st):
+    o = np.zeros(7, np.int64)
+    K.eval_plan(st, 0, o)
+    return tuple(int(x) for x in o)
+
+
+def visible_counts(st, c=0):
+    icon = np.zeros(K.NCELL, np.int64)
+    src = np.zeros(K.NCELL, np.int64)
+    K.paint(st, c, icon, src, int(st[K.pb(c) + K.PL_N]))
+    return Counter(K.ICON_NAMES[i] for i in icon if i >= 0)
+
+
+def pad_table():
+    out = np.zeros((480, 9), np.int64)
+    K.pad_plan_outcomes(out)
+    return out
+
+
+# ============================================================ rulebook examples
+def test_e1_price():
+    st = plan_state()
+    K.step(st, K.A_SIDES + 0)
+    K.step(st, K.A_ARR + 63)
+    o = eval0(st)
+    assert 5 + o[K.O_SHIFT] == 3
+    assert o == (2, 2, 1, 0, -2, 3, 2)
+    vc = visible_counts(st)
+    assert vc["CHEAP"] == 2 and vc["PUP"] == 0
+    # 54 of the 480 pad plans give 2 active CHEAP and no PUP, all with W0 + B0
+    hits = []
+    for sides in range(4):
+        for a in range(K.NARR):
+            s2 = plan_state()
+            K.step(s2, K.A_SIDES + sides)
+            K.step(s2, K.A_ARR + a)
+            vc = visible_counts(s2)
+            if vc["CHEAP"] == 2 and vc["PUP"] == 0:
+                hits.append(sides)
+    assert len(hits) == 54 and set(hits) == {0}
+
+
+def test_e2_production():
+    st = plan_state()
+    K.step(st, K.A_SIDES + 0)
+    K.step(st, K.A_ARR + 7)
+    o = eval0(st)
+    assert o[K.O_CD] + o[K.O_PROD] == 7 and o[K.O_CD] == 4
+    assert 5 + o[K.O_SHIFT] == 2 and o[K.O_RES] == 1 and o[K.O_LOG] == 2 and o[K.O_IMPCOV] == 1
+    t = pad_table()
+    seven = [(int(r[0]), int(r[1])) for r in t if r[2] + r[3] == 7]
+    assert seven == [(0, 7), (0, 20), (0, 24), (0, 37), (0, 50), (0, 54)]
+
+
+def test_e3_research_two_rounds():
+    st = game(2, cols=[GREEN, BLUE])
+    assert K.TECH_COST[G4] == 6
+    cset(st, 0, K.C_TM, 3, G4)
+    K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, G4) == 0 and cget(st, 0, K.C_TM, G4) == 3
+    cset(st, 0, K.C_TM, 6, G4)
+    K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, G4) == 1 and st[K.PATENT + G4] == 0
+    assert K.tech_cost(st, G4, 1) == 5
+    # variant: the other company took the patent in between
+    st = game(2, cols=[GREEN, BLUE])
+    cset(st, 0, K.C_TM, 3, G4)
+    st[K.PATENT + G4] = 1
+    cset(st, 0, K.C_TM, 4, G4)
+    K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, G4) == 0
+    cset(st, 0, K.C_TM, 5, G4)
+    K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, G4) == 1 and st[K.PATENT + G4] == 1
+
+
+def research_order(st, first, second):
+    cset(st, first, K.C_PRICE, 3)
+    cset(st, second, K.C_PRICE, 6)
+
+
+def test_e4_patent_race_through_phase5():
+    st = game(2, cols=[GREEN, RED])       # company 0 green, 1 red
+    assert K.TECH_COST[GAMEPAD] == 5
+    cset(st, 1, K.C_TM, 4, GAMEPAD)
+    cset(st, 0, K.C_TM, 3, GAMEPAD)
+    set_out(st, 0, res=2)
+    set_out(st, 1, res=0)
+    research_order(st, 0, 1)
+    K.start_phase(st, 5)
+    K.run(st)
+    assert st[K.PEND] == K.P_RES and st[K.CUR] == 0
+    K.step(st, K.A_RES + GAMEPAD)
+    K.step(st, K.A_RES + GAMEPAD)
+    assert cget(st, 0, K.C_OWN, GAMEPAD) == 1 and cget(st, 1, K.C_OWN, GAMEPAD) == 1
+    assert st[K.PATENT + GAMEPAD] == 0
+
+
+def test_e5_logistics_reach():
+    st = game(2, cols=[BLACK, GREEN])
+    got = {K.REGION_IDS[r] for r in range(K.NREG) if K.logistics_legal(st, 0, r)}
+    assert got == {"europe", "china", "emirates", "south_america"}
+    # a full region drops out
+    r = RG["emirates"]
+    set_offices(st, r, [1, 1, 1])
+    got = {K.REGION_IDS[r] for r in range(K.NREG) if K.logistics_legal(st, 0, r)}
+    assert got == {"europe", "china", "south_america"}
+
+
+def test_e6_selling_leftmost_buyers():
+    # emulated on North Africa [3, 4, 5, wifi, gamepad]: P at price 4 owning Gamepad
+    st = game(2, cols=[BLACK, GREEN])
+    clear_retailers(st)
+    na = RG["north_africa"]
+    cset(st, 0, K.C_PRICE, 4)
+    cset(st, 0, K.C_OWN, 1, GAMEPAD)
+    assert K.sell_cap(st, 0, na) == 3
+    cset(st, 0, K.C_READY, 4)
+    cset(st, 1, K.C_PRICE, 5)
+    vp0 = cget(st, 0, K.C_VP)
+    K.start_phase(st, 7)
+    # stop right after P's forced sales: inspect buyers via a copy stepping the kernel by hand
+    s2 = st.copy()
+    K.advance(s2)
+    assert s2[K.PEND] == K.P_SELL and K.forced_sell(s2) == na
+    for _ in range(3):
+        K.apply(s2, K.A_SELL + na)
+    assert [int(x) for x in s2[K.BUY + na * K.MAX_BUY:K.BUY + na * K.MAX_BUY + 5]] == [-1, 0, 0, -1, 0]
+    K.run(st)   # the whole selling phase and scoring run without a decision
+    assert cget(st, 0, K.C_READY) == 0          # 1 good discarded
+    # 3 goods x price 4, plus leadership of North Africa (slot 0 value 1)
+    assert cget(st, 0, K.C_VP) - vp0 == 12 + K.REG_SLOTVP[na, 0, 0]
+
+
+def leadership_game():
+    st = game(5, cols=[0, 1, 2, 3, 4])
+    for r in range(K.NREG):
+        set_offices(st, r, [])
+    return st
+
+
+def run_scoring(st):
+    before = [cget(st, c, K.C_VP) for c in range(5)]
+    K.end_round(st)
+    return [cget(st, c, K.C_VP) - before[c] for c in range(5)]
+
+
+def sold(st, r, idx, c):
+    st[K.BUY + r * K.MAX_BUY + idx] = c
+
+
+def test_e7_leadership_rightmost_slot_value():
+    st = leadership_game()
+    r = RG["usa"]     # M region: slot_vp (1,-), (2,-), (4,2), (6,3)
+    assert [tuple(x) for x in K.REG_SLOTVP[r, :4]] == [(1, -1), (2, -1), (4, 2), (6, 3)]
+    set_offices(st, r, [BLUE, YELLOW])
+    sold(st, r, 0, BLUE)
+    sold(st, r, 1, BLUE)
+    sold(st, r, 2, YELLOW)
+    d = run_scoring(st)
+    assert d[BLUE] == 2 and d[YELLOW] == 0
+
+
+def test_e8_leadership_tie():
+    st = leadership_game()
+    r = RG["usa"]
+    set_offices(st, r, [BLACK, BLACK, YELLOW, YELLOW])
+    sold(st, r, 0, BLUE)
+    sold(st, r, 1, GREEN)
+    sold(st, r, 2, RED)
+    d = run_scoring(st)
+    assert d[BLUE] == 6 and d[GREEN] == 3 and d[RED] == 0
+
+
+# ============================================================ our own scenarios
+def test_t1_pad_enumeration():
+    t = pad_table()
+    assert len(t) == 480
+    outs = {tuple(r[2:]) for r in t}
+    assert len(outs) == 80
+    assert [len({tuple(r[2:]) for r in t if r[0] == s}) for s in range(4)] == [19, 21, 20, 20]
+    price = 5 + t[:, 2 + K.O_SHIFT]
+    assert price.min() == 2 and price.max() == 8
+    assert t[:, 2 + K.O_RES].max() == 4 and t[:, 2 + K.O_LOG].max() == 4
+    assert (t[:, 2 + K.O_RES] + t[:, 2 + K.O_LOG]).max() == 6
+    cover = []
+    cheap = []
+    for sides in range(4):
+        for a in range(K.NARR):
+            st = plan_state()
+            K.step(st, K.A_SIDES + sides)
+            K.step(st, K.A_ARR + a)
+            cover.append(eval0(st)[K.O_CD])
+            cheap.append(visible_counts(st)["CHEAP"])
+    assert [cover.count(k) for k in (1, 2, 3, 4)] == [128, 224, 32, 96]
+    assert [cheap.count(k) for k in (0, 1, 2, 3)] == [148, 136, 136, 60]
+    assert Counter(t[:, 2 + K.O_IMP].tolist()) == {0: 164, 1: 240, 2: 76}
+    goods = Counter((t[:, 2] + t[:, 3]).tolist())
+    assert [goods[k] for k in range(1, 8)] == [36, 98, 110, 136, 68, 26, 6]
+
+
+def p0(tiles=(), four_g=False):
+    st = plan_state(tiles, four_g)
+    K.step(st, K.A_SIDES + 2)
+    K.step(st, K.A_ARR + 63)
+    return st
+
+
+def test_t2_concrete_plan():
+    st = p0()
+    o = eval0(st)
+    assert o == (2, 1, 1, 1, 0, 3, 2)
+    assert 5 + o[K.O_SHIFT] == 5 and o[K.O_CD] + o[K.O_PROD] == 3
+
+
+def place(st, tile_index, code):
+    K.step(st, K.A_PICK + tile_index)
+    assert mask_of(st)[K.A_PLACE + code] == 1
+    K.step(st, K.A_PLACE + code)
+
+
+def test_t3_tile_over_overlap():
+    st = p0([("PROD", "RES")])
+    place(st, 0, 344)
+    o = eval0(st)
+    assert 5 + o[K.O_SHIFT] == 6 and o[K.O_PROD] == 1 and o[K.O_RES] == 4 and o[K.O_LOG] == 2
+    assert o[K.O_CD] == 2 and o[K.O_IMP] == 1 and o[K.O_IMPCOV] == 1
+    assert visible_counts(st)["CHEAP"] == 0
+
+
+def test_t4_tile_covering_visible_imp():
+    st = p0([("RES", "LOG")])
+    place(st, 0, 352)
+    o = eval0(st)
+    assert o[K.O_IMP] == 0 and o[K.O_IMPCOV] == 2
+    assert o[K.O_RES] == 3 and o[K.O_LOG] == 3 and 5 + o[K.O_SHIFT] == 5 and o[K.O_CD] + o[K.O_PROD] == 3
+
+
+def test_t5_tile_under_top_pad():
+    st = p0([("PROD", "PDOWN")])
+    place(st, 0, 387)
+    o = eval0(st)
+    assert 5 + o[K.O_SHIFT] == 5 and o[K.O_RES] == 3 and o[K.O_LOG] == 1 and o[K.O_CD] + o[K.O_PROD] == 4
+    st = p0([("PROD", "PDOWN")])
+    place(st, 0, 386)
+    o = eval0(st)
+    assert 5 + o[K.O_SHIFT] == 4 and o[K.O_RES] == 2 and o[K.O_LOG] == 1 and o[K.O_CD] + o[K.O_PROD] == 4
+
+
+def test_t6_placement_legality():
+    st = p0([("PROD", "RES"), ("RES", "LOG")])
+    K.step(st, K.A_PICK + 0)
+    m = mask_of(st)
+    hz = lambda r, c: 8 * r + c          # noqa: E731
+    vt = lambda r, c: 64 + 9 * r + c     # noqa: E731
+    assert m[K.A_PLACE + 4 * hz(4, 5)] == 0                    # (a)
+    assert m[K.A_PLACE + 4 * vt(4, 6)] == 0                    # (b)
+    assert m[K.A_PLACE + 4 * hz(3, 4) + 1] == 1                # (c)
+    assert m[K.A_PLACE + 4 * vt(2, 4) + 1] == 0                # (d)
+    assert m[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 34     # (f)
+    s4 = p0([("PROD", "RES")], four_g=True)
+    K.step(s4, K.A_PICK + 0)
+    m4 = mask_of(s4)
+    assert m4[K.A_PLACE + 4 * hz(4, 5)] == 1
+    assert m4[K.A_PLACE + 4 * vt(4, 6)] == 0
+    assert m4[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 62
+    # (c) fully hidden under-tile equals P0 with d = 0
+    sc = p0([("PROD", "RES")])
+    place(sc, 0, 4 * hz(3, 4) + 1)
+    assert eval0(sc) == eval0(p0())
+    # (e) A over (4,3)-(4,4); B cannot bury it, B over (4,4)-(4,5) is legal
+    K.step(st, K.A_PLACE + 4 * hz(4, 3))
+    K.step(st, K.A_PICK + 1)
+    m = mask_of(st)
+    assert m[K.A_PLACE + 4 * hz(4, 3)] == 0 and m[K.A_PLACE + 4 * hz(4, 3) + 2] == 0
+    assert m[K.A_PLACE + 4 * hz(4, 4)] == 1
+    K.step(st, K.A_PLACE + 4 * hz(4, 4))
+    o = eval0(st)
+    assert o[K.O_PROD] == 2 and o[K.O_RES] == 3 and o[K.O_LOG] == 2 and 5 + o[K.O_SHIFT] == 4
+    assert o[K.O_CD] == 2 and o[K.O_CD] + o[K.O_PROD] == 4
+
+
+def test_t7_turn_order():
+    st = game(4, cols=[0, 1, 2, 3])
+    for c, (pr, vp, sv) in enumerate([(4, 12, 1), (4, 12, 3), (3, 20, 5), (4, 9, 2)]):
+        cset(st, c, K.C_PRICE, pr)
+        cset(st, c, K.C_VP, vp)
+        cset(st, c, K.C_SVP, sv)
+    K.compute_order(st)
+    assert list(st[K.ORDER:K.ORDER + 4]) == [2, 3, 0, 1]
+
+
+def t8_state():
+    st = game(2, cols=[GREEN, BLUE])      # front sides: Gamepad front in play
+    st[K.PATENT + NFC] = 1
+    cset(st, 0, K.C_TM, 3, GAMEPAD)
+    cset(st, 0, K.C_TM, 4, NFC)
+    return st
+
+
+def test_t8_research_cascade():
+    st = t8_state()
+    for _ in range(2):
+        cset(st, 0, K.C_TM, cget(st, 0, K.C_TM, GAMEPAD) + 1, GAMEPAD)
+        K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, GAMEPAD) and cget(st, 0, K.C_OWN, NFC)
+    assert st[K.PATENT + GAMEPAD] == 0 and st[K.PATENT + NFC] == 1
+    assert cget(st, 0, K.C_OUSED) == 3 and K.tech_cost(st, GAMEPAD, 1) == 4
+    st = t8_state()
+    cset(st, 0, K.C_TM, 5, NFC)
+    K.complete_check(st, 0)
+    cset(st, 0, K.C_TM, 4, GAMEPAD)
+    K.complete_check(st, 0)
+    assert cget(st, 0, K.C_OWN, NFC) and not cget(st, 0, K.C_OWN, GAMEPAD)
+    assert cget(st, 0, K.C_TM, GAMEPAD) == 4 and st[K.PATENT + NFC] == 1
+
+
+def test_t9_logistics_chain():
+    # emulated: A = North Africa (home), B = Emirates (cost 2) leading to C = RSA,
+    # D = Europe (full), E = China (1 marker already)
+    st = game(2, cols=[BLACK, GREEN])
+    clear_retailers(st)
+    set_offices(st, RG["europe"], [1, 1, 1, 1, 1])
+    st[K.MARK + RG["china"] * K.MAX_CO + 0] = 1
+    set_out(st, 0, log=5)
+    set_out(st, 1, log=0)
+    research_order(st, 0, 1)
+    K.start_phase(st, 6)
+    K.run(st)
+    assert st[K.PEND] == K.P_LOG and st[K.CUR] == 0
+    names = lambda: {K.REGION_IDS[a - K.A_LOG] for a in legal(st) if a < K.A_LOG + K.NREG}  # noqa: E731
+    assert names() == {"emirates", "china", "south_america"}
+    K.step(st, K.A_LOG + RG["emirates"])
+    K.step(st, K.A_LOG + RG["emirates"])
+    assert offices(st, RG["emirates"])[0] == 0
+    assert "rsa" in names() and "europe" not in names()
+    K.step(st, K.A_LOG + RG["rsa"])
+    K.step(st, K.A_LOG + RG["rsa"])
+    assert offices(st, RG["rsa"])[0] == 0
+    K.step(st, K.A_LOG + RG["china"])     # 2 of 4 on China
+    assert st[K.MARK + RG["china"] * K.MAX_CO] == 2
+
+
+def test_t10_forced_selling_split():
+    # emulated: P (black) has offices in North Africa [3,4,5,wifi,gamepad] and Europe [4,5,6,7,nfc,4g]
+    st = game(5, cols=[0, 1, 2, 3, 4])
+    P = BLACK
+    set_offices(st, RG["europe"], [P])
+    for c in range(5):
+        cset(st, c, K.C_PRICE, 5 if c == P else 9)
+    cset(st, P, K.C_PRICE, 5)
+    caps = {r: K.sell_cap(st, P, r) for r in range(K.NREG) if K.sell_cap(st, P, r)}
+    assert caps == {RG["north_africa"]: 1, RG["europe"]: 3}
+    cset(st, P, K.C_OWN, 1, G4)
+    st[K.TSIDE + G4] = 1
+    assert K.sell_cap(st, P, RG["europe"]) == 4 and K.sell_cap(st, P, RG["russia"]) == 1
+    assert K.sell_cap(st, P, RG["china"]) == 1      # buyers 2,3,4 < 5 but 5 is eligible
+    cset(st, P, K.C_OWN, 0, G4)
+    # (c) another company sold first on two of P's eligible Europe buyers
+    s = st.copy()
+    sold(s, RG["europe"], 1, RED)
+    sold(s, RG["europe"], 2, RED)
+    assert K.sell_cap(s, P, RG["europe"]) == 1
+    # (d) without 4G back no capacity where P has no office
+    assert K.sell_cap(st, P, RG["russia"]) == 0
+    # (a) 7 ready goods: all 4 sold automatically, 3 discarded, 20 VP of sales
+    s = st.copy()
+    cset(s, P, K.C_READY, 7)
+    K.start_phase(s, 7)
+    K.advance(s)
+    assert K.forced_sell(s) >= 0
+    vp = cget(s, P, K.C_VP)
+    K.run(s)
+    assert cget(s, P, K.C_READY) == 0
+    lead = K.REG_SLOTVP[RG["north_africa"], 0, 0] + K.REG_SLOTVP[RG["europe"], 0, 0]
+    assert cget(s, P, K.C_VP) - vp == 20 + lead
+    # (b) 3 ready goods: a real choice; a single good in North Africa goes to the price-5 buyer
+    s = st.copy()
+    cset(s, P, K.C_READY, 3)
+    K.start_phase(s, 7)
+    K.run(s)
+    assert s[K.PEND] == K.P_SELL and s[K.CUR] == P
+    assert legal(s) == {K.A_SELL + RG["north_africa"], K.A_SELL + RG["europe"]}
+    assert legal(s) == R.legal_actions(s)
+    K.apply(s, K.A_SELL + RG["north_africa"])
+    assert s[K.BUY + RG["north_africa"] * K.MAX_BUY + 2] == P
+    assert legal(s) == {K.A_SELL + RG["europe"]}
+    assert K.forced_sell(s) == RG["europe"]        # the rest is resolved by the environment
+
+
+def test_t11_leadership_runner_up():
+    st = leadership_game()
+    r = RG["russia"]      # L: slot 3 shows (5, 2)
+    set_offices(st, r, [RED, RED, RED])
+    X, Y, Z = GREEN, BLUE, BLACK
+    for i in (1, 3):
+        sold(st, r, i, X)
+    for i in (0, 4):
+        sold(st, r, i, Y)
+    sold(st, r, 2, Z)
+    r2 = RG["canada"]     # no office: a 4G-back sale scores nothing
+    sold(st, r2, 0, YELLOW)
+    d = run_scoring(st)
+    assert d[Y] == 5 and d[X] == 2 and d[Z] == 0 and d[YELLOW] == 0
+
+
+def test_t12_nfc_front_and_turn_order():
+    st = game(2, cols=[GREEN, BLACK])
+    P, Q = 0, 1
+    cset(st, P, K.C_OWN, 1, NFC)
+    for c, (pr, vp) in ((P, (6, 10)), (Q, (6, 20))):
+        cset(st, c, K.C_PRICE, pr)
+        cset(st, c, K.C_VP, vp)
+    cset(st, P, K.C_READY, 5)
+    set_out(st, P)
+    set_out(st, Q)
+    K.start_phase(st, 6)
+    assert list(st[K.ORDER:K.ORDER + 2]) == [P, Q]
+    K.run(st)
+    assert st[K.PEND] == K.P_NFC and st[K.CUR] == P
+    assert legal(st) == {K.A_NFC, K.A_NFC + 1, K.A_NFC + 2}
+    K.apply(st, K.A_NFC + 2)
+    assert cget(st, P, K.C_VP) == 28 and cget(st, P, K.C_READY) == 2
+    K.compute_order(st)
+    assert list(st[K.ORDER:K.ORDER + 2]) == [Q, P]
+
+
+def stop_at_phase4(st):
+    """Make phase 4 stop at its first decision (display non-empty, everyone has an active IMP)."""
+    for c in range(int(st[K.NCO])):
+        cset(st, c, K.C_OUT, 1, K.O_IMP)
+    st[K.DISP] = 0
+
+
+def test_t13_wifi_back_goods_cap():
+    st = game(2, cols=[YELLOW, GREEN])
+    P = 0
+    cset(st, P, K.C_OWN, 1, WIFI)
+    st[K.TSIDE + WIFI] = 1
+    cset(st, P, K.C_PRICE, 10)
+    cset(st, P, K.C_READY, 4)
+    set_out(st, P)
+    set_out(st, 1)
+    K.start_phase(st, 7)
+    K.run(st)                               # no capacity: P keeps its 4 goods
+    assert st[K.ROUND] == 2 and cget(st, P, K.C_READY) == 4
+    for keep, expect in ((True, 18), (False, 16)):
+        s = st.copy()
+        if not keep:
+            cset(s, P, K.C_READY, 0)
+        set_out(s, P, cd=16)
+        set_out(s, 1)
+        stop_at_phase4(s)
+        s[K.PHASE] = 2
+        K.run(s)
+        assert s[K.PHASE] == 4 and cget(s, P, K.C_READY) == expect
+
+
+def test_t14_retailer_office_and_extra_office():
+    st = game(2, cols=[YELLOW, GREEN])
+    P, Q = 0, 1
+    clear_retailers(st)
+    H, MX = RG["south_america"], RG["north_africa"]
+    st[K.RET + MX] = K.RETAILER_IDS.index("M1")
+    st[K.RSIDE + MX] = 1      # extra_office side
+    set_offices(st, H, [P, Q])
+    set_out(st, P, log=3)
+    set_out(st, Q)
+    research_order(st, P, Q)
+    K.start_phase(st, 6)
+    K.run(st)
+    for _ in range(3):
+        assert st[K.PEND] == K.P_LOG
+        K.step(st, K.A_LOG + MX)
+    assert st[K.ROFF + MX * K.MAX_RSLOT] == P
+    assert st[K.PEND] == K.P_OFF and st[K.CUR] == P and legal(st) == {K.A_OFF + H}
+    assert legal(st) == R.legal_actions(st)
+    K.step(st, K.A_OFF + H)
+    assert offices(st, H) == [P, Q, P, -1]
+    assert K.retailer_vp(st, P) == 5
+    assert not K.logistics_legal(st, P, MX)
+    st[K.ROFF + MX * K.MAX_RSLOT + 1] = Q
+    assert K.retailer_vp(st, Q) == 3
+
+
+def test_t15_office_move():
+    st = leadership_game()
+    P, Q, Rr, S = GREEN, BLUE, BLACK, YELLOW
+    Z, Y = RG["usa"], RG["emirates"]
+    set_offices(st, Z, [P, Q, Rr])
+    set_offices(st, Y, [S])
+    st[K.BKIND] = K.B_MOVE
+    st[K.BCO] = P
+    st[K.MSRC] = -1
+    K.run(st)
+    assert st[K.PEND] == K.P_MSRC and st[K.CUR] == P
+    assert legal(st) == R.legal_actions(st)
+    K.step(st, K.A_MSRC + Z)
+    assert st[K.PEND] == K.P_OFF and legal(st) == R.legal_actions(st)
+    K.step(st, K.A_OFF + Y)
+    assert offices(st, Z) == [Q, Rr, -1, -1] and offices(st, Y) == [S, P, -1]
+    assert tuple(K.REG_SLOTVP[Z, 1]) == (2, -1)
+
+
+def test_t16_liion_back_and_gps_front():
+    st = game(2, cols=[GREEN, BLUE])
+    P = 0
+    st[K.TSIDE + LIION] = 1
+    cset(st, P, K.C_OWN, 1, GPS)
+    cset(st, P, K.C_OWN, 1, NFC)
+    cset(st, P, K.C_TM, 5, LIION)
+    K.complete_check(st, P)
+    assert cget(st, P, K.C_OWN, LIION) and cget(st, P, K.C_READY) == 1
+    cset(st, P, K.C_READY, 0)
+    cset(st, P, K.C_TOK, 1)
+    set_out(st, P, cd=3, prod=2)     # C = 2, d = 1, 2 production icons
+    set_out(st, 1)
+    stop_at_phase4(st)
+    st[K.PHASE] = 3
+    K.run(st)
+    assert cget(st, P, K.C_READY) == 9
+
+
+def test_t17_steve():
+    st = game(1, steve=1, cols=[GREEN, BLUE])
+    S = 1
+    assert list(K.STEVE_PAD) == [K.CHEAP, K.RES, K.LOG, K.PROD, K.LOG, K.IMP]
+    table = [(5, 2, 1, 2, 1), (4, 3, 0, 2, 1), (4, 3, 1, 1, 1), (4, 3, 1, 2, 0), (4, 3, 1, 1, None)]
+    total = []
+    for rd in range(1, 6):
+        st[K.ROUND] = rd
+        ntiles = min(rd, 4)      # starting tile + 1 tile in each of rounds 1-3
+        tokens = 1 if rd == 5 else 0
+        cset(st, S, K.C_NT, ntiles)
+        K.steve_outcome(st, S)
+        o = outv(st, S)
+        price, goods, res, log, tile = table[rd - 1]
+        assert 5 + o[K.O_SHIFT] == price
+        assert o[K.O_CD] - ntiles + o[K.O_PROD] == goods
+        assert o[K.O_RES] == res and o[K.O_LOG] == log
+        if tile is not None:
+            assert (o[K.O_IMP], o[K.O_IMPCOV]) == ((1, 0) if tile else (0, 1))
+        total.append(o[K.O_CD] + o[K.O_PROD] + tokens)
+    assert total == [3, 5, 6, 7, 8]
+
+
+def test_t18_display_runs_out():
+    st = game(5, cols=[0, 1, 2, 3, 4])
+    for c in range(5):
+        cset(st, c, K.C_PRICE, 1 + c)
+        set_out(st, c)
+    for c in range(3):
+        cset(st, c, K.C_OUT, 2, K.O_IMP)
+    cset(st, 3, K.C_OUT, 1, K.O_IMPCOV)
+    st[K.DISP:K.DISP + 5] = [0, 1, 2, 3, 4]
+    K.start_phase(st, 4)
+    K.run(st)
+    while st[K.PHASE] == 4 and st[K.PEND] == K.P_IMPR:
+        a = min(legal(st))
+        K.step(st, a)
+    assert [cget(st, c, K.C_NT) - 1 for c in range(5)] == [2, 2, 1, 0, 0]
+    assert [cget(st, c, K.C_TOK) for c in range(5)] == [0, 0, 1, 1, 0]
+    assert st[K.TOK] == 18
+
+
+def test_t19_end_game_ties():
+    st = game(3, cols=[0, 1, 2])
+    A, B, C = 0, 1, 2
+    clear_retailers(st)
+    for c, vp in ((A, 60), (B, 62), (C, 58)):
+        cset(st, c, K.C_VP, vp)
+        for t in range(3):
+            cset(st, c, K.C_OWN, 1, t)
+    st[K.PATENT + NFC] = A       # 6 VP
+    st[K.PATENT + GPS] = C       # 4 VP
+    st[K.RET + RG["caribbean"]] = K.RETAILER_IDS.index("S1")
+    st[K.ROFF + RG["caribbean"] * K.MAX_RSLOT] = B
+    st[K.RET + RG["rsa"]] = K.RETAILER_IDS.index("S2")
+    st[K.ROFF + RG["rsa"] * K.MAX_RSLOT] = C
+    sc = np.zeros(3, np.int64)
+    K.scores(st, sc)
+    assert list(sc) == [66, 66, 66]
+    rk = np.zeros(3, np.int64)
+    K.ranks(st, rk)
+    assert list(rk) == [1, 3, 1] == R.final_ranks(st)
+
+
+def test_t20_price_clamp():
+    st = game(2, cols=[GREEN, BLUE])
+    set_out(st, 0, shift=-5)
+    set_out(st, 1, shift=5)
+    cset(st, 1, K.C_OWN, 1, NFC)
+    st[K.TSIDE + NFC] = 1
+    stop_at_phase4(st)
+    st[K.PHASE] = 2
+    K.run(st)
+    assert cget(st, 0, K.C_PRICE) == 1 and cget(st, 1, K.C_PRICE) == 10
+    s = game(2, cols=[GREEN, BLUE])
+    s[K.TSIDE + NFC] = 1
+    cset(s, 0, K.C_PRICE, 10)
+    cset(s, 0, K.C_TM, 6, NFC)
+    K.complete_check(s, 0)
+    assert cget(s, 0, K.C_OWN, NFC) and cget(s, 0, K.C_PRICE) == 10
+
+
+def test_t21_retailer_markers_locked():
+    st = game(2, cols=[GREEN, BLUE])
+    P, Q = 0, 1
+    clear_retailers(st)
+    st[K.TSIDE + GAMEPAD] = 1
+    set_offices(st, RG["caribbean"], [Q, Q, Q])
+    set_offices(st, RG["emirates"], [Q, Q, Q])
+    st[K.RET + RG["rsa"]] = K.RETAILER_IDS.index("S2")
+    st[K.RSIDE + RG["rsa"]] = 0      # tech_markers 2
+    cset(st, P, K.C_TM, 4, GAMEPAD)
+    cset(st, P, K.C_TM, 4, G4)
+    set_out(st, P, res=3)
+    set_out(st, Q)
+    research_order(st, P, Q)
+    K.start_phase(st, 5)
+    K.run(st)
+    K.step(st, K.A_RES + GAMEPAD)
+    assert cget(st, P, K.C_OWN, GAMEPAD) and st[K.PEND] == K.P_OFF
+    assert legal(st) == {K.A_OFF + RG["rsa"]} == R.legal_actions(st)
+    K.step(st, K.A_OFF + RG["rsa"])
+    assert st[K.PEND] == K.P_BTECH
+    K.step(st, K.A_BTECH + G4)
+    K.step(st, K.A_BTECH + G4)
+    assert cget(st, P, K.C_TM, G4) == 6 and not cget(st, P, K.C_OWN, G4)
+    assert st[K.PEND] == K.P_RES and st[K.CUR] == P
+    K.step(st, K.A_RES + G4)
+    K.step(st, K.A_RES + G4)
+    assert not cget(st, P, K.C_OWN, G4) and cget(st, P, K.C_TM, G4) == 8
+    assert cget(st, P, K.C_LOCK, G4) == 0 or st[K.PHASE] == 5
+    # next research turn: completes with the free patent
+    s = game(2, cols=[GREEN, BLUE])
+    s[:] = st
+    set_out(s, P)
+    set_out(s, Q)
+    s[K.BKIND] = 0
+    for c in range(2):
+        for t in range(K.NTECH):
+            cset(s, c, K.C_LOCK, 0, t)
+    K.start_phase(s, 5)
+    K.run(s)
+    assert cget(s, P, K.C_OWN, G4) and s[K.PATENT + G4] == P
+
+
+def test_t22_liion_front():
+    st = game(2, cols=[GREEN, BLUE])
+    cset(st, 0, K.C_OWN, 1, LIION)
+    set_out(st, 0, res=3, log=2)
+    K.start_phase(st, 5)
+    assert cget(st, 0, K.C_RESL) == 3
+    K.start_phase(st, 6)
+    assert cget(st, 0, K.C_LOGL) == 5
+
+
+def test_t23_wifi_front_targets():
+    st = game(2, cols=[GREEN, BLUE])
+    P = 0
+    clear_retailers(st)
+    H, X, RT = RG["australia"], RG["india"], RG["rsa"]
+    set_offices(st, X, [P, P])
+    st[K.RET + RT] = 0
+    st[K.ROFF + RT * K.MAX_RSLOT] = P
+    got = [r for r in range(K.NREG) if K.office_target_legal(st, P, K.OT_WIFI, r)]
+    assert got == [H]
+    set_offices(st, H, [P, 1, 1, 1])
+    assert not K.any_office_target(st, P, K.OT_WIFI)
+
+
+def test_t24_imp_counts():
+    t = pad_table()
+    w0b1 = t[t[:, 0] == 1]
+    assert (w0b1[:, 2 + K.O_IMP] == 0).all() and (w0b1[:, 2 + K.O_IMPCOV] == 0).all()
+    w1b0 = t[t[:, 0] == 2]
+    assert (w1b0[:, 2 + K.O_IMP] == 2).sum() == 76 and (t[:, 2 + K.O_IMP] == 2).sum() == 76
+
+
+# ============================================================ setup
+def test_retailer_layout_by_company_count():
+    for n, steve, expect in ((1, 1, {"china", "canada", "caribbean"}), (2, 1, {"europe", "rsa"}),
+                             (3, 1, {"canada"}), (5, 0, set())):
+        for seed in range(3):
+            st = game(n, steve, seed=seed)
+            N = n + steve
+            homes = {K.REGION_IDS[K.COL_HOME[cget(st, c, K.C_COL)]] for c in range(N)}
+            mids = [K.REGION_IDS[r] for r in range(K.NREG) if K.REG_SIZE[r] == 1 and K.REGION_IDS[r] not in homes]
+            got = {K.REGION_IDS[r] for r in range(K.NREG) if st[K.RET + r] >= 0}
+            want = set(expect)
+            if N in (2, 3):
+                want |= set(mids)
+            elif N == 4:
+                want |= set(mids[:1])
+            assert got == want
+            for r in range(K.NREG):
+                if st[K.RET + r] >= 0:
+                    assert K.RT_SIZE[st[K.RET + r]] == K.REG_SIZE[r]
+            assert len({cget(st, c, K.C_COL) for c in range(N)}) == N
+            for c in range(N):
+                assert cget(st, c, K.C_VP) == K.COL_SVP[cget(st, c, K.C_COL)]
+                assert offices(st, K.COL_HOME[cget(st, c, K.C_COL)])[0] == c
+
+
+# ============================================================ random games
+STOPS = (K.A_RES + K.NTECH, K.A_LOG + K.NREG, K.A_PICK + K.MAX_TILES, K.A_PLACE + K.FACE_DOWN)
+
+
+def random_games(count, seed0=0):
+    mask = np.zeros(K.NUM_ACTIONS, np.int8)
+    obs = np.zeros(K.OBS_SIZE, np.float32)
+    obs2 = np.zeros(K.OBS_SIZE, np.float32)
+    combos = [(1, 1), (2, 0), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1), (5, 0)]
+    for g in range(count):
+        n, steve = combos[g % len(combos)]
+        sides = (g // len(combos)) % 3
+        st = game(n, steve, sides=sides, seed=seed0 + g)
+        rs = np.random.default_rng(seed0 + g)
+        steps = 0
+        while K.current_player(st) >= 0:
+            K.legal_mask(st, mask)
+            km = set(np.flatnonzero(mask).tolist())
+            assert km, "empty mask"
+            assert km == R.legal_actions(st), (K.BLOCK_NAMES[st[K.PEND]], sorted(km ^ R.legal_actions(st))[:8])
+            p = K.current_player(st)
+            assert 0 <= p < n
+            for c in range(n + steve):
+                assert 0 <= cget(st, c, K.C_READY) <= K.GOODS_CAP
+                assert K.PRICE_MIN <= cget(st, c, K.C_PRICE) <= K.PRICE_MAX
+            if steps % 7 == 0:
+                for q in range(n):
+                    K.observe(st, q, obs)
+                    assert np.isfinite(obs).all() and obs.min() >= K.OBS_LOW and obs.max() <= K.OBS_HIGH
+            # hidden information: the current planner's partial plan is invisible to others
+            if st[K.PHASE] == 1 and n > 1 and steps % 3 == 0:
+                q = (p + 1) % n
+                K.observe(st, q, obs)
+                s2 = st.copy()
+                K.determinize(s2, q, 99 + steps)
+                K.observe(s2, q, obs2)
+                assert np.array_equal(obs, obs2)
+            if st[K.REVEALED] and st[K.PHASE] >= 2 and st[K.PHASE] < 8:
+                for c in range(n):
+                    assert outv(st, c) == R.outcome(st, c)
+            acts = sorted(km)
+            if g % 2:      # eager player: rarely stops, so offices, retailer bonuses and techs happen
+                w = np.array([0.03 if a in STOPS else 1.0 for a in acts])
+                K.step(st, int(rs.choice(acts, p=w / w.sum())))
+            else:
+                K.step(st, int(rs.choice(acts)))
+            steps += 1
+            assert steps < 5000
+        sc = np.zeros(n + steve, np.int64)
+        K.scores(st, sc)
+        for c in range(n + steve):
+            track, pat, ret, tot = R.final_score(st, c)
+            assert sc[c] == tot == track + pat + ret
+        rk = np.zeros(n + steve, np.int64)
+        K.ranks(st, rk)
+        assert list(rk) == R.final_ranks(st)
+
+
+def test_random_games_against_reference():
+    random_games(16)
+
+
+@pytest.mark.slow
+def test_random_games_many():
+    # 300 games for each of the 8 (agents, Steve) combinations
+    random_games(2400, seed0=1000)
+
+
+def test_determinism_and_copy():
+    mask = np.zeros(K.NUM_ACTIONS, np.int8)
+    a = game(3, 1, sides=2, seed=42)
+    b = game(3, 1, sides=2, seed=42)
+    assert np.array_equal(a, b)
+    rs = np.random.default_rng(1)
+    k = 0
+    while K.current_player(a) >= 0:
+        K.legal_mask(a, mask)
+        act = int(rs.choice(np.flatnonzero(mask)))
+        K.step(a, act)
+        K.step(b, act)
+        assert np.array_equal(a, b)
+        k += 1
+        if k == 40:
+            c = a.copy()
+            g1, g2 = playout.new_generator(5), playout.new_generator(5)
+            m2 = mask.copy()
+            PLAYOUT(K.step, K.legal_mask, K.current_player, c, m2, g1, 100000)
+            d = a.copy()
+            PLAYOUT(K.step, K.legal_mask, K.current_player, d, m2, g2, 100000)
+            assert np.array_equal(c, d)
+
+
+def test_reseed_keeps_observations():
+    st = game(2, seed=3)
+    obs1 = np.zeros(K.OBS_SIZE, np.float32)
+    obs2 = np.zeros(K.OBS_SIZE, np.float32)
+    s2 = st.copy()
+    K.reseed(s2, 1234)
+    for q in range(2):
+        K.observe(st, q, obs1)
+        K.observe(s2, q, obs2)
+        assert np.array_equal(obs1, obs2)
+
+
+def test_determinize_replaces_committed_plans():
+    st = game(3, seed=8)
+    mask = np.zeros(K.NUM_ACTIONS, np.int8)
+    rs = np.random.default_rng(0)
+    while st[K.PSEAT] < 2:                    # seats 0 and 1 commit
+        K.legal_mask(st, mask)
+        K.step(st, int(rs.choice(np.flatnonzero(mask))))
+    obs1 = np.zeros(K.OBS_SIZE, np.float32)
+    obs2 = np.zeros(K.OBS_SIZE, np.float32)
+    changed = False
+    for seed in range(5):
+        s2 = st.copy()
+        K.determinize(s2, 2, seed)
+        K.observe(st, 2, obs1)
+        K.observe(s2, 2, obs2)
+        assert np.array_equal(obs1, obs2)
+        assert s2[K.cb(0) + K.C_COMMIT] == 1 and s2[K.PSEAT] == 2
+        changed |= not np.array_equal(st[K.PB:K.PB + 2 * K.PSZ], s2[K.PB:K.PB + 2 * K.PSZ])
+    assert changed
+
+
+# ============================================================ adapter and shell
+def test_configure_errors():
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    for bad in (dict(num_players=0), dict(num_players=6), dict(num_players="2"), dict(num_players=1, steve=False),
+                dict(num_players=5, steve=True), dict(steve="yes"), dict(tech_sides="left"),
+                dict(tech_sides={"wifi": "up"}), dict(tech_sides={"bluetooth": "front"}),
+                dict(colours=["green"]), dict(num_players=2, colours=["green", "green"]),
+                dict(num_players=2, colours=["green", "pink"]), dict(foo=1)):
+        with pytest.raises(ValueError):
+            sp.configure(**bad)
+    c = sp.configure(num_players=1)
+    assert c.num_participants == 2 and c.config[1] == 1
+    c = sp.configure(num_players=3, steve=True, tech_sides={"gps": "back"}, colours=["red", "blue", "green", "black"])
+    assert c.num_participants == 4 and c.config[2 + GPS] == 1
+
+
+def test_shell_random_game_and_render():
+    from envs.shell import CityEnv
+    from envs.smartphone_inc import Spec, pad_outcome_table
+    for opts in (dict(num_players=1), dict(num_players=2, steve=True, tech_sides="random")):
+        env = CityEnv(Spec(), render_mode="ansi", **opts)
+        env.reset(seed=11)
+        rs = np.random.default_rng(0)
+        n = 0
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(rs.choice(np.flatnonzero(obs["action_mask"])))
+            assert env.action_label(a)
+            env.step(a)
+            n += 1
+            if n == 25:
+                assert "Regions" in env.render()
+        assert "scores" in info and len(info["scores"]) == opts["num_players"]
+        if opts["num_players"] == 1:
+            assert info["winners"] in ([], ["player_0"])
+            assert (info["winners"] == []) == (info["ranks"][0] != 1)
+    env = CityEnv(Spec(), render_mode="rgb_array", num_players=2)
+    env.reset(seed=2)
+    img = env.render()
+    assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+    plans, outs = pad_outcome_table()
+    assert plans.shape == (480, 9) and len(outs) == 80
+    env = CityEnv(Spec(), num_players=2)
+    env.reset(seed=4)
+    env.step(K.A_SIDES + 2)
+    env.step(K.A_ARR + 63)
+    label = env.action_label(K.A_PICK + K.MAX_TILES)
+    assert "W1 B0" in label and "B on top" in label and "face down" in label
+
+
+def test_winners_empty_when_steve_first_alone():
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    cfgx = sp.configure(num_players=1)
+    st = game(1, 1)
+    cset(st, 1, K.C_VP, 100)
+    rk = np.zeros(1, np.int64)
+    K.ranks(st, rk)
+    assert rk[0] == 2 and sp.winners(st, cfgx, rk) == []
+    cset(st, 0, K.C_VP, 100)
+    K.ranks(st, rk)
+    assert rk[0] == 1 and sp.winners(st, cfgx, rk) == [0]
+
+
+# ============================================================ more flows
+def test_wifi_front_office_in_logistics_turn():
+    st = game(2, cols=[GREEN, BLUE])
+    P, Q = 0, 1
+    clear_retailers(st)
+    cset(st, P, K.C_OWN, 1, WIFI)
+    set_out(st, P)
+    set_out(st, Q)
+    research_order(st, P, Q)
+    K.start_phase(st, 6)
+    K.run(st)
+    assert st[K.PEND] == K.P_OFF and st[K.CUR] == P and st[K.OTK] == K.OT_WIFI
+    assert legal(st) == {K.A_OFF + RG["australia"]} == R.legal_actions(st)
+    K.step(st, K.A_OFF + RG["australia"])
+    assert offices(st, RG["australia"])[:2] == [P, P] and cget(st, P, K.C_OUSED) == 2
+
+
+def test_retailer_produce_and_price_shift_bonuses():
+    st = game(2, cols=[YELLOW, GREEN])
+    P, Q = 0, 1
+    clear_retailers(st)
+    s1 = K.RETAILER_IDS.index("S1")
+    st[K.RET + RG["caribbean"]] = s1
+    st[K.RSIDE + RG["caribbean"]] = 1          # price_shift
+    st[K.RET + RG["rsa"]] = s1
+    st[K.RSIDE + RG["rsa"]] = 0                # produce 2
+    set_out(st, P, log=4)
+    set_out(st, Q)
+    research_order(st, P, Q)
+    K.start_phase(st, 6)
+    K.run(st)
+    K.step(st, K.A_LOG + RG["rsa"])
+    K.step(st, K.A_LOG + RG["rsa"])
+    assert cget(st, P, K.C_READY) == 2
+    price = cget(st, P, K.C_PRICE)
+    K.step(st, K.A_LOG + RG["caribbean"])
+    K.step(st, K.A_LOG + RG["caribbean"])
+    assert st[K.PEND] == K.P_BPRICE and legal(st) == {K.A_BPRICE, K.A_BPRICE + 1}
+    K.apply(st, K.A_BPRICE + 1)
+    assert cget(st, P, K.C_PRICE) == price + 1
+    assert K.retailer_vp(st, P) == 2 * int(K.RT_SLOTVP[0, 0])
+
+
+def test_steve_research_rule():
+    st = game(1, steve=1, cols=[GREEN, BLUE])
+    S = 1
+    # remaining cost: gps 4, wifi 4-3=1, gamepad 5, ... -> wifi first
+    cset(st, S, K.C_TM, 3, WIFI)
+    assert K.steve_research_target(st, S) == WIFI
+    cset(st, S, K.C_TM, 0, WIFI)
+    assert K.steve_research_target(st, S) == GPS      # ties (4, 4): lower board index
+    cset(st, S, K.C_OWN, 1, GPS)
+    assert K.steve_research_target(st, S) == WIFI
