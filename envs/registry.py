@@ -8,6 +8,7 @@ from envs.shell import CityEnv
 ADAPTERS = {
     "kingdomino_duel_v0": "envs.kingdomino_duel",
     "smartphone_inc_v0": "envs.smartphone_inc",
+    "expancity_v0": "envs.expancity",
 }
 
 GAMES = tuple(ADAPTERS)

@@ -1,0 +1,1030 @@
+"""Expancity: the rules reference's test vectors, every contract and goal on a hand-built
+position, random games cross-checked against the plain-Python reference, determinism,
+hidden information and bad input."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import reference_expancity as ref  # noqa: E402
+from envs import expancity as E  # noqa: E402
+from envs.shell import CityEnv  # noqa: E402
+from kernels import expancity as K  # noqa: E402
+from kernels import playout  # noqa: E402
+
+SPEC = E.Spec()
+TYPE = K.DEFAULT_INFO["type_ids"]
+SPECIALS = [k for k in K.DEFAULT_INFO["type_keys"] if ref.CLASS[k] == "special"]
+GOAL_IDX = {g: i for i, g in enumerate(K.DEFAULT_INFO["goal_ids"])}
+CVP = {c["id"]: c["vp"] for c in ref.DATA["contracts"]}
+
+
+# =================================================================== position builders
+
+def fresh(n=2, goals=("G1", "G2", "G3"), seed=0):
+    st = K.new_state()
+    K.init(st, K.make_config(n, [GOAL_IDX[g] for g in goals]), seed)
+    return st
+
+
+def put(st, key, x, y, owner=-1, floors=0, done=False, score=0):
+    t = K.place_tile(st, TYPE[key], x, y)
+    if owner >= 0:
+        st[K.O_TOWNER + t] = owner
+        st[K.O_TFLOORS + t] = floors
+        st[K.O_TDONE + t] = int(done)
+        st[K.O_TSCORE + t] = score
+    sync(st)
+    return t
+
+
+def sync(st):
+    """Recompute the per-player building records from the tiles."""
+    for p in range(K.MAX_P):
+        for o in (K.O_U, K.O_R, K.O_C, K.O_DRES, K.O_DCOM, K.O_DFLOORS):
+            st[o + p] = 0
+    for t in range(1, st[K.H_NT]):
+        p = st[K.O_TOWNER + t]
+        if p < 0:
+            continue
+        f = st[K.O_TFLOORS + t]
+        res = st[K.O_TTYPE + t] == K.T_RES
+        if st[K.O_TDONE + t]:
+            st[K.O_DFLOORS + p] += f
+            if res:
+                st[K.O_DRES + p] += 1
+                st[K.O_R + p] = max(st[K.O_R + p], f)
+            else:
+                st[K.O_DCOM + p] += 1
+                st[K.O_C + p] = max(st[K.O_C + p], f)
+        else:
+            st[K.O_U + p] += 1
+
+
+def set_owner(st, t, owner):
+    st[K.O_TOWNER + t] = owner
+    sync(st)
+
+
+def to_actions(st, p, turn=5, supply=6, reserve=10):
+    st[K.H_CUR] = p
+    st[K.H_TURN] = turn
+    st[K.H_PHASE] = K.PH_ACTION
+    st[K.H_ACTLEFT] = 3
+    st[K.H_PEND] = 0
+    st[K.O_SUPPLY + p] = supply
+    st[K.O_RESERVE + p] = reserve
+
+
+def legal(st):
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st, m)
+    got = set(np.flatnonzero(m).tolist())
+    assert got == ref.legal_actions(ref.Pos(st)), "kernel mask differs from the reference"
+    return got
+
+
+def place_action(st, slot, x, y):
+    cands = [(st[K.O_TX + a] + K.DX[d] == x and st[K.O_TY + a] + K.DY[d] == y, a, d)
+             for a in range(st[K.H_NT]) for d in range(4)]
+    a, d = min((a, d) for ok, a, d in cands if ok)
+    return slot * K.PLACE_SLOT + a * 4 + d
+
+
+def give_contract(st, p, cid):
+    st[K.O_HELD + p * K.NCON + cid - 1] = 1
+    st[K.O_POOL + cid - 1] = 0
+    st[K.H_POOLN] = int(st[K.O_POOL:K.O_POOL + K.NCON].sum())
+    st[K.O_NHELD + p] += 1
+
+
+def met(st, cid, p=0):
+    k = bool(K.cond_holds(st, cid - 1, p))
+    r = ref.contract_ok(ref.Pos(st), cid, p)
+    assert k == r, f"contract {cid}: kernel {k}, reference {r}"
+    return k
+
+
+def score(st, p):
+    return int(st[K.O_SCORE + p])
+
+
+# =================================================================== TV-1, TV-2
+
+def test_tv1_tv2_marys_turn():
+    st = fresh(2)
+    c2 = put(st, "commercial", -1, 2, 0, 2)
+    put(st, "shopping_mall", 0, 2)
+    c1 = put(st, "commercial", 1, 2, 0, 4)
+    put(st, "residential", 2, 2)
+    r1 = put(st, "residential", 0, 1, 0, 1)
+    put(st, "commercial", 2, 1, 0, 4, done=True, score=12)
+    put(st, "residential", 0, -1, 0, 1, done=True, score=1)
+    st[K.O_HAND:K.O_HAND + 2] = [TYPE["park"], -1]
+    st[K.O_SUPPLY] = 1
+    st[K.O_RESERVE] = 5
+    st[K.O_SCORE] = 13
+    st[K.H_PHASE] = K.PH_PLACE
+    st[K.H_CUR] = 0
+    st[K.H_TURN] = 9
+    give_contract(st, 0, 4)
+    assert (st[K.O_R], st[K.O_C], st[K.O_U]) == (1, 4, 3)
+    a = place_action(st, 0, 1, 1)
+    assert a in legal(st) and a + K.PLACE_SLOT not in legal(st)
+    K.step(st, a)
+    assert st[K.H_PHASE] == K.PH_ACTION
+    for act in (K.A_BUILD + r1, K.A_GATHER, K.A_BUILD + c1):
+        assert act in legal(st)
+        K.step(st, act)
+    assert st[K.H_PHASE] == K.PH_ROOF
+    lg = legal(st)
+    assert K.A_ROOF + c2 not in lg and {K.A_ROOF + r1, K.A_ROOF + c1, K.A_STOP} <= lg
+    K.step(st, K.A_ROOF + r1)
+    assert score(st, 0) == 13 + 4                               # TV-1
+    K.step(st, K.A_ROOF + c1)
+    assert score(st, 0) == 13 + 4 + 15                          # TV-2
+    assert st[K.O_TSCORE + r1] == 4 and st[K.O_TSCORE + c1] == 15
+    # C2 cannot be roofed: roofing ended by itself, two contract draws follow
+    assert st[K.H_PHASE] == K.PH_CKEEP
+    for _ in range(2):
+        K.step(st, K.A_KEEPC)
+    assert st[K.H_POOLN] + st[K.H_QLEN] == 50 - 1 - 2           # contract 4 was dealt to Mary
+    assert st[K.O_REV + 3] == 1, "contract 4 (Picnic) must be revealed at step 4"
+    extra = sum(CVP[c + 1] for c in range(K.NCON) if st[K.O_REV + c]) - CVP[4]
+    assert score(st, 0) == 13 + 4 + 15 + CVP[4] + extra
+    assert (st[K.O_R], st[K.O_C], st[K.O_U]) == (2, 5, 1)
+
+
+# =================================================================== TV-3 .. TV-6
+
+def test_tv3_vacant_versus_built():
+    assert E.building_score("residential", 3, ["park", "vacant", "vacant", "building"]) == 0
+
+
+def test_tv4_negative_score():
+    assert E.building_score("residential", 2, ["stadium", "vacant", "vacant", "none"]) == -4
+    st = fresh(2)
+    b = put(st, "residential", 5, 5, 0, 2)
+    put(st, "stadium", 5, 6)
+    put(st, "residential", 6, 5)
+    put(st, "commercial", 5, 4)
+    st[K.O_SCORE] = 2
+    st[K.H_CUR] = 0
+    assert K.roof_building(st, 0, b) == -4
+    assert score(st, 0) == -2
+
+
+def test_tv5_stacking():
+    assert E.building_score("commercial", 4, ["stadium", "shopping_mall", "shopping_mall", "park"]) == 32
+
+
+def test_tv6_city_hall_and_frozen_scores():
+    assert E.building_score("commercial", 4, ["city_hall", "none", "none", "none"]) == 4
+    st = fresh(2)
+    b = put(st, "commercial", 1, 0, 0, 4)
+    assert K.roof_building(st, 0, b) == 4
+    put(st, "residential", 2, 0)
+    put(st, "stadium", 1, 1)
+    assert st[K.O_TSCORE + b] == 4 and score(st, 0) == 4
+
+
+def test_building_score_matches_kernel_formula_and_rejects_bad_input():
+    rs = np.random.default_rng(1)
+    sides = ["none", "vacant", "building", "city_hall"] + SPECIALS
+    for _ in range(200):
+        kind = ["residential", "commercial"][rs.integers(2)]
+        nb = [sides[i] for i in rs.integers(len(sides), size=4)]
+        f = int(rs.integers(1, 9))
+        assert E.building_score(kind, f, nb) == ref.score_sides(kind, f, nb)
+    with pytest.raises(ValueError):
+        E.building_score("industrial", 1, ["none"] * 4)
+    with pytest.raises(ValueError):
+        E.building_score("residential", 1, ["lake", "none", "none", "none"])
+
+
+# =================================================================== TV-7 .. TV-10
+
+def test_tv7_residential_height_limit():
+    st = fresh(2)
+    x = put(st, "residential", 1, 0)
+    y = put(st, "residential", -1, 0)
+    z = put(st, "residential", 0, 1)
+    to_actions(st, 0, turn=3)
+    assert K.A_BUILD + x in legal(st)
+    K.step(st, K.A_BUILD + x)
+    assert K.A_BUILD + x not in legal(st)       # one floor per building per turn
+    assert K.A_BUILD + y in legal(st)
+    K.step(st, K.A_BUILD + y)
+    K.step(st, K.A_GATHER)
+    assert st[K.H_PHASE] == K.PH_ROOF
+    K.step(st, K.A_ROOF + x)
+    assert st[K.O_R] == 1
+    K.step(st, K.A_STOP)
+    while st[K.H_CUR] == 0 and st[K.H_PHASE] != K.PH_PLACE:
+        K.step(st, K.A_KEEPC if st[K.H_PHASE] == K.PH_CKEEP else K.A_KEEPT)
+    to_actions(st, 0, turn=5)
+    assert K.A_BUILD + y in legal(st)            # floor 2 <= R + 1 = 2
+    K.step(st, K.A_BUILD + y)
+    to_actions(st, 0, turn=7)
+    assert K.A_BUILD + y not in legal(st)        # floor 3 > R + 1 = 2
+    assert K.A_BUILD + z in legal(st)            # a new 1-floor residential: always
+    # if Y had been roofed at 2 floors: R = 2 and floor 3 on another 2-floor residential is legal
+    st[K.O_TDONE + y] = 1
+    w = put(st, "residential", 0, -1, 0, 2)
+    assert st[K.O_R] == 2
+    assert K.A_BUILD + w in legal(st)
+
+
+def test_tv8_commercial_fifth_floor():
+    st = fresh(2)
+    k = put(st, "commercial", 1, 0, 0, 4)
+    lt = put(st, "commercial", -1, 0, 0, 3)
+    to_actions(st, 0, turn=3)
+    lg = legal(st)
+    assert K.A_BUILD + k not in lg and K.A_BUILD + lt in lg
+    K.step(st, K.A_BUILD + lt)
+    K.step(st, K.A_GATHER)
+    K.step(st, K.A_GATHER)
+    assert {K.A_ROOF + k, K.A_ROOF + lt} <= legal(st)
+    K.step(st, K.A_ROOF + k)
+    assert st[K.O_C] == 4
+    assert K.A_ROOF + lt in legal(st)
+    K.step(st, K.A_STOP)
+    to_actions(st, 0, turn=5)
+    assert K.A_BUILD + lt in legal(st)
+    K.step(st, K.A_BUILD + lt)
+    assert st[K.O_TFLOORS + lt] == 5
+    st[K.O_TDONE + lt] = 1
+    sync(st)
+    assert st[K.O_C] == 5
+    m = put(st, "commercial", 0, 1, 0, 5)
+    n7 = put(st, "commercial", 0, -1, 0, 6)
+    to_actions(st, 0, turn=7)
+    lg = legal(st)
+    assert K.A_BUILD + m in lg and K.A_BUILD + n7 not in lg
+    # a 3-floor commercial cannot be roofed
+    t3 = put(st, "commercial", 2, 0, 0, 3)
+    st[K.H_PHASE] = K.PH_ROOF
+    assert K.A_ROOF + t3 not in legal(st)
+
+
+def test_tv9_three_unfinished():
+    st = fresh(2)
+    bs = [put(st, "residential", 1, 0, 0, 1), put(st, "commercial", -1, 0, 0, 2),
+          put(st, "commercial", 0, 1, 0, 1)]
+    lots = [put(st, "residential", 0, -1), put(st, "commercial", 1, 1)]
+    to_actions(st, 0, turn=3, supply=3)
+    for _ in range(3):
+        lg = legal(st)
+        assert not any(K.A_BUILD + t in lg for t in lots)
+        raise_ = [K.A_BUILD + b for b in bs if K.A_BUILD + b in lg]
+        assert raise_ or K.A_GATHER in lg
+        K.step(st, raise_[0] if raise_ else K.A_GATHER)
+    assert st[K.H_PHASE] == K.PH_ROOF
+    K.step(st, K.A_ROOF + bs[0])
+    assert st[K.O_U] == 2
+    to_actions(st, 0, turn=5, supply=3)
+    assert all(K.A_BUILD + t in legal(st) for t in lots)
+
+
+def test_tv10_forfeit():
+    st = fresh(2)
+    a = put(st, "residential", 1, 0, 0, 1)
+    b = put(st, "commercial", -1, 0, 0, 2)
+    e = put(st, "commercial", 0, 1, 0, 4)
+    put(st, "residential", 0, -1)
+    to_actions(st, 0, turn=3, supply=1, reserve=0)
+    assert legal(st) == {K.A_BUILD + b}
+    K.step(st, K.A_BUILD + b)
+    assert st[K.H_PHASE] == K.PH_ROOF and st[K.H_ACTLEFT] == 0
+    lg = legal(st)
+    assert K.A_ROOF + a in lg and K.A_ROOF + e in lg and K.A_ROOF + b not in lg
+    # any supply gives the same result
+    st2 = fresh(2)
+    for args in (("residential", 1, 0, 0, 1), ("commercial", -1, 0, 0, 2), ("commercial", 0, 1, 0, 4)):
+        put(st2, *args)
+    to_actions(st2, 0, turn=3, supply=5, reserve=0)
+    K.step(st2, K.A_BUILD + b)
+    assert st2[K.H_PHASE] == K.PH_ROOF
+
+
+def test_forfeit_at_turn_start_skips_to_roofing():
+    st = fresh(2)
+    put(st, "commercial", 1, 0, 0, 4)
+    put(st, "commercial", -1, 0, 0, 4)
+    put(st, "commercial", 0, 1, 0, 4)
+    st[K.O_HAND:K.O_HAND + 2] = [TYPE["park"], -1]
+    st[K.O_SUPPLY] = 3
+    st[K.O_RESERVE] = 0
+    K.step(st, place_action(st, 0, 0, -1))
+    assert st[K.H_PHASE] == K.PH_ROOF
+
+
+# =================================================================== TV-11 .. TV-15
+
+def test_tv11_adjacency_lists_need_distinct_tiles():
+    st = fresh(2)
+    put(st, "residential", 5, 5, 0, 1)
+    put(st, "park", 5, 6)
+    put(st, "residential", 6, 5)
+    assert not met(st, 40)
+    put(st, "park", 5, 4)
+    assert met(st, 40)
+    st = fresh(2)
+    put(st, "commercial", 5, 5, 0, 1)
+    put(st, "shopping_mall", 5, 6)
+    assert not met(st, 39)
+    put(st, "shopping_mall", 4, 5)
+    assert met(st, 39)
+    st = fresh(2)
+    put(st, "residential", 5, 5, 0, 1)
+    put(st, "wine_bar", 5, 6)
+    put(st, "residential", 8, 5, 0, 1)
+    put(st, "school", 9, 5)
+    assert not met(st, 1)
+    put(st, "school", 5, 4)
+    assert met(st, 1)
+
+
+def test_tv12_lines():
+    st = fresh(2)
+    ts = [put(st, "residential", x, 0, 0, 1) for x in (3, 4, 5)]
+    assert met(st, 19)
+    set_owner(st, ts[1], 1)
+    assert not met(st, 19)
+    st = fresh(2)
+    put(st, "residential", 3, 0, 0, 1)
+    put(st, "residential", 4, 0, 0, 1)
+    put(st, "residential", 4, 1, 0, 1)
+    assert not met(st, 19)
+    st = fresh(2)
+    for y, k in zip((2, 3, 4, 5), ("residential", "commercial", "residential", "commercial")):
+        put(st, k, 0, y, 0, 1)
+    assert met(st, 21) and not met(st, 19) and not met(st, 20) and not met(st, 22)
+
+
+def test_tv13_squares():
+    st = fresh(2)
+    put(st, "commercial", 1, 1, 0, 1)
+    for x, y in ((2, 1), (1, 2), (2, 2)):
+        put(st, "residential", x, y, 0, 1)
+    assert met(st, 23) and not met(st, 47)
+    st = fresh(2)
+    for x, y in ((1, 1), (2, 1), (1, 2), (2, 2)):
+        put(st, "residential", x, y, 0, 1)
+    assert met(st, 23) and met(st, 47)
+    # contract 24: block x 0..2, y 0..2 with City Hall at (0,0)
+    st = fresh(2)
+    put(st, "residential", 1, 1, 0, 1)
+    lot = put(st, "residential", 2, 2)
+    specials = iter(["park", "bank", "school", "cathedral", "police_station", "wine_bar", "park"])
+    for x, y in ((1, 0), (2, 0), (0, 1), (2, 1), (0, 2), (1, 2)):
+        put(st, next(specials), x, y)
+    assert not met(st, 24)
+    st[K.O_TOWNER + lot] = 1
+    st[K.O_TFLOORS + lot] = 1
+    assert met(st, 24)
+    # an empty cell (0,2) spoils the block whatever else holds
+    st = fresh(2)
+    put(st, "residential", 1, 1, 0, 1)
+    for x, y in ((1, 0), (2, 0), (0, 1), (2, 1), (1, 2), (2, 2)):
+        put(st, "park", x, y)
+    assert not met(st, 24)
+
+
+def test_tv14_exact_floors_and_completion():
+    st = fresh(2)
+    put(st, "residential", 1, 0, 0, 3, done=True)
+    put(st, "residential", 3, 0, 0, 2, done=True)
+    u = put(st, "residential", 5, 0, 0, 3)
+    assert not met(st, 32)
+    K.roof_building(st, 0, u)
+    assert met(st, 32)
+    st = fresh(2)
+    put(st, "commercial", 5, 5, 0, 7, done=True)
+    put(st, "wine_bar", 5, 6)
+    assert not met(st, 3)
+    st[K.O_TFLOORS + 1] = 6
+    assert met(st, 3)
+
+
+def test_tv15_shared_tile_and_touching():
+    st = fresh(2)
+    put(st, "park", 5, 5)
+    put(st, "park", 9, 5)
+    put(st, "residential", 5, 6, 0, 1)
+    put(st, "commercial", 9, 6, 0, 1)
+    assert not met(st, 4)
+    put(st, "commercial", 4, 5, 0, 1)
+    assert met(st, 4)
+    st = fresh(2)
+    put(st, "residential", 1, 0, 0, 1)
+    put(st, "commercial", 0, -1, 0, 1)
+    assert met(st, 44)
+    st = fresh(2)
+    put(st, "bank", 5, 5)
+    for x, y in ((5, 6), (6, 5), (5, 4)):
+        put(st, "residential", x, y, 0, 1)
+    assert met(st, 45)
+    st = fresh(2)
+    for x, y in ((1, 0), (0, 1), (-1, 0)):
+        put(st, "residential", x, y, 0, 1)
+    assert not met(st, 45) and met(st, 44)
+    st = fresh(2)
+    put(st, "commercial", 4, 4, 0, 4, done=True)
+    put(st, "commercial", 5, 4, 0, 4, done=True)
+    assert met(st, 36)
+    st = fresh(2)
+    put(st, "commercial", 4, 4, 0, 4, done=True)
+    put(st, "commercial", 5, 5, 0, 4, done=True)
+    assert not met(st, 36) and not met(st, 37)
+    put(st, "residential", 4, 3, 0, 1, done=True)
+    assert met(st, 37)
+
+
+# =================================================================== TV-16 .. TV-20
+
+def test_tv16_goal_splits():
+    st = fresh(3, goals=("G2", "G4", "G1"))
+    x = 2
+    for p, k in ((0, 3), (1, 3), (2, 1)):
+        for _ in range(k):
+            put(st, "commercial", x, 10, p, 4, done=True)
+            x += 2
+    for p in range(3):
+        st[K.O_REV + p * K.NCON + p] = 1
+        st[K.O_NREV + p] = 1
+    K._end_game(st)
+    # G2 5,5,0; G4 3,3,3; G1 (tallest: 4,4,4) 3,3,3
+    assert list(st[K.O_GOALVP:K.O_GOALVP + 3]) == [5 + 3 + 3, 5 + 3 + 3, 0 + 3 + 3]
+    assert list(st[K.O_GOALVP:K.O_GOALVP + 3]) == ref.goal_points(ref.Pos(st), [1, 3, 0])
+    st = fresh(3, goals=("G1", "G3", "G5"))
+    K._end_game(st)
+    assert list(st[K.O_GOALVP:K.O_GOALVP + 3]) == [0, 0, 0]   # nobody completed anything
+    st = fresh(4, goals=("G4", "G1", "G2"))
+    for p in range(4):
+        st[K.O_NREV + p] = 2
+        st[K.O_REV + p * K.NCON + 2 * p: K.O_REV + p * K.NCON + 2 * p + 2] = 1
+    K._end_game(st)
+    assert list(st[K.O_GOALVP:K.O_GOALVP + 4]) == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_tv17_game_length(n):
+    st = fresh(n, seed=n)
+    gen = playout.new_generator(n)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    turns = {p: 0 for p in range(n)}
+    bag_after_deal = 60 - 2 * n
+    assert st[K.H_BAGN] == bag_after_deal
+    last = None
+    while K.current_player(st) >= 0:
+        t, p = int(st[K.H_TURN]), int(st[K.H_CUR])
+        assert p == (t - 1) % n
+        if st[K.H_PHASE] == K.PH_PLACE:
+            turns[p] += 1
+            hs = sum(1 for s in range(2) if st[K.O_HAND + 2 * p + s] >= 0)
+            missing = sum(1 for k in range(1, 61) if t - k * n > bag_after_deal)
+            assert hs == 2 - missing >= 1
+            bag_before = int(st[K.H_BAGN])
+        K.legal_mask(st, mask)
+        K.step(st, playout.pick_uniform(mask, gen, 0))
+        if K.current_player(st) != p:
+            if t <= bag_after_deal:
+                assert bag_before - st[K.H_BAGN] == 1
+            if t == bag_after_deal:
+                assert st[K.H_BAGN] == 0
+            last = (t, p)
+    assert last == (60, n - 1)
+    assert all(v == 60 // n for v in turns.values())
+    assert st[K.H_NT] == 61 and st[K.H_BAGN] == 0
+
+
+def test_player_count_table_of_the_data():
+    for row in ref.DATA["player_counts"]:
+        st = fresh(row["players"])
+        assert st[K.H_BAGN] == row["bag_after_deal"]
+        assert row["total_turns"] == K.MAX_T - 1 and row["turns_per_player"] * row["players"] == 60
+        assert row["last_seat"] == row["players"] - 1 and st[K.H_CUR] == 0
+
+
+def test_evaluate_hook():
+    st = fresh(2)
+    put(st, "commercial", 1, 0, 0, 2)            # counted at 4 floors: 4 x (1 + 0) = 4
+    put(st, "park", 2, 0)                        # +1 per floor -> 8
+    st[K.O_SCORE:K.O_SCORE + 2] = [10, 4]
+    assert K.potential(st, 0) == 8 and K.potential(st, 1) == 0
+    assert SPEC.evaluate(st, SPEC.configure(), 0) == 10 + 4 - 4
+    assert SPEC.evaluate(st, SPEC.configure(), 1) == 4 - 14
+
+
+def test_tv18_tie_break():
+    st = fresh(2)
+    st[K.O_SCORE:K.O_SCORE + 2] = 41
+    st[K.O_DRES:K.O_DRES + 2] = [7, 6]
+    out = np.zeros(2, dtype=np.int64)
+    K.ranks(st, out)
+    assert list(out) == [1, 2]
+    st[K.O_DRES:K.O_DRES + 2] = [6, 6]
+    K.ranks(st, out)
+    assert list(out) == [1, 1]
+    assert SPEC.winners(st, SPEC.configure(), out) == [0, 1]
+
+
+def _tv19_board():
+    st = fresh(2)
+    put(st, "residential", 1, 1, 0, 1)
+    lot = put(st, "residential", 2, 2)
+    for k, (x, y) in zip(["park", "bank", "school", "cathedral", "police_station", "wine_bar"],
+                         ((1, 0), (2, 0), (0, 1), (2, 1), (0, 2), (1, 2))):
+        put(st, k, x, y)
+    give_contract(st, 0, 24)
+    return st, lot
+
+
+def test_tv19_reveal_timing():
+    st, lot = _tv19_board()
+    to_actions(st, 1, turn=4, supply=1, reserve=0)
+    assert legal(st) == {K.A_BUILD + lot}
+    K.step(st, K.A_BUILD + lot)
+    K.step(st, K.A_STOP)
+    while st[K.H_CUR] == 1:
+        K.step(st, K.A_KEEPT)
+    assert met(st, 24) and st[K.O_HELD + 23] == 1 and st[K.O_REV + 23] == 0
+    before = score(st, 0)
+    K.step(st, sorted(legal(st))[0])                 # seat 0 places a tile
+    while st[K.H_PHASE] == K.PH_ACTION:
+        K.step(st, K.A_GATHER)
+    if st[K.H_PHASE] == K.PH_ROOF:
+        K.step(st, K.A_STOP)
+    assert st[K.O_REV + 23] == 1 and score(st, 0) == before + CVP[24]
+    # same, but seat 1's turn is the last one of the game: no reveal
+    st, lot = _tv19_board()
+    y = -30
+    while st[K.H_NT] < 61:
+        put(st, "park", 40, y)
+        y += 1
+    st[K.O_HAND:K.O_HAND + 8] = -1
+    st[K.O_BAG:K.O_BAG + K.NTYPES] = 0
+    st[K.H_BAGN] = 0
+    to_actions(st, 1, turn=60, supply=1, reserve=0)
+    K.step(st, K.A_BUILD + lot)
+    K.step(st, K.A_STOP)
+    assert K.current_player(st) == -1
+    assert st[K.O_REV + 23] == 0 and st[K.O_HELD + 23] == 1
+
+
+def test_tv20_placement_geometry():
+    st = fresh(2)
+    st[K.O_HAND:K.O_HAND + 2] = [TYPE["residential"], TYPE["park"]]
+    lg = legal(st)
+    places = {(d, s) for s in range(2) for d in range(4) if s * K.PLACE_SLOT + d in lg}
+    assert places == {(d, s) for d in range(4) for s in range(2)}
+    assert all(a < 2 * K.PLACE_SLOT and (a % K.PLACE_SLOT) // 4 == 0 for a in lg)
+    st[K.O_HAND:K.O_HAND + 2] = [TYPE["park"], TYPE["park"]]
+    assert not any(a >= K.PLACE_SLOT for a in legal(st))       # same type: slot 1 masked
+    st2 = fresh(2)
+    st2[K.O_HAND:K.O_HAND + 2] = [TYPE["park"], -1]
+    cells = set()
+    for a in legal(st2):
+        t, d = divmod(a % K.PLACE_SLOT, 4)
+        cells.add((int(st2[K.O_TX + t] + K.DX[d]), int(st2[K.O_TY + t] + K.DY[d])))
+    assert cells == {(1, 0), (-1, 0), (0, 1), (0, -1)}
+    put(st2, "park", 1, 0)
+    st2[K.H_PHASE] = K.PH_PLACE
+    lg = legal(st2)
+    assert 1 * 4 + 0 in lg                      # (1,1) via tile 1's north edge
+    # canonical anchor: tiles 0 (0,0), 1 (1,0), 2 (1,1): (0,1) is (a=0, N), not (a=2, W)
+    put(st2, "park", 1, 1)
+    lg = legal(st2)
+    assert 0 * 4 + 0 in lg and 2 * 4 + 3 not in lg
+
+
+# =================================================================== every contract, every goal
+
+def _sel_building(st, sel, x, y, p=0):
+    key = "commercial" if sel.get("type") == "com" else "residential"
+    return put(st, key, x, y, p, sel.get("floors") or 1, done=sel.get("status") == "done")
+
+
+def _neighbours_for(st, sel, x, y):
+    """Place the tiles a selector needs around (x, y)."""
+    free = [0, 1, 2, 3]
+    adj = list(sel.get("adj") or [])
+    if "city_hall" in adj:
+        assert (x, y) == (1, 0)
+        free.remove(3)
+        adj.remove("city_hall")
+    kinds = set()
+    for cls in adj:
+        key = "bank" if cls == "special" else cls
+        d = free.pop(0)
+        put(st, key, x + K.DX[d], y + K.DY[d])
+        kinds.add(key)
+    extra = [k for k in SPECIALS if k not in kinds]
+    while len(kinds) < (sel.get("adj_kinds_min") or 0):
+        k = extra.pop(0)
+        d = free.pop(0)
+        put(st, k, x + K.DX[d], y + K.DY[d])
+        kinds.add(k)
+    if sel.get("enclosed"):
+        for d in free:
+            put(st, "commercial", x + K.DX[d], y + K.DY[d], 1, 1)
+
+
+def build_positive(cid):
+    cond = ref.CONTRACTS[cid]["cond"]
+    st = fresh(2)
+    form = cond["form"]
+    if form == "building":
+        sel = cond["sel"]
+        for k in range(cond.get("count", 1)):
+            x, y = ((1, 0) if "city_hall" in (sel.get("adj") or []) else (-30 + 6 * k, 20))
+            _sel_building(st, sel, x, y)
+            _neighbours_for(st, sel, x, y)
+    elif form == "share":
+        cx, cy = (0, 0) if cond["tile"] == "city_hall" else (20, -20)
+        if cond["tile"] != "city_hall":
+            put(st, "bank" if cond["tile"] == "special" else cond["tile"], cx, cy)
+        for d, sel in enumerate(cond["members"]):
+            assert not sel.get("adj")
+            _sel_building(st, sel, cx + K.DX[d], cy + K.DY[d])
+    elif form == "touching":
+        for i, sel in enumerate(cond["members"]):
+            _sel_building(st, sel, 10 + i, 10)
+    elif form == "line":
+        for i in range(cond["length"]):
+            _sel_building(st, cond["sel"], -20, -20 + i)
+    else:
+        k = cond["size"]
+        centre = cond.get("centre")
+        for i in range(k):
+            for j in range(k):
+                x, y = 30 + i, 30 + j
+                if centre is not None and k % 2 == 1 and i == j == k // 2:
+                    _sel_building(st, centre, x, y)
+                elif isinstance(cond["cells"], dict):
+                    _sel_building(st, cond["cells"], x, y)
+                else:
+                    put(st, "park", x, y)
+    return st
+
+
+@pytest.mark.parametrize("cid", sorted(ref.CONTRACTS))
+def test_every_contract_on_a_hand_built_position(cid):
+    st = build_positive(cid)
+    assert met(st, cid, 0), f"contract {cid} should be met"
+    assert not met(st, cid, 1)
+    # every building of the minimal construction is needed: hand the first one to seat 1
+    first = min(t for t in range(1, st[K.H_NT]) if st[K.O_TOWNER + t] == 0)
+    set_owner(st, first, 1)
+    assert not met(st, cid, 0), f"contract {cid} should not be met without building {first}"
+    # an exact floor count is exact
+    sel = ref.CONTRACTS[cid]["cond"].get("sel")
+    if sel and sel.get("floors"):
+        st = build_positive(cid)
+        st[K.O_TFLOORS + first] += 1
+        assert not met(st, cid, 0)
+    # a 'done' condition is not met by unfinished buildings
+    if sel and sel.get("status") == "done":
+        st = build_positive(cid)
+        st[K.O_TDONE + first] = 0
+        assert not met(st, cid, 0)
+
+
+def test_every_goal_metric_on_a_hand_built_position():
+    st = fresh(3)
+    put(st, "commercial", 1, 0, 0, 6, done=True)          # next to City Hall only
+    put(st, "residential", 5, 5, 0, 2, done=True)
+    put(st, "park", 5, 6)
+    put(st, "residential", 9, 9, 0, 3)                    # unfinished: never counts
+    put(st, "commercial", 20, 20, 1, 4, done=True)
+    put(st, "commercial", 22, 20, 1, 5, done=True)
+    put(st, "stadium", 23, 20)
+    put(st, "residential", 30, 30, 1, 1, done=True)
+    st[K.O_NREV:K.O_NREV + 3] = [1, 2, 0]
+    st[K.O_REV + 0] = 1
+    st[K.O_REV + K.NCON + 1: K.O_REV + K.NCON + 3] = 1
+    expected = {"max_floors_done": [6, 5, 0], "count_done_com": [1, 2, 0], "count_done_res": [1, 1, 0],
+                "contracts_revealed": [1, 2, 0], "sum_floors_done": [8, 10, 0],
+                "count_done_adj_special": [1, 1, 0]}
+    pos = ref.Pos(st)
+    for g, goal in enumerate(ref.GOALS):
+        got = [int(K.goal_metric(st, g, p)) for p in range(3)]
+        assert got == expected[goal["metric"]] == [ref.metric(pos, goal["metric"], p) for p in range(3)]
+
+
+# =================================================================== random games
+
+def _perturb_hidden(st, owner, rs):
+    """Change what only ``owner`` (and nobody else) may know: its hand, its contracts,
+    its drawn pairs, plus the bag contents/order and the generator."""
+    s = st.copy()
+    h = K.O_HAND + 2 * owner
+    for i in range(2):
+        if s[h + i] >= 0:
+            s[h + i] = rs.integers(1, K.NTYPES)
+    s[h:h + 2] = sorted(s[h:h + 2], key=lambda v: (v < 0, v))
+    held = K.O_HELD + owner * K.NCON
+    k = int(s[held:held + K.NCON].sum())
+    s[held:held + K.NCON] = 0
+    free = [c for c in range(K.NCON) if not any(s[K.O_REV + p * K.NCON + c] for p in range(K.MAX_P))]
+    for c in rs.choice(free, size=k, replace=False):
+        s[held + c] = 1
+    if s[K.H_CUR] == owner:
+        if s[K.H_PHASE] == K.PH_CKEEP:
+            s[K.H_CP:K.H_CP + 2] = rs.choice(free, size=2, replace=False)
+        if s[K.H_PHASE] == K.PH_TKEEP:
+            s[K.H_TP:K.H_TP + 2] = sorted(rs.choice(np.arange(1, K.NTYPES), size=2, replace=False))
+    s[K.O_POOL:K.O_POOL + K.NCON] = rs.permutation(s[K.O_POOL:K.O_POOL + K.NCON])
+    s[K.H_RNG] = rs.integers(1 << 62)
+    return s
+
+
+def play_checked(n, seed, check_every=1):
+    cfg = SPEC.configure(num_players=n)
+    low, high = SPEC.observation_bounds(cfg)
+    st = K.new_state()
+    K.init(st, cfg.config, seed)
+    goals = [int(g) for g in st[K.H_GOALS:K.H_GOALS + 3]]
+    rs = np.random.default_rng(seed)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    obs = np.zeros(cfg.obs_size, dtype=np.float32)
+    obs2 = np.zeros(cfg.obs_size, dtype=np.float32)
+    frozen = {}
+    steps = 0
+    while K.current_player(st) >= 0:
+        p = int(st[K.H_CUR])
+        K.legal_mask(st, mask)
+        lg = set(np.flatnonzero(mask).tolist())
+        assert lg, "empty mask"
+        pos = ref.Pos(st)
+        if steps % check_every == 0 or st[K.H_PHASE] != K.PH_PLACE:
+            assert lg == ref.legal_actions(pos)
+        # counters agree with the tiles
+        for q in range(n):
+            assert (st[K.O_R + q], st[K.O_C + q], st[K.O_U + q]) == (pos.R(q), pos.C(q), pos.U(q))
+        if steps % 3 == 0:
+            for j in range(n):
+                K.observe(st, j, obs)
+                assert np.isfinite(obs).all()
+                assert (obs >= low).all() and (obs <= high).all(), np.flatnonzero((obs < low) | (obs > high))
+                other = (j + 1 + rs.integers(n - 1)) % n
+                K.observe(_perturb_hidden(st, other, rs), j, obs2)
+                assert np.array_equal(obs, obs2), f"seat {j} sees hidden information of seat {other}"
+        a = int(rs.choice(sorted(lg)))
+        phase = int(st[K.H_PHASE])
+        before = score(st, p)
+        held_before = st[K.O_HELD + p * K.NCON: K.O_HELD + (p + 1) * K.NCON].copy()
+        rev_before = st[K.O_REV + p * K.NCON: K.O_REV + (p + 1) * K.NCON].copy()
+        expect = None
+        if K.A_ROOF <= a < K.A_STOP:
+            t = a - K.A_ROOF
+            d = pos.tiles[t]
+            sides = [ref.side_name(pos, q) for q in pos.nbrs(d)]
+            expect = E.building_score(d["key"], d["floors"], sides)
+            assert expect == ref.building_score_now(pos, t)
+        K.step(st, a)
+        steps += 1
+        assert steps <= SPEC.max_steps
+        if expect is not None:
+            t = a - K.A_ROOF
+            assert st[K.O_TSCORE + t] == expect and score(st, p) - before == expect
+            frozen[t] = expect
+        for t, v in frozen.items():
+            assert st[K.O_TSCORE + t] == v
+        new_rev = np.flatnonzero(st[K.O_REV + p * K.NCON: K.O_REV + (p + 1) * K.NCON] - rev_before)
+        post = ref.Pos(st)
+        for c in new_rev:
+            assert held_before[c] or phase == K.PH_CKEEP
+            assert ref.contract_ok(post, int(c) + 1, p)
+        turn_over = phase != K.PH_TKEEP and (K.current_player(st) != p or st[K.H_PHASE] == K.PH_TKEEP)
+        if turn_over:
+            for c in post.held[p]:
+                assert not ref.contract_ok(post, c, p), f"contract {c} met but not revealed"
+        if K.current_player(st) >= 0 and expect is None:
+            assert score(st, p) - before == sum(CVP[int(c) + 1] for c in new_rev)
+    pos = ref.Pos(st)
+    final = np.zeros(n, dtype=np.int64)
+    K.scores(st, final)
+    assert list(final) == ref.final_scores(pos, goals)
+    rk = np.zeros(n, dtype=np.int64)
+    K.ranks(st, rk)
+    completed = [int(st[K.O_DRES + q] + st[K.O_DCOM + q]) for q in range(n)]
+    assert list(rk) == ref.ranks(list(final), completed)
+    assert st[K.H_TURN] == 60 and st[K.H_NT] == 61
+    return steps
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_games_match_reference(n):
+    for g in range(2):
+        play_checked(n, seed=100 * n + g, check_every=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_games_match_reference_many(n):
+    for g in range(300):
+        play_checked(n, seed=10_000 * n + g)
+
+
+def test_random_games_through_the_shell():
+    from pettingzoo.test import api_test
+    api_test(CityEnv(SPEC), num_cycles=200)
+    for n in (2, 3, 4):
+        env = CityEnv(SPEC, num_players=n, render_mode="ansi")
+        env.reset(seed=7 + n)
+        rs = np.random.default_rng(n)
+        steps = 0
+        while not all(env.terminations.values()):
+            mover = env.agent_selection
+            o = env.observe(mover)
+            if steps % 25 == 0:
+                d = env.determinize(mover, steps)
+                assert np.array_equal(d.observe(mover)["observation"], o["observation"])
+                for a in env.possible_agents:
+                    public = K.O_OBS_GLOBAL + 18          # up to the per-type unseen counts
+                    assert np.array_equal(d.observe(a)["observation"][:public],
+                                          env.observe(a)["observation"][:public])
+                assert isinstance(env.render(), str)
+            legal_ = np.flatnonzero(o["action_mask"])
+            a = int(legal_[rs.integers(legal_.size)])
+            assert env.action_label(a)
+            env.step(a)
+            steps += 1
+        info = env.infos[env.possible_agents[0]]
+        assert info["scores"] == env.scores() and info["winners"]
+        img = SPEC.render_rgb(env._state, env.cfg)
+        assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+
+
+def test_determinize_keeps_public_counts_and_observer_knowledge():
+    cfg = SPEC.configure(num_players=3)
+    st = K.new_state()
+    K.init(st, cfg.config, 5)
+    gen = playout.new_generator(3)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    for _ in range(250):
+        K.legal_mask(st, mask)
+        K.step(st, playout.pick_uniform(mask, gen, 0))
+    d = st.copy()
+    SPEC.determinize(d, cfg, 0, 11)
+    o1, o2 = np.zeros(cfg.obs_size, np.float32), np.zeros(cfg.obs_size, np.float32)
+    K.observe(st, 0, o1)
+    K.observe(d, 0, o2)
+    assert np.array_equal(o1, o2)
+    # the re-dealt state is a consistent game: it plays to the end
+    assert d[K.H_BAGN] == d[K.O_BAG:K.O_BAG + K.NTYPES].sum() == st[K.H_BAGN]
+    allc = d[K.O_POOL:K.O_POOL + K.NCON].sum() + d[K.O_HELD:K.O_HELD + 4 * K.NCON].sum() \
+        + d[K.O_REV:K.O_REV + 4 * K.NCON].sum() + d[K.H_QLEN]
+    assert allc == K.NCON
+    seen0 = d[K.O_SEEN:K.O_SEEN + K.NCON]
+    assert not (d[K.O_POOL:K.O_POOL + K.NCON] & seen0).any(), "a card seat 0 saw went back to the pool"
+    assert d[K.H_POOLN] == d[K.O_POOL:K.O_POOL + K.NCON].sum() == st[K.H_POOLN]
+    assert np.array_equal(d[K.O_NHELD:K.O_NHELD + 4], st[K.O_NHELD:K.O_NHELD + 4])
+    for q in range(3):
+        assert d[K.O_HELD + q * K.NCON: K.O_HELD + (q + 1) * K.NCON].sum() == st[K.O_NHELD + q]
+    own = [(st[K.O_QUEUE + j], j) for j in range(K.NCON) if st[K.O_QOWNER + j] == 0]
+    live = {(st[K.H_QHEAD] + i) % K.NCON for i in range(st[K.H_QLEN])}
+    assert all(d[K.O_QUEUE + j] == c for c, j in own if j in live)
+    assert np.array_equal(d[K.O_HAND:K.O_HAND + 2], st[K.O_HAND:K.O_HAND + 2])
+    assert np.array_equal(d[K.O_HELD:K.O_HELD + K.NCON], st[K.O_HELD:K.O_HELD + K.NCON])
+    for _ in range(SPEC.max_steps):
+        if K.current_player(d) < 0:
+            break
+        K.legal_mask(d, mask)
+        assert mask.any()
+        K.step(d, playout.pick_uniform(mask, gen, 0))
+    assert K.current_player(d) == -1
+
+
+# =================================================================== determinism, options
+
+def test_determinism_and_copies():
+    def run(seed, steps=None):
+        st = K.new_state()
+        K.init(st, K.make_config(3), seed)
+        gen = playout.new_generator(99)
+        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        acts = []
+        while K.current_player(st) >= 0 and (steps is None or len(acts) < steps):
+            K.legal_mask(st, mask)
+            a = playout.pick_uniform(mask, gen, 0)
+            acts.append(a)
+            K.step(st, a)
+        return st, acts
+
+    s1, a1 = run(3)
+    s2, a2 = run(3)
+    assert a1 == a2 and np.array_equal(s1, s2)
+    mid, _ = run(3, steps=120)
+    cp = mid.copy()
+    for a in a1[120:]:
+        K.step(mid, a)
+        K.step(cp, a)
+        assert np.array_equal(mid, cp)
+    assert np.array_equal(mid, s1)
+    s3, _ = run(4)
+    assert not np.array_equal(s1, s3)
+
+
+def test_reseed_changes_future_not_present():
+    st = fresh(2, seed=1)
+    o1, o2 = np.zeros(K.OBS_SIZE, np.float32), np.zeros(K.OBS_SIZE, np.float32)
+    c = st.copy()
+    SPEC.reseed(c, SPEC.configure(), 1234)
+    for j in range(2):
+        K.observe(st, j, o1)
+        K.observe(c, j, o2)
+        assert np.array_equal(o1, o2)
+    assert c[K.H_RNG] != st[K.H_RNG]
+
+
+def test_configure_options_and_errors(tmp_path):
+    cfg = SPEC.configure(num_players=4, goal_ids=["G6", "G2", "G3"])
+    st = K.new_state()
+    K.init(st, cfg.config, 0)
+    assert list(st[K.H_GOALS:K.H_GOALS + 3]) == [5, 1, 2] and st[K.H_NP] == 4
+    for bad in ({"num_players": 1}, {"num_players": 5}, {"num_players": "2"}, {"num_players": True},
+                {"goal_ids": ["G1", "G2"]}, {"goal_ids": ["G1", "G1", "G2"]}, {"goal_ids": ["G1", "G2", "G9"]},
+                {"goal_ids": 3}, {"data_path": str(tmp_path / "missing.yaml")}, {"colour": "red"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SPEC.configure(**bad)
+    with pytest.raises(ValueError):
+        CityEnv(SPEC, no_such_option=1)
+
+
+def test_data_path_corrections_take_effect(tmp_path):
+    import yaml
+    data = yaml.safe_load(open(K.data_files.DATA_DIR / "expancity.yaml"))
+    for m in data["special_modifiers"]:
+        if m["tile"] == "cathedral":
+            m["residential"] = 5
+    for c in data["contracts"]:
+        if c["id"] == 50:
+            c["vp"] = 33
+            c["cond"] = {"form": "building", "sel": {"status": "any", "type": "com", "adj": ["bank"]}}
+    path = tmp_path / "fixed.yaml"
+    path.write_text(yaml.safe_dump(data))
+    cfg = SPEC.configure(data_path=str(path))
+    st = K.new_state()
+    K.init(st, cfg.config, 0)
+    b = put(st, "residential", 1, 0, 0, 1)
+    put(st, "cathedral", 2, 0)
+    assert K.roof_building(st, 0, b) == 1 + 5
+    put(st, "commercial", 5, 5, 0, 1)
+    put(st, "bank", 5, 6)
+    assert K.cond_holds(st, 49, 0) and st[K.O_DATA + K.B_CVP + 49] == 33
+    bad = dict(data)
+    bad["contracts"] = data["contracts"][:10]
+    path.write_text(yaml.safe_dump(bad))
+    with pytest.raises(ValueError, match="data_path"):
+        SPEC.configure(data_path=str(path))
+
+
+def test_observation_layout_adds_up():
+    for win, size in ((21, K.OBS_SIZE + 3 + K.N_WIN_PLANES * 441), (0, K.OBS_SIZE), (5, K.OBS_SIZE + 3 + 14 * 25)):
+        cfg = SPEC.configure(num_players=3, obs_window=win)
+        assert sum(int(np.prod(s)) for _, s in SPEC.observation_layout(cfg)) == cfg.obs_size == size
+        low, high = SPEC.observation_bounds(cfg)
+        assert low.shape == high.shape == (size,) and (low <= high).all()
+    for bad in (4, 2, 123, -1, 21.0, True):
+        with pytest.raises(ValueError, match="obs_window"):
+            SPEC.configure(obs_window=bad)
+
+
+def test_spatial_crop():
+    cfg = SPEC.configure(num_players=2, obs_window=5)
+    st = K.new_state()
+    K.init(st, cfg.config, 0)
+    put(st, "residential", 1, 0, 1, 2, done=True)
+    put(st, "stadium", 0, 1)
+    put(st, "commercial", 2, 0)
+    obs = np.zeros(cfg.obs_size, np.float32)
+    K.observe(st, 0, obs)
+    parts = dict(zip([n for n, _ in SPEC.observation_layout(cfg)],
+                     np.split(obs, np.cumsum([int(np.prod(s)) for _, s in SPEC.observation_layout(cfg)])[:-1])))
+    info = parts["window_info"]
+    planes = parts["window"].reshape(K.N_WIN_PLANES, 5, 5)
+    assert list(info) == [0, 1, 0]                     # bbox x 0..2, y 0..1 -> centre (1, 0)
+    P = {n: i for i, n in enumerate(K.WIN_PLANES)}
+    # row 0 is y = +2, column 0 is x = -1: cell (x, y) -> [2 - y, x + 1]
+    assert planes[P["city_hall"], 2, 1] == 1
+    assert planes[P["residential"], 2, 2] == 1 and planes[P["owner_1"], 2, 2] == 1
+    assert planes[P["floors"], 2, 2] == 2 and planes[P["completed"], 2, 2] == 1
+    assert planes[P["special"], 1, 1] == 1 and planes[P["mod_residential"], 1, 1] == -1
+    assert planes[P["mod_commercial"], 1, 1] == 2
+    assert planes[P["vacant"], 2, 3] == 1 and planes[P["legal_cell"], 2, 4] == 1
+    assert planes[P["legal_cell"], 2, 1] == 0 and planes[P["legal_cell"], 0, 0] == 0
+    K.observe(st, 1, obs)
+    assert obs[K.O_OBS_WINDOW + 3 + (P["owner_0"] * 25) + 2 * 5 + 2] == 1   # relative owner
+    put(st, "park", 4, 0)                               # bbox x 0..4 -> centre 2: all inside
+    K.observe(st, 0, obs)
+    assert obs[K.O_OBS_WINDOW] == 0
+    put(st, "park", 5, 0)                               # x 0..5, centre 2: 5 > 4 -> outside
+    K.observe(st, 0, obs)
+    assert obs[K.O_OBS_WINDOW] == 1
