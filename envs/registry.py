@@ -7,8 +7,10 @@ from envs.shell import CityEnv
 # ``envs`` does not compile every kernel.
 ADAPTERS = {
     "kingdomino_duel_v0": "envs.kingdomino_duel",
-    "smartphone_inc_v0": "envs.smartphone_inc",
+    "tiny_towns_v0": "envs.tiny_towns",
+    "between_two_cities_v0": "envs.between_two_cities",
     "expancity_v0": "envs.expancity",
+    "smartphone_inc_v0": "envs.smartphone_inc",
 }
 
 GAMES = tuple(ADAPTERS)

@@ -21,7 +21,7 @@ from numba import njit  # noqa: E402
 
 # The shared playout loop compiled without numba's on-disk cache: its cache index holds
 # specialisations for other games' kernels, and saving it from this process fails.
-PLAYOUT = njit(playout.random_playout.py_func)
+PLAYOUT = playout.random_playout
 
 GREEN, BLUE, BLACK, YELLOW, RED = range(5)
 RG = {rid: i for i, rid in enumerate(K.REGION_IDS)}

@@ -1,0 +1,457 @@
+"""Tiny Towns (``tiny_towns_v0``)
+==============================
+
+Every player grows a 4 x 4 town.  Each round one resource (wood, wheat, brick, glass,
+stone) is named -- by the Master Builder who holds the hammer, by a drawn card in the
+Town Hall variant, or picked from a 3-card display in the solo game -- and every player
+still building puts a cube of it on their own board.  Then, one after another, players
+turn cube patterns (any rotation or mirror image) into buildings of the 7 cards in play
+or of their own secret monument.  A town is complete when its owner ends a build step
+with no empty square; the game ends when every town is complete, and every building,
+fed Cottage and monument scores (squares without a building cost 1 VP each).
+
+Rules reference: ``shared/rules/tiny_towns.md`` (its rulings are followed as written).
+
+=================  ==============================================================
+Import             ``envs.make("tiny_towns_v0")`` / ``envs.tiny_towns_v0.env()``
+Agents             ``player_0`` .. ``player_{n-1}`` (seats clockwise)
+Actions            ``Discrete(1056)``
+Observation        ``Box(2930,)`` float32 in [0, 1] + ``action_mask`` int8 (1056)
+=================  ==============================================================
+
+Options
+-------
+``num_players``  1 to 6 (default 2).  ``1`` plays the solo rules (Inn, Bank, Fort Ironweed and
+    Opaleye's Watch removed; a 15-card resource deck with a 3-card display).
+``variant``      ``"standard"`` (default) or ``"town_hall"`` (resource deck cycle drawn, drawn,
+    free; needs 2+ players).
+``monuments``    ``True`` (default): deal 2 monuments per player, each keeps 1 in secret.
+``buildings``    ``None`` (default: one random card per colour deck), ``"first_game"`` or a
+    list of card names (``"Feast Hall"`` or ``"feast_hall"``), one per colour deck; the
+    Cottage may be listed or not.
+``cave_rule``    ``False`` (default) / ``True``: each player may set aside an imposed resource
+    at most twice per game.
+``first_player`` ``None`` (random) or a seat: the first Master Builder (Town Hall: the mayor).
+
+The shell adds ``render_mode`` (``"ansi"``, ``"human"``, ``"rgb_array"``), ``reward_mode``
+(``"rank"``: +1 first .. -1 last after the tie-breaks; ``"score"``: own final VP minus
+the mean of the others) and ``illegal_action``; see :mod:`envs.shell`.
+
+Decisions (phases)
+------------------
+``KEEP`` (which dealt monument to keep, seat order at setup), ``NAME`` (Master Builder;
+never a resource lying on their own Banks unless all five are), ``CHOOSE`` (Town Hall
+free round / solo display), ``TAKE`` (Factory substitution), ``DEST`` (where the cube
+goes), ``SWAP`` / ``SWAP_SQUARE`` (Warehouse), ``BUILD`` (a construction or PASS =
+done), ``TOKEN`` (square of the new building), ``BUILD_RESOURCE`` (Factory/Bank cube),
+``GROVE_TYPE`` / ``GROVE_SQUARE``, ``GUILD_TARGET`` / ``GUILD_TYPE``, ``OPALEYE_TYPE``,
+``OPALEYE_SQUARE`` and ``GAME_OVER``.  The placements of a round (``CHOOSE`` in Town
+Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP_SQUARE``) are hidden commitments
+made one player at a time in turn order and revealed together when the last one is in;
+while another player commits, the observation shows only "another player is placing".
+The one automatic decision is the one the rules name: a player with no legal
+construction is done at once.  Every other forced choice is a one-action mask.
+
+Action encoding (the flat space suggested by the rules reference, section 11)
+---------------------------------------------------------------------------
+=============  ==================================================================
+ids            action
+=============  ==================================================================
+0-1023         CONSTRUCT ``128*slot + 16*t + anchor``: slot 0 Cottage, 1..6 the card
+               in play of type red, grey, orange, green, yellow, black, 7 own monument;
+               ``t`` transform (mirror first if t >= 4, then t mod 4 clockwise
+               quarter turns); anchor = square (``4*row + col``) of the top-left corner
+               of the transformed box.  Only the lowest ``t`` of equal placements.
+1024-1039      SQUARE q
+1040-1044      RESOURCE r (wood, wheat, brick, glass, stone)
+1045-1051      TYPE k (cottage, red, grey, orange, green, yellow, black)
+1052-1053      KEEP i (dealt monument i)
+1054           PASS (done / stop the Guild / no Warehouse swap)
+1055           SET_ASIDE (cave rule)
+=============  ==================================================================
+
+Observation (players ordered from the observer: self, left neighbour, ...; padded to 6)
+-----------------------------------------------------------------------------------
+Per player (6 x 431): 16 squares x 25 planes -- empty, loose cube per resource (5),
+non-monument building per type (7), monument, resource on the building (Factory/Bank
+cube or Statue cube, 5), Warehouse stock per resource (/3), placed this round (effects
+not active yet) -- then seat present, still building, complete, completion round /100,
+Master Builder turns /100, holds the hammer, cave uses left /2, built monument (15
+one-hot), Shrine value /8, Opaleye set-aside types (7), committed this round.
+Public (161): cards in play (25 multi-hot), player count (6), variant flags (town hall,
+solo, monuments, cave rule), round /100, phase (17 + "another player is placing"),
+actor relative to the observer (6), the round's public resource (5), imposed on me,
+Town Hall round kind (drawn, free), unseen cards per resource /3 (Town Hall since the last
+shuffle; solo: never-seen cards), draws left /10, face-up discards /3, solo display /3,
+solo never-seen cards /12, the ordered queue of cards put under the solo deck (15 x 5)
+and its length /15.  Private (79): dealt monuments (until one is kept), kept monument,
+own pending commitment (chosen resource, resource taken, destination incl. set aside,
+swap resource, swap square, committed).  Step context (104): card waiting for its token,
+vacated squares, token may go anywhere, Grove type chosen, Guild replacements left and
+squares replaced, Opaleye type moving, square of the building awaiting a resource.
+Never included: other players' unbuilt monuments, their uncommitted or unrevealed
+placements, the returned monuments, deck order and face-down discards.
+
+Hidden information and chance
+-----------------------------
+Town Hall draws and solo refills are drawn lazily from per-resource counts of the unseen
+cards, so no future draw sits in the state.  ``reseed`` re-keys the generator;
+``determinize(observer)`` also re-deals the other players' unbuilt monuments from the
+monuments the observer has not seen and replaces their committed-but-unrevealed
+placements by random legal ones.
+
+Scores and infos
+----------------
+``infos[agent]["scores"]`` are the best-feeding town scores (section 6);
+``end_infos`` adds ``breakdown`` (per player, per card token, ``empty``, ``fed`` squares)
+and, in solo, ``title`` (the rating of data ``solo.ratings``).  Tie-breaks: fewer
+Master Builder turns (standard multi-player only), fewer squares without a building,
+more Cottages (Barrett Castle weighs 2).  ``score_town`` scores any 4 x 4 position.
+
+Data
+----
+All tables (patterns, scores, tables, presets, solo ratings, decided values) live in
+``kernels/data/tiny_towns.yaml`` with the provenance of each entry (``rulebook``,
+``public`` or ``reconstructed``), copied from the rules reference.
+
+Version history
+---------------
+v0: initial.
+"""
+import numpy as np
+
+from envs.spec import GameConfig, GameSpec
+from kernels import tiny_towns as K
+
+PHASE_NAMES = K.PHASE_NAMES
+CODES = {
+    "Cottage": "Co", "Farm": "Fa", "Granary": "Gr", "Greenhouse": "Gh", "Orchard": "Or",
+    "Well": "We", "Fountain": "Fo", "Millstone": "Mi", "Shed": "Sh", "Chapel": "Ch", "Abbey": "Ab",
+    "Cloister": "Cl", "Temple": "Te", "Tavern": "Ta", "Almshouse": "Al", "Inn": "In",
+    "Feast Hall": "FH", "Theater": "Th", "Bakery": "Ba", "Market": "Ma", "Tailor": "Tl",
+    "Factory": "Fc", "Bank": "Bk", "Trading Post": "TP", "Warehouse": "Wh",
+    "Architect's Guild": "AG", "Archive of the Second Age": "AR", "Barrett Castle": "BC",
+    "Cathedral of Caterina": "CC", "Fort Ironweed": "FI", "Grand Mausoleum of the Rodina": "GM",
+    "Grove University": "GU", "Mandras Palace": "MP", "Obelisk of the Crescent": "OC",
+    "Opaleye's Watch": "OW", "Shrine of the Elder Tree": "SE", "Silva Forum": "SF",
+    "The Sky Baths": "SB", "The Starloom": "SL", "Statue of the Bondmaker": "SM",
+}
+CARD_CODES = [CODES[n] for n in K.CARD_NAMES]
+RES_LETTERS = "whbgs"
+TYPE_COLOURS = [(70, 110, 200), (190, 50, 50), (140, 140, 140), (230, 140, 40), (60, 150, 70),
+                (230, 200, 50), (40, 40, 40), (150, 80, 180)]
+RES_COLOURS = [(120, 75, 35), (240, 220, 60), (200, 50, 40), (80, 170, 230), (150, 150, 150)]
+_TOKEN_TO_CARD = {t: i for i, t in enumerate(K.CARD_TOKENS)}
+_NAME_TO_CARD = {n.lower(): i for i, n in enumerate(K.CARD_NAMES)}
+_RES_TOKENS = {r: i for i, r in enumerate(K.RES_IDS)}
+
+
+def _card_index(name):
+    if not isinstance(name, str):
+        raise ValueError(f"buildings: card names must be strings, got {name!r}")
+    key = name.strip().lower()
+    if key in _NAME_TO_CARD:
+        return _NAME_TO_CARD[key]
+    if key in _TOKEN_TO_CARD:
+        return _TOKEN_TO_CARD[key]
+    raise ValueError(f"buildings: unknown card {name!r}")
+
+
+def solo_title(score):
+    for r in K.DATA["solo"]["ratings"]:
+        if score >= r.get("min", -10 ** 9) and score <= r.get("max", 10 ** 9):
+            return r["title"]
+    return ""
+
+
+# --------------------------------------------------------------------- score_town
+def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shrine_value=None,
+               starloom_place=None):
+    """Score one 4x4 town at game end with the owner's best feeding.
+
+    ``rows``: 4 strings of 4 whitespace-separated tokens (card tokens such as ``cottage``,
+    ``feast_hall``, ``architects_guild``; resources ``wood`` .. ``stone``; ``.`` empty).
+    Loose cubes are removed first.  ``warehouse_cubes``: cubes stored on the Warehouses (in
+    total); ``right_feast_halls``: Feast Halls of the right neighbour; ``solo``: Feast Halls
+    score the solo value; ``shrine_value`` / ``starloom_place`` are needed when those monuments
+    are on the board.  Returns ``{"total": int, <card token>: int, ..., "empty": int}``
+    (one entry per card type present, plus ``empty``)."""
+    rows = list(rows)
+    if len(rows) != 4:
+        raise ValueError("rows must be 4 strings")
+    bld = np.full(16, -1, dtype=np.int64)
+    for r, row in enumerate(rows):
+        toks = row.split()
+        if len(toks) != 4:
+            raise ValueError(f"row {r} must hold 4 tokens, got {row!r}")
+        for c, tok in enumerate(toks):
+            t = tok.strip().lower()
+            if t == "." or t == ".." or t in _RES_TOKENS:
+                continue
+            if t not in _TOKEN_TO_CARD:
+                raise ValueError(f"unknown token {tok!r}")
+            bld[4 * r + c] = _TOKEN_TO_CARD[t]
+    wh = np.zeros(16, dtype=np.int64)
+    whs = [q for q in range(16) if bld[q] == K.C_WAREHOUSE]
+    if warehouse_cubes:
+        if not whs:
+            raise ValueError("warehouse_cubes given but the town has no Warehouse")
+        left = int(warehouse_cubes)
+        for q in whs:
+            take = min(left, K.WAREHOUSE_CAP)
+            wh[q] = take
+            left -= take
+        if left:
+            raise ValueError("too many warehouse_cubes for the Warehouses of the town")
+    if K.M_SHRINE in bld and shrine_value is None:
+        raise ValueError("shrine_value is needed when the Shrine of the Elder Tree is on the board")
+    if K.M_STARLOOM in bld and starloom_place is None:
+        raise ValueError("starloom_place is needed when The Starloom is on the board")
+    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    total = K.score_board(bld, wh, int(right_feast_halls), 1 if solo else 0,
+                          int(shrine_value or 0), int(starloom_place or 1), parts)
+    out = {"total": int(total)}
+    for c in sorted(set(int(x) for x in bld if x >= 0)):
+        out[K.CARD_TOKENS[c]] = int(parts[c])
+    out["empty"] = int(parts[K.NCARDS])
+    return out
+
+
+# ------------------------------------------------------------------------- Spec
+class Spec(GameSpec):
+    game_id = "tiny_towns_v0"
+    metadata_name = "tiny_towns_v0"
+    kernel = K
+    num_actions = K.NUM_ACTIONS
+    player_counts = (1, 2, 3, 4, 5, 6)
+    default_num_players = 2
+    max_steps = 100_000
+
+    OPTIONS = ("num_players", "variant", "monuments", "buildings", "cave_rule", "first_player")
+
+    def configure(self, **options):
+        for k in options:
+            if k not in self.OPTIONS:
+                raise ValueError(f"unknown option {k!r} for tiny_towns_v0 (options: {', '.join(self.OPTIONS)})")
+        n = options.get("num_players", 2)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 6:
+            raise ValueError(f"num_players must be an integer from 1 to 6, got {n!r}")
+        n = int(n)
+        variant = options.get("variant", "standard")
+        if variant not in ("standard", "town_hall"):
+            raise ValueError(f"variant must be 'standard' or 'town_hall', got {variant!r}")
+        if variant == "town_hall" and n < 2:
+            raise ValueError("variant 'town_hall' needs num_players >= 2")
+        monuments = options.get("monuments", True)
+        if not isinstance(monuments, (bool, np.bool_)):
+            raise ValueError(f"monuments must be True or False, got {monuments!r}")
+        cave = options.get("cave_rule", False)
+        if not isinstance(cave, (bool, np.bool_)):
+            raise ValueError(f"cave_rule must be True or False, got {cave!r}")
+        first = options.get("first_player", None)
+        if first is not None and (isinstance(first, bool) or not isinstance(first, (int, np.integer))
+                                  or not 0 <= int(first) < n):
+            raise ValueError(f"first_player must be None or a seat 0..{n - 1}, got {first!r}")
+        buildings = options.get("buildings", None)
+        cards = [-1] * 7
+        names = None
+        if buildings is not None:
+            if isinstance(buildings, str):
+                if buildings != "first_game":
+                    raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {buildings!r}")
+                names = K.DATA["presets"]["first_game"]["cards"]
+            elif isinstance(buildings, (list, tuple)):
+                names = list(buildings)
+            else:
+                raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {buildings!r}")
+            for name in names:
+                c = _card_index(name)
+                if c >= K.NB:
+                    raise ValueError(f"buildings: {name!r} is a monument, not a building card")
+                t = int(K.CARD_TYPE[c])
+                if t == 0:
+                    continue
+                if cards[t] >= 0:
+                    raise ValueError(f"buildings: two cards of the {K.TYPE_IDS[t]} deck ({name!r})")
+                if n == 1 and K.SOLO_REMOVED[c]:
+                    raise ValueError(f"buildings: {name!r} is not used in the solo game")
+                cards[t] = c
+            missing = [K.TYPE_IDS[t] for t in range(1, 7) if cards[t] < 0]
+            if missing:
+                raise ValueError(f"buildings: no card of the {', '.join(missing)} deck(s)")
+        config = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
+        config[0] = n
+        config[1] = 1 if variant == "town_hall" else 0
+        config[2] = 1 if monuments else 0
+        config[3] = 1 if cave else 0
+        config[4] = -1 if first is None else int(first)
+        config[5] = 0
+        for t in range(1, 7):
+            config[5 + t] = cards[t]
+        opts = {"num_players": n, "variant": variant, "monuments": bool(monuments),
+                "buildings": buildings, "cave_rule": bool(cave), "first_player": first}
+        return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
+                          options=opts)
+
+    # ------------------------------------------------------------ observation
+    def observation_layout(self, cfg):
+        out = []
+        for i in range(K.MAXP):
+            out.append((f"player{i}_squares", (16, K.OBS_PLANES)))
+            out.append((f"player{i}_vector", (K.OBS_PVEC,)))
+        out += [("public", (K.OBS_PUBLIC,)), ("private", (K.OBS_PRIVATE,)), ("context", (K.OBS_CONTEXT,))]
+        return out
+
+    def observation_bounds(self, cfg):
+        return 0.0, 1.0
+
+    # ------------------------------------------------------------ description
+    def phase_name(self, state, cfg):
+        return PHASE_NAMES[int(state[K.G_PHASE])]
+
+    def action_label(self, state, cfg, action):
+        a = int(action)
+        p = int(state[K.G_ACTOR])
+        if a < 1024:
+            slot, t, anchor = a // 128, (a % 128) // 16, a % 16
+            card = int(K._slot_card(state, max(p, 0), slot)) if p >= 0 else -1
+            name = K.CARD_NAMES[card] if card >= 0 else f"slot {slot}"
+            return f"CONSTRUCT {name} t={t} at {anchor}"
+        if a < K.A_RES:
+            return f"SQUARE {a - K.A_SQ}"
+        if a < K.A_TYPE:
+            return f"RESOURCE {K.RES_IDS[a - K.A_RES]}"
+        if a < K.A_KEEP:
+            k = a - K.A_TYPE
+            return f"TYPE {K.TYPE_IDS[k]} ({K.CARD_NAMES[int(state[K.G_CARDS + k])]})"
+        if a < K.A_PASS:
+            i = a - K.A_KEEP
+            m = int(state[K._pb(p) + K.O_DEALT + i]) if p >= 0 else -1
+            return f"KEEP {i}" + (f" ({K.CARD_NAMES[m]})" if m >= 0 else "")
+        if a == K.A_PASS:
+            return "PASS"
+        return "SET_ASIDE"
+
+    def _cell(self, state, p, q):
+        b = K._pb(p)
+        c = int(state[b + K.O_BLD + q])
+        if c >= 0:
+            s = CARD_CODES[c]
+            e = int(state[b + K.O_EXTRA + q])
+            if e >= 0:
+                s += RES_LETTERS[e]
+            elif c == K.C_WAREHOUSE:
+                s += str(int(K._wh_count(state, p, q)))
+            return s.ljust(3)
+        cube = int(state[b + K.O_CUBE + q])
+        if cube >= 0:
+            return RES_LETTERS[cube].ljust(3)
+        return ".".ljust(3)
+
+    def render_ansi(self, state, cfg):
+        n = int(state[K.G_NP])
+        lines = []
+        cards = ", ".join(K.CARD_NAMES[int(state[K.G_CARDS + k])] for k in range(7))
+        variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_VARIANT] else "standard")
+        lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
+        ph = int(state[K.G_PHASE])
+        actor = int(state[K.G_ACTOR])
+        x = int(state[K.G_X])
+        info = f"phase {PHASE_NAMES[ph]}"
+        if ph != K.PH_OVER:
+            info += f", player_{actor} to act"
+        if x >= 0:
+            info += f", resource {K.RES_IDS[x]}"
+        if state[K.G_VARIANT] == 0 and n > 1:
+            info += f", Master Builder player_{int(state[K.G_MB])}"
+        if state[K.G_VARIANT] == 1:
+            info += f", mayor player_{int(state[K.G_MAYOR])}, {'free' if state[K.G_THKIND] else 'drawn'} round"
+        if state[K.G_SOLO]:
+            disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(state[K.G_DISPLAY + r]))]
+            info += f", display {disp}"
+        lines.append(info)
+        sc = np.zeros(n, dtype=np.int64)
+        K.scores(state, sc)
+        for p in range(n):
+            b = K._pb(p)
+            status = "complete (round %d)" % state[b + K.O_CROUND] if state[b + K.O_STATUS] else "building"
+            mon = ""
+            if state[b + K.O_MBUILT]:
+                mon = f", monument {K.CARD_NAMES[int(state[b + K.O_KEPT])]}"
+            opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPAL + k]]
+            extra = f", Opaleye set aside {opal}" if opal else ""
+            lines.append(f"player_{p}: {status}, score {int(sc[p])}, namings {int(state[b + K.O_MBT])}, "
+                         f"cave uses {int(state[b + K.O_CAVE])}{mon}{extra}")
+            for r in range(4):
+                lines.append("   " + " ".join(self._cell(state, p, 4 * r + c) for c in range(4)))
+        return "\n".join(lines)
+
+    def render_rgb(self, state, cfg):
+        from PIL import Image, ImageDraw
+        n = int(state[K.G_NP])
+        cell, pad = 36, 12
+        tw = 4 * cell
+        cols = min(n, 3)
+        rows = (n + cols - 1) // cols
+        w = cols * (tw + pad) + pad
+        h = rows * (tw + pad + 16) + pad + 20
+        sc = np.zeros(n, dtype=np.int64)
+        K.scores(state, sc)
+        img = Image.new("RGB", (w, h), (245, 240, 225))
+        d = ImageDraw.Draw(img)
+        d.text((pad, 4), f"round {int(state[K.G_ROUND])}  phase {PHASE_NAMES[int(state[K.G_PHASE])]}",
+               fill=(0, 0, 0))
+        for p in range(n):
+            b = K._pb(p)
+            x0 = pad + (p % cols) * (tw + pad)
+            y0 = 20 + pad + (p // cols) * (tw + pad + 16)
+            status = "done" if state[b + K.O_STATUS] else "building"
+            d.text((x0, y0), f"player_{p}  {int(sc[p])} VP  {status}", fill=(0, 0, 0))
+            y0 += 14
+            for q in range(16):
+                cx = x0 + (q % 4) * cell
+                cy = y0 + (q // 4) * cell
+                d.rectangle([cx, cy, cx + cell - 1, cy + cell - 1], fill=(225, 215, 190), outline=(90, 80, 60))
+                c = int(state[b + K.O_BLD + q])
+                cube = int(state[b + K.O_CUBE + q])
+                if c >= 0:
+                    col = TYPE_COLOURS[int(K.CARD_TYPE[c])]
+                    d.rectangle([cx + 3, cy + 3, cx + cell - 4, cy + cell - 4], fill=col)
+                    txt = (255, 255, 255) if sum(col) < 400 else (0, 0, 0)
+                    d.text((cx + 8, cy + 11), CARD_CODES[c], fill=txt)
+                elif cube >= 0:
+                    d.rectangle([cx + 10, cy + 10, cx + cell - 11, cy + cell - 11], fill=RES_COLOURS[cube],
+                                outline=(0, 0, 0))
+        return np.asarray(img, dtype=np.uint8).copy()
+
+    # ------------------------------------------------------- hidden information
+    def reseed(self, state, cfg, seed):
+        K.reseed(state, int(seed) & ((1 << 63) - 1))
+
+    def determinize(self, state, cfg, observer, seed):
+        K.determinize(state, int(observer), int(seed) & ((1 << 63) - 1))
+
+    # --------------------------------------------------------------- game end
+    def winners(self, state, cfg, ranks):
+        return [p for p in range(cfg.num_players) if ranks[p] == 1]
+
+    def end_infos(self, state, cfg):
+        n = cfg.num_players
+        breakdown = []
+        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        totals = []
+        for p in range(n):
+            tot = int(K._player_score(state, p, parts))
+            totals.append(tot)
+            d = {"total": tot}
+            b = K._pb(p)
+            present = sorted(set(int(c) for c in state[b + K.O_BLD:b + K.O_BLD + 16] if c >= 0))
+            for c in present:
+                d[K.CARD_TOKENS[c]] = int(parts[c])
+            d["empty"] = int(parts[K.NCARDS])
+            d["fed"] = [q for q in range(16) if (int(parts[K.NCARDS + 1]) >> q) & 1]
+            breakdown.append(d)
+        out = {"breakdown": breakdown}
+        if n == 1:
+            out["title"] = solo_title(totals[0])
+        return out

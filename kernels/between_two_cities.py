@@ -1,0 +1,1240 @@
+"""Between Two Cities: rules kernel (numba) on one flat ``int64`` state array.
+
+Contract: see :mod:`envs.spec`.  Rules: ``shared/rules/between_two_cities.md``.
+
+Tile codes (also the pick actions): ``0..8`` a single of kind id 0..8 (shop, factory,
+drink, food, music, lodging, office, park, house); ``9..32`` duplex id ``code - 9``.
+Actions: ``0..32`` pick a tile code; ``33 + slot*49 + r*7 + c`` place waiting tile
+``slot`` with its anchor (left / top half) on canvas cell ``(r, c)`` of the city being
+built.  Every 4x4 city lives on a 7x7 canvas whose first tile goes to ``(3, 3)``.
+
+Seats / cities: city ``k`` lies between seat ``k`` and seat ``k+1``; seat ``s``'s left
+city is ``s`` and its right city ``s-1`` (3-7 players and solo, where seat 1 is
+automaton A, seat 2 automaton B and city 1 the Deep Learning City).  Two players:
+seat ``s`` owns cities ``2s`` (left) and ``2s+1`` (right).
+"""
+import numpy as np
+from numba import njit
+
+from kernels import data_files, rng
+
+_D = data_files.load("between_two_cities", __file__)
+
+# ----------------------------------------------------------------------------- tables
+KIND_NAMES = tuple(k["name"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
+TYPE_NAMES = tuple(_D["building_types"]["order"])
+NK = len(KIND_NAMES)            # 9
+NTYPES = len(TYPE_NAMES)        # 6
+KIND_TYPE = np.array([TYPE_NAMES.index(k["type"]) for k in
+                      sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"])], dtype=np.int64)
+KIND_CHAR = tuple(k["score_city_char"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
+_KID = {n: i for i, n in enumerate(KIND_NAMES)}
+SHOP, FACTORY, OFFICE, PARK, HOUSE = (_KID["shop"], _KID["factory"], _KID["office"], _KID["park"],
+                                      _KID["house"])
+T_TAVERN = TYPE_NAMES.index("tavern")
+T_HOUSE = TYPE_NAMES.index("house")
+IS_TAVERN = np.array([1 if KIND_TYPE[k] == T_TAVERN else 0 for k in range(NK)], dtype=np.int64)
+TAVERN_KINDS = np.array([k for k in range(NK) if IS_TAVERN[k]], dtype=np.int64)
+
+SINGLE_COUNTS = np.array([_D["single_tiles"]["counts"][n] for n in KIND_NAMES], dtype=np.int64)
+N_SINGLES = int(SINGLE_COUNTS.sum())                       # 108
+_dups = sorted(_D["duplex_tiles"]["list"], key=lambda d: d["id"])
+N_DUPLEX = len(_dups)                                      # 24
+DUP_STACKED = np.array([1 if d["layout"] == "stacked" else 0 for d in _dups], dtype=np.int64)
+DUP_HALF = np.array([[_KID[d["halves"][0]], _KID[d["halves"][1]]] for d in _dups], dtype=np.int64)
+NTILE = NK + N_DUPLEX                                      # 33 tile codes
+
+_sc = _D["scoring"]
+LINE_PTS = np.array([0] + [_sc["shop"]["points_by_line_length"][i] for i in range(1, 5)], dtype=np.int64)
+TAVERN_PTS = np.array([0] + [_sc["tavern"]["points_by_set_size"][i] for i in range(1, 5)], dtype=np.int64)
+OFFICE_GROUP = int(_sc["office"]["group_max"])
+OFFICE_PTS = np.array([0] + [_sc["office"]["points_by_group_size"][i] for i in range(1, OFFICE_GROUP + 1)],
+                      dtype=np.int64)
+OFFICE_BONUS = int(_sc["office"]["tavern_adjacency_bonus_per_office"])
+PARK_PTS = np.array([0] + [_sc["park"]["points_by_group_size"][i] for i in range(1, 4)], dtype=np.int64)
+PARK_EXTRA = int(_sc["park"]["extra_per_tile_above_3"])
+HOUSE_PER_TYPE = int(_sc["house"]["points_per_distinct_other_type"])
+HOUSE_FACTORY_PTS = int(_sc["house"]["adjacent_to_factory_points"])
+HOUSE_OTHER_TYPES = np.array([TYPE_NAMES.index(t) for t in _sc["house"]["other_types"]], dtype=np.int64)
+FACT_PTS = np.array([_sc["factory"]["points_per_factory"][k] for k in ("most", "second", "other")],
+                    dtype=np.int64)
+TIE_TYPES = np.array([TYPE_NAMES.index(t) for t in _sc["tie_break"]["two_player"]], dtype=np.int64)
+
+_solo = _D["solo"]
+DIFF_BONUS = np.zeros(6, dtype=np.int64)
+for _lvl, _b in _solo["difficulty"]["bonus_by_level"].items():
+    DIFF_BONUS[int(_lvl)] = int(_b)
+DEFAULT_DIFFICULTY = int(_solo["difficulty"]["default"])
+_type_order = [TYPE_NAMES.index(t) for t in _solo["max_points_tie_break"]["type_order"]]
+_tav_order = [_KID[k] for k in _solo["max_points_tie_break"]["tavern_kind_order"]]
+# Lower priority value wins a tie in gain.
+KIND_PRIO = np.array([_type_order.index(KIND_TYPE[k]) * 16 + (_tav_order.index(k) if IS_TAVERN[k] else 0)
+                      for k in range(NK)], dtype=np.int64)
+ITEM_MAX_POINTS = NTYPES          # 6
+ITEM_NEW_TYPE = NTYPES + 1        # 7
+_cards = sorted(_solo["automa_deck"]["cards"], key=lambda c: c["id"])
+N_CARDS = len(_cards)
+CARD_IDS = np.array([c["id"] for c in _cards], dtype=np.int64)
+MAX_ITEMS = 4
+DECK_ITEMS = np.full((N_CARDS, 2, MAX_ITEMS), -1, dtype=np.int64)
+
+
+def _item_code(name):
+    if name == "max_points":
+        return ITEM_MAX_POINTS
+    if name == "new_type_if_house":
+        return ITEM_NEW_TYPE
+    return TYPE_NAMES.index(name)
+
+
+for _i, _c in enumerate(_cards):
+    for _col, _key in enumerate(("shared_city", "deep_learning_city")):
+        for _j, _it in enumerate(_c[_key]):
+            DECK_ITEMS[_i, _col, _j] = _item_code(_it)
+
+_sched = _D["schedules"]
+_DIRS = {"pass_left": 1, "pass_right": -1, "pass_to_opponent": 1, "discard": 0}
+# per mode (standard, two-player, solo simple, solo full) and round: duplex round?, pass direction
+ROUND_DUP = np.zeros((4, 8), dtype=np.int64)
+ROUND_DIR = np.zeros((4, 8), dtype=np.int64)
+N_ROUNDS = np.zeros(4, dtype=np.int64)
+for _m, _key in ((0, "standard"), (1, "two_player"), (3, "solo_full")):
+    _rounds = _sched[_key]["rounds"]
+    N_ROUNDS[_m] = len(_rounds)
+    for _i, _r in enumerate(_rounds):
+        ROUND_DUP[_m, _i] = 1 if _r["tiles"] == "duplex" else 0
+        ROUND_DIR[_m, _i] = _DIRS[_r["remainder"]]
+for _i, _t in enumerate(_sched["solo_simple"]["iterations"]):
+    ROUND_DUP[2, _i] = 1 if _t == "duplex" else 0
+N_ROUNDS[2] = len(_sched["solo_simple"]["iterations"])
+SOLO_SETUP_DUPLEXES = int(_sched["solo_full"]["setup_duplexes_to_deep_learning_city"])
+HAND_SINGLES = int(_sched["standard"]["rounds"][0]["hand_size"])      # 7
+HAND_DUPLEX = int(_sched["standard"]["rounds"][1]["hand_size"])       # 3
+SIMPLE_RANDOM = int(_sched["solo_simple"]["random_assignment_tiles"])
+SIMPLE_CHOSEN = int(_sched["solo_simple"]["chosen_assignment_tiles"])
+
+# ----------------------------------------------------------------------------- geometry
+CAN = 7
+CC = CAN * CAN
+CENTER = 3
+MAXS = 7          # seats / participants
+MAXC = 7          # cities
+NUM_ACTIONS = NTILE + 2 * CC    # 131
+A_PLACE = NTILE
+
+MODE_STD, MODE_2P, MODE_SIMPLE, MODE_FULL = 0, 1, 2, 3
+PH_PICK, PH_PLACE, PH_END = 0, 1, 2
+DLC = 1           # the Deep Learning City's index in solo
+
+# ----------------------------------------------------------------------------- state layout
+H_NP = 0          # participants (seats incl. automata)
+H_NS = 1          # agent seats
+H_MODE = 2
+H_ASSIGN = 3
+H_DIFF = 4
+H_NC = 5          # cities
+H_ROUND = 6
+H_TURN = 7
+H_PHASE = 8
+H_CUR = 9
+H_SUB = 10
+H_REPEAT = 11
+H_SPTR = 12
+H_DPTR = 13
+H_KPTR = 14
+H_CARD = 15       # 2 slots: last card index (0-based) of automaton A, B; -1 none
+H_STEPS = 17
+H_NR = 18
+H_RNG = 20        # 2 slots
+HDR = 24
+O_SSUP = HDR                          # single supply (kind ids), 108
+O_DSUP = O_SSUP + N_SINGLES           # duplex supply (ids), 24
+O_DECK = O_DSUP + N_DUPLEX            # automa deck (card indices), 20
+O_GRID = O_DECK + N_CARDS             # MAXC * 49, -1 empty else kind
+O_BOX = O_GRID + MAXC * CC            # MAXC * 5: count, minr, maxr, minc, maxc
+O_KCNT = O_BOX + MAXC * 5             # MAXC * 9 kind counts per city
+O_HAND = O_KCNT + MAXC * NK           # MAXS * 33 counts
+O_CHOSEN = O_HAND + MAXS * NTILE      # MAXS * 2 tile codes, -1 none
+O_COMMIT = O_CHOSEN + MAXS * 2        # MAXS picks made this turn
+O_PASSED = O_COMMIT + MAXS            # MAXS * 33 tiles this seat passed last
+O_PASSRD = O_PASSED + MAXS * NTILE    # MAXS round index of that pass (-1 none)
+O_R2DISC = O_PASSRD + MAXS            # MAXS * 33 own duplex discards
+O_LDT = O_R2DISC + MAXS * NTILE       # MAX_ROUNDS * MAXS: single tile seat s passed at the end of
+                                      # round r that its receiver discarded unseen (-1 none)
+MAX_ROUNDS = 7
+O_PICKED = O_LDT + MAX_ROUNDS * MAXS  # MAXS * 2 tiles picked this turn (kept while placing), -1 none
+O_WAIT = O_PICKED + MAXS * 2          # MAXC * 2 waiting tile codes (solo), -1 none
+O_SCR = O_WAIT + MAXC * 2             # scratch
+SCR_PARTS = O_SCR                     # 6
+SCR_DIRS = SCR_PARTS + 8              # 49
+SCR_SEEN = SCR_DIRS + CC              # 49
+SCR_STACK = SCR_SEEN + CC             # 49
+SCR_CROSS = SCR_STACK + CC            # 49
+SCR_FC = SCR_CROSS + CC               # MAXC factory counts
+SCR_TOT = SCR_FC + MAXC               # MAXC city totals
+SCR_KEY = SCR_TOT + MAXC              # MAXS * 8 rank keys
+SCR_PERM = SCR_KEY + MAXS * 8         # 8
+STATE_SIZE = SCR_PERM + 8
+
+# config vector
+CFG_NP, CFG_ASSIGN, CFG_SOLO_FULL, CFG_DIFF = 0, 1, 2, 3
+CFG_SIZE = 4
+
+
+# ============================================================================= scoring
+@njit(cache=True)
+def _shop_runs(g, dirs):
+    s = 0
+    for r in range(CAN):
+        run = 0
+        for c in range(CAN + 1):
+            if c < CAN and dirs[r * CAN + c] == 1:
+                run += 1
+            else:
+                if run > 0:
+                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
+                run = 0
+    for c in range(CAN):
+        run = 0
+        for r in range(CAN + 1):
+            if r < CAN and dirs[r * CAN + c] == 2:
+                run += 1
+            else:
+                if run > 0:
+                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
+                run = 0
+    return s
+
+
+@njit(cache=True)
+def shop_score(g, dirs, cross):
+    """Best split of the shops of canvas ``g`` into straight lines (6.1)."""
+    nc = 0
+    for i in range(CC):
+        dirs[i] = 0
+        if g[i] != SHOP:
+            continue
+        r = i // CAN
+        c = i % CAN
+        h = (c > 0 and g[i - 1] == SHOP) or (c < CAN - 1 and g[i + 1] == SHOP)
+        v = (r > 0 and g[i - CAN] == SHOP) or (r < CAN - 1 and g[i + CAN] == SHOP)
+        if h and v:
+            cross[nc] = i
+            nc += 1
+            dirs[i] = 1
+        elif v:
+            dirs[i] = 2
+        else:
+            dirs[i] = 1
+    best = 0
+    for m in range(1 << nc):
+        for j in range(nc):
+            dirs[cross[j]] = 2 if (m >> j) & 1 else 1
+        s = _shop_runs(g, dirs)
+        if s > best:
+            best = s
+    return best
+
+
+@njit(cache=True)
+def tavern_sets(c0, c1, c2, c3):
+    a = np.empty(4, dtype=np.int64)
+    a[0] = c0
+    a[1] = c1
+    a[2] = c2
+    a[3] = c3
+    for i in range(4):
+        for j in range(3 - i):
+            if a[j] < a[j + 1]:
+                t = a[j]
+                a[j] = a[j + 1]
+                a[j + 1] = t
+    return (a[3] * TAVERN_PTS[4] + (a[2] - a[3]) * TAVERN_PTS[3] + (a[1] - a[2]) * TAVERN_PTS[2]
+            + (a[0] - a[1]) * TAVERN_PTS[1])
+
+
+@njit(cache=True)
+def office_base(n):
+    return OFFICE_PTS[OFFICE_GROUP] * (n // OFFICE_GROUP) + OFFICE_PTS[n % OFFICE_GROUP]
+
+
+@njit(cache=True)
+def park_group(k):
+    if k <= 3:
+        return PARK_PTS[k]
+    return PARK_PTS[3] + PARK_EXTRA * (k - 3)
+
+
+@njit(cache=True)
+def _nb_has(g, i, kind_lo, kind_hi):
+    r = i // CAN
+    c = i % CAN
+    if r > 0 and kind_lo <= g[i - CAN] <= kind_hi:
+        return True
+    if r < CAN - 1 and kind_lo <= g[i + CAN] <= kind_hi:
+        return True
+    if c > 0 and kind_lo <= g[i - 1] <= kind_hi:
+        return True
+    if c < CAN - 1 and kind_lo <= g[i + 1] <= kind_hi:
+        return True
+    return False
+
+
+@njit(cache=True)
+def _other_types(kc):
+    n = 0
+    for t in HOUSE_OTHER_TYPES:
+        present = False
+        for k in range(NK):
+            if KIND_TYPE[k] == t and kc[k] > 0:
+                present = True
+        if present:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def score_grid(g, fpp, parts, dirs, seen, stack, cross):
+    """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
+    ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total."""
+    kc = np.zeros(NK, dtype=np.int64)
+    for i in range(CC):
+        if g[i] >= 0:
+            kc[g[i]] += 1
+    parts[0] = shop_score(g, dirs, cross)
+    parts[1] = kc[FACTORY] * fpp
+    tc = np.zeros(4, dtype=np.int64)
+    for j in range(TAVERN_KINDS.shape[0]):
+        tc[j] = kc[TAVERN_KINDS[j]]
+    parts[2] = tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    tlo = TAVERN_KINDS[0]
+    thi = TAVERN_KINDS[TAVERN_KINDS.shape[0] - 1]
+    bonus = 0
+    for i in range(CC):
+        if g[i] == OFFICE and _nb_has(g, i, tlo, thi):
+            bonus += OFFICE_BONUS
+    parts[3] = office_base(kc[OFFICE]) + bonus
+    # parks
+    for i in range(CC):
+        seen[i] = 0
+    ps = 0
+    for i in range(CC):
+        if g[i] != PARK or seen[i]:
+            continue
+        seen[i] = 1
+        stack[0] = i
+        top = 1
+        size = 0
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            size += 1
+            r = cell // CAN
+            c = cell % CAN
+            for d in range(4):
+                rr = r + (-1 if d == 0 else (1 if d == 2 else 0))
+                cc2 = c + (1 if d == 1 else (-1 if d == 3 else 0))
+                if 0 <= rr < CAN and 0 <= cc2 < CAN:
+                    q = rr * CAN + cc2
+                    if g[q] == PARK and seen[q] == 0:
+                        seen[q] = 1
+                        stack[top] = q
+                        top += 1
+        ps += park_group(size)
+    parts[4] = ps
+    ot = _other_types(kc) * HOUSE_PER_TYPE
+    hs = 0
+    for i in range(CC):
+        if g[i] == HOUSE:
+            if _nb_has(g, i, FACTORY, FACTORY):
+                hs += HOUSE_FACTORY_PTS
+            else:
+                hs += ot
+    parts[5] = hs
+    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
+
+
+@njit(cache=True)
+def score_dlc(kc, fpp, parts):
+    """Deep Learning City (6.8), difficulty bonus excluded."""
+    n = kc[SHOP]
+    parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
+    parts[1] = kc[FACTORY] * fpp
+    tc = np.zeros(4, dtype=np.int64)
+    anyt = 0
+    for j in range(TAVERN_KINDS.shape[0]):
+        tc[j] = kc[TAVERN_KINDS[j]]
+        anyt += tc[j]
+    parts[2] = tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    parts[3] = office_base(kc[OFFICE]) + (kc[OFFICE] * OFFICE_BONUS if anyt > 0 else 0)
+    n = kc[PARK]
+    parts[4] = PARK_PTS[2] * (n // 2) + PARK_PTS[1] * (n % 2)
+    parts[5] = kc[HOUSE] * _other_types(kc) * HOUSE_PER_TYPE
+    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
+
+
+@njit(cache=True)
+def factory_points(counts, n, c):
+    """Points per factory of city ``c`` given the factory ``counts`` of ``n`` cities (6.2)."""
+    if counts[c] == 0:
+        return 0
+    m1 = 0
+    for i in range(n):
+        if counts[i] > m1:
+            m1 = counts[i]
+    m2 = -1
+    for i in range(n):
+        if counts[i] < m1 and counts[i] > m2:
+            m2 = counts[i]
+    if counts[c] == m1:
+        return FACT_PTS[0]
+    if counts[c] == m2:
+        return FACT_PTS[1]
+    return FACT_PTS[2]
+
+
+# ============================================================================= helpers
+@njit(cache=True)
+def _grid(state, c):
+    return state[O_GRID + c * CC: O_GRID + (c + 1) * CC]
+
+
+@njit(cache=True)
+def _is_dlc(state, c):
+    m = state[H_MODE]
+    return (m == MODE_SIMPLE or m == MODE_FULL) and c == DLC
+
+
+@njit(cache=True)
+def _fpp(state, c):
+    nc = state[H_NC]
+    fc = state[SCR_FC: SCR_FC + MAXC]
+    for i in range(nc):
+        fc[i] = state[O_KCNT + i * NK + FACTORY]
+    return factory_points(fc, nc, c)
+
+
+@njit(cache=True)
+def city_score(state, c, with_bonus):
+    parts = state[SCR_PARTS: SCR_PARTS + 6]
+    fpp = _fpp(state, c)
+    if _is_dlc(state, c):
+        s = score_dlc(state[O_KCNT + c * NK: O_KCNT + (c + 1) * NK], fpp, parts)
+        if with_bonus:
+            s += DIFF_BONUS[state[H_DIFF]]
+        return s
+    return score_grid(_grid(state, c), fpp, parts, state[SCR_DIRS: SCR_DIRS + CC],
+                      state[SCR_SEEN: SCR_SEEN + CC], state[SCR_STACK: SCR_STACK + CC],
+                      state[SCR_CROSS: SCR_CROSS + CC])
+
+
+@njit(cache=True)
+def tile_cells(t, r, c, out):
+    """Cells ``(r, c, kind)`` covered by tile code ``t`` anchored at ``(r, c)``; returns count."""
+    if t < NK:
+        out[0, 0] = r
+        out[0, 1] = c
+        out[0, 2] = t
+        return 1
+    d = t - NK
+    out[0, 0] = r
+    out[0, 1] = c
+    out[0, 2] = DUP_HALF[d, 0]
+    if DUP_STACKED[d]:
+        out[1, 0] = r + 1
+        out[1, 1] = c
+    else:
+        out[1, 0] = r
+        out[1, 1] = c + 1
+    out[1, 2] = DUP_HALF[d, 1]
+    return 2
+
+
+@njit(cache=True)
+def legal_anchor(state, city, t, r, c):
+    """G1-G4 for tile code ``t`` anchored at canvas cell ``(r, c)`` of ``city``."""
+    g = _grid(state, city)
+    b = O_BOX + city * 5
+    r2 = r
+    c2 = c
+    if t >= NK:
+        if DUP_STACKED[t - NK]:
+            r2 = r + 1
+        else:
+            c2 = c + 1
+    if r2 >= CAN or c2 >= CAN:
+        return False
+    if g[r * CAN + c] >= 0 or g[r2 * CAN + c2] >= 0:
+        return False
+    if state[b] == 0:
+        return r == CENTER and c == CENTER
+    touch = False
+    for k in range(2):
+        rr = r if k == 0 else r2
+        cc = c if k == 0 else c2
+        i = rr * CAN + cc
+        if (rr > 0 and g[i - CAN] >= 0) or (rr < CAN - 1 and g[i + CAN] >= 0) or \
+                (cc > 0 and g[i - 1] >= 0) or (cc < CAN - 1 and g[i + 1] >= 0):
+            touch = True
+    if not touch:
+        return False
+    minr = min(state[b + 1], r)
+    maxr = max(state[b + 2], r2)
+    minc = min(state[b + 3], c)
+    maxc = max(state[b + 4], c2)
+    return maxr - minr < 4 and maxc - minc < 4
+
+
+@njit(cache=True)
+def _put(state, city, t, r, c, sign):
+    """Add (sign=1) or remove (sign=-1) tile ``t`` at ``(r, c)`` on grid and kind counts only."""
+    g = _grid(state, city)
+    if t < NK:
+        g[r * CAN + c] = t if sign > 0 else -1
+        state[O_KCNT + city * NK + t] += sign
+        return
+    d = t - NK
+    r2 = r + 1 if DUP_STACKED[d] else r
+    c2 = c if DUP_STACKED[d] else c + 1
+    g[r * CAN + c] = DUP_HALF[d, 0] if sign > 0 else -1
+    g[r2 * CAN + c2] = DUP_HALF[d, 1] if sign > 0 else -1
+    state[O_KCNT + city * NK + DUP_HALF[d, 0]] += sign
+    state[O_KCNT + city * NK + DUP_HALF[d, 1]] += sign
+
+
+@njit(cache=True)
+def place_tile(state, city, t, r, c):
+    _put(state, city, t, r, c, 1)
+    b = O_BOX + city * 5
+    r2 = r
+    c2 = c
+    if t >= NK:
+        if DUP_STACKED[t - NK]:
+            r2 = r + 1
+        else:
+            c2 = c + 1
+    if state[b] == 0:
+        state[b + 1] = r
+        state[b + 2] = r2
+        state[b + 3] = c
+        state[b + 4] = c2
+    else:
+        state[b + 1] = min(state[b + 1], r)
+        state[b + 2] = max(state[b + 2], r2)
+        state[b + 3] = min(state[b + 3], c)
+        state[b + 4] = max(state[b + 4], c2)
+    state[b] += 1 if t < NK else 2
+
+
+@njit(cache=True)
+def add_to_dlc(state, t):
+    if t < NK:
+        state[O_KCNT + DLC * NK + t] += 1
+        state[O_BOX + DLC * 5] += 1
+    else:
+        d = t - NK
+        state[O_KCNT + DLC * NK + DUP_HALF[d, 0]] += 1
+        state[O_KCNT + DLC * NK + DUP_HALF[d, 1]] += 1
+        state[O_BOX + DLC * 5] += 2
+
+
+@njit(cache=True)
+def left_city(state, s):
+    if state[H_MODE] == MODE_2P:
+        return 2 * s
+    return s
+
+
+@njit(cache=True)
+def right_city(state, s):
+    if state[H_MODE] == MODE_2P:
+        return 2 * s + 1
+    np_ = state[H_NP]
+    return (s + np_ - 1) % np_
+
+
+@njit(cache=True)
+def _draw_single(state):
+    p = state[H_SPTR]
+    state[H_SPTR] = p + 1
+    return state[O_SSUP + p]
+
+
+@njit(cache=True)
+def _draw_duplex(state):
+    p = state[H_DPTR]
+    state[H_DPTR] = p + 1
+    return state[O_DSUP + p] + NK
+
+
+@njit(cache=True)
+def _hand_size(state, s):
+    n = 0
+    for t in range(NTILE):
+        n += state[O_HAND + s * NTILE + t]
+    return n
+
+
+@njit(cache=True)
+def round_is_duplex(state, r):
+    return ROUND_DUP[state[H_MODE], r] == 1
+
+
+@njit(cache=True)
+def round_pass_dir(state, r):
+    """+1: seat s passes to seat s+1 (left); -1: to seat s-1 (right); 0: no passing."""
+    return ROUND_DIR[state[H_MODE], r]
+
+
+# ============================================================================= automata
+@njit(cache=True)
+def tile_gain(state, city, t):
+    """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without bonus."""
+    if _is_dlc(state, city):
+        now = city_score(state, city, False)
+        if t < NK:
+            state[O_KCNT + city * NK + t] += 1
+        else:
+            state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] += 1
+            state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] += 1
+        after = city_score(state, city, False)
+        if t < NK:
+            state[O_KCNT + city * NK + t] -= 1
+        else:
+            state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] -= 1
+            state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] -= 1
+        return after - now
+    now = city_score(state, city, False)
+    best = -(1 << 40)
+    for r in range(CAN):
+        for c in range(CAN):
+            if legal_anchor(state, city, t, r, c):
+                _put(state, city, t, r, c, 1)
+                s = city_score(state, city, False)
+                _put(state, city, t, r, c, -1)
+                if s > best:
+                    best = s
+    return best - now
+
+
+@njit(cache=True)
+def _city_has_type(state, city, ty):
+    for k in range(NK):
+        if KIND_TYPE[k] == ty and state[O_KCNT + city * NK + k] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def automaton_choice(state, seat, card, col, city):
+    """Tile code the automaton at ``seat`` picks for ``city`` by column ``col`` of ``card``."""
+    h = O_HAND + seat * NTILE
+    for j in range(MAX_ITEMS):
+        it = DECK_ITEMS[card, col, j]
+        if it < 0:
+            break
+        best = -1
+        bg = 0
+        bp = 0
+        if it == ITEM_NEW_TYPE and state[O_KCNT + city * NK + HOUSE] == 0:
+            continue
+        for t in range(NTILE):
+            if state[h + t] <= 0:
+                continue
+            k = t if t < NK else DUP_HALF[t - NK, 0]
+            if it < NTYPES:
+                if t >= NK or KIND_TYPE[t] != it:
+                    continue
+            elif it == ITEM_NEW_TYPE:
+                if t >= NK or _city_has_type(state, city, KIND_TYPE[t]):
+                    continue
+            g = tile_gain(state, city, t)
+            p = KIND_PRIO[k] * 64 + t
+            if best < 0 or g > bg or (g == bg and p < bp):
+                best = t
+                bg = g
+                bp = p
+        if best >= 0:
+            return best
+    # every reconstructed column ends with max_points; fall back to any tile
+    for t in range(NTILE):
+        if state[h + t] > 0:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def _run_automata(state):
+    for a in range(1, 3):
+        kp = state[H_KPTR]
+        card = state[O_DECK + kp]
+        state[H_KPTR] = kp + 1
+        state[H_CARD + a - 1] = card
+        shared = 0 if a == 1 else 2
+        t = automaton_choice(state, a, card, 0, shared)
+        state[O_HAND + a * NTILE + t] -= 1
+        w = O_WAIT + shared * 2
+        if state[w] < 0:
+            state[w] = t
+        else:
+            state[w + 1] = t
+        t2 = automaton_choice(state, a, card, 1, DLC)
+        state[O_HAND + a * NTILE + t2] -= 1
+        add_to_dlc(state, t2)
+
+
+# ============================================================================= flow
+@njit(cache=True)
+def _begin_turn(state):
+    for s in range(MAXS):
+        state[O_COMMIT + s] = 0
+        state[O_CHOSEN + 2 * s] = -1
+        state[O_CHOSEN + 2 * s + 1] = -1
+        state[O_PICKED + 2 * s] = -1
+        state[O_PICKED + 2 * s + 1] = -1
+    state[H_PHASE] = PH_PICK
+    state[H_CUR] = 0
+    state[H_SUB] = 0
+    if state[H_MODE] == MODE_FULL and not round_is_duplex(state, state[H_ROUND]):
+        _run_automata(state)
+
+
+@njit(cache=True)
+def _start_round(state):
+    m = state[H_MODE]
+    r = state[H_ROUND]
+    state[H_TURN] = 0
+    state[H_REPEAT] = 0
+    dup = round_is_duplex(state, r)
+    if m == MODE_SIMPLE:
+        perm = state[SCR_PERM: SCR_PERM + 3]
+        perm[0] = 0
+        perm[1] = 1
+        perm[2] = 2
+        rng.shuffle(state, H_RNG, perm, 3)
+        for i in range(SIMPLE_RANDOM):
+            t = _draw_duplex(state) if dup else _draw_single(state)
+            c = perm[i % 3] if i < 3 else DLC
+            if c == DLC:
+                add_to_dlc(state, t)
+            else:
+                w = O_WAIT + c * 2
+                if state[w] < 0:
+                    state[w] = t
+                else:
+                    state[w + 1] = t
+        for i in range(SIMPLE_CHOSEN):
+            t = _draw_duplex(state) if dup else _draw_single(state)
+            state[O_HAND + t] += 1
+        _begin_turn(state)
+        return
+    if m == MODE_FULL:
+        if dup:
+            for i in range(HAND_DUPLEX):
+                state[O_HAND + _draw_duplex(state)] += 1
+        else:
+            for s in range(3):
+                for i in range(HAND_SINGLES):
+                    state[O_HAND + s * NTILE + _draw_single(state)] += 1
+        _begin_turn(state)
+        return
+    ns = state[H_NS]
+    for s in range(ns):
+        if dup:
+            for i in range(HAND_DUPLEX):
+                state[O_HAND + s * NTILE + _draw_duplex(state)] += 1
+        else:
+            for i in range(HAND_SINGLES):
+                state[O_HAND + s * NTILE + _draw_single(state)] += 1
+    _begin_turn(state)
+
+
+@njit(cache=True)
+def _end_round(state):
+    state[H_ROUND] += 1
+    if state[H_ROUND] >= state[H_NR]:
+        state[H_PHASE] = PH_END
+        state[H_CUR] = -1
+        return
+    _start_round(state)
+
+
+@njit(cache=True)
+def _end_turn(state):
+    m = state[H_MODE]
+    r = state[H_ROUND]
+    if m == MODE_SIMPLE:
+        _end_round(state)
+        return
+    if round_is_duplex(state, r):
+        # standard / 2p: the third duplex is discarded (solo full did it at pick time)
+        if m != MODE_FULL:
+            for s in range(state[H_NS]):
+                for t in range(NTILE):
+                    n = state[O_HAND + s * NTILE + t]
+                    state[O_R2DISC + s * NTILE + t] += n
+                    state[O_HAND + s * NTILE + t] = 0
+        _end_round(state)
+        return
+    np_ = state[H_NP]
+    d = round_pass_dir(state, r)
+    # pass: seat s gives its rest to seat s + d
+    for s in range(np_):
+        for t in range(NTILE):
+            state[O_PASSED + s * NTILE + t] = state[O_HAND + s * NTILE + t]
+        state[O_PASSRD + s] = r
+    for s in range(np_):
+        src = (s - d + np_) % np_
+        for t in range(NTILE):
+            state[O_HAND + s * NTILE + t] = state[O_PASSED + src * NTILE + t]
+    if _hand_size(state, 0) <= 1:
+        for s in range(np_):
+            for t in range(NTILE):
+                if state[O_PASSED + s * NTILE + t] > 0:
+                    state[O_LDT + r * MAXS + s] = t
+                state[O_HAND + s * NTILE + t] = 0
+        _end_round(state)
+        return
+    state[H_TURN] += 1
+    _begin_turn(state)
+
+
+@njit(cache=True)
+def _to_placement(state):
+    state[H_PHASE] = PH_PLACE
+    state[H_CUR] = 0
+    state[H_SUB] = 0
+
+
+@njit(cache=True)
+def placement_target(state, slots):
+    """City being built now; writes the candidate tile codes of slot 0/1 (-1 = none)."""
+    m = state[H_MODE]
+    sub = state[H_SUB]
+    if m == MODE_SIMPLE or m == MODE_FULL:
+        city = 0 if sub < 2 else 2
+        slots[0] = state[O_WAIT + city * 2]
+        slots[1] = state[O_WAIT + city * 2 + 1]
+        return city
+    s = state[H_CUR]
+    city = left_city(state, s) if sub == 0 else right_city(state, s)
+    slots[0] = state[O_CHOSEN + 2 * s]
+    slots[1] = state[O_CHOSEN + 2 * s + 1]
+    if state[H_ASSIGN]:
+        if sub == 0:
+            slots[1] = -1
+        else:
+            slots[0] = -1
+    return city
+
+
+# ============================================================================= contract
+@njit(cache=True)
+def init(state, config, seed):
+    state[:] = 0
+    n = config[CFG_NP]
+    state[H_NS] = n
+    if n == 1:
+        state[H_MODE] = MODE_FULL if config[CFG_SOLO_FULL] else MODE_SIMPLE
+        state[H_NP] = 3
+        state[H_NC] = 3
+        state[H_DIFF] = config[CFG_DIFF]
+    elif n == 2:
+        state[H_MODE] = MODE_2P
+        state[H_NP] = 2
+        state[H_NC] = 4
+    else:
+        state[H_MODE] = MODE_STD
+        state[H_NP] = n
+        state[H_NC] = n
+    state[H_NR] = N_ROUNDS[state[H_MODE]]
+    state[H_ASSIGN] = config[CFG_ASSIGN] if n >= 2 else 1
+    rng.seed_rng(state, H_RNG, seed)
+    p = 0
+    for k in range(NK):
+        for i in range(SINGLE_COUNTS[k]):
+            state[O_SSUP + p] = k
+            p += 1
+    for d in range(N_DUPLEX):
+        state[O_DSUP + d] = d
+    for i in range(N_CARDS):
+        state[O_DECK + i] = i
+    rng.shuffle(state, H_RNG, state[O_SSUP: O_SSUP + N_SINGLES], N_SINGLES)
+    rng.shuffle(state, H_RNG, state[O_DSUP: O_DSUP + N_DUPLEX], N_DUPLEX)
+    rng.shuffle(state, H_RNG, state[O_DECK: O_DECK + N_CARDS], N_CARDS)
+    for i in range(MAXC * CC):
+        state[O_GRID + i] = -1
+    for i in range(MAXC * 2):
+        state[O_WAIT + i] = -1
+    for i in range(MAX_ROUNDS * MAXS):
+        state[O_LDT + i] = -1
+    for s in range(MAXS):
+        state[O_PASSRD + s] = -1
+        state[O_CHOSEN + 2 * s] = -1
+        state[O_CHOSEN + 2 * s + 1] = -1
+    state[H_CARD] = -1
+    state[H_CARD + 1] = -1
+    if state[H_MODE] == MODE_FULL:
+        for i in range(SOLO_SETUP_DUPLEXES):
+            add_to_dlc(state, _draw_duplex(state))
+    state[H_ROUND] = 0
+    _start_round(state)
+
+
+@njit(cache=True)
+def current_player(state):
+    if state[H_PHASE] == PH_END:
+        return -1
+    m = state[H_MODE]
+    if m == MODE_SIMPLE or m == MODE_FULL:
+        return 0
+    return state[H_CUR]
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    mask[:] = 0
+    ph = state[H_PHASE]
+    if ph == PH_END:
+        return
+    m = state[H_MODE]
+    if ph == PH_PICK:
+        s = 0 if (m == MODE_SIMPLE or m == MODE_FULL) else state[H_CUR]
+        for t in range(NTILE):
+            if state[O_HAND + s * NTILE + t] > 0:
+                mask[t] = 1
+        return
+    slots = state[SCR_PERM: SCR_PERM + 2]
+    city = placement_target(state, slots)
+    for k in range(2):
+        t = slots[k]
+        if t < 0:
+            continue
+        for r in range(CAN):
+            for c in range(CAN):
+                if legal_anchor(state, city, t, r, c):
+                    mask[A_PLACE + k * CC + r * CAN + c] = 1
+
+
+@njit(cache=True)
+def step(state, action):
+    state[H_STEPS] += 1
+    m = state[H_MODE]
+    solo = m == MODE_SIMPLE or m == MODE_FULL
+    if state[H_PHASE] == PH_PICK:
+        t = action
+        if solo:
+            state[O_HAND + t] -= 1
+            city = 0 if state[H_SUB] == 0 else 2
+            w = O_WAIT + city * 2
+            if state[w] < 0:
+                state[w] = t
+            else:
+                state[w + 1] = t
+            state[H_SUB] += 1
+            if state[H_SUB] < 2:
+                return
+            if m == MODE_SIMPLE:
+                for u in range(NTILE):
+                    while state[O_HAND + u] > 0:
+                        state[O_HAND + u] -= 1
+                        add_to_dlc(state, u)
+                _to_placement(state)
+                return
+            if round_is_duplex(state, state[H_ROUND]):
+                for u in range(NTILE):
+                    state[O_R2DISC + u] += state[O_HAND + u]
+                    state[O_HAND + u] = 0
+                if state[H_REPEAT] == 0:
+                    state[H_REPEAT] = 1
+                    state[H_TURN] = 1
+                    for i in range(HAND_DUPLEX):
+                        state[O_HAND + _draw_duplex(state)] += 1
+                    state[H_SUB] = 0
+                    return
+            _to_placement(state)
+            return
+        s = state[H_CUR]
+        state[O_HAND + s * NTILE + t] -= 1
+        state[O_CHOSEN + 2 * s + state[H_SUB]] = t
+        state[O_PICKED + 2 * s + state[H_SUB]] = t
+        state[O_COMMIT + s] += 1
+        state[H_SUB] += 1
+        if state[H_SUB] == 2:
+            state[H_SUB] = 0
+            state[H_CUR] = s + 1
+            if s + 1 >= state[H_NS]:
+                _to_placement(state)
+        return
+    # placement
+    slots = state[SCR_PERM: SCR_PERM + 2]
+    city = placement_target(state, slots)
+    a = action - A_PLACE
+    k = a // CC
+    cell = a % CC
+    t = slots[k]
+    place_tile(state, city, t, cell // CAN, cell % CAN)
+    if solo:
+        state[O_WAIT + city * 2 + k] = -1
+        state[H_SUB] += 1
+        if state[H_SUB] >= 4:
+            _end_turn(state)
+        return
+    s = state[H_CUR]
+    state[O_CHOSEN + 2 * s + k] = -1
+    state[H_SUB] += 1
+    if state[H_SUB] == 2:
+        state[H_SUB] = 0
+        state[H_CUR] = s + 1
+        if s + 1 >= state[H_NS]:
+            _end_turn(state)
+
+
+@njit(cache=True)
+def city_totals(state, out):
+    for c in range(state[H_NC]):
+        out[c] = city_score(state, c, True)
+
+
+@njit(cache=True)
+def _participant_key(state, p, tot, key):
+    """key[0] score, key[1] higher-city (0 in 2p), key[2..7] building counts by tie order."""
+    m = state[H_MODE]
+    a = left_city(state, p)
+    b = right_city(state, p)
+    if m == MODE_2P:
+        key[0] = tot[a] + tot[b]
+        key[1] = 0
+    else:
+        key[0] = min(tot[a], tot[b])
+        key[1] = max(tot[a], tot[b])
+    for j in range(TIE_TYPES.shape[0]):
+        ty = TIE_TYPES[j]
+        n = 0
+        for k in range(NK):
+            if KIND_TYPE[k] == ty:
+                n += state[O_KCNT + a * NK + k] + state[O_KCNT + b * NK + k]
+        key[2 + j] = n
+
+
+@njit(cache=True)
+def scores(state, out):
+    tot = state[SCR_TOT: SCR_TOT + MAXC]
+    city_totals(state, tot)
+    key = state[SCR_KEY: SCR_KEY + 8]
+    for p in range(min(out.shape[0], state[H_NP])):
+        _participant_key(state, p, tot, key)
+        out[p] = key[0]
+
+
+@njit(cache=True)
+def all_ranks(state, out):
+    """Rank of every participant (automata included) into ``out[:num participants]``."""
+    tot = state[SCR_TOT: SCR_TOT + MAXC]
+    city_totals(state, tot)
+    ranks_from_totals(state, tot, out)
+
+
+@njit(cache=True)
+def ranks_from_totals(state, tot, out):
+    """Ranks of the participants given the city totals ``tot`` (section 7)."""
+    np_ = state[H_NP]
+    keys = state[SCR_KEY: SCR_KEY + MAXS * 8]
+    for p in range(np_):
+        _participant_key(state, p, tot, keys[p * 8: p * 8 + 8])
+    for p in range(np_):
+        better = 0
+        for q in range(np_):
+            if q == p:
+                continue
+            for j in range(8):
+                a = keys[q * 8 + j]
+                b = keys[p * 8 + j]
+                if a != b:
+                    if a > b:
+                        better += 1
+                    break
+        out[p] = 1 + better
+
+
+@njit(cache=True)
+def ranks(state, out):
+    tmp = np.zeros(MAXS, dtype=np.int64)
+    all_ranks(state, tmp)
+    for p in range(min(out.shape[0], state[H_NP])):
+        out[p] = tmp[p]
+
+
+@njit(cache=True)
+def reseed(state, seed):
+    """Re-key the generator and reshuffle the undrawn supplies and automa cards."""
+    rng.seed_rng(state, H_RNG, seed)
+    p = state[H_SPTR]
+    rng.shuffle(state, H_RNG, state[O_SSUP + p: O_SSUP + N_SINGLES], N_SINGLES - p)
+    p = state[H_DPTR]
+    rng.shuffle(state, H_RNG, state[O_DSUP + p: O_DSUP + N_DUPLEX], N_DUPLEX - p)
+    p = state[H_KPTR]
+    rng.shuffle(state, H_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
+
+
+# ============================================================================= observation
+OBS_CITY = 10 * CC
+OBS_PARTS = (
+    ("cities", (MAXC, 10, CAN, CAN)),
+    ("own_hand", (NTILE,)),
+    ("own_chosen", (2, NTILE)),
+    ("revealed_choices", (MAXS, 2, NTILE)),
+    ("committed", (MAXS,)),
+    ("passed_last", (NTILE,)),
+    ("own_duplex_discards", (NTILE,)),
+    ("round", (6,)),
+    ("turn", (3,)),
+    ("step_kind", (4,)),
+    ("city_being_built", (MAXC,)),
+    ("factory_counts", (MAXC,)),
+    ("city_scores", (MAXC,)),
+    ("num_seats", (MAXS,)),
+    ("mode", (4,)),
+    ("assign_at_selection", (1,)),
+    ("automaton_hands", (2, NTILE)),
+    ("dlc_kind_counts", (NK,)),
+    ("last_automa_cards", (2, N_CARDS)),
+    ("difficulty", (5,)),
+    ("waiting", (2, 2, NTILE)),
+)
+OBS_SIZE = 0
+OBS_OFF = {}
+for _name, _shape in OBS_PARTS:
+    OBS_OFF[_name] = OBS_SIZE
+    OBS_SIZE += int(np.prod(_shape))
+OB_CITIES = OBS_OFF["cities"]
+OB_HAND = OBS_OFF["own_hand"]
+OB_CHOSEN = OBS_OFF["own_chosen"]
+OB_REV = OBS_OFF["revealed_choices"]
+OB_COMMIT = OBS_OFF["committed"]
+OB_PASSED = OBS_OFF["passed_last"]
+OB_R2 = OBS_OFF["own_duplex_discards"]
+OB_ROUND = OBS_OFF["round"]
+OB_TURN = OBS_OFF["turn"]
+OB_STEPK = OBS_OFF["step_kind"]
+OB_BUILD = OBS_OFF["city_being_built"]
+OB_FC = OBS_OFF["factory_counts"]
+OB_SC = OBS_OFF["city_scores"]
+OB_NS = OBS_OFF["num_seats"]
+OB_MODE = OBS_OFF["mode"]
+OB_ASSIGN = OBS_OFF["assign_at_selection"]
+OB_AHANDS = OBS_OFF["automaton_hands"]
+OB_DLC = OBS_OFF["dlc_kind_counts"]
+OB_CARDS = OBS_OFF["last_automa_cards"]
+OB_DIFF = OBS_OFF["difficulty"]
+OB_WAIT = OBS_OFF["waiting"]
+
+
+@njit(cache=True)
+def rel_city(state, p, i):
+    """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
+    m = state[H_MODE]
+    nc = state[H_NC]
+    if i >= nc:
+        return -1
+    if m == MODE_2P:
+        if i < 2:
+            return 2 * p + i
+        return 2 * (1 - p) + i - 2
+    if m == MODE_SIMPLE or m == MODE_FULL:
+        if i == 0:
+            return 0
+        if i == 1:
+            return 2
+        return DLC
+    return (p + i) % nc
+
+
+@njit(cache=True)
+def obs_round_turn(state):
+    m = state[H_MODE]
+    r = state[H_ROUND]
+    if m == MODE_SIMPLE:
+        if r < 3:
+            return 0, r
+        if r == 3:
+            return 1, 0
+        return 2, r - 4
+    return r, state[H_TURN]
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    out[:] = 0.0
+    m = state[H_MODE]
+    np_ = state[H_NP]
+    solo = m == MODE_SIMPLE or m == MODE_FULL
+    tot = state[SCR_TOT: SCR_TOT + MAXC]
+    city_totals(state, tot)
+    for i in range(MAXC):
+        c = rel_city(state, player, i)
+        if c < 0:
+            continue
+        out[OB_FC + i] = state[O_KCNT + c * NK + FACTORY]
+        out[OB_SC + i] = tot[c]
+        if _is_dlc(state, c):
+            continue
+        base = OB_CITIES + i * OBS_CITY
+        for cell in range(CC):
+            k = state[O_GRID + c * CC + cell]
+            if k >= 0:
+                out[base + k * CC + cell] = 1.0
+                out[base + 9 * CC + cell] = 1.0
+    for t in range(NTILE):
+        out[OB_HAND + t] = state[O_HAND + player * NTILE + t]
+        out[OB_PASSED + t] = state[O_PASSED + player * NTILE + t]
+        out[OB_R2 + t] = state[O_R2DISC + player * NTILE + t]
+    ph = state[H_PHASE]
+    if not solo:
+        for k in range(2):
+            t = state[O_CHOSEN + 2 * player + k]
+            if t >= 0:
+                out[OB_CHOSEN + k * NTILE + t] = 1.0
+        for i in range(np_):
+            s = (player + i) % np_
+            out[OB_COMMIT + i] = state[O_COMMIT + s]
+            if ph == PH_PLACE:
+                for k in range(2):
+                    t = state[O_CHOSEN + 2 * s + k]
+                    if t >= 0:
+                        out[OB_REV + (i * 2 + k) * NTILE + t] = 1.0
+    if ph != PH_END:
+        rr, tt = obs_round_turn(state)
+        out[OB_ROUND + rr] = 1.0
+        out[OB_TURN + min(tt, 2)] = 1.0
+        sub = state[H_SUB]
+        if ph == PH_PICK:
+            out[OB_STEPK + sub] = 1.0
+        else:
+            out[OB_STEPK + 2 + (sub % 2)] = 1.0
+            slots = state[SCR_PERM: SCR_PERM + 2]
+            city = placement_target(state, slots)
+            for i in range(MAXC):
+                if rel_city(state, player, i) == city:
+                    out[OB_BUILD + i] = 1.0
+    out[OB_NS + state[H_NS] - 1] = 1.0
+    out[OB_MODE + m] = 1.0
+    out[OB_ASSIGN] = state[H_ASSIGN]
+    if solo:
+        if m == MODE_FULL:
+            for a in range(2):
+                for t in range(NTILE):
+                    out[OB_AHANDS + a * NTILE + t] = state[O_HAND + (a + 1) * NTILE + t]
+                cd = state[H_CARD + a]
+                if cd >= 0:
+                    out[OB_CARDS + a * N_CARDS + cd] = 1.0
+        for k in range(NK):
+            out[OB_DLC + k] = state[O_KCNT + DLC * NK + k]
+        if state[H_DIFF] >= 1:
+            out[OB_DIFF + state[H_DIFF] - 1] = 1.0
+        for ci in range(2):
+            c = 0 if ci == 0 else 2
+            for k in range(2):
+                t = state[O_WAIT + c * 2 + k]
+                if t >= 0:
+                    out[OB_WAIT + (ci * 2 + k) * NTILE + t] = 1.0

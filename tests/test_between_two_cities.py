@@ -1,0 +1,754 @@
+"""Tests of Between Two Cities: every test vector of the rules reference (section 12),
+random games cross-checked against the plain-Python reference, hidden information,
+determinism, determinize/reseed, and option validation."""
+import numpy as np
+import pytest
+from numba import njit
+
+from envs.between_two_cities import Spec, score_cities, score_city
+from kernels import between_two_cities as K
+from kernels import playout
+from tests import reference_between_two_cities as REF
+
+LET = {"s": 0, "f": 1, "D": 2, "E": 3, "M": 4, "L": 5, "o": 6, "p": 7, "h": 8}
+R = {
+    "R1": ["ssss", "hhoM", "opoo", "ophp"], "R2": ["Mfff", "ppfp", "ssMp", "hhhf"],
+    "R3": ["MDff", "hEfp", "shLp", "hhho"], "R4": ["MDff", "oEoL", "oooo", "ssss"],
+    "R5": ["MDhh", "sEoL", "sohh", "sfpp"], "R6": ["fsff", "pfpp", "fLhp", "pphh"],
+}
+SPEC = Spec()
+
+
+def digits(rows):
+    return [r.translate(str.maketrans("MEDL", "1234")) for r in rows]
+
+
+def new_state(**options):
+    cfg = SPEC.configure(**options)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 0)
+    return st, cfg
+
+
+def set_city(st, c, rows, r0=0, c0=0):
+    g = st[K.O_GRID + c * 49: K.O_GRID + (c + 1) * 49]
+    g[:] = -1
+    st[K.O_KCNT + c * 9: K.O_KCNT + (c + 1) * 9] = 0
+    st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5] = 0
+    for r, row in enumerate(rows):
+        for cc, ch in enumerate(row):
+            if ch != ".":
+                K.place_tile(st, c, LET[ch], r0 + r, c0 + cc)
+
+
+def finished(num_players, cities, **opts):
+    st, cfg = new_state(num_players=num_players, **opts)
+    for c, rows in enumerate(cities):
+        set_city(st, c, rows)
+    st[K.H_PHASE] = K.PH_END
+    return st, cfg
+
+
+def kernel_ranks(st):
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.all_ranks(st, out)
+    return out[:int(st[K.H_NP])].tolist()
+
+
+def kernel_scores(st):
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.scores(st, out)
+    return out[:int(st[K.H_NP])].tolist()
+
+
+# ============================================================== 12.1 rulebook vectors
+@pytest.mark.parametrize("name,rank,expected", [
+    ("R1", "other", (16, 0, 1, 17, 10, 12, 56)),
+    ("R2", "most", (5, 20, 2, 0, 16, 9, 52)),
+    ("R3", "second", (2, 9, 17, 1, 8, 25, 62)),
+    ("R4", "other", (16, 4, 17, 25, 0, 0, 62)),
+    ("R5", "other", (10, 2, 17, 5, 8, 20, 62)),
+    ("R6", "most", (2, 20, 1, 0, 22, 12, 57)),
+])
+def test_r1_r6_printed_cities(name, rank, expected):
+    got = score_city(digits(R[name]), rank)
+    keys = ("shop", "factory", "tavern", "office", "park", "house", "total")
+    assert tuple(got[k] for k in keys) == expected
+    grid = [[REF.KINDS[LET[ch]] for ch in row] for row in R[name]]
+    ref = REF.ref_score_grid(grid, int(K.FACT_PTS[{"most": 0, "second": 1, "other": 2}[rank]]))
+    assert tuple(ref[k] for k in keys) == expected
+
+
+def test_r7_six_player_game():
+    st, _ = finished(6, [R[k] for k in ("R2", "R3", "R4", "R6", "R1", "R5")])
+    assert kernel_scores(st) == [52, 52, 62, 57, 56, 56]
+    assert kernel_ranks(st) == [5, 6, 1, 2, 4, 3]
+    assert REF.reference_scores_ranks(st) == ([52, 52, 62, 57, 56, 56], [5, 6, 1, 2, 4, 3])
+
+
+def test_r8_factory_ranking():
+    counts = np.array([5, 5, 3, 2, 1, 0], dtype=np.int64)
+    pts = [int(K.factory_points(counts, 6, i)) * int(counts[i]) for i in range(6)]
+    assert pts == [20, 20, 9, 4, 2, 0]
+    cities = [score_cities([digits(R[k]) for k in ("R2", "R6", "R3", "R4", "R5", "R1")])]
+    assert [c["factory"] for c in cities[0]] == [20, 20, 9, 4, 2, 0]
+
+
+def test_r9_shop_example():
+    got = score_city(["hsph", "ssss", "hspo", "fsoo"], "other")
+    assert got == {"shop": 23, "factory": 2, "tavern": 0, "office": 6, "park": 4, "house": 9, "total": 44}
+
+
+def test_r10_taverns():
+    assert K.tavern_sets(2, 2, 1, 0) == 13       # drink 2, food 2, music 1
+
+
+def test_r11_offices():
+    assert K.office_base(7) == 22
+    assert score_city(["oooo", "ooo.", "....", "...."], "other")["office"] == 22
+    assert score_city([".3..", "1o2.", ".4..", "...."], "other")["office"] == 2
+
+
+def test_r12_parks():
+    assert score_city(["p.p.", "....", "p.p.", "...."], "other")["park"] == 8
+    assert score_city(["ppp.", "....", "p...", "...."], "other")["park"] == 14
+    assert score_city(["pppp", "....", "....", "...."], "other")["park"] == 13
+    assert score_city(["pp..", "....", "pp..", "...."], "other")["park"] == 16
+
+
+def test_r13_tie_break_by_shops():
+    st, _ = new_state(num_players=3)
+    # seats 0 (cities 0, 2) and 1 (cities 1, 0) tie on score and on their higher city
+    set_city(st, 0, ["s...", "....", "....", "...."])
+    set_city(st, 1, ["sss.", "....", "....", "...."])
+    set_city(st, 2, ["ssss", "....", "....", "...."])
+    tot = np.array([70, 60, 60, 0, 0, 0, 0], dtype=np.int64)
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.ranks_from_totals(st, tot, out)
+    # seat 0: 1 + 4 = 5 shops; seat 1: 3 + 1 = 4 shops -> seat 0 first
+    assert out[:3].tolist() == [1, 2, 3]
+    assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [1, 2, 3]
+
+
+def test_r14_deep_learning_city():
+    kc = np.zeros(9, dtype=np.int64)
+    for k, n in (("s", 4), ("D", 1), ("M", 1), ("E", 2), ("o", 1), ("p", 3), ("h", 3), ("f", 1)):
+        kc[LET[k]] = n
+    parts = np.zeros(6, dtype=np.int64)
+    assert K.score_dlc(kc, 2, parts) == 55
+    assert parts.tolist() == [16, 2, 10, 2, 10, 15]
+    assert REF.ref_dlc({REF.KINDS[i]: int(kc[i]) for i in range(9)}, 2) == 55
+
+
+# ============================================================== 12.2 own vectors
+@pytest.mark.parametrize("rows,total,check", [
+    (["sooh", "ssoh", "hsop", "ppoM"], 49, {"shop": 10, "office": 16, "park": 10, "house": 12}),
+    (["shhs", "ssss", "sMEs", "sDLs"], 58, {"shop": 37, "tavern": 17, "house": 4}),
+    (["hfss", "hppo", "Mosh", "phfh"], 39, {"house": 13, "shop": 7, "factory": 4, "office": 4, "park": 10}),
+    (["oooo", "oEoD", "ooss", "hhpp"], 54, {"office": 29, "tavern": 4, "shop": 5, "park": 8, "house": 8}),
+    (["ppph", "pshp", "poop", "fopp"], 45, {"park": 27, "shop": 2, "factory": 2, "office": 6, "house": 8}),
+])
+def test_o1_o5_cities(rows, total, check):
+    got = score_city(digits(rows), "other")
+    assert got["total"] == total
+    for k, v in check.items():
+        assert got[k] == v
+    grid = [[REF.KINDS[LET[ch]] for ch in row] for row in rows]
+    assert REF.ref_score_grid(grid, 2)["total"] == total
+
+
+def test_o6_scoring_functions():
+    assert K.tavern_sets(3, 1, 1, 0) == 11
+    assert K.tavern_sets(2, 2, 2, 2) == 34
+    assert K.tavern_sets(5, 0, 0, 0) == 5
+    assert [K.office_base(n) for n in (0, 1, 6, 7, 12, 13, 16)] == [0, 1, 21, 22, 42, 43, 52]
+    assert [K.park_group(n) for n in (1, 2, 3, 4, 5, 9, 16)] == [2, 8, 12, 13, 14, 18, 25]
+
+
+@pytest.mark.parametrize("counts,points", [
+    ((4, 4, 2, 0), (16, 16, 6, 0)), ((2, 2, 2), (8, 8, 8)), ((3, 1, 1, 0), (12, 3, 3, 0)), ((0, 0, 0), (0, 0, 0)),
+])
+def test_o7_factory_ranks(counts, points):
+    arr = np.array(counts, dtype=np.int64)
+    assert tuple(int(K.factory_points(arr, len(counts), i)) * counts[i] for i in range(len(counts))) == points
+    assert tuple(p * c for p, c in zip(REF.factory_rank_points(list(counts)), counts)) == points
+
+
+def test_o8_three_player_game():
+    st, _ = finished(3, [R["R3"], R["R4"], R["R5"]])
+    tot = np.zeros(K.MAXC, dtype=np.int64)
+    K.city_totals(st, tot)
+    assert tot[:3].tolist() == [65, 64, 62]
+    assert kernel_scores(st) == [62, 64, 62]
+    assert kernel_ranks(st) == [2, 1, 3]
+    assert REF.reference_scores_ranks(st) == ([62, 64, 62], [2, 1, 3])
+
+
+def test_o9_two_player_sum():
+    st, _ = finished(2, [R["R1"], R["R3"], R["R4"], R["R5"]])
+    assert kernel_scores(st) == [121, 126]
+    assert kernel_ranks(st) == [2, 1]
+    assert REF.reference_scores_ranks(st) == ([121, 126], [2, 1])
+
+
+def test_o10_two_player_tie_by_shops():
+    st, _ = new_state(num_players=2)
+    set_city(st, 0, ["sss.", "....", "....", "...."])
+    set_city(st, 1, ["ss..", "....", "....", "...."])
+    set_city(st, 2, ["sss.", "....", "....", "...."])
+    set_city(st, 3, ["sss.", "....", "....", "...."])
+    tot = np.array([60, 50, 55, 55, 0, 0, 0], dtype=np.int64)
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.ranks_from_totals(st, tot, out)
+    assert out[:2].tolist() == [2, 1]
+    assert REF.reference_scores_ranks(st, list(tot[:4])) == ([110, 110], [2, 1])
+
+
+def test_o11_three_player_tie_on_both_cities():
+    st, _ = new_state(num_players=3)
+    set_city(st, 0, ["s...", "....", "....", "...."])
+    set_city(st, 1, ["sssf", "f...", "....", "...."])
+    set_city(st, 2, ["sssf", "ff..", "....", "...."])
+    tot = np.array([70, 60, 60, 0, 0, 0, 0], dtype=np.int64)
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.ranks_from_totals(st, tot, out)
+    assert out[:3].tolist() == [1, 2, 3]
+    assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [1, 2, 3]
+
+
+SIDE_DUP = 9 + 0      # duplex 0: side by side
+STACK_DUP = 9 + 12    # duplex 12: stacked
+
+
+@pytest.mark.parametrize("cells,tile,expected", [
+    ([], 0, {(3, 3)}),
+    ([(3, 3)], 0, {(2, 3), (3, 2), (3, 4), (4, 3)}),
+    ([(3, 3)], SIDE_DUP, {(2, 2), (2, 3), (3, 1), (3, 4), (4, 2), (4, 3)}),
+    ([(3, 3)], STACK_DUP, {(1, 3), (2, 2), (2, 4), (3, 2), (3, 4), (4, 3)}),
+    ([(3, 3), (3, 4), (3, 5), (3, 6)], 0, {(2, c) for c in range(3, 7)} | {(4, c) for c in range(3, 7)}),
+    ([(3, 3), (3, 4), (3, 5), (3, 6)], SIDE_DUP, {(2, 3), (2, 4), (2, 5), (4, 3), (4, 4), (4, 5)}),
+    ([(3, 3), (3, 4), (3, 5), (3, 6)], STACK_DUP, {(1, c) for c in range(3, 7)} | {(4, c) for c in range(3, 7)}),
+])
+def test_o12_placement_masks(cells, tile, expected):
+    st, _ = new_state(num_players=3)
+    st[K.O_GRID: K.O_GRID + 49] = -1
+    st[K.O_BOX: K.O_BOX + 5] = 0
+    st[K.O_KCNT: K.O_KCNT + 9] = 0
+    for r, c in cells:
+        K.place_tile(st, 0, 8, r, c)
+    got = {(r, c) for r in range(7) for c in range(7) if K.legal_anchor(st, 0, tile, r, c)}
+    assert got == expected
+    assert REF.legal_anchors({p: "house" for p in cells}, tile) == expected
+    # through the mask: seat 0 placing into its left city (city 0)
+    st[K.H_PHASE] = K.PH_PLACE
+    st[K.H_CUR] = 0
+    st[K.H_SUB] = 0
+    st[K.O_CHOSEN] = tile
+    st[K.O_CHOSEN + 1] = -1
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st, mask)
+    assert {divmod(a - 33, 7) for a in np.flatnonzero(mask)} == expected
+    assert mask.tolist() == REF.reference_mask(st)
+
+
+def _dlc_counts(**kw):
+    kc = np.zeros(9, dtype=np.int64)
+    for k, n in kw.items():
+        kc[LET[k]] = n
+    return kc
+
+
+def test_o13_deep_learning_city():
+    parts = np.zeros(6, dtype=np.int64)
+    assert K.score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 52
+    assert parts.tolist() == [21, 2, 0, 3, 18, 8]
+    assert K.score_dlc(_dlc_counts(o=7, E=1, s=4, p=2, h=2), 0, parts) == 62
+    assert parts[3] == 29
+    st, _ = new_state(num_players=1, solo_mode="full", difficulty=4)
+    st[K.O_KCNT + 9: K.O_KCNT + 18] = _dlc_counts(o=7, E=1, s=4, p=2, h=2)
+    for c in (0, 2):
+        st[K.O_KCNT + c * 9: K.O_KCNT + c * 9 + 9] = 0
+    assert K.city_score(st, 1, True) == 62 + int(K.DIFF_BONUS[4])
+
+
+def test_o14_automaton_choice():
+    st, _ = new_state(num_players=1, solo_mode="full")
+    for c in range(3):
+        set_city(st, c, [])
+    st[K.O_BOX + 5] = 0
+    K.add_to_dlc(st, 9 + 2)      # shop | house
+    K.add_to_dlc(st, 9 + 22)     # park / factory
+    hand = st[K.O_HAND + 33: K.O_HAND + 66]
+    hand[:] = 0
+    for ch in "oppDhfs":
+        hand[LET[ch]] += 1
+    card = int(np.flatnonzero(K.CARD_IDS == 3)[0])
+    gains = {ch: K.tile_gain(st, 0, LET[ch]) for ch in "spoDhf"}
+    assert gains == {"s": 2, "p": 2, "o": 1, "D": 1, "h": 0, "f": 4}
+    t = K.automaton_choice(st, 1, card, 0, 0)
+    assert t == LET["f"]
+    hand[t] -= 1
+    assert K.tile_gain(st, 1, LET["o"]) == 2 and K.tile_gain(st, 1, LET["D"]) == 2
+    assert K.tile_gain(st, 1, LET["p"]) == 6
+    assert K.automaton_choice(st, 1, card, 1, 1) == LET["D"]
+
+
+def test_o15_solo_result():
+    st, _ = new_state(num_players=1)
+    tot = np.array([58, 60, 61, 0, 0, 0, 0], dtype=np.int64)
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.ranks_from_totals(st, tot, out)
+    assert out[:3].tolist() == [2, 3, 1]
+    assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [2, 3, 1]
+
+
+def _random_action(mask, rs):
+    return int(rs.choice(np.flatnonzero(mask)))
+
+
+def test_o16_draft_bookkeeping():
+    st, _ = new_state(num_players=3)
+    rs = np.random.default_rng(1)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    seen_round = set()
+    while K.current_player(st) >= 0:
+        r = int(st[K.H_ROUND])
+        if r not in seen_round:
+            seen_round.add(r)
+            counts = [int(st[K.O_BOX + c * 5]) for c in range(3)]
+            assert counts == [[0] * 3, [6] * 3, [10] * 3][r]
+            hs = [int(st[K.O_HAND + s * 33: K.O_HAND + s * 33 + 33].sum()) for s in range(3)]
+            assert hs == [[7] * 3, [3] * 3, [7] * 3][r]
+        if st[K.H_PHASE] == K.PH_PICK and st[K.H_SUB] == 0 and st[K.H_CUR] == 0 and r != 1:
+            assert st[K.O_HAND: K.O_HAND + 33].sum() == 7 - 2 * st[K.H_TURN]
+        K.legal_mask(st, mask)
+        K.step(st, _random_action(mask, rs))
+    assert [int(st[K.O_BOX + c * 5]) for c in range(3)] == [16, 16, 16]
+    for c in range(3):
+        b = st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5]
+        assert b[2] - b[1] == 3 and b[4] - b[3] == 3
+    assert st[K.H_SPTR] == 42 and st[K.H_DPTR] == 9
+    assert (st[K.O_LDT: K.O_LDT + K.MAX_ROUNDS * K.MAXS] >= 0).sum() == 6
+    assert st[K.O_R2DISC: K.O_R2DISC + 3 * 33].sum() == 3
+
+
+# ============================================================== property tests
+CONFIGS = [
+    dict(num_players=1, solo_mode="simple"),
+    dict(num_players=1, solo_mode="full", difficulty=1),
+    dict(num_players=1, solo_mode="full", difficulty=5),
+    dict(num_players=2),
+    dict(num_players=2, assign_at_selection=True),
+    dict(num_players=3),
+    dict(num_players=3, assign_at_selection=True),
+    dict(num_players=4),
+    dict(num_players=5),
+    dict(num_players=6, assign_at_selection=True),
+    dict(num_players=7),
+]
+
+
+def _tile_total(st):
+    """Every tile of the game: supply rest + hands + chosen + waiting + cities + discards."""
+    singles = np.zeros(9, dtype=np.int64)
+    dup = np.zeros(24, dtype=np.int64)
+
+    def add(t, n=1):
+        if t < 9:
+            singles[t] += n
+        else:
+            dup[t - 9] += n
+    for x in st[K.O_SSUP + st[K.H_SPTR]: K.O_SSUP + K.N_SINGLES]:
+        singles[x] += 1
+    for x in st[K.O_DSUP + st[K.H_DPTR]: K.O_DSUP + K.N_DUPLEX]:
+        dup[x] += 1
+    for s in range(K.MAXS):
+        for t in range(33):
+            add(t, int(st[K.O_HAND + s * 33 + t]) + int(st[K.O_R2DISC + s * 33 + t]))
+        for k in range(2):
+            if st[K.O_CHOSEN + 2 * s + k] >= 0:
+                add(int(st[K.O_CHOSEN + 2 * s + k]))
+    for t in st[K.O_LDT: K.O_LDT + K.MAX_ROUNDS * K.MAXS]:
+        if t >= 0:
+            add(int(t))
+    for i in range(K.MAXC * 2):
+        if st[K.O_WAIT + i] >= 0:
+            add(int(st[K.O_WAIT + i]))
+    return singles, dup
+
+
+def _check_leaks(st, cfg, rs):
+    """Another seat's hand / unrevealed picks / the supply never show in an observation."""
+    n = cfg.num_players
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    obs2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    for p in range(n):
+        K.observe(st, p, obs)
+        tmp = st.copy()
+        K.reseed(tmp, int(rs.integers(1 << 40)))
+        for s in range(n):
+            if s == p or int(st[K.H_MODE]) not in (K.MODE_STD, K.MODE_2P):
+                continue
+            h = tmp[K.O_HAND + s * 33: K.O_HAND + s * 33 + 33]
+            n_single, n_dup = int(h[:9].sum()), int(h[9:].sum())
+            h[:] = 0
+            for _ in range(n_single):
+                h[int(rs.integers(9))] += 1
+            for _ in range(n_dup):
+                h[9 + int(rs.integers(24))] += 1
+            if tmp[K.H_PHASE] == K.PH_PICK:
+                for k in range(2):
+                    if tmp[K.O_CHOSEN + 2 * s + k] >= 0:
+                        tmp[K.O_CHOSEN + 2 * s + k] = int(rs.integers(33))
+            tmp[K.O_PASSED + s * 33: K.O_PASSED + s * 33 + 33] = rs.integers(0, 3, 33)
+            tmp[K.O_R2DISC + s * 33: K.O_R2DISC + s * 33 + 33] = rs.integers(0, 2, 33)
+        K.observe(tmp, p, obs2)
+        assert np.array_equal(obs, obs2), f"hidden information of another seat leaks into seat {p}'s view"
+
+
+def play_checked(options, seed, check_leaks=True):
+    cfg = SPEC.configure(**options)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, seed)
+    lo, hi = SPEC.observation_bounds(cfg)
+    rs = np.random.default_rng(seed)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    inv = (K.SINGLE_COUNTS.copy(), np.ones(24, dtype=np.int64))
+    steps = 0
+    while K.current_player(st) >= 0:
+        p = K.current_player(st)
+        assert 0 <= p < cfg.num_players
+        K.legal_mask(st, mask)
+        assert mask.any()
+        assert mask.tolist() == REF.reference_mask(st)
+        for q in range(cfg.num_players):
+            K.observe(st, q, obs)
+            assert np.isfinite(obs).all() and (obs >= lo).all() and (obs <= hi).all()
+        if check_leaks:
+            _check_leaks(st, cfg, rs)
+        _check_conservation(st)
+        _check_pass_memory(st)
+        K.step(st, _random_action(mask, rs))
+        steps += 1
+        assert steps <= SPEC.max_steps
+    expected = {K.MODE_STD: 28 * cfg.num_players, K.MODE_2P: 112, K.MODE_SIMPLE: 42, K.MODE_FULL: 44}
+    assert steps == expected[int(st[K.H_MODE])]
+    for c in range(int(st[K.H_NC])):
+        assert st[K.O_BOX + c * 5] == 16
+        if not (REF.is_solo(st) and c == 1):
+            b = st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5]
+            assert b[2] - b[1] == 3 and b[4] - b[3] == 3
+    sc, rk = REF.reference_scores_ranks(st)
+    assert kernel_scores(st) == sc
+    assert kernel_ranks(st) == rk
+    tot = np.zeros(K.MAXC, dtype=np.int64)
+    K.city_totals(st, tot)
+    ref_tot, _ = REF.reference_city_totals(st)
+    assert tot[:len(ref_tot)].tolist() == ref_tot
+    if int(st[K.H_MODE]) in (K.MODE_STD, K.MODE_2P):
+        rows = []
+        for c in range(int(st[K.H_NC])):
+            rows.append(["".join(K.KIND_CHAR[REF.KINDS.index(k)] for k in row) for row in REF.city_grid(st, c)])
+        assert [d["total"] for d in score_cities(rows)] == ref_tot
+    return st
+
+
+@pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_random_games(options):
+    for seed in range(2):
+        play_checked(options, seed, check_leaks=(seed == 0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_random_games_many(options):
+    for seed in range(2, 302):  # 300 games per configuration
+        play_checked(options, seed, check_leaks=False)
+
+
+def _check_pass_memory(st):
+    """A seat's memory of its last pass equals what its receiver held before picking."""
+    if int(st[K.H_MODE]) not in (K.MODE_STD, K.MODE_2P) or st[K.H_PHASE] == K.PH_END:
+        return
+    rnd = int(st[K.H_ROUND])
+    if K.round_is_duplex(st, rnd) or st[K.H_TURN] == 0:
+        return
+    n = int(st[K.H_NP])
+    d = int(K.round_pass_dir(st, rnd))
+    for s in range(n):
+        assert np.array_equal(st[K.O_PASSED + s * 33: K.O_PASSED + s * 33 + 33], Spec._own_pre(st, (s + d) % n))
+
+
+def _check_conservation(st):
+    """Per kind: cells built in all cities == singles no longer held anywhere + halves of
+    duplexes no longer held anywhere (supply, hands, picks, waiting, discards)."""
+    s, d = _tile_total(st)
+    built = np.zeros(9, dtype=np.int64)
+    for c in range(int(st[K.H_NC])):
+        built += st[K.O_KCNT + c * 9: K.O_KCNT + c * 9 + 9]
+    expect = K.SINGLE_COUNTS - s
+    for i in range(24):
+        if d[i] == 0:
+            expect[K.DUP_HALF[i, 0]] += 1
+            expect[K.DUP_HALF[i, 1]] += 1
+        else:
+            assert d[i] == 1
+    assert np.array_equal(built, expect)
+    assert (s >= 0).all()
+
+
+# ============================================================== determinism, hidden info
+def test_determinism_and_copy():
+    cfg = SPEC.configure(num_players=4)
+    a = np.zeros(cfg.state_size, dtype=np.int64)
+    b = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(a, cfg.config, 123)
+    K.init(b, cfg.config, 123)
+    assert np.array_equal(a, b)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    rs = np.random.default_rng(5)
+    c = None
+    n = 0
+    while K.current_player(a) >= 0:
+        K.legal_mask(a, mask)
+        act = _random_action(mask, rs)
+        K.step(a, act)
+        K.step(b, act)
+        if c is not None:
+            K.step(c, act)
+        n += 1
+        if n == 30:
+            c = a.copy()
+        assert np.array_equal(a[:K.O_SCR], b[:K.O_SCR])
+        if c is not None:
+            assert np.array_equal(a[:K.O_SCR], c[:K.O_SCR])
+
+
+@pytest.mark.parametrize("options", [dict(num_players=3), dict(num_players=2), dict(num_players=5),
+                                     dict(num_players=7, assign_at_selection=True),
+                                     dict(num_players=1), dict(num_players=1, solo_mode="simple")])
+def test_determinize_keeps_observer_view(options):
+    cfg = SPEC.configure(**options)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 3)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    rs = np.random.default_rng(2)
+    o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    k = 0
+    while K.current_player(st) >= 0:
+        if k % 3 == 0:
+            for obs_seat in range(cfg.num_players):
+                cp = st.copy()
+                SPEC.determinize(cp, cfg, obs_seat, int(rs.integers(1 << 30)))
+                K.observe(st, obs_seat, o1)
+                K.observe(cp, obs_seat, o2)
+                assert np.array_equal(o1, o2)
+                s1, d1 = _tile_total(st)
+                s2, d2 = _tile_total(cp)
+                assert np.array_equal(s1, s2) and np.array_equal(d1, d2)
+                _check_conservation(cp)
+                _check_pass_memory(cp)
+                # the determinized copy never changes what is public or the observer's own
+                assert np.array_equal(cp[K.O_GRID: K.O_KCNT + K.MAXC * 9], st[K.O_GRID: K.O_KCNT + K.MAXC * 9])
+                h = K.O_HAND + obs_seat * 33
+                assert np.array_equal(cp[h: h + 33], st[h: h + 33])
+                # the copy plays on legally to the end
+                m2 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+                K.legal_mask(cp, m2)
+                assert m2.tolist() == REF.reference_mask(cp) and m2.any()
+                if k % 15 == 0:
+                    while K.current_player(cp) >= 0:
+                        K.legal_mask(cp, m2)
+                        assert m2.any()
+                        K.step(cp, _random_action(m2, rs))
+        K.legal_mask(st, mask)
+        K.step(st, _random_action(mask, rs))
+        k += 1
+
+
+def test_reseed_changes_only_future():
+    cfg = SPEC.configure(num_players=3)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 9)
+    o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    cp = st.copy()
+    SPEC.reseed(cp, cfg, 77)
+    for p in range(3):
+        K.observe(st, p, o1)
+        K.observe(cp, p, o2)
+        assert np.array_equal(o1, o2)
+    assert not np.array_equal(st[K.O_SSUP + 21: K.O_SSUP + 108], cp[K.O_SSUP + 21: K.O_SSUP + 108])
+
+
+# ============================================================== environment shell
+def test_full_game_through_shell():
+    from envs.shell import CityEnv
+    for options in (dict(num_players=3), dict(num_players=1), dict(num_players=2)):
+        env = CityEnv(Spec(), render_mode="ansi", **options)
+        env.reset(seed=4)
+        rs = np.random.default_rng(0)
+        final = None
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                final = info
+                env.step(None)
+                continue
+            act = _random_action(obs["action_mask"], rs)
+            assert isinstance(env.unwrapped.action_label(act), str)
+            env.step(act)
+        assert final is not None and len(final["scores"]) == options["num_players"]
+        assert isinstance(env.render(), str)
+        if options["num_players"] == 1:
+            assert len(final["automata_scores"]) == 2
+            assert final["winners"] == (["player_0"] if final["participant_ranks"][0] == 1 else [])
+    env = CityEnv(Spec(), render_mode="rgb_array", num_players=3)
+    env.reset(seed=1)
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+
+
+def test_pettingzoo_api():
+    from pettingzoo.test import api_test
+    from envs.shell import CityEnv
+    api_test(CityEnv(Spec(), num_players=3), num_cycles=100)
+    api_test(CityEnv(Spec(), num_players=1, solo_mode="simple"), num_cycles=100)
+
+
+def test_score_city_accepts_rule_letters():
+    assert score_city(R["R3"], "second") == score_city(digits(R["R3"]), "second")
+
+
+def test_score_city_bad_input():
+    with pytest.raises(ValueError):
+        score_city(["ssss", "ssss", "ssss"], "most")
+    with pytest.raises(ValueError):
+        score_city(["sssx", "ssss", "ssss", "ssss"], "most")
+    with pytest.raises(ValueError):
+        score_city(["ssss", "ssss", "ssss", "ssss"], "first")
+
+
+@pytest.mark.parametrize("options", [
+    dict(num_players=0), dict(num_players=8), dict(num_players="3"), dict(num_players=True),
+    dict(num_players=3, solo_mode="full"), dict(num_players=3, difficulty=2),
+    dict(num_players=1, solo_mode="hard"), dict(num_players=1, difficulty=0), dict(num_players=1, difficulty=6),
+    dict(num_players=1, assign_at_selection=False), dict(num_players=3, assign_at_selection="yes"),
+    dict(num_players=3, colour="red"),
+])
+def test_configure_errors(options):
+    with pytest.raises(ValueError) as e:
+        SPEC.configure(**options)
+    name = [k for k in options if k != "num_players"] or ["num_players"]
+    assert name[-1] in str(e.value)
+
+
+def test_random_playout_speed_smoke():
+    cfg = SPEC.configure(num_players=5)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.init(st, cfg.config, 1)
+    gen = playout.new_generator(1)
+    # the same loop as kernels.playout.random_playout, compiled here without numba's
+    # on-disk cache (the shared cached one breaks when its cache index names kernels
+    # of other processes: ReferenceError "underlying object has vanished")
+    loop = playout.random_playout
+    n = loop(K.step, K.legal_mask, K.current_player, st, mask, gen, 10_000)
+    assert n == 140 and K.current_player(st) == -1
+
+
+def test_determinize_redeals_unseen_and_keeps_known_hand():
+    cfg = SPEC.configure(num_players=3)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 11)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    rs = np.random.default_rng(3)
+    # play turn 1 of round 1 completely, then seat 0 picks once in turn 2
+    while st[K.H_TURN] == 0:
+        K.legal_mask(st, mask)
+        K.step(st, _random_action(mask, rs))
+    K.legal_mask(st, mask)
+    K.step(st, _random_action(mask, rs))
+    passed = st[K.O_PASSED: K.O_PASSED + 33].copy()       # what seat 0 passed to seat 1
+    assert passed.sum() == 5
+    hands2 = set()
+    for seed in range(12):
+        cp = st.copy()
+        SPEC.determinize(cp, cfg, 0, seed)
+        h1 = cp[K.O_HAND + 33: K.O_HAND + 66].copy()
+        ch = [t for t in cp[K.O_CHOSEN + 2: K.O_CHOSEN + 4] if t >= 0]
+        for t in ch:
+            h1[t] += 1
+        assert np.array_equal(h1, passed)                   # seat 1's pre-pick hand is known to seat 0
+        assert np.array_equal(cp[K.O_HAND: K.O_HAND + 33], st[K.O_HAND: K.O_HAND + 33])
+        assert cp[K.O_CHOSEN] == st[K.O_CHOSEN]
+        hands2.add(tuple(cp[K.O_HAND + 66: K.O_HAND + 99]))
+    assert len(hands2) > 1                                  # seat 2's hand is re-dealt
+
+
+@pytest.mark.parametrize("n,kept", [(3, {0, 1, 2}), (5, {0, 1, 2}), (2, {0, 1})])
+def test_determinize_last_discards(n, kept):
+    """The unseen last tile of a round is known to every seat that held that hand."""
+    cfg = SPEC.configure(num_players=n)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 5)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    rs = np.random.default_rng(0)
+    while st[K.H_ROUND] == 0:
+        K.legal_mask(st, mask)
+        K.step(st, _random_action(mask, rs))
+    changed = set()
+    for seed in range(20):
+        cp = st.copy()
+        SPEC.determinize(cp, cfg, 0, seed)
+        for s in range(n):
+            if cp[K.O_LDT + s] != st[K.O_LDT + s]:
+                changed.add(s)
+    assert not (changed & kept)
+    if n == 5:
+        assert changed        # passers 3 and 4 handed on tiles seat 0 never saw
+
+
+@pytest.mark.parametrize("options", [dict(num_players=1), dict(num_players=1, solo_mode="simple"),
+                                     dict(num_players=2), dict(num_players=3), dict(num_players=5),
+                                     dict(num_players=7, assign_at_selection=True)],
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_shell_conformance_invariants(options):
+    """The shared conformance checks (clone/reseed/determinize/stored observations) on
+    this game through the shell, before it is registered in envs.registry."""
+    from envs.shell import CityEnv
+    from tests.test_conformance import play_checked as conformance_play
+    env = CityEnv(Spec(), **options)
+    for g in range(2):
+        conformance_play(env, seed=100 * options["num_players"] + g)
+        info = env.infos[env.possible_agents[0]]
+        assert info["scores"] == env.unwrapped.scores()
+        while env.agents:
+            env.step(None)
+
+
+def test_automaton_choice_matches_reference():
+    """At many solo-full positions, each automaton's choice for every card and column
+    equals the plain-Python reading of 5.5."""
+    cfg = SPEC.configure(num_players=1, solo_mode="full")
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    rs = np.random.default_rng(4)
+    checked = 0
+    for seed in range(3):
+        st = np.zeros(cfg.state_size, dtype=np.int64)
+        K.init(st, cfg.config, seed)
+        while K.current_player(st) >= 0:
+            if st[K.H_PHASE] == K.PH_PICK and not K.round_is_duplex(st, int(st[K.H_ROUND])) and st[K.H_SUB] == 0:
+                for a in (1, 2):
+                    if st[K.O_HAND + a * 33: K.O_HAND + a * 33 + 33].sum() < 2:
+                        continue
+                    for card in rs.choice(K.N_CARDS, 4, replace=False):
+                        for col, city in ((0, 0 if a == 1 else 2), (1, 1)):
+                            got = K.automaton_choice(st, a, int(card), col, city)
+                            assert got == REF.ref_automaton_choice(st, a, int(card), col, city)
+                            checked += 1
+            K.legal_mask(st, mask)
+            K.step(st, _random_action(mask, rs))
+    assert checked > 100

@@ -1,0 +1,1228 @@
+"""Tiny Towns: rules-reference test vectors (TV-1..TV-36), kernel vs plain-Python reference on
+random games, hidden information, determinism, options and the PettingZoo shell."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import reference_tiny_towns as R  # noqa: E402
+from kernels import tiny_towns as K  # noqa: E402
+from kernels import playout  # noqa: E402
+from envs import tiny_towns as TT  # noqa: E402
+from envs.tiny_towns import score_town  # noqa: E402
+
+# ====================================================================== helpers
+CODE = {v: k for k, v in TT.CODES.items()}
+CUBE = {"w": 0, "h": 1, "b": 2, "g": 3, "s": 4}
+W, H, B, G, S = range(5)
+
+
+def card(name):
+    return K.CID[name]
+
+
+def rows_to_tokens(rows):
+    out = []
+    for row in rows:
+        toks = []
+        for t in row.split():
+            if t == "..":
+                toks.append(".")
+            elif t in CUBE:
+                toks.append(K.RES_IDS[CUBE[t]])
+            else:
+                toks.append(K.card_token(CODE[t]))
+        out.append(" ".join(toks))
+    return out
+
+
+def town_names(rows):
+    names = []
+    for row in rows:
+        for t in row.split():
+            names.append(CODE[t] if t not in ("..",) and t not in CUBE else None)
+    return names
+
+
+def check_score(rows, total, **kw):
+    res = score_town(rows_to_tokens(rows), **kw)
+    assert res["total"] == total, res
+    ref = R.score_town_ref(town_names(rows), _wh_list(rows, kw.get("warehouse_cubes", 0)),
+                           kw.get("right_feast_halls", 0), kw.get("solo", False),
+                           kw.get("shrine_value") or 0, kw.get("starloom_place") or 1)
+    assert ref == total
+    return res
+
+
+def _wh_list(rows, cubes):
+    wh = [0] * 16
+    for q, n in enumerate(town_names(rows)):
+        if n == "Warehouse" and cubes:
+            wh[q] = min(cubes, 3)
+            cubes -= wh[q]
+    return wh
+
+
+def config(n=2, variant=0, monuments=1, cave=0, first=-1, cards=None):
+    c = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
+    c[0], c[1], c[2], c[3], c[4], c[5] = n, variant, monuments, cave, first, 0
+    if cards:
+        for name in cards:
+            t = int(K.CARD_TYPE[card(name)])
+            if t > 0:
+                c[5 + t] = card(name)
+    return c
+
+
+FIRST = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Factory"]
+
+
+def new_state(n=2, seed=0, **kw):
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init(st, config(n, **kw), seed)
+    return st
+
+
+def pb(p):
+    return K.PB + p * K.PSZ
+
+
+def set_board(st, p, rows, placed_round=-1):
+    """Codes as in the rules' test vectors; buildings get ``placed_round`` (active when < round)."""
+    b = pb(p)
+    q = 0
+    for row in rows:
+        for t in row.split():
+            st[b + K.O_CUBE + q] = -1
+            st[b + K.O_BLD + q] = -1
+            st[b + K.O_EXTRA + q] = -1
+            st[b + K.O_PR + q] = -1
+            st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+            if t in CUBE:
+                st[b + K.O_CUBE + q] = CUBE[t]
+            elif t != "..":
+                c = card(CODE[t])
+                st[b + K.O_BLD + q] = c
+                st[b + K.O_PR + q] = placed_round
+                if c >= K.NB:
+                    st[b + K.O_KEPT] = c
+                    st[b + K.O_MBUILT] = 1
+                    st[b + K.O_MCELL] = q
+            q += 1
+
+
+def force(st, phase, actor, rnd=None):
+    st[K.G_PHASE] = phase
+    st[K.G_ACTOR] = actor
+    if rnd is not None:
+        st[K.G_ROUND] = rnd
+
+
+def mask_of(st):
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st, m)
+    return set(np.flatnonzero(m).tolist())
+
+
+def constructs(st):
+    return {a for a in mask_of(st) if a < 1024}
+
+
+def check_ref(st):
+    assert mask_of(st) == R.legal_actions(st)
+
+
+FILL = "Fc"   # a 0-VP, non-feeding building used to fill squares
+
+
+# ============================================================== scoring vectors
+def test_tv1_rulebook_example():
+    rows = K.DATA["rulebook_example"]["layout"]
+    res = check_score(rows, 28, warehouse_cubes=3)
+    assert res["well"] == 5 and res["cottage"] == 12 and res["chapel"] == 4
+    assert res["tavern"] == 9 and res["bakery"] == 3 and res["warehouse"] == -3 and res["empty"] == -2
+
+
+@pytest.mark.parametrize("table,values", [("Ta", [2, 5, 9, 14, 20, 20, 20]),
+                                          ("Al", [-1, 5, -3, 15, -5, 26, 26])])
+def test_tv2_tv3_tavern_almshouse(table, values):
+    for k, vp in enumerate(values, start=1):
+        cells = [table] * k + [".."] * (16 - k)
+        rows = [" ".join(cells[4 * r:4 * r + 4]) for r in range(4)]
+        res = check_score(rows, vp - (16 - k))
+        assert res[K.card_token(CODE[table])] == vp
+
+
+def test_tv4_greenhouse():
+    rows = ["Co Co Ch Co", "Co .. .. ..", ".. .. Gh ..", "Co .. .. Co"]
+    res = check_score(rows, 4)
+    assert res["cottage"] == 9 and res["chapel"] == 3 and res["empty"] == -8
+    rows[2] = ".. Gh Gh .."
+    res = check_score(rows, 9)
+    assert res["cottage"] == 12 and res["chapel"] == 4
+
+
+def test_tv5_orchard():
+    check_score(["Co .. .. ..", ".. Or .. Co", ".. .. Co ..", ".. Co .. .."], -5)
+
+
+def test_tv6_granary():
+    check_score(["Co .. .. ..", ".. Gr .. Co", "Co .. Co ..", ".. Co .. .."], -1)
+
+
+def test_tv7_farm_best_feeding():
+    res = check_score(["Co Te Co ..", ".. .. .. ..", "Co .. Co ..", ".. Fa .. Co"], 7)
+    assert res["cottage"] == 12 and res["temple"] == 4
+
+
+def test_tv8_cloister():
+    check_score(["Cl .. .. Cl", ".. .. .. ..", ".. Cl .. ..", ".. .. .. .."], -7)
+    check_score(["Cl .. .. Cl", ".. Cl .. ..", ".. .. .. ..", "Cl .. .. Cl"], 9)
+
+
+def test_tv9_market():
+    res = check_score(["Ma .. Ma Ma", ".. .. .. ..", "Ma .. .. ..", ".. .. .. .."], -1)
+    assert res["market"] == 11
+
+
+def test_tv10_tailor():
+    res = check_score(["Tl .. .. ..", ".. Tl Tl ..", ".. .. .. ..", ".. .. .. Tl"], 0)
+    assert res["tailor"] == 12
+
+
+def test_tv11_theater():
+    res = check_score([".. Co .. ..", "We Th Ta Co", ".. Fa .. ..", ".. Th .. Fc"], 7)
+    assert res["theater"] == 7 and res["cottage"] == 6 and res["tavern"] == 2 and res["well"] == 0
+
+
+def test_tv12_abbey():
+    res = check_score(["Ab Co .. ..", "We .. Ab ..", ".. Ta Ab ..", ".. .. .. .."], -2)
+    assert res["abbey"] == 6
+
+
+def test_tv13_temple_chapel():
+    res = check_score(["Co Te Co ..", ".. Gr .. ..", "Gr .. .. ..", "Co Te Co .."], 5)
+    assert res["temple"] == 4 and res["cottage"] == 9
+    res = check_score(["Co Co Ch ..", "Co Gr .. ..", ".. .. Ch ..", ".. .. .. Co"], 6)
+    assert res["chapel"] == 6 and res["cottage"] == 9
+
+
+def test_tv14_inn():
+    res = check_score(["In .. In ..", ".. .. .. ..", ".. In .. ..", ".. .. .. In"], -6)
+    assert res["inn"] == 6
+
+
+def test_tv15_feast_hall():
+    two = ["FH FH .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."]
+    one = ["FH .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."]
+    three = ["FH FH FH ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."]
+    assert check_score(two, 6 - 14, right_feast_halls=1)["feast_hall"] == 6
+    assert check_score(two, 4 - 14, right_feast_halls=2)["feast_hall"] == 4
+    assert check_score(one, 2 - 15, right_feast_halls=2)["feast_hall"] == 2
+    assert check_score(three, 9 - 13, right_feast_halls=1)["feast_hall"] == 9
+    assert check_score(one, 2 - 15, right_feast_halls=3)["feast_hall"] == 2
+    assert check_score(two, 4 - 14, solo=True)["feast_hall"] == 4
+    # in a game: 3 players with 2, 2, 1 Feast Halls
+    st = new_state(3, cards=["Feast Hall"], monuments=0)
+    for p, rows in enumerate([two, two, one]):
+        set_board(st, p, rows)
+    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    got = []
+    for p in range(3):
+        K._player_score(st, p, parts)
+        got.append(int(parts[K.C_FEAST]))
+    assert got == [6, 4, 2]
+
+
+def test_tv16_fountain_millstone_bakery():
+    res = check_score(["Fo Fo .. Fo", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], -9)
+    assert res["fountain"] == 4
+    res = check_score(["Mi Fa .. ..", ".. .. Mi ..", ".. Ba .. ..", ".. .. .. .."], 2 - 12)
+    assert res["millstone"] == 2 and res["bakery"] == 0
+    res = check_score(["Ba Fc .. ..", ".. .. .. ..", ".. Ba .. ..", ".. .. Fa .."], 3 - 12)
+    assert res["bakery"] == 3
+
+
+def test_tv21_barrett_castle():
+    res = check_score(["BC We Co ..", "Ch .. .. ..", ".. .. .. ..", "Fa .. .. .."], 3)
+    assert res["barrett_castle"] == 5 and res["well"] == 3 and res["chapel"] == 3
+    check_score(["BC Te .. ..", "Gr .. .. ..", ".. .. .. ..", ".. .. .. .."], -4)
+    res = check_score(["BC Co Co ..", "Co Co Ch ..", "Fa .. .. ..", ".. .. .. .."], 10)
+    assert res["chapel"] == 5
+    st = new_state(2, monuments=1)
+    set_board(st, 0, ["BC We Co ..", "Ch .. .. ..", ".. .. .. ..", "Fa .. .. .."])
+    assert K.tie_keys(st, 0)[2] == 3
+
+
+def test_tv22_cathedral():
+    check_score(["CC Sh Sh Sh", "Sh Sh Sh Sh", "Sh Sh Sh Sh", "Sh .. .. .."], 14)
+    check_score([".. Sh Sh Sh", "Sh Sh Sh Sh", "Sh Sh Sh Sh", "Sh .. .. .."], 8)
+
+
+def test_tv23_mausoleum():
+    res = check_score(["Co Co Co ..", "Co Co Ch ..", "Fa GM .. ..", ".. .. .. .."], 11)
+    assert res["cottage"] == 15 and res["chapel"] == 4
+
+
+def test_tv24_mandras():
+    res = check_score([".. Co .. ..", "Co MP We ..", ".. Ta .. ..", ".. .. .. .."], -3)
+    assert res["mandras_palace"] == 6
+
+
+def test_tv25_silva_forum():
+    res = check_score(["Co Co .. We", ".. Co .. We", ".. Co SF We", ".. .. .. .."], -3)
+    assert res["silva_forum"] == 5
+
+
+def test_tv26_sky_baths_archive():
+    res = check_score(["Co We .. ..", "Fa SB .. ..", ".. .. .. ..", ".. .. .. .."], 0)
+    assert res["the_sky_baths"] == 8
+    res = check_score(["Co We .. ..", "Fa AR .. ..", ".. .. .. ..", ".. .. .. .."], -5)
+    assert res["archive_of_the_second_age"] == 3
+
+
+def test_tv27_shrine_value_fixed_when_built():
+    for others, value in ((4, 5), (5, 8), (7, 8), (0, 1)):
+        st = new_state(2, monuments=1, cards=FIRST)
+        cells = [FILL] * others + [".."] * (16 - others)
+        set_board(st, 0, [" ".join(cells[4 * r:4 * r + 4]) for r in range(4)])
+        b = pb(0)
+        st[b + K.O_KEPT] = K.M_SHRINE
+        q = 15
+        K._put_building(st, 0, q, K.M_SHRINE)
+        st[b + K.O_MBUILT] = 1
+        st[b + K.O_MCELL] = q
+        K._after_token(st, 0, q)
+        assert st[b + K.O_SHRINE] == value
+        st[b + K.O_BLD + 14] = card("Cottage")       # later buildings change nothing
+        assert st[b + K.O_SHRINE] == value
+    assert score_town(["shrine_of_the_elder_tree . . .", ". . . .", ". . . .",
+                       ". . . ."], shrine_value=5)["shrine_of_the_elder_tree"] == 5
+
+
+def test_tv28_starloom():
+    st = new_state(4, monuments=1)
+    for p, rnd in zip(range(4), (18, 19, 18, 21)):
+        set_board(st, p, ["SL .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+        st[pb(p) + K.O_STATUS] = 1
+        st[pb(p) + K.O_CROUND] = rnd
+    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    got = []
+    for p in range(4):
+        K._player_score(st, p, parts)
+        got.append(int(parts[K.M_STARLOOM]))
+    assert got == [6, 2, 6, 0]
+    for place, vp in ((1, 6), (2, 3), (3, 2), (4, 0)):
+        assert score_town(["the_starloom . . .", ". . . .", ". . . .", ". . . ."],
+                          starloom_place=place)["the_starloom"] == vp
+    st = new_state(1, monuments=1)
+    set_board(st, 0, ["SL .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    K._player_score(st, 0, parts)
+    assert parts[K.M_STARLOOM] == 6
+
+
+def test_score_town_removes_cubes_and_checks_input():
+    res = score_town(["cottage wood . .", ". farm . .", ". . . .", ". . . ."])
+    assert res["total"] == 3 - 14
+    with pytest.raises(ValueError):
+        score_town(["cottage . .", ". . . .", ". . . .", ". . . ."])
+    with pytest.raises(ValueError):
+        score_town(["castle . . .", ". . . .", ". . . .", ". . . ."])
+    with pytest.raises(ValueError):
+        score_town(["shrine_of_the_elder_tree . . .", ". . . .", ". . . .", ". . . ."])
+
+
+# ============================================================ legality vectors
+def test_tv18_trading_post():
+    cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Trading Post"]
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, [".. .. h ..", ".. TP g ..", ".. .. .. ..", ".. .. .. .."])
+    force(st, K.PH_BUILD, 0)
+    assert constructs(st) == {1}
+    check_ref(st)
+    K.step(st, 1)
+    assert st[K.G_PHASE] == K.PH_TOKEN
+    assert mask_of(st) == {K.A_SQ + 2, K.A_SQ + 6}
+    check_ref(st)
+    # built this round: not a wildcard yet
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, [".. .. h ..", ".. TP g ..", ".. .. .. .."], placed_round=st[K.G_ROUND])
+    force(st, K.PH_BUILD, 0)
+    assert constructs(st) == set()
+    # Well from a Trading Post and a stone
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, [".. .. .. ..", "TP TP .. ..", ".. s .. ..", ".. .. .. .."])
+    force(st, K.PH_BUILD, 0)
+    assert constructs(st) == {277}
+    check_ref(st)
+    K.step(st, 277)
+    assert mask_of(st) == {K.A_SQ + 9}
+    set_board(st, 0, [".. .. .. ..", "TP TP .. ..", ".. .. .. ..", ".. .. .. .."])
+    force(st, K.PH_BUILD, 0)
+    assert constructs(st) == set()
+
+
+def test_tv19_shed_and_obelisk():
+    rows = ["w s Fc Fc", "Fc Fc Fc Fc", "Fc Fc .. Fc", "Fc Fc Fc .."]
+    for grey, expect in (("Shed", {0, 1, 10, 15}), ("Well", {0, 1})):
+        st = new_state(2, cards=["Farm", grey, "Chapel", "Tavern", "Theater", "Factory"], monuments=0)
+        set_board(st, 0, rows)
+        force(st, K.PH_BUILD, 0)
+        assert 256 in constructs(st)
+        check_ref(st)
+        K.step(st, 256)
+        assert mask_of(st) == {K.A_SQ + q for q in expect}
+        check_ref(st)
+    # Obelisk: cottage from glass 0, brick 1, wheat 4 (t = 2, anchor 0 -> action 32)
+    for built_now, expect in ((False, {0, 1, 4, 10, 15}), (True, {0, 1, 4})):
+        st = new_state(2, cards=FIRST, monuments=1)
+        rnd = st[K.G_ROUND]
+        set_board(st, 0, ["g b Fc Fc", "h Fc Fc Fc", "Fc OC .. Fc", "Fc Fc Fc .."])
+        if built_now:
+            st[pb(0) + K.O_PR + 9] = rnd
+        force(st, K.PH_BUILD, 0)
+        assert 32 in constructs(st)
+        check_ref(st)
+        K.step(st, 32)
+        assert mask_of(st) == {K.A_SQ + q for q in expect}
+        check_ref(st)
+
+
+def skip_keep(st):
+    while st[K.G_PHASE] == K.PH_KEEP:
+        K.step(st, K.A_KEEP)
+
+
+def _start_placements(st, named):
+    """From a NAME decision: name ``named`` and return the state at the first commitment."""
+    assert st[K.G_PHASE] == K.PH_NAME
+    K.step(st, K.A_RES + named)
+
+
+def test_tv20_factory_and_bank():
+    cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Factory"]
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = B
+    _start_placements(st, B)
+    assert st[K.G_ACTOR] == 0 and st[K.G_PHASE] == K.PH_TAKE
+    assert mask_of(st) == {K.A_RES + r for r in range(5)}
+    check_ref(st)
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = B
+    _start_placements(st, W)
+    assert st[K.G_PHASE] == K.PH_DEST
+    st = new_state(2, cards=cards, monuments=0, first=0)
+    set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = B
+    _start_placements(st, B)
+    assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST
+    K.step(st, K.A_SQ + 0)
+    assert st[K.G_ACTOR] == 0 and st[K.G_PHASE] == K.PH_DEST     # own call: no substitution
+    # Banks
+    bank_cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Bank"]
+    st = new_state(2, cards=bank_cards, monuments=0, first=0)
+    set_board(st, 0, ["Bk Bk .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = W
+    st[pb(0) + K.O_EXTRA + 1] = G
+    assert mask_of(st) == {K.A_RES + r for r in (H, B, S)}
+    check_ref(st)
+    # third Bank: its resource avoids wood and glass
+    set_board(st, 0, ["Bk Bk .. ..", "h h .. ..", "w g b ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = W
+    st[pb(0) + K.O_EXTRA + 1] = G
+    force(st, K.PH_BUILD, 0)
+    a = 128 * 6 + 0 * 16 + 4                   # Bank HH./WGB, t = 0 at square 4
+    assert a in constructs(st)
+    check_ref(st)
+    K.step(st, a)
+    K.step(st, K.A_SQ + 8)
+    assert st[K.G_PHASE] == K.PH_BRES
+    assert mask_of(st) == {K.A_RES + r for r in (H, B, S)}
+    check_ref(st)
+    # five Banks: no Bank construction, naming ban lifted
+    st = new_state(2, cards=bank_cards, monuments=0, first=0)
+    set_board(st, 0, ["Bk Bk Bk Bk", "Bk .. .. ..", "h h .. ..", "w g b .."])
+    for q in range(5):
+        st[pb(0) + K.O_EXTRA + q] = q
+    assert mask_of(st) == {K.A_RES + r for r in range(5)}
+    force(st, K.PH_BUILD, 0)
+    assert not any(a // 128 == 6 for a in constructs(st))
+    check_ref(st)
+
+
+def test_tv17_warehouse():
+    cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"]
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_WH + W] = 1
+    st[pb(0) + K.O_WH + B] = 1
+    _start_placements(st, G)
+    assert st[K.G_ACTOR] == 0 and K.A_SQ + 0 in mask_of(st)
+    check_ref(st)
+    K.step(st, K.A_SQ + 0)
+    assert st[K.G_PHASE] == K.PH_SWAP
+    assert mask_of(st) == {K.A_RES + W, K.A_RES + B, K.A_PASS}
+    check_ref(st)
+    K.step(st, K.A_PASS)
+    K.step(st, K.A_SQ + 5)             # seat 1 places its glass
+    assert st[pb(0) + K.O_WH + G] == 1 and K._wh_count(st, 0, 0) == 3
+    # full Warehouse next round: swap only
+    st2 = new_state(2, cards=cards, monuments=0, first=1)
+    set_board(st2, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    for r in (W, B, G):
+        st2[pb(0) + K.O_WH + r] = 1
+    _start_placements(st2, S)
+    K.step(st2, K.A_SQ + 0)
+    assert mask_of(st2) == {K.A_RES + W, K.A_RES + B, K.A_RES + G}
+    check_ref(st2)
+    K.step(st2, K.A_RES + W)
+    assert st2[K.G_PHASE] == K.PH_SWAP_SQ
+    K.step(st2, K.A_SQ + 3)
+    K.step(st2, K.A_SQ + 3)            # seat 1
+    b = pb(0)
+    assert st2[b + K.O_CUBE + 3] == W and st2[b + K.O_WH + S] == 1 and st2[b + K.O_WH + W] == 0
+    assert K._wh_count(st2, 0, 0) == 3
+    # as Master Builder: no Warehouse
+    st3 = new_state(2, cards=cards, monuments=0, first=0)
+    set_board(st3, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    _start_placements(st3, H)
+    K.step(st3, K.A_SQ + 4)            # seat 1 first
+    assert st3[K.G_ACTOR] == 0 and K.A_SQ + 0 not in mask_of(st3)
+    check_ref(st3)
+    # three stored cubes score -3
+    assert score_town(["warehouse . . .", ". . . .", ". . . .", ". . . ."], warehouse_cubes=3)["warehouse"] == -3
+
+
+def test_tv32_statue_and_cave():
+    st = new_state(2, cards=FIRST, monuments=1, cave=1, first=1)
+    skip_keep(st)
+    set_board(st, 0, ["Co Co SM ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_EXTRA + 0] = S
+    _start_placements(st, B)
+    m = mask_of(st)
+    assert K.A_SQ + 1 in m and K.A_SQ + 0 not in m and K.A_ASIDE in m and K.A_SQ + 5 in m
+    check_ref(st)
+    K.step(st, K.A_SQ + 1)
+    K.step(st, K.A_SQ + 1)
+    assert st[pb(0) + K.O_EXTRA + 1] == B and st[pb(0) + K.O_CUBE + 1] == -1
+    # the stored cube never counts for patterns and is ignored at the end
+    assert score_town(["cottage cottage . .", ". . . .", ". . . .", ". . . ."])["total"] == -14
+    # cave rule: after two uses it is masked
+    st = new_state(2, cards=FIRST, monuments=0, cave=1, first=1)
+    st[pb(0) + K.O_CAVE] = 2
+    _start_placements(st, B)
+    assert K.A_ASIDE not in mask_of(st)
+    st = new_state(2, cards=FIRST, monuments=0, cave=1, first=0)
+    _start_placements(st, B)
+    assert st[K.G_ACTOR] == 1 and K.A_ASIDE in mask_of(st)
+    K.step(st, K.A_ASIDE)
+    assert st[K.G_ACTOR] == 0 and K.A_ASIDE not in mask_of(st)     # own call
+    K.step(st, K.A_SQ + 0)
+    assert st[pb(1) + K.O_CAVE] == 1
+
+
+def test_tv29_turn_order_hammer_fort():
+    st = new_state(4, cards=FIRST, monuments=1, first=1)
+    for p in range(4):
+        K.step(st, K.A_KEEP)
+    assert st[K.G_PHASE] == K.PH_NAME and st[K.G_ACTOR] == 1
+    assert [int(x) for x in st[K.G_ORDER:K.G_ORDER + 4]] == [2, 3, 0, 1]
+    set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(3) + K.O_STATUS] = 1
+    K._end_round(st)
+    assert st[K.G_MB] == 0
+    # built during this very round: skipped already
+    st = new_state(4, cards=FIRST, monuments=1, first=1)
+    set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=st[K.G_ROUND])
+    st[pb(3) + K.O_STATUS] = 1
+    K._end_round(st)
+    assert st[K.G_MB] == 0
+    # only seat 2 building: Master Builder every round, namings count
+    st = new_state(4, cards=FIRST, monuments=1, first=1)
+    set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    for p in (0, 1, 3):
+        st[pb(p) + K.O_STATUS] = 1
+    K._end_round(st)
+    assert st[K.G_MB] == 2
+    K._run(st)
+    assert st[K.G_PHASE] == K.PH_NAME and st[K.G_ACTOR] == 2
+    K.step(st, K.A_RES + W)
+    assert st[pb(2) + K.O_MBT] == 1 and st[K.G_ACTOR] == 2 and st[pb(2) + K.O_PIMP] == 0
+
+
+def test_tv30_opaleye():
+    st = new_state(3, cards=FIRST, monuments=1)
+    set_board(st, 0, ["OW .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=6)
+    b = pb(0)
+    for k in (0, 2, 4):
+        st[b + K.O_OPAL + k] = 1
+    # round 6 (built this round): nothing
+    st[K.G_ROUND] = 6
+    st[pb(1) + K.O_CONS] = 1 << 0
+    st[K.G_STAGE] = K.ST_END
+    st[K.G_OPAL_INIT] = 0
+    assert not K._opal_next(st)
+    # round 7: the right neighbour (seat 2) constructs a Tavern -> the Tavern moves
+    st[K.G_ROUND] = 7
+    st[pb(1) + K.O_CONS] = 0
+    st[pb(2) + K.O_CONS] = 1 << 4
+    st[K.G_OPAL_INIT] = 0
+    assert K._opal_next(st)
+    assert st[K.G_PHASE] == K.PH_OPAL_SQ and st[K.G_ACTOR] == 0 and st[K.G_OPAL_TYPE] == 4
+    check_ref(st)
+    K.step(st, K.A_SQ + 5)
+    assert st[b + K.O_BLD + 5] == card("Tavern")
+    assert [int(st[b + K.O_OPAL + k]) for k in range(7)] == [1, 0, 1, 0, 0, 0, 0]
+    assert st[K.G_ROUND] == 8
+    # a Grove University placement is not a construction: O_CONS untouched
+    st[pb(2) + K.O_CONS] = 0
+    st[pb(2) + K.O_KEPT] = K.M_GROVE
+    K._put_building(st, 2, 3, K.M_GROVE)
+    st[pb(2) + K.O_MBUILT] = 1
+    st[pb(2) + K.O_MCELL] = 3
+    st[K.G_PHASE] = K.PH_BUILD
+    st[K.G_ACTOR] = 2
+    K._after_token(st, 2, 3)
+    assert st[K.G_PHASE] == K.PH_GROVE_TYPE
+    K.step(st, K.A_TYPE + 2)
+    K.step(st, K.A_SQ + 7)
+    assert st[pb(2) + K.O_CONS] == 0
+
+
+def test_tv31_guild_and_grove():
+    st = new_state(2, cards=FIRST, monuments=1, first=0)
+    set_board(st, 0, ["Co .. .. AG", "Co .. .. We", ".. .. .. ..", ".. .. .. .."], placed_round=-1)
+    force(st, K.PH_BUILD, 0)
+    K._after_token(st, 0, 3)
+    assert st[K.G_PHASE] == K.PH_GUILD_TARGET
+    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 4, K.A_SQ + 7, K.A_PASS}
+    check_ref(st)
+    K.step(st, K.A_SQ + 4)
+    m = mask_of(st)
+    assert K.A_TYPE + 0 not in m and m == {K.A_TYPE + k for k in range(1, 7)}
+    check_ref(st)
+    K.step(st, K.A_TYPE + 4)
+    assert st[pb(0) + K.O_BLD + 4] == card("Tavern")
+    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 7, K.A_PASS}
+    K.step(st, K.A_SQ + 7)
+    K.step(st, K.A_TYPE + 4)
+    assert st[pb(0) + K.O_BLD + 7] == card("Tavern")
+    assert st[K.G_PHASE] != K.PH_GUILD_TARGET
+    # Grove University with 3 empty squares: Factory opens BUILD_RESOURCE
+    st = new_state(2, cards=FIRST, monuments=1, first=0)
+    rows = ["GU Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc .. .. .."]
+    set_board(st, 0, rows)
+    force(st, K.PH_BUILD, 0)
+    K._after_token(st, 0, 0)
+    assert mask_of(st) == {K.A_TYPE + k for k in range(7)}
+    K.step(st, K.A_TYPE + 6)
+    assert mask_of(st) == {K.A_SQ + q for q in (13, 14, 15)}
+    K.step(st, K.A_SQ + 14)
+    assert st[K.G_PHASE] == K.PH_BRES and mask_of(st) == {K.A_RES + r for r in range(5)}
+    # no empty square: the bonus is lost
+    st = new_state(2, cards=FIRST, monuments=1, first=0)
+    set_board(st, 0, ["GU Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc"])
+    force(st, K.PH_BUILD, 0)
+    K._after_token(st, 0, 0)
+    assert st[K.G_PHASE] != K.PH_GROVE_TYPE
+
+
+def test_tv33_town_hall_cycle():
+    st = new_state(2, variant=1, cards=FIRST, monuments=0, seed=5)
+    kinds, draws = {}, {}
+    rs = np.random.default_rng(0)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    while K.current_player(st) >= 0 and st[K.G_ROUND] <= 17:
+        kinds[int(st[K.G_ROUND])] = int(st[K.G_THKIND])
+        draws[int(st[K.G_ROUND])] = int(st[K.G_DRAWS])
+        K.legal_mask(st, m)
+        K.step(st, int(rs.choice(np.flatnonzero(m))))
+    for r in kinds:
+        assert kinds[r] == (1 if r % 3 == 0 else 0)
+    assert draws[1] == 9 and draws[14] == 0
+    if 16 in draws:
+        assert draws[16] == 9
+    # a Fort Ironweed owner skips the placement of free rounds
+    st = new_state(2, variant=1, cards=FIRST, monuments=1, first=0)
+    K.step(st, K.A_KEEP)
+    K.step(st, K.A_KEEP)
+    set_board(st, 1, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[K.G_ROUND] = 2
+    st[K.G_STAGE] = K.ST_END
+    st[K.G_OPAL_INIT] = 1
+    st[K.G_OPAL_OWNER] = -1
+    K._run(st)
+    assert st[K.G_ROUND] == 3 and st[K.G_THKIND] == 1
+    assert st[K.G_PHASE] == K.PH_CHOOSE and st[K.G_ACTOR] == 0
+    K.step(st, K.A_RES + W)
+    K.step(st, K.A_SQ + 0)
+    assert st[K.G_PHASE] == K.PH_BUILD or st[K.G_ROUND] == 4
+
+
+def test_tv34_solo():
+    for seed in range(40):
+        st = new_state(1, seed=seed)
+        cards = {int(c) for c in st[K.G_CARDS:K.G_CARDS + 7]}
+        assert card("Inn") not in cards and card("Bank") not in cards
+        dealt = {int(c) for c in st[pb(0) + K.O_DEALT:pb(0) + K.O_DEALT + 2]}
+        assert K.M_FORT not in dealt and K.M_OPALEYE not in dealt
+        assert st[K.G_DISPLAY:K.G_DISPLAY + 5].sum() == 3
+    st = new_state(1, monuments=0)
+    st[K.G_DISPLAY:K.G_DISPLAY + 5] = [2, 0, 0, 1, 0]
+    K._set(st, K.PH_CHOOSE, 0)
+    assert mask_of(st) == {K.A_RES + W, K.A_RES + G}
+    check_ref(st)
+    K.step(st, K.A_RES + G)
+    K.step(st, K.A_SQ + 0)                    # place, then (no construction) the round ends
+    assert st[K.G_QUEUE] == G and st[K.G_QN] == 1
+    assert st[K.G_DISPLAY:K.G_DISPLAY + 5].sum() == 3 and st[K.G_UNKNOWN] == 11
+    assert TT.solo_title(30) == "Engineer"
+    assert TT.solo_title(38) == "Master Architect"
+    assert TT.solo_title(9) == "Aspiring Architect"
+
+
+def test_tv35_tie_breaks():
+    st = new_state(2, cards=["Farm", "Shed", "Chapel", "Tavern", "Theater", "Factory"], monuments=1)
+    set_board(st, 0, ["Fa Fa Fa Fa", "Fa Fa Fa Fa", "Fa Fa Fa Fa", "Fa Fa Sh .."])
+    set_board(st, 1, ["Fa Fa Fa Fa", "Fa Fa Fa Fa", "Fa Fa Fa Fa", "Sh Sh .. .."])
+    for p in range(2):
+        st[pb(p) + K.O_STATUS] = 1
+    sc = np.zeros(2, dtype=np.int64)
+    K.scores(st, sc)
+    assert sc[0] == sc[1] == 0
+    rk = np.zeros(2, dtype=np.int64)
+    st[pb(0) + K.O_MBT] = 7
+    st[pb(1) + K.O_MBT] = 6
+    K.ranks(st, rk)
+    assert list(rk) == [2, 1]
+    st[pb(0) + K.O_MBT] = 6
+    K.ranks(st, rk)
+    assert list(rk) == [1, 2]
+    set_board(st, 0, ["Co Co Co Co", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
+    set_board(st, 1, ["Co Co Co BC", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
+    K.scores(st, sc)
+    assert sc[0] == sc[1]
+    K.ranks(st, rk)
+    assert list(rk) == [2, 1]
+    set_board(st, 1, ["Co Co Co Co", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
+    K.ranks(st, rk)
+    assert list(rk) == [1, 1]
+    # Town Hall: namings skipped
+    st[K.G_VARIANT] = 1
+    st[pb(0) + K.O_MBT] = 9
+    K.ranks(st, rk)
+    assert list(rk) == [1, 1]
+
+
+def test_tv36_completion():
+    st = new_state(2, cards=FIRST, monuments=0, first=1)
+    set_board(st, 0, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
+    set_board(st, 1, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc .. .."])
+    _start_placements(st, W)
+    K.step(st, K.A_SQ + 15)          # seat 0: last empty square
+    K.step(st, K.A_SQ + 14)          # seat 1
+    # nobody can construct: both done automatically
+    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
+    assert st[pb(1) + K.O_STATUS] == 0
+    assert st[K.G_ROUND] == 2 and st[K.G_MB] == 1 and st[K.G_PHASE] == K.PH_NAME
+    # a town filled by an Opaleye move: skips the placement, builds, completes when done
+    st = new_state(2, cards=FIRST, monuments=0, first=1)
+    set_board(st, 0, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc"])
+    _start_placements(st, W)
+    assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST
+    K.step(st, K.A_SQ + 0)
+    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
+
+
+# ============================================================ random games
+def _policy(rs, st, m):
+    legal = np.flatnonzero(m)
+    if st[K.G_PHASE] == K.PH_BUILD:
+        cons = legal[legal < 1024]
+        if len(cons) and rs.random() < 0.9:
+            return int(rs.choice(cons))
+    if st[K.G_PHASE] == K.PH_GUILD_TARGET and rs.random() < 0.7:
+        sq = legal[legal < K.A_PASS]
+        if len(sq):
+            return int(rs.choice(sq))
+    return int(rs.choice(legal))
+
+
+class TargetPolicy:
+    """Random play with a plan: each player picks a random placement of a card it may build
+    (its monument preferred) and names/places the resources it needs, so constructions,
+    monuments and their effects happen often."""
+
+    def __init__(self):
+        self.targets = {}
+
+    def _cells(self, card, t, anchor):
+        r0, c0 = divmod(anchor, 4)
+        return [((r0 + K.OFFS[card, t, i, 0]) * 4 + c0 + K.OFFS[card, t, i, 1], int(K.OFFS[card, t, i, 2]))
+                for i in range(K.PSIZE[card])]
+
+    def _valid(self, st, p, cells):
+        b = pb(p)
+        return all(st[b + K.O_BLD + q] < 0 and st[b + K.O_CUBE + q] in (-1, r) for q, r in cells)
+
+    def target(self, rs, st, p):
+        tgt = self.targets.get(p)
+        if tgt is not None and self._valid(st, p, tgt):
+            return tgt
+        slots = [s for s in range(8) if K._slot_card(st, p, s) >= 0]
+        for _ in range(40):
+            slot = 7 if 7 in slots and rs.random() < 0.5 else int(rs.choice(slots))
+            c = int(K._slot_card(st, p, slot))
+            t = int(rs.choice(np.flatnonzero(K.TVALID[c])))
+            h, w = K.TBOX[c, t]
+            anchor = int(rs.integers(4 - h + 1)) * 4 + int(rs.integers(4 - w + 1))
+            cells = self._cells(c, t, anchor)
+            if self._valid(st, p, cells):
+                self.targets[p] = cells
+                return cells
+        self.targets[p] = None
+        return None
+
+    def __call__(self, rs, st, m):
+        legal = np.flatnonzero(m)
+        ph = int(st[K.G_PHASE])
+        p = int(st[K.G_ACTOR])
+        b = pb(p)
+        if ph == K.PH_BUILD:
+            cons = legal[legal < 1024]
+            if len(cons) and rs.random() < 0.95:
+                mon = cons[cons >= 7 * 128]
+                if len(mon) and rs.random() < 0.8:
+                    return int(rs.choice(mon))
+                return int(rs.choice(cons))
+            return _policy(rs, st, m)
+        if ph not in (K.PH_NAME, K.PH_CHOOSE, K.PH_TAKE, K.PH_DEST) or rs.random() < 0.1:
+            return _policy(rs, st, m)
+        tgt = self.target(rs, st, p)
+        if tgt is None:
+            return _policy(rs, st, m)
+        need = {q: r for q, r in tgt if st[b + K.O_CUBE + q] != r}
+        if ph in (K.PH_NAME, K.PH_CHOOSE, K.PH_TAKE):
+            want = [K.A_RES + r for r in set(need.values()) if m[K.A_RES + r]]
+            return int(rs.choice(want)) if want else _policy(rs, st, m)
+        res = st[b + K.O_PRES]
+        good = [K.A_SQ + q for q, r in need.items() if r == res and m[K.A_SQ + q]]
+        if good:
+            return int(rs.choice(good))
+        cells = {q for q, _ in tgt}
+        other = [a for a in legal if not (K.A_SQ <= a < K.A_RES and a - K.A_SQ in cells)]
+        return int(rs.choice(other)) if other else int(rs.choice(legal))
+
+
+def _smart_policy(rs, st, m, _cache={}):
+    key = id(st)
+    pol = _cache.get(key)
+    if pol is None or pol[0] is not st:
+        _cache.clear()
+        pol = _cache[key] = (st, TargetPolicy())
+    return pol[1](rs, st, m)
+
+
+def _hidden_check(st, observer, rs):
+    """The observer's view must not change when the others' hidden data change."""
+    o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    K.observe(st, observer, o1)
+    st2 = st.copy()
+    n = int(st[K.G_NP])
+    for p in range(n):
+        if p == observer:
+            continue
+        b = pb(p)
+        if not st2[b + K.O_MBUILT] and st2[b + K.O_KEPT] >= 0:
+            st2[b + K.O_KEPT] = K.NB + rs.integers(K.NM)
+            st2[b + K.O_DEALT] = K.NB + rs.integers(K.NM)
+        if st2[b + K.O_KEPT] < 0:
+            st2[b + K.O_DEALT] = K.NB + rs.integers(K.NM)
+        if st2[b + K.O_PRES] >= 0:
+            st2[b + K.O_PRES] = rs.integers(5)
+            st2[b + K.O_PDEST] = rs.integers(16)
+    K.observe(st2, observer, o2)
+    assert np.array_equal(o1, o2)
+    st3 = st.copy()
+    K.determinize(st3, observer, int(rs.integers(1 << 30)))
+    K.observe(st3, observer, o2)
+    assert np.array_equal(o1, o2)
+    assert K.current_player(st3) == K.current_player(st)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st3, m)
+    assert m.sum() > 0
+
+
+CONFIGS = [(1, 0, 1, 0), (1, 0, 0, 1), (2, 0, 1, 0), (2, 1, 1, 1), (3, 0, 1, 1), (3, 1, 0, 0),
+           (4, 0, 1, 0), (4, 1, 1, 0), (5, 0, 0, 0), (5, 1, 1, 1), (6, 0, 1, 1), (6, 1, 1, 0)]
+
+
+def _play(n, variant, mon, cave, seed, check_every=1, policy=None):
+    policy = policy or _policy
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init(st, config(n, variant, mon, cave), seed)
+    rs = np.random.default_rng(seed)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    steps = 0
+    while K.current_player(st) >= 0:
+        K.legal_mask(st, m)
+        assert m.sum() > 0
+        if steps % check_every == 0:
+            assert set(np.flatnonzero(m).tolist()) == R.legal_actions(st), K.PHASE_NAMES[st[K.G_PHASE]]
+            p = int(st[K.G_ACTOR])
+            for obsv in range(n):
+                assert K.observe(st, obsv, obs) == K.OBS_SIZE
+                assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
+            if st[K.G_STAGE] == K.ST_COMMIT or st[K.G_PHASE] == K.PH_KEEP:
+                _hidden_check(st, (p + 1) % n, rs)
+        K.step(st, policy(rs, st, m))
+        steps += 1
+        assert steps < TT.Spec.max_steps
+    sc = np.zeros(n, dtype=np.int64)
+    K.scores(st, sc)
+    assert list(sc) == R.final_scores_ref(st)
+    rk = np.zeros(n, dtype=np.int64)
+    K.ranks(st, rk)
+    assert rk.min() == 1
+    return st, steps
+
+
+@pytest.mark.parametrize("n,variant,mon,cave", CONFIGS)
+def test_random_games(n, variant, mon, cave):
+    for seed in range(2):
+        st, steps = _play(n, variant, mon, cave, seed)
+        assert all(st[pb(p) + K.O_STATUS] == 1 for p in range(n))
+
+
+@pytest.mark.parametrize("n,variant,mon,cave", CONFIGS)
+def test_steered_games(n, variant, mon, cave):
+    for seed in range(2):
+        _play(n, variant, mon, cave, 100 + seed, policy=_smart_policy)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,variant,mon,cave", CONFIGS)
+def test_random_games_many(n, variant, mon, cave):
+    # 150 games per configuration: 300 per player count (each count has two configurations)
+    for seed in range(2, 77):
+        _play(n, variant, mon, cave, seed)
+        _play(n, variant, mon, cave, 100 + seed, policy=_smart_policy)
+
+
+def test_determinism_and_copy():
+    st1 = new_state(4, seed=11, cave=1)
+    st2 = new_state(4, seed=11, cave=1)
+    assert np.array_equal(st1, st2)
+    rs = np.random.default_rng(3)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    steps = 0
+    while K.current_player(st1) >= 0:
+        K.legal_mask(st1, m)
+        a = _policy(rs, st1, m)
+        if steps == 40:
+            cp = st1.copy()
+            K.step(cp, a)
+        K.step(st1, a)
+        K.step(st2, a)
+        if steps == 40:
+            assert np.array_equal(cp, st1)
+        assert np.array_equal(st1, st2)
+        steps += 1
+
+
+def test_reseed_keeps_observations():
+    st = new_state(3, variant=1, seed=2)
+    rs = np.random.default_rng(0)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    for _ in range(30):
+        K.legal_mask(st, m)
+        K.step(st, _policy(rs, st, m))
+    o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    cp = st.copy()
+    K.reseed(cp, 99)
+    for p in range(3):
+        K.observe(st, p, o1)
+        K.observe(cp, p, o2)
+        assert np.array_equal(o1, o2)
+
+
+def test_playout_kernel():
+    # compiled without numba's on-disk cache: the shared loop's cache index keys on other
+    # games' dispatchers and saving it can fail ("underlying object has vanished")
+    from numba import njit
+    loop = playout.random_playout
+    st = new_state(4, seed=1)
+    gen = playout.new_generator(0)
+    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    n = loop(K.step, K.legal_mask, K.current_player, st, m, gen, 100000)
+    assert K.current_player(st) == -1 and n > 0
+
+
+# ================================================================= options
+@pytest.mark.parametrize("opts", [
+    dict(num_players=0), dict(num_players=7), dict(num_players="2"), dict(num_players=True),
+    dict(variant="x"), dict(variant="town_hall", num_players=1), dict(monuments=1),
+    dict(cave_rule="yes"), dict(buildings="all"), dict(buildings=["Farm", "Granary", "Well", "Chapel",
+                                                                  "Tavern", "Theater", "Factory"]),
+    dict(buildings=["Farm", "Well", "Chapel", "Tavern", "Theater"]),
+    dict(buildings=["Farm", "Well", "Chapel", "Inn", "Theater", "Factory"], num_players=1),
+    dict(buildings=["Farm", "Well", "Chapel", "Tavern", "Theater", "Bank"], num_players=1),
+    dict(buildings=["Farm", "Well", "Chapel", "Tavern", "Theater", "Nope"]),
+    dict(buildings=["Farm", "Well", "Chapel", "Tavern", "Theater", "Fort Ironweed"]),
+    dict(first_player=2), dict(colour="red"),
+])
+def test_bad_options(opts):
+    with pytest.raises(ValueError):
+        TT.Spec().configure(**opts)
+
+
+def test_options_fix_cards():
+    cfg = TT.Spec().configure(buildings="first_game", num_players=3)
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init(st, cfg.config, 0)
+    assert [K.CARD_NAMES[c] for c in st[K.G_CARDS:K.G_CARDS + 7]] == FIRST
+    cfg = TT.Spec().configure(buildings=["feast_hall", "Granary", "shed", "Abbey", "market", "Bank"])
+    K.init(st, cfg.config, 0)
+    assert {K.CARD_NAMES[c] for c in st[K.G_CARDS:K.G_CARDS + 7]} == {
+        "Cottage", "Feast Hall", "Granary", "Shed", "Abbey", "Market", "Bank"}
+
+
+# ==================================================================== shell
+@pytest.mark.parametrize("opts", [dict(num_players=1), dict(num_players=3, variant="town_hall", cave_rule=True)])
+def test_shell_game(opts):
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), render_mode="ansi", **opts)
+    env.reset(seed=4)
+    rs = np.random.default_rng(2)
+    info = None
+    for i, agent in enumerate(env.agent_iter()):
+        obs, rew, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert env.observation_space(agent)["observation"].contains(obs["observation"])
+        if i % 25 == 0:
+            d = env.unwrapped.determinize(agent, i)
+            assert np.array_equal(d.observe(agent)["observation"], obs["observation"])
+            assert isinstance(env.unwrapped.action_label(int(np.flatnonzero(obs["action_mask"])[0])), str)
+        env.step(int(rs.choice(np.flatnonzero(obs["action_mask"]))))
+    assert "scores" in info and len(info["scores"]) == opts["num_players"]
+    if opts["num_players"] == 1:
+        assert info["title"] == TT.solo_title(info["scores"][0])
+    assert isinstance(env.render(), str)
+    img = TT.Spec().render_rgb(env._state, env.cfg)
+    assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+
+
+def test_pettingzoo_api():
+    from pettingzoo.test import api_test
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), num_players=3)
+    api_test(env, num_cycles=200)
+
+
+# ============================================================ random states
+def _random_position(rs, n=2):
+    cards = ["Cottage"] + [K.CARD_NAMES[int(rs.choice(K.DECK_CARDS[t]))] for t in range(1, 7)]
+    st = new_state(n, cards=cards, monuments=1, cave=int(rs.integers(2)), seed=int(rs.integers(1 << 30)))
+    skip_keep(st)
+    rnd = 5
+    st[K.G_ROUND] = rnd
+    p = 0
+    b = pb(p)
+    pool = [K.C_TPOST] * 4 + [K.C_WAREHOUSE, K.C_BANK, K.C_FACTORY, K.C_COTTAGE] + list(range(K.NB))
+    bank_res = list(rs.permutation(5))
+    for q in range(16):
+        x = rs.random()
+        st[b + K.O_CUBE + q] = -1
+        st[b + K.O_BLD + q] = -1
+        st[b + K.O_EXTRA + q] = -1
+        st[b + K.O_PR + q] = -1
+        st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+        if x < 0.5:
+            st[b + K.O_CUBE + q] = rs.integers(5)
+        elif x < 0.8:
+            c = int(rs.choice(pool))
+            if c == K.C_BANK and not bank_res:
+                c = K.C_TPOST
+            st[b + K.O_BLD + q] = c
+            st[b + K.O_PR + q] = rnd if rs.random() < 0.25 else rnd - 1
+            if c == K.C_BANK:
+                st[b + K.O_EXTRA + q] = bank_res.pop()
+            elif c == K.C_FACTORY:
+                st[b + K.O_EXTRA + q] = rs.integers(5)
+            elif c == K.C_WAREHOUSE:
+                for _ in range(rs.integers(4)):
+                    st[b + K.O_WH + 5 * q + rs.integers(5)] += 1
+    # stamp a few pattern images (from the reference's own transforms) so constructions exist
+    mine = [int(st[K.G_CARDS + k]) for k in range(7)] + [int(st[b + K.O_KEPT])]
+    for _ in range(rs.integers(1, 4)):
+        c = int(rs.choice(mine))
+        imgs = R.IMAGES[c]
+        img = imgs[int(rs.choice(list(imgs)))]
+        h, w = img.shape
+        r0, c0 = int(rs.integers(4 - h + 1)), int(rs.integers(4 - w + 1))
+        for dr in range(h):
+            for dc in range(w):
+                ch = img[dr, dc]
+                if ch == ".":
+                    continue
+                q = (r0 + dr) * 4 + c0 + dc
+                if st[b + K.O_BLD + q] == K.C_BANK:
+                    continue
+                st[b + K.O_EXTRA + q] = -1
+                st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+                if rs.random() < 0.15:
+                    st[b + K.O_CUBE + q] = -1
+                    st[b + K.O_BLD + q] = K.C_TPOST
+                    st[b + K.O_PR + q] = rnd if rs.random() < 0.3 else rnd - 1
+                else:
+                    st[b + K.O_CUBE + q] = R.RES.index(ch)
+                    st[b + K.O_BLD + q] = -1
+                    st[b + K.O_PR + q] = -1
+    if rs.random() < 0.5:
+        empties = [q for q in range(16) if st[b + K.O_BLD + q] < 0 and st[b + K.O_CUBE + q] < 0]
+        if empties:
+            q = int(rs.choice(empties))
+            m = int(st[b + K.O_KEPT])
+            st[b + K.O_BLD + q] = m
+            st[b + K.O_MBUILT] = 1
+            st[b + K.O_MCELL] = q
+            st[b + K.O_PR + q] = rnd if rs.random() < 0.3 else rnd - 1
+    return st
+
+
+def test_random_states_against_reference():
+    rs = np.random.default_rng(7)
+    seen_phases = set()
+    for it in range(250):
+        st = _random_position(rs)
+        b = pb(0)
+        force(st, K.PH_BUILD, 0)
+        check_ref(st)
+        cons = sorted(constructs(st))
+        if cons:
+            cp = st.copy()
+            K.step(cp, int(rs.choice(cons)))
+            check_ref(cp)
+            seen_phases.add("TOKEN")
+        force(st, K.PH_NAME, 0)
+        check_ref(st)
+        for imp in (0, 1):
+            st[b + K.O_PIMP] = imp
+            st[b + K.O_PRES] = rs.integers(5)
+            force(st, K.PH_DEST, 0)
+            check_ref(st)
+        whs = [q for q in range(16) if st[b + K.O_BLD + q] == K.C_WAREHOUSE]
+        if whs:
+            st[b + K.O_PDEST] = whs[0]
+            force(st, K.PH_SWAP, 0)
+            check_ref(st)
+            seen_phases.add("SWAP")
+        st[K.G_GUILD_MASK] = rs.integers(1 << 16)
+        force(st, K.PH_GUILD_TARGET, 0)
+        check_ref(st)
+        blds = [q for q in range(16) if 0 <= st[b + K.O_BLD + q] < K.NB]
+        if blds:
+            st[K.G_GUILD_CELL] = int(rs.choice(blds))
+            force(st, K.PH_GUILD_TYPE, 0)
+            check_ref(st)
+        force(st, K.PH_GROVE_TYPE, 0)
+        check_ref(st)
+        res_blds = [q for q in range(16) if st[b + K.O_BLD + q] in (K.C_BANK, K.C_FACTORY)]
+        if res_blds:
+            st[K.G_EFF_CELL] = int(rs.choice(res_blds))
+            force(st, K.PH_BRES, 0)
+            check_ref(st)
+            seen_phases.add("BRES")
+        for k in range(7):
+            st[b + K.O_OPAL + k] = rs.integers(2)
+        if st[b + K.O_OPAL:b + K.O_OPAL + 7].sum() < 7:
+            force(st, K.PH_OPAL_TYPE, 0)
+            check_ref(st)
+    assert seen_phases == {"TOKEN", "SWAP", "BRES"}
+
+
+def test_random_towns_score_against_reference():
+    rs = np.random.default_rng(3)
+    done = 0
+    while done < 150:
+        town = []
+        mon = K.NB + int(rs.integers(K.NM))
+        for q in range(16):
+            x = rs.random()
+            if x < 0.25:
+                town.append(None)
+            elif x < 0.3:
+                town.append(K.CARD_NAMES[mon])
+            else:
+                town.append(K.CARD_NAMES[int(rs.integers(K.NB))])
+        if sum(t in ("Cottage", "Barrett Castle") for t in town) > 7 or town.count("Greenhouse") > 2:
+            continue
+        if town.count(K.CARD_NAMES[mon]) > 1:
+            continue
+        done += 1
+        wh = [int(rs.integers(4)) if t == "Warehouse" else 0 for t in town]
+        right = int(rs.integers(4))
+        solo = bool(rs.random() < 0.2)
+        shrine = int(rs.integers(1, 9))
+        place = int(rs.integers(1, 6))
+        bld = np.array([K.CID[t] if t else -1 for t in town], dtype=np.int64)
+        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        got = K.score_board(bld, np.array(wh, dtype=np.int64), right, int(solo), shrine, place, parts)
+        assert got == R.score_town_ref(town, wh, right, solo, shrine, place), town
+        assert parts[:K.NCARDS + 1].sum() == got
+
+
+def test_distinct_placement_counts():
+    """Rules reference section 11: distinct placements per pattern (kernel table and the
+    reference's own transforms agree)."""
+    expect = {"Farm": 36, "Orchard": 36, "Cottage": 72, "Well": 48, "Chapel": 48, "Tavern": 32,
+              "Theater": 24, "Factory": 24, "Warehouse": 24, "Bank": 48, "Trading Post": 48,
+              "Architect's Guild": 32, "The Sky Baths": 32, "Opaleye's Watch": 16, "Barrett Castle": 24}
+    for name, n in expect.items():
+        c = card(name)
+        kern = sum((5 - K.TBOX[c, t, 0]) * (5 - K.TBOX[c, t, 1]) for t in range(8) if K.TVALID[c, t])
+        ref = sum((5 - img.shape[0]) * (5 - img.shape[1]) for img in R.IMAGES[c].values())
+        assert kern == ref == n, name
+        assert sorted(t for t in range(8) if K.TVALID[c, t]) == sorted(R.IMAGES[c])
+
+
+def test_guild_factory_and_opaleye_factory_get_their_resource():
+    st = new_state(2, cards=FIRST, monuments=1, first=0)
+    set_board(st, 0, ["Co .. .. AG", "Co .. .. We", ".. .. .. ..", ".. .. .. .."])
+    force(st, K.PH_BUILD, 0)
+    K._after_token(st, 0, 3)
+    K.step(st, K.A_SQ + 7)
+    K.step(st, K.A_TYPE + 6)                     # Well -> Factory
+    assert st[K.G_PHASE] == K.PH_BRES and mask_of(st) == {K.A_RES + r for r in range(5)}
+    K.step(st, K.A_RES + S)
+    assert st[pb(0) + K.O_EXTRA + 7] == S
+    assert st[K.G_PHASE] == K.PH_GUILD_TARGET and st[K.G_GUILD_LEFT] == 1
+    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 4, K.A_PASS}
+    K.step(st, K.A_PASS)
+    assert st[K.G_PHASE] != K.PH_GUILD_TARGET
+    # Opaleye's Watch moving a Factory: its resource is chosen, then the round goes on
+    st = new_state(2, cards=FIRST, monuments=1)
+    skip_keep(st)
+    set_board(st, 0, ["OW .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=1)
+    st[pb(0) + K.O_OPAL + 6] = 1
+    st[K.G_ROUND] = 2
+    st[pb(1) + K.O_CONS] = 1 << 6
+    st[K.G_STAGE] = K.ST_END
+    st[K.G_OPAL_INIT] = 0
+    K._run(st)
+    assert st[K.G_PHASE] == K.PH_OPAL_SQ
+    K.step(st, K.A_SQ + 10)
+    assert st[K.G_PHASE] == K.PH_BRES and st[K.G_ACTOR] == 0
+    K.step(st, K.A_RES + H)
+    assert st[pb(0) + K.O_BLD + 10] == K.C_FACTORY and st[pb(0) + K.O_EXTRA + 10] == H
+    assert st[K.G_ROUND] == 3 and st[K.G_PHASE] == K.PH_NAME
