@@ -6,5 +6,6 @@
 """
 from envs.registry import GAMES, make
 from envs.shell import CityEnv
+from envs.single_agent import SingleAgentEnv
 
-__all__ = ["GAMES", "make", "CityEnv"]
+__all__ = ["GAMES", "make", "CityEnv", "SingleAgentEnv"]

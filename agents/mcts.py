@@ -1,0 +1,289 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
+
+Every iteration
+
+1. draws a determinization from the agent's point of view,
+   ``env.unwrapped.determinize(agent, seed_i)`` -- a copy in which everything the agent
+   cannot see is re-drawn -- so the search never reads hidden information;
+2. descends one tree, keyed by action sequences, choosing among the actions legal in
+   *this* determinization by UCB1 with availability counts (an edge's exploration term
+   uses how often it was available, not how often its parent was visited);
+3. expands one new edge;
+4. plays the game out at random entirely inside numba (the loop of
+   :func:`kernels.playout.random_playout`, on the determinized kernel state);
+5. backs up every seat's result: the shell's ``"rank"`` reward (+1 winner ... -1 last,
+   ties averaged) computed from ``kernel.ranks`` at the end.  Each edge accumulates the
+   reward of the seat that chose it.
+
+The move played is the most visited root edge among the actions legal in the real game.
+"""
+import time
+
+import numpy as np
+from numba import njit
+
+from agents.base import Agent, action_mask, register
+from kernels import rng
+from kernels.playout import new_generator, pick_uniform
+
+
+# ---------------------------------------------------------------- jitted search
+# The tree lives in two arrays (one column per node; node 0 is the root):
+#   ints[FIRST]   first child (-1: none)     ints[NEXT]  next sibling (-1: none)
+#   ints[ACTION]  action on the edge into the node
+#   floats[VISITS], floats[VALUE]  visits and summed reward of the seat that chose the edge
+#   floats[AVAIL] how often the edge was legal when its parent was selected through
+FIRST, NEXT, ACTION = 0, 1, 2
+VISITS, VALUE, AVAIL = 0, 1, 2
+
+_ITERATE = {}
+_WARM = set()
+
+
+def _iteration_function(kernel):
+    """The jitted MCTS iteration of one kernel, compiled once per process.
+
+    The kernel functions are closed over (numba treats them as constants), so calling
+    the result from Python costs a microsecond instead of the ~25 us that passing
+    dispatchers as arguments costs on every call."""
+    key = kernel.__name__
+    fn = _ITERATE.get(key)
+    if fn is not None:
+        return fn
+    step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
+    k_ranks, k_scores = kernel.ranks, kernel.scores
+
+    @njit
+    def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc,
+                participants, c, max_steps):
+        u = 0
+        depth = 0
+        # Selection and expansion.
+        while True:
+            seat = current_player(state)
+            if seat < 0:
+                break
+            legal_mask(state, mask)
+            n_legal = 0
+            for a in range(mask.shape[0]):
+                if mask[a] != 0:
+                    n_legal += 1
+            n_kids = 0
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    n_kids += 1
+                ch = ints[NEXT, ch]
+            if n_kids < n_legal:
+                ch = ints[FIRST, u]
+                while ch >= 0:
+                    tried[ints[ACTION, ch]] = 1
+                    ch = ints[NEXT, ch]
+                k = rng.randint(gen, 0, n_legal - n_kids)
+                pick = -1
+                for a in range(mask.shape[0]):
+                    if mask[a] != 0 and tried[a] == 0:
+                        if k == 0:
+                            pick = a
+                            break
+                        k -= 1
+                ch = ints[FIRST, u]
+                while ch >= 0:
+                    tried[ints[ACTION, ch]] = 0
+                    ch = ints[NEXT, ch]
+                v = n_nodes
+                n_nodes += 1
+                ints[FIRST, v] = -1
+                ints[NEXT, v] = ints[FIRST, u]
+                ints[ACTION, v] = pick
+                ints[FIRST, u] = v
+                floats[VISITS, v] = 0.0
+                floats[VALUE, v] = 0.0
+                floats[AVAIL, v] = 1.0
+                path[depth] = v
+                seats[depth] = seat
+                depth += 1
+                step(state, pick)
+                break
+            best = -1
+            best_v = -np.inf
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    floats[AVAIL, ch] += 1.0
+                    n = floats[VISITS, ch]
+                    val = floats[VALUE, ch] / n + c * np.sqrt(np.log(floats[AVAIL, ch]) / n)
+                    if val > best_v:
+                        best_v = val
+                        best = ch
+                ch = ints[NEXT, ch]
+            path[depth] = best
+            seats[depth] = seat
+            depth += 1
+            step(state, ints[ACTION, best])
+            u = best
+        # Simulation.
+        # (The loop of kernels.playout.random_playout, inlined: calling that cached
+        # function with dispatcher arguments from here makes numba rewrite its on-disk
+        # cache index, which breaks when the index names kernels of other processes.)
+        n_steps = 0
+        while n_steps < max_steps and current_player(state) >= 0:
+            legal_mask(state, mask)
+            step(state, pick_uniform(mask, gen, 0))
+            n_steps += 1
+        # Result: the shell's rank reward of every seat.
+        n_players = rk.shape[0]
+        if current_player(state) < 0:
+            k_ranks(state, rk)
+        else:   # unfinished (max_steps): rank by current scores
+            k_scores(state, sc)
+            for i in range(n_players):
+                r = 1
+                for j in range(n_players):
+                    if sc[j] > sc[i]:
+                        r += 1
+                rk[i] = r
+        m = max(participants, n_players)
+        for i in range(n_players):
+            if m == 1:
+                reward[i] = 1.0 if rk[i] == 1 else -1.0
+            else:
+                tied = 0
+                for j in range(n_players):
+                    if rk[j] == rk[i]:
+                        tied += 1
+                place = rk[i] + (tied - 1) / 2.0
+                reward[i] = 1.0 - 2.0 * (place - 1.0) / (m - 1)
+        # Backpropagation.
+        for d in range(depth):
+            floats[VISITS, path[d]] += 1.0
+            floats[VALUE, path[d]] += reward[seats[d]]
+        return n_nodes
+
+    _ITERATE[key] = iterate
+    return iterate
+
+
+@register("mcts")
+class MCTSAgent(Agent):
+    """SO-ISMCTS with random playouts in numba.
+
+    ``simulations``: iterations per move (used when ``seconds`` is None).
+    ``seconds``: time budget per move; when set it replaces ``simulations``.
+    ``c_uct``: exploration constant (rewards lie in [-1, 1]).
+    ``seed``: seeds determinizations, expansion choices and playouts; with a simulation
+    budget the agent is fully reproducible.
+    ``playout``: only ``"random"`` (uniform legal moves until the end).
+    """
+
+    def __init__(self, simulations=400, seconds=None, c_uct=1.0, seed=None, playout="random"):
+        if playout != "random":
+            raise ValueError(f"unknown playout policy {playout!r}; available: 'random'")
+        if seconds is None and (simulations is None or simulations < 1):
+            raise ValueError("give simulations >= 1 or a time budget in seconds")
+        self.simulations = simulations
+        self.seconds = seconds
+        self.c_uct = float(c_uct)
+        self.seed = seed
+        self.playout = playout
+        self.rng = np.random.default_rng(seed)
+        self.last_simulations = 0      # iterations run for the last move
+        self.total_simulations = 0
+        self.total_seconds = 0.0
+
+    def warm_up(self, env):
+        """Compile the search for ``env``'s game now (once per process), so that the
+        first move's time budget and think-time measurements exclude compilation.
+        Leaves this agent's random stream untouched."""
+        raw = env.unwrapped
+        key = raw.spec.kernel.__name__
+        if key in _WARM or not raw.legal_actions():
+            return
+        MCTSAgent(simulations=1, seed=0).search(raw, raw.agent_selection)
+        _WARM.add(key)
+
+    # ------------------------------------------------------------------ act
+    def act(self, env, agent) -> int:
+        legal = np.flatnonzero(action_mask(env, agent))
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+        if legal.size == 1:
+            self.last_simulations = 0
+            return int(legal[0])
+        self.warm_up(env)
+        stats = self.search(env.unwrapped, agent)
+        best, best_key = int(legal[0]), None
+        for a in legal:
+            n, w = stats.get(int(a), (0.0, 0.0))
+            key = (n, w / n if n else -2.0)
+            if best_key is None or key > best_key:
+                best, best_key = int(a), key
+        return best
+
+    def search(self, raw, agent):
+        """Search from ``agent``'s information set in the raw env ``raw``; returns
+        ``{action: (visits, summed reward)}`` of the root edges."""
+        spec, cfg = raw.spec, raw.cfg
+        kernel = spec.kernel
+        iterate = _iteration_function(kernel)
+        n_players = cfg.num_players
+        participants = int(cfg.num_participants)
+        max_steps = int(spec.max_steps)
+        mask = np.zeros(spec.num_actions, dtype=np.int8)
+        tried = np.zeros(spec.num_actions, dtype=np.int8)
+        rk = np.zeros(n_players, dtype=np.int64)
+        sc = np.zeros(n_players, dtype=np.int64)
+        reward = np.zeros(n_players)
+        gen = new_generator(int(self.rng.integers(1 << 62)))
+        det_rng = self.rng
+        c = self.c_uct
+
+        limit = self.simulations if self.seconds is None else None
+        cap = (limit + 2) if limit is not None else 4096
+        ints = np.full((3, cap), -1, dtype=np.int64)
+        floats = np.zeros((3, cap))
+        path = np.zeros(cap, dtype=np.int64)
+        seats = np.zeros(cap, dtype=np.int64)
+        n_nodes = 1
+
+        start = time.perf_counter()
+        deadline = None if self.seconds is None else start + float(self.seconds)
+        done = 0
+        while True:
+            if limit is not None and done >= limit:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            if n_nodes + 1 >= cap:          # grow the tree arrays
+                cap *= 2
+                ints = np.concatenate([ints, np.full_like(ints, -1)], axis=1)
+                floats = np.concatenate([floats, np.zeros_like(floats)], axis=1)
+                path = np.zeros(cap, dtype=np.int64)
+                seats = np.zeros(cap, dtype=np.int64)
+            # Plan on a determinization only: never on the true state.
+            det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
+            n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
+                              reward, rk, sc, participants, c, max_steps)
+            done += 1
+        self.last_simulations = done
+        self.total_simulations += done
+        self.total_seconds += time.perf_counter() - start
+        stats = {}
+        ch = ints[FIRST, 0]
+        while ch >= 0:
+            stats[int(ints[ACTION, ch])] = (float(floats[VISITS, ch]), float(floats[VALUE, ch]))
+            ch = ints[NEXT, ch]
+        return stats
+
+    def __repr__(self):
+        budget = f"seconds={self.seconds!r}" if self.seconds is not None else f"simulations={self.simulations!r}"
+        return f"MCTSAgent({budget}, c_uct={self.c_uct!r}, seed={self.seed!r})"
+
+
+def playouts_per_second(env, agent, seconds=1.0, seed=0):
+    """Measured MCTS iterations per second (determinize + tree + playout) from the
+    current position of ``env`` for ``agent`` (the agent to move)."""
+    bot = MCTSAgent(simulations=None, seconds=seconds, seed=seed)
+    bot.search(env.unwrapped, agent)
+    return bot.last_simulations / max(bot.total_seconds, 1e-9)
+

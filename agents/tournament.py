@@ -1,0 +1,547 @@
+"""Self-play tournaments between agents, with seat rotation, ratings and a results table.
+
+    python -m agents.tournament --game kingdomino_duel_v0 --agents random greedy mcts \\
+        [--num-players N] [--games G] [--workers W] [--seed S] [--backend process|ray] \\
+        [--out DIR] [--agent-options JSON] [--env-options JSON] [--no-progress]
+
+Tables
+    With ``N`` seats and ``K`` listed agents, every combination of ``N`` distinct agents
+    sits at one table: for two seats that is a round robin over the agent pairs; for 3+
+    seats, free-for-all tables.  With fewer agents than seats (``K < N``) the one table
+    repeats the list to fill the seats (``random greedy`` at 4 seats plays
+    random/greedy/random/greedy).  ``--games G`` is the number of games *per table*,
+    rounded up to a multiple of ``N``: game ``g`` of a table rotates the line-up by
+    ``g mod N`` seats, so every agent plays every seat equally often.
+Agents
+    Names known to :func:`agents.make` (``random``, ``greedy``, ``mcts``, ...).  A token
+    ``LABEL=NAME`` enters agent ``NAME`` under the label ``LABEL`` (to compare settings:
+    ``--agents mcts mcts_fast=mcts --agent-options '{"mcts_fast": {"simulations": 50}}'``).
+    ``--agent-options`` maps a label to the keyword options of its constructor.
+Reproducibility
+    Game ``i`` of the schedule draws its environment seed and one seed per seat from
+    ``numpy.random.SeedSequence([seed, i])``; agents are built fresh for every game.  The
+    results are therefore the same for any ``--workers`` and backend (time-budgeted
+    agents such as ``MCTSAgent(seconds=...)`` excepted).
+Results
+    Per agent (label): games played, win rate with a 95 % Wilson interval (a win shared
+    by ``k`` winners counts ``1/k``), mean final score, mean rank, and an openskill
+    Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma) fed with every game's ranks
+    (ties included) in schedule order.  Also a head-to-head matrix: how often the row
+    agent finished ahead of the column agent when both sat at a table (ties count 1/2).
+    Printed as a table and written to ``--out`` as ``results.json``, ``agents.csv``,
+    ``games.csv``, ``head_to_head.csv``, ``table.md`` and ``ratings.png``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import inspect
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+_MASK63 = (1 << 63) - 1
+_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+# --------------------------------------------------------------------- schedule
+def parse_agents(tokens):
+    """``["random", "fast=mcts"]`` -> ``[("random", "random"), ("fast", "mcts")]`` (label, name)."""
+    out = []
+    for tok in tokens:
+        label, _, name = tok.partition("=") if "=" in tok else (tok, "", tok)
+        label, name = label.strip(), name.strip()
+        if not label or not name:
+            raise ValueError(f"bad agent token {tok!r}; use NAME or LABEL=NAME")
+        out.append((label, name))
+    labels = [lab for lab, _ in out]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"agent labels must be distinct, got {labels}; use LABEL=NAME to enter "
+                         "one agent twice")
+    return out
+
+
+def tables_for(num_agents, num_players):
+    """Line-ups (tuples of agent indices, one per seat before rotation)."""
+    if num_agents < 1:
+        raise ValueError("need at least one agent")
+    if num_agents >= num_players:
+        return list(itertools.combinations(range(num_agents), num_players))
+    return [tuple(i % num_agents for i in range(num_players))]
+
+
+def game_seeds(seed, index, num_players):
+    """(env seed, [agent seed per seat]) of game ``index`` of a tournament seeded ``seed``."""
+    words = np.random.SeedSequence([int(seed) & _MASK63, int(index)]).generate_state(
+        2 * (num_players + 1), dtype=np.uint32)
+    vals = [(int(words[2 * i]) << 32 | int(words[2 * i + 1])) & _MASK63
+            for i in range(num_players + 1)]
+    return vals[0], vals[1:]
+
+
+def make_schedule(game, agent_specs, num_players, games_per_table, seed=0, env_options=None,
+                  agent_options=None):
+    """Every game of the tournament as a picklable job dict, in schedule order."""
+    agent_specs = [tuple(a) for a in agent_specs]
+    agent_options = dict(agent_options or {})
+    unknown = set(agent_options) - {lab for lab, _ in agent_specs}
+    if unknown:
+        raise ValueError(f"--agent-options names unknown agent label(s) {sorted(unknown)}")
+    per_table = int(math.ceil(max(1, int(games_per_table)) / num_players) * num_players)
+    jobs = []
+    for t, lineup in enumerate(tables_for(len(agent_specs), num_players)):
+        for g in range(per_table):
+            rot = g % num_players
+            seats = [lineup[(s + rot) % num_players] for s in range(num_players)]
+            index = len(jobs)
+            env_seed, seat_seeds = game_seeds(seed, index, num_players)
+            jobs.append({
+                "index": index, "table": t, "rotation": rot, "game": game,
+                "num_players": num_players, "env_options": dict(env_options or {}),
+                "seats": [agent_specs[i][0] for i in seats],
+                "names": [agent_specs[i][1] for i in seats],
+                "options": [agent_options.get(agent_specs[i][0], {}) for i in seats],
+                "env_seed": env_seed, "agent_seeds": seat_seeds,
+            })
+    return jobs, per_table
+
+
+# ------------------------------------------------------------------------- play
+_ENV_CACHE = {}
+
+
+def _env_for(game, num_players, env_options):
+    import envs
+
+    key = (game, num_players, json.dumps(env_options, sort_keys=True))
+    env = _ENV_CACHE.get(key)
+    if env is None:
+        env = _ENV_CACHE[key] = envs.make(game, num_players=num_players, **env_options)
+    return env
+
+
+def _build_agent(name, seed, options):
+    import agents
+
+    options = dict(options)
+    cls = agents.base._REGISTRY.get(name)
+    takes_seed = cls is None or "seed" in inspect.signature(cls).parameters
+    if takes_seed and "seed" not in options:
+        options["seed"] = seed
+    return agents.make(name, **options)
+
+
+def play_game(job):
+    """Play one scheduled game; return its result (a plain dict).  Top-level, so that
+    spawned processes and ray workers can import it."""
+    env = _env_for(job["game"], job["num_players"], job["env_options"])
+    bots = [_build_agent(n, s, o) for n, s, o in zip(job["names"], job["agent_seeds"], job["options"])]
+    for bot in bots:
+        reset = getattr(bot, "reset", None)
+        if reset is not None:
+            reset()
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    think = [0.0] * len(bots)
+    moves = [0] * len(bots)
+    final = None
+    env.reset(seed=job["env_seed"])
+    for bot in bots:   # compile search code before the clock starts (MCTSAgent)
+        warm_up = getattr(bot, "warm_up", None)
+        if warm_up is not None:
+            warm_up(env)
+    start = time.perf_counter()
+    limit = getattr(env.unwrapped.spec, "max_steps", 100_000)
+    for agent in env.agent_iter():
+        _, _, term, trunc, info = env.last()
+        if term or trunc:
+            if final is None:
+                final = dict(info)
+            env.step(None)
+            continue
+        seat = seat_of[agent]
+        t0 = time.perf_counter()
+        action = bots[seat].act(env, agent)
+        think[seat] += time.perf_counter() - t0
+        moves[seat] += 1
+        env.step(action)
+        if sum(moves) > limit:
+            raise RuntimeError(f"game {job['index']} exceeded {limit} steps")
+    n = job["num_players"]
+    final = final or {}
+    scores = [int(x) for x in final.get("scores", [0] * n)]
+    ranks = [int(x) for x in final.get("ranks", [1] * n)]
+    winners = [seat_of[w] for w in final.get("winners", [])]
+    return {
+        "index": job["index"], "table": job["table"], "rotation": job["rotation"],
+        "seats": list(job["seats"]), "scores": scores, "ranks": ranks, "winners": winners,
+        "moves": moves, "think_seconds": [round(t, 6) for t in think],
+        "seconds": round(time.perf_counter() - start, 6),
+        "env_seed": job["env_seed"], "agent_seeds": list(job["agent_seeds"]),
+    }
+
+
+def _progress(total, desc, enabled):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", disable=not enabled, file=sys.stderr)
+
+
+def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
+    """Play ``jobs``; results sorted by game index (independent of workers and backend)."""
+    results = []
+    bar = _progress(len(jobs), desc, progress)
+    try:
+        if backend == "ray":
+            results = _run_ray(jobs, workers, bar)
+        elif backend != "process":
+            raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
+        elif workers <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                results.append(play_game(job))
+                bar.update(1)
+        else:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            # spawn: safe with numba and threads; a crashed worker raises
+            # BrokenProcessPool instead of hanging as multiprocessing.Pool would.
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
+                                     mp_context=mp.get_context("spawn")) as pool:
+                futures = [pool.submit(play_game, job) for job in jobs]
+                try:
+                    for fut in as_completed(futures):
+                        results.append(fut.result())
+                        bar.update(1)
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+    finally:
+        bar.close()
+    return sorted(results, key=lambda r: r["index"])
+
+
+def _run_ray(jobs, workers, bar):
+    try:
+        import ray
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
+    if not ray.is_initialized():
+        path = os.pathsep.join(p for p in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if p)
+        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": path}})
+    remote = ray.remote(play_game)
+    pending = [remote.remote(job) for job in jobs]
+    results = []
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        results.extend(ray.get(done))
+        bar.update(len(done))
+    return results
+
+
+# ---------------------------------------------------------------------- results
+def wilson_interval(successes, n, z=1.96):
+    """95 % Wilson score interval of a proportion (``successes`` may be fractional)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summarize(results, labels):
+    """Per-agent statistics, openskill ratings and head-to-head matrix from game results."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {lab: model.rating(name=lab) for lab in labels}
+    stats = {lab: {"games": 0, "wins": 0.0, "score_sum": 0.0, "rank_sum": 0.0,
+                   "seat_counts": {}} for lab in labels}
+    h2h = {a: {b: [0.0, 0] for b in labels} for a in labels}
+    for res in results:               # schedule order: ratings do not depend on workers
+        seats, ranks, scores, winners = res["seats"], res["ranks"], res["scores"], res["winners"]
+        for s, lab in enumerate(seats):
+            st = stats[lab]
+            st["games"] += 1
+            st["score_sum"] += scores[s]
+            st["rank_sum"] += ranks[s]
+            st["seat_counts"][s] = st["seat_counts"].get(s, 0) + 1
+            if s in winners:
+                st["wins"] += 1.0 / len(winners)
+        for i, j in itertools.permutations(range(len(seats)), 2):
+            a, b = seats[i], seats[j]
+            if a == b:
+                continue
+            cell = h2h[a][b]
+            cell[1] += 1
+            cell[0] += 1.0 if ranks[i] < ranks[j] else (0.5 if ranks[i] == ranks[j] else 0.0)
+        if len(seats) > 1:
+            teams = [[ratings[lab]] for lab in seats]
+            new = model.rate(teams, ranks=[float(r) for r in ranks])
+            updated = {}
+            for lab, team in zip(seats, new):
+                updated.setdefault(lab, []).append(team[0])
+            for lab, rs in updated.items():   # a label seated twice: average its updates
+                if len(rs) == 1:
+                    ratings[lab] = rs[0]
+                else:
+                    ratings[lab] = model.rating(mu=float(np.mean([r.mu for r in rs])),
+                                                sigma=float(np.mean([r.sigma for r in rs])),
+                                                name=lab)
+    rows = []
+    for lab in labels:
+        st = stats[lab]
+        n = st["games"]
+        lo, hi = wilson_interval(st["wins"], n)
+        r = ratings[lab]
+        rows.append({
+            "agent": lab, "games": n, "wins": round(st["wins"], 4),
+            "win_rate": st["wins"] / n if n else 0.0, "win_lo": lo, "win_hi": hi,
+            "mean_score": st["score_sum"] / n if n else 0.0,
+            "mean_rank": st["rank_sum"] / n if n else 0.0,
+            "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal()),
+            "seat_counts": {str(k): v for k, v in sorted(st["seat_counts"].items())},
+        })
+    head = {a: {b: (h2h[a][b][0] / h2h[a][b][1] if h2h[a][b][1] else None) for b in labels}
+            for a in labels}
+    head_n = {a: {b: h2h[a][b][1] for b in labels} for a in labels}
+    return rows, head, head_n
+
+
+def run_tournament(game, agents, num_players=None, games=10, workers=1, seed=0,
+                   backend="process", env_options=None, agent_options=None, progress=True):
+    """Run a tournament and return its results as a JSON-ready dict (see module docstring).
+
+    ``agents``: tokens ``NAME`` or ``LABEL=NAME``.  ``games``: games per table."""
+    import envs
+
+    env_options = dict(env_options or {})
+    if "num_players" in env_options:
+        opt = env_options.pop("num_players")
+        num_players = opt if num_players is None else num_players
+    if num_players is None:
+        num_players = envs.make(game, **env_options).cfg.num_players
+    specs = parse_agents(agents)
+    jobs, per_table = make_schedule(game, specs, int(num_players), games, seed, env_options,
+                                    agent_options)
+    start = time.perf_counter()
+    results = run_jobs(jobs, workers=workers, backend=backend, progress=progress, desc=game)
+    elapsed = time.perf_counter() - start
+    labels = [lab for lab, _ in specs]
+    rows, head, head_n = summarize(results, labels)
+    think = {lab: [0.0, 0] for lab in labels}
+    for res in results:
+        for lab, t, m in zip(res["seats"], res["think_seconds"], res["moves"]):
+            think[lab][0] += t
+            think[lab][1] += m
+    for row in rows:
+        t, m = think[row["agent"]]
+        row["seconds_per_move"] = t / m if m else 0.0
+    return {
+        "game": game, "num_players": int(num_players), "seed": int(seed),
+        "games_per_table": per_table, "tables": len(jobs) // per_table if per_table else 0,
+        "games": len(results), "workers": int(workers), "backend": backend,
+        "env_options": env_options, "agents": [{"label": lab, "name": name,
+                                                "options": (agent_options or {}).get(lab, {})}
+                                               for lab, name in specs],
+        "elapsed_seconds": elapsed, "summary": rows, "head_to_head": head,
+        "head_to_head_games": head_n, "results": results,
+    }
+
+
+# ---------------------------------------------------------------------- output
+_COLUMNS = [("agent", "agent", "{}"), ("games", "games", "{}"),
+            ("win rate [95% CI]", None, None), ("mean score", "mean_score", "{:.2f}"),
+            ("mean rank", "mean_rank", "{:.2f}"), ("mu", "mu", "{:.2f}"),
+            ("sigma", "sigma", "{:.2f}"), ("ordinal", "ordinal", "{:.2f}"),
+            ("s/move", "seconds_per_move", "{:.4f}")]
+
+
+def _cells(row):
+    out = []
+    for _, key, fmt in _COLUMNS:
+        if key is None:
+            out.append(f"{row['win_rate']:.3f} [{row['win_lo']:.3f}, {row['win_hi']:.3f}]")
+        else:
+            out.append(fmt.format(row[key]))
+    return out
+
+
+def _sorted_rows(result):
+    return sorted(result["summary"], key=lambda r: -r["ordinal"])
+
+
+def format_table(result):
+    """The results table as aligned plain text."""
+    header = [c for c, _, _ in _COLUMNS]
+    body = [_cells(r) for r in _sorted_rows(result)]
+    widths = [max(len(x) for x in col) for col in zip(header, *body)]
+    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    title = (f"{result['game']}: {result['games']} games, {result['num_players']} seats, "
+             f"{result['tables']} table(s) x {result['games_per_table']} games, seed {result['seed']}")
+    out = [title, line(header), line(["-" * w for w in widths])]
+    out += [line(c) for c in body]
+    labels = [r["agent"] for r in result["summary"]]
+    if len(labels) > 1:
+        out.append("")
+        out.append("head to head (row finished ahead of column; ties 1/2):")
+        w = max(len(x) for x in labels + ["vs"])
+        out.append(" " * w + "  " + "  ".join(lab.rjust(max(6, len(lab))) for lab in labels))
+        for a in labels:
+            cells = []
+            for b in labels:
+                v = result["head_to_head"][a][b]
+                cells.append(("-" if v is None else f"{v:.3f}").rjust(max(6, len(b))))
+            out.append(a.ljust(w) + "  " + "  ".join(cells))
+    return "\n".join(out)
+
+
+def format_markdown(result):
+    """The results table (and head-to-head matrix) as markdown."""
+    header = [c for c, _, _ in _COLUMNS]
+    out = [f"### {result['game']}", "",
+           f"{result['games']} games, {result['num_players']} seats, {result['tables']} table(s) x "
+           f"{result['games_per_table']} games (seats rotated), seed {result['seed']}.", "",
+           "| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    out += ["| " + " | ".join(_cells(r)) + " |" for r in _sorted_rows(result)]
+    labels = [r["agent"] for r in result["summary"]]
+    if len(labels) > 1:
+        out += ["", "Head to head: how often the row agent finished ahead of the column agent "
+                "(ties count 1/2; games in parentheses).", "",
+                "| | " + " | ".join(labels) + " |", "|" + "|".join(["---"] * (len(labels) + 1)) + "|"]
+        for a in labels:
+            cells = []
+            for b in labels:
+                v = result["head_to_head"][a][b]
+                n = result["head_to_head_games"][a][b]
+                cells.append("-" if v is None else f"{v:.3f} ({n})")
+            out.append(f"| {a} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def plot_results(result, path):
+    """Bar chart: win rate with 95 % Wilson interval and openskill ordinal per agent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = _sorted_rows(result)
+    labels = [r["agent"] for r in rows]
+    x = np.arange(len(rows))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(4 + 1.6 * len(rows), 3.6))
+    rate = np.array([r["win_rate"] for r in rows])
+    err = np.array([[r["win_rate"] - r["win_lo"] for r in rows],
+                    [r["win_hi"] - r["win_rate"] for r in rows]])
+    ax1.bar(x, rate, yerr=err, capsize=4, color="tab:blue")
+    ax1.set_xticks(x, labels)
+    ax1.set_ylim(0, 1)
+    ax1.set_ylabel("win rate (95% Wilson CI)")
+    ax1.axhline(1.0 / result["num_players"], color="grey", lw=0.8, ls="--")
+    ordv = [r["ordinal"] for r in rows]
+    ax2.bar(x, [r["mu"] for r in rows], yerr=[3 * r["sigma"] for r in rows], capsize=4,
+            color="tab:orange", alpha=0.5, label="mu ± 3 sigma")
+    ax2.plot(x, ordv, "kD", label="ordinal")
+    ax2.set_xticks(x, labels)
+    ax2.set_ylabel("openskill rating")
+    ax2.legend(fontsize=8)
+    fig.suptitle(f"{result['game']} ({result['games']} games, {result['num_players']} seats)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_outputs(result, out_dir):
+    """Write results.json, agents.csv, games.csv, head_to_head.csv, table.md, ratings.png."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(result, indent=1))
+    keys = ["agent", "games", "wins", "win_rate", "win_lo", "win_hi", "mean_score", "mean_rank",
+            "mu", "sigma", "ordinal", "seconds_per_move"]
+    with open(out / "agents.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for r in _sorted_rows(result):
+            w.writerow([r[k] for k in keys])
+    n = result["num_players"]
+    with open(out / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["index", "table", "rotation", "env_seed", "seconds"]
+                   + [f"{c}_{s}" for c in ("agent", "score", "rank", "moves") for s in range(n)]
+                   + ["winners"])
+        for r in result["results"]:
+            w.writerow([r["index"], r["table"], r["rotation"], r["env_seed"], r["seconds"]]
+                       + r["seats"] + r["scores"] + r["ranks"] + r["moves"]
+                       + [" ".join(str(s) for s in r["winners"])])
+    labels = [r["agent"] for r in result["summary"]]
+    with open(out / "head_to_head.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["row_ahead_of"] + labels)
+        for a in labels:
+            w.writerow([a] + ["" if result["head_to_head"][a][b] is None else result["head_to_head"][a][b]
+                              for b in labels])
+    (out / "table.md").write_text(format_markdown(result))
+    plot_results(result, out / "ratings.png")
+    return out
+
+
+# ------------------------------------------------------------------------- CLI
+def build_parser():
+    parts = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(prog="python -m agents.tournament", description=parts[0],
+                                epilog="\n\n".join(parts[2:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, help="game id (see envs.GAMES)")
+    p.add_argument("--agents", nargs="+", default=["random", "greedy", "mcts"],
+                   help="agents: NAME or LABEL=NAME (default: random greedy mcts)")
+    p.add_argument("--num-players", type=int, default=None, help="seats (default: the game's default)")
+    p.add_argument("--games", type=int, default=10,
+                   help="games per table (pairing), rounded up to a multiple of the seats (default 10)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="parallel workers (default: CPU count); 1 plays in this process")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=["process", "ray"], default="process")
+    p.add_argument("--out", default=None, help="output directory (default runs/tournament/GAME)")
+    p.add_argument("--agent-options", default="{}",
+                   help='JSON: label -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
+    p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    import envs
+
+    if args.game not in envs.GAMES:
+        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
+    try:
+        agent_options = json.loads(args.agent_options)
+        env_options = json.loads(args.env_options)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"bad JSON option: {exc}") from exc
+    # Use the importable module's functions (not __main__'s) so spawned workers find them.
+    from agents import tournament as mod
+
+    result = mod.run_tournament(args.game, args.agents, num_players=args.num_players,
+                                games=args.games, workers=args.workers, seed=args.seed,
+                                backend=args.backend, env_options=env_options,
+                                agent_options=agent_options, progress=not args.no_progress)
+    print(mod.format_table(result))
+    out = mod.write_outputs(result, args.out or Path("runs") / "tournament" / args.game)
+    print(f"\n{result['games']} games in {result['elapsed_seconds']:.1f} s; results in {out}/")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""One seat of any cityzoo game as a single-agent :class:`gymnasium.Env`.
+
+>>> import envs, agents
+>>> env = envs.SingleAgentEnv("kingdomino_duel_v0", opponents=agents.RandomAgent(seed=0))
+>>> obs, info = env.reset(seed=0)
+>>> mask = env.action_masks()            # bool, for sb3-contrib's MaskablePPO
+>>> obs, reward, terminated, truncated, info = env.step(int(mask.nonzero()[0][0]))
+
+The learner plays seat ``seat`` (a seat drawn at random from the env's seeded generator at
+every ``reset`` when ``seat`` is ``None``); every other seat is played *inside* the env by
+opponent agents (anything with ``act(env, agent) -> int`` on the AEC environment: the
+baselines of :mod:`agents`, a frozen snapshot of the learner such as
+``agents.make("policy", path=...)``...).  ``step(action)`` plays the learner's action, then
+the opponents' moves until the learner is to move again or the game ends.
+
+Spaces: ``observation_space`` is the game's flat ``float32`` ``Box`` (the ``"observation"``
+part of the AEC observation), ``action_space`` is ``Discrete(num_actions)``.  The action
+space's ``sample()`` draws a *legal* action of the current position when no mask is given
+(a plain ``Discrete`` once pickled or copied), so random play and Gymnasium's ``check_env``
+work on games whose masks are sparse.
+
+Rewards are those of the shell's ``reward_mode`` (default ``"rank"``: +1 win ... -1 last),
+given when the game ends (``terminated=True``).  An illegal learner action raises
+``ValueError`` (the mask from :meth:`SingleAgentEnv.action_masks` prevents it), unless the
+game option ``illegal_action="terminate"`` is passed: then the game ends with -1 for the
+learner.  ``info`` holds ``"action_mask"`` (int8), ``"seat"``, and at the end the shell's
+``"scores"``, ``"winners"``, ``"ranks"`` plus ``"won"`` (the learner is among the winners).
+
+The constructor arguments are plain picklable values, so the env works in stable-baselines3's
+``SubprocVecEnv``; ``opponents`` may be an agent name (``"random"``, ``"greedy"``...) to keep
+them trivially picklable.
+"""
+from __future__ import annotations
+
+import inspect
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+__all__ = ["SingleAgentEnv", "MaskedDiscrete"]
+
+
+class MaskedDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions that
+    ``mask_fn()`` reports.  Pickling/copying gives a plain :class:`gymnasium.spaces.Discrete`."""
+
+    def __init__(self, n, mask_fn, seed=None):
+        super().__init__(n, seed=seed)
+        self._mask_fn = mask_fn
+
+    def sample(self, mask=None, probability=None):
+        if mask is None and probability is None and self._mask_fn is not None:
+            legal = self._mask_fn()
+            if legal is not None and legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+
+    def __repr__(self):
+        return f"Discrete({self.n})"
+
+
+def _resolve_agent(spec, named=None):
+    """An agent from an agent instance or an agent name (built once per name and env)."""
+    if isinstance(spec, str):
+        if named is not None and spec in named:
+            return named[spec]
+        import agents
+        agent = agents.make(spec)
+        if named is not None:
+            named[spec] = agent
+        return agent
+    if not hasattr(spec, "act"):
+        raise TypeError(f"an opponent must be an agent (with act(env, agent)) or an agent name, "
+                        f"got {spec!r}")
+    return spec
+
+
+def _seed_agent(agent, seed):
+    """Re-seed an agent's own generator so seeded resets are reproducible."""
+    if hasattr(agent, "set_seed"):
+        agent.set_seed(seed)
+    elif isinstance(getattr(agent, "rng", None), np.random.Generator):
+        agent.rng = np.random.default_rng(seed)
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a cityzoo game; the other seats are played by ``opponents``.
+
+    Parameters
+    ----------
+    game_id:
+        A registered id (``envs.GAMES``), or a zero-argument callable returning a fresh
+        AEC environment (e.g. a test game built on :class:`envs.CityEnv`).
+    opponents:
+        ``None`` (random play), an agent or agent name (plays every other seat), a list with
+        one agent/name per other seat (in seat order, the learner's seat skipped), or a
+        callable returning one of those.  A callable is called at every ``reset``, with the
+        env's seeded ``numpy.random.Generator`` when it takes an argument; that is how a
+        self-play pool hands out fresh snapshots.
+    seat:
+        The learner's seat (0-based), or ``None`` for a random seat each episode.
+    **options:
+        Game options for ``envs.make`` (``num_players``, ``reward_mode``, variants...).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(self, game_id, opponents=None, seat=None, render_mode=None, **options):
+        super().__init__()
+        if callable(game_id) and not isinstance(game_id, str):
+            if options:
+                raise ValueError("game options cannot be combined with an env factory; "
+                                 "put them in the factory")
+            self._aec = game_id() if render_mode is None else game_id(render_mode=render_mode)
+        else:
+            import envs
+            self._aec = envs.make(game_id, render_mode=render_mode, **options)
+        self.game_id = getattr(getattr(self._aec, "spec", None), "game_id", str(game_id))
+        self.render_mode = render_mode
+        self.possible_agents = list(self._aec.possible_agents)
+        self.num_players = len(self.possible_agents)
+        if seat is not None and not 0 <= int(seat) < self.num_players:
+            raise ValueError(f"seat must be in [0, {self.num_players}) or None, got {seat!r}")
+        self.fixed_seat = None if seat is None else int(seat)
+        self.opponents = opponents
+        first = self.possible_agents[0]
+        self.observation_space = self._aec.observation_space(first)["observation"]
+        n = int(self._aec.action_space(first).n)
+        self._mask = np.zeros(n, dtype=bool)
+        self.action_space = MaskedDiscrete(n, self.action_masks)
+        self.seat = 0
+        self.learner = first
+        self._seat_agents = {}
+        self._named = {}
+        self._done = True
+        self._factory_takes_rng = None
+        self.episode_steps = 0
+
+    # ------------------------------------------------------------ properties
+    @property
+    def aec_env(self):
+        """The underlying PettingZoo AEC environment."""
+        return self._aec
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the game is over)."""
+        return self._mask.copy()
+
+    # --------------------------------------------------------------- helpers
+    def _draw_opponents(self):
+        spec = self.opponents
+        if spec is None:
+            spec = "random"
+        if callable(spec) and not hasattr(spec, "act") and not isinstance(spec, str):
+            if self._factory_takes_rng is None:
+                try:
+                    params = [p for p in inspect.signature(spec).parameters.values()
+                              if p.default is p.empty
+                              and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                    self._factory_takes_rng = bool(params)
+                except (TypeError, ValueError):
+                    self._factory_takes_rng = False
+            spec = spec(self.np_random) if self._factory_takes_rng else spec()
+        others = [a for a in self.possible_agents if a != self.learner]
+        if isinstance(spec, (list, tuple)):
+            if len(spec) != len(others):
+                raise ValueError(f"{len(spec)} opponents given for {len(others)} other seat(s)")
+            chosen = [_resolve_agent(s, self._named) for s in spec]
+        else:
+            one = _resolve_agent(spec, self._named)
+            chosen = [one] * len(others)
+        self._seat_agents = dict(zip(others, chosen))
+        seen = set()
+        for agent in chosen:
+            if id(agent) in seen:
+                continue
+            seen.add(id(agent))
+            _seed_agent(agent, int(self.np_random.integers(2**63 - 1)))
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset()
+
+    def _game_over(self):
+        aec = self._aec
+        return (not aec.agents or aec.terminations[self.learner] or aec.truncations[self.learner])
+
+    def _play_opponents(self):
+        aec = self._aec
+        while not self._game_over() and aec.agent_selection != self.learner:
+            who = aec.agent_selection
+            action = self._seat_agents[who].act(aec, who)
+            aec.step(int(action))
+
+    def _observe(self):
+        if self._game_over():
+            self._mask[:] = False
+            return self._aec.observe(self.learner)["observation"], None
+        out = self._aec.observe(self.learner)
+        self._mask[:] = out["action_mask"].astype(bool)
+        return out["observation"], out["action_mask"]
+
+    def _info(self, mask):
+        info = {"seat": self.seat}
+        if mask is not None:
+            info["action_mask"] = mask
+        else:
+            src = self._aec.infos.get(self.learner, {})
+            info.update({k: (list(v) if isinstance(v, list) else v) for k, v in src.items()})
+            info["won"] = self.learner in info.get("winners", ())
+        return info
+
+    # ------------------------------------------------------------ gym API
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        for _attempt in range(100):
+            self.seat = (self.fixed_seat if self.fixed_seat is not None
+                         else int(self.np_random.integers(self.num_players)))
+            self.learner = self.possible_agents[self.seat]
+            self._draw_opponents()
+            self._aec.reset(seed=int(self.np_random.integers(2**63 - 1)))
+            self._play_opponents()
+            if not self._game_over():
+                break
+        else:
+            raise RuntimeError(f"{self.game_id}: the game keeps ending before {self.learner} moves")
+        self._done = False
+        self.episode_steps = 0
+        obs, mask = self._observe()
+        return obs, self._info(mask)
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished game: call reset() first")
+        aec = self._aec
+        if (isinstance(action, np.ndarray) and action.size == 1
+                and np.issubdtype(action.dtype, np.integer)):
+            action = int(action.reshape(()))
+        aec.step(action)   # the shell refuses illegal / out-of-range / non-integer actions
+        self.episode_steps += 1
+        self._play_opponents()
+        reward = float(aec._cumulative_rewards.get(self.learner, 0.0))
+        terminated = bool(self._game_over())
+        truncated = False
+        if not terminated:
+            max_steps = getattr(getattr(aec, "spec", None), "max_steps", None)
+            truncated = bool(max_steps is not None and self.episode_steps >= max_steps)
+        self._done = terminated or truncated
+        obs, mask = self._observe()
+        info = self._info(mask)
+        if truncated:
+            info["won"] = False
+        return obs, reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        return self._aec.render()
+
+    def close(self):
+        self._aec.close()

@@ -1,0 +1,109 @@
+"""Tournament runner: schedule, seat rotation, reproducibility, workers, CLI, outputs."""
+import collections
+import json
+
+import pytest
+
+import envs
+from agents import tournament as T
+
+FAST_MCTS = {"mcts": {"simulations": 4}}
+
+
+def _strip_timing(result):
+    keep = ("index", "seats", "scores", "ranks", "winners", "moves", "env_seed", "agent_seeds")
+    rows = [{k: r[k] for k in keep} for r in result["results"]]
+    summary = [{k: v for k, v in r.items() if k != "seconds_per_move"} for r in result["summary"]]
+    return rows, summary, result["head_to_head"]
+
+
+@pytest.mark.parametrize("num_agents,num_players", [(3, 2), (2, 2), (3, 3), (5, 3), (2, 4), (1, 2)])
+def test_seat_rotation_balanced(num_agents, num_players):
+    specs = [(f"a{i}", "random") for i in range(num_agents)]
+    jobs, per_table = T.make_schedule("g", specs, num_players, games_per_table=5, seed=1)
+    assert per_table % num_players == 0 and per_table >= 5
+    counts = collections.Counter()
+    for job in jobs:
+        assert len(job["seats"]) == num_players
+        for s, lab in enumerate(job["seats"]):
+            counts[lab, s] += 1
+    for lab, _ in specs:
+        per_seat = {counts[lab, s] for s in range(num_players)}
+        assert len(per_seat) == 1 and per_seat != {0}, (lab, counts)
+    if num_players == 2 and num_agents >= 2:   # round robin: every pair meets
+        pairs = {frozenset(j["seats"]) for j in jobs}
+        assert len(pairs) == num_agents * (num_agents - 1) // 2
+    # distinct, reproducible seeds
+    again, _ = T.make_schedule("g", specs, num_players, games_per_table=5, seed=1)
+    assert [j["env_seed"] for j in jobs] == [j["env_seed"] for j in again]
+    assert len({j["env_seed"] for j in jobs}) == len(jobs)
+
+
+def test_parse_agents_and_options_errors():
+    assert T.parse_agents(["random", "fast=mcts"]) == [("random", "random"), ("fast", "mcts")]
+    with pytest.raises(ValueError, match="distinct"):
+        T.parse_agents(["mcts", "mcts"])
+    with pytest.raises(ValueError, match="unknown agent label"):
+        T.make_schedule("g", [("random", "random")], 2, 2, agent_options={"mcts": {}})
+
+
+def test_wilson_interval():
+    lo, hi = T.wilson_interval(7, 10)
+    assert 0.39 < lo < 0.40 and 0.89 < hi < 0.90
+    assert T.wilson_interval(0, 10)[0] == 0.0 and T.wilson_interval(10, 10)[1] == 1.0
+
+
+GAME = envs.GAMES[0]
+
+
+def test_reproducible_by_seed_and_independent_of_workers():
+    kw = dict(games=2, seed=11, progress=False)
+    a = T.run_tournament(GAME, ["random", "greedy"], workers=1, **kw)
+    b = T.run_tournament(GAME, ["random", "greedy"], workers=1, **kw)
+    c = T.run_tournament(GAME, ["random", "greedy"], workers=2, **kw)
+    assert _strip_timing(a) == _strip_timing(b) == _strip_timing(c)
+    d = T.run_tournament(GAME, ["random", "greedy"], workers=1, **dict(kw, seed=12))
+    assert _strip_timing(a)[0] != _strip_timing(d)[0]
+
+
+def test_summary_counts_and_ratings():
+    res = T.run_tournament(GAME, ["random", "greedy", "mcts"], games=2, workers=1, seed=0,
+                           agent_options=FAST_MCTS, progress=False)
+    n = res["num_players"]
+    assert res["games"] == 3 * res["games_per_table"]
+    rows = {r["agent"]: r for r in res["summary"]}
+    assert sum(r["games"] for r in rows.values()) == res["games"] * n
+    for r in rows.values():
+        assert 0.0 <= r["win_lo"] <= r["win_rate"] <= r["win_hi"] <= 1.0
+        assert r["sigma"] < 25 / 3   # the ratings moved
+        assert abs(r["ordinal"] - (r["mu"] - 3 * r["sigma"])) < 1e-9
+    total_wins = sum(r["wins"] for r in rows.values())
+    assert total_wins <= res["games"] + 1e-9
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_cli_end_to_end(game, tmp_path, capsys):
+    out = tmp_path / game
+    T.main(["--game", game, "--agents", "greedy", "mcts", "--games", "2",
+            "--workers", "1", "--seed", "3", "--agent-options", json.dumps(FAST_MCTS),
+            "--out", str(out), "--no-progress"])
+    text = capsys.readouterr().out
+    assert "win rate" in text and "mcts" in text
+    for name in ("results.json", "agents.csv", "games.csv", "head_to_head.csv", "table.md",
+                 "ratings.png"):
+        assert (out / name).stat().st_size > 0, name
+    data = json.loads((out / "results.json").read_text())
+    assert data["game"] == game and len(data["summary"]) == 2
+    assert data["games"] <= max(2, data["num_players"])
+
+
+@pytest.mark.slow   # starts a local ray cluster (~30 s); runs in the CI's slow stage
+def test_ray_backend_matches_process_backend():
+    ray = pytest.importorskip("ray")
+    kw = dict(games=2, seed=5, progress=False)
+    a = T.run_tournament(GAME, ["random", "greedy"], workers=1, **kw)
+    try:
+        b = T.run_tournament(GAME, ["random", "greedy"], workers=2, backend="ray", **kw)
+    finally:
+        ray.shutdown()
+    assert _strip_timing(a) == _strip_timing(b)

@@ -1,0 +1,234 @@
+"""SingleAgentEnv, the policy agent, the self-play pool and train.py (tiny budgets)."""
+import json
+import os
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import agents
+import envs
+from envs.shell import CityEnv
+from envs.single_agent import SingleAgentEnv
+from tests.toy_game import ToySpec
+
+pytest.importorskip("sb3_contrib")
+import train  # noqa: E402
+
+
+def toy3(**kw):
+    return CityEnv(ToySpec(), num_players=3, target=12, **kw)
+
+
+def toy1(**kw):
+    return CityEnv(ToySpec(), num_players=1, target=5, **kw)
+
+
+def _check(env):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env, skip_render_check=True)
+
+
+# ----------------------------------------------------------------- wrapper
+def test_check_env_toy():
+    _check(SingleAgentEnv(toy3, opponents=agents.RandomAgent(seed=1)))
+    _check(SingleAgentEnv(toy1))
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_check_env_games(game):
+    # The action space samples legal actions; "terminate" keeps check_env's replay of a sampled
+    # action after a reset with another seed from raising on games with sparse masks.
+    _check(SingleAgentEnv(game, opponents="random", illegal_action="terminate"))
+
+
+def test_toy_episode_semantics():
+    env = SingleAgentEnv(toy3, opponents=["random", agents.RandomAgent(seed=3)])
+    seats, rewards = set(), []
+    for ep in range(60):
+        obs, info = env.reset(seed=ep)
+        assert env.observation_space.contains(obs)
+        assert info["seat"] == env.seat and info["action_mask"].dtype == np.int8
+        seats.add(env.seat)
+        done = False
+        while not done:
+            assert env.aec_env.agent_selection == env.learner
+            mask = env.action_masks()
+            assert mask.dtype == bool and mask.any()
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
+            done = term or trunc
+        assert not env.action_masks().any()
+        assert info["won"] == (r == 1.0)
+        rewards.append(r)
+    assert seats == {0, 1, 2}
+    assert set(rewards) <= {1.0, -0.5}   # rank reward, 3 seats, losers tied for 2nd place
+    with pytest.raises(RuntimeError):
+        env.step(0)
+
+
+def test_fixed_seat_reproducible_and_callable_opponents():
+    calls = []
+
+    def factory(rng):
+        calls.append(rng)
+        return agents.RandomAgent(seed=int(rng.integers(100)))
+
+    env = SingleAgentEnv(toy3, opponents=factory, seat=2)
+    traj = []
+    for _ in range(2):
+        obs, _ = env.reset(seed=5)
+        assert env.seat == 2
+        t = [obs]
+        done = False
+        while not done:
+            obs, r, term, trunc, _ = env.step(0)
+            t.append(obs)
+            done = term or trunc
+        traj.append(np.array(t))
+    assert len(calls) == 2 and np.array_equal(traj[0], traj[1])
+    with pytest.raises(ValueError):
+        SingleAgentEnv(toy3, seat=3)
+    with pytest.raises(ValueError):
+        SingleAgentEnv(toy3, opponents=["random"]).reset(seed=0)
+
+
+def test_illegal_action_raises():
+    game = envs.GAMES[0]
+    env = SingleAgentEnv(game, opponents="random", seat=0)
+    env.reset(seed=0)
+    mask = env.action_masks()
+    assert not mask.all(), "need a position with an illegal action"
+    bad = int(np.flatnonzero(~mask)[0])
+    with pytest.raises(ValueError):
+        env.step(bad)
+    assert np.array_equal(env.action_masks(), mask)   # nothing changed
+    env.step(int(np.flatnonzero(mask)[0]))
+    # Sampling without a mask draws legal actions.
+    for _ in range(20):
+        assert env.action_masks()[env.action_space.sample()]
+    assert type(pickle.loads(pickle.dumps(env.action_space))).__name__ == "Discrete"
+
+
+def test_subproc_vec_env():
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    game = envs.GAMES[0]
+    fns = [lambda: SingleAgentEnv(game, opponents="random") for _ in range(2)]
+    venv = SubprocVecEnv(fns, start_method="fork")   # fork: fast start for the test
+    try:
+        venv.seed(0)
+        obs = venv.reset()
+        assert obs.shape[0] == 2
+        for _ in range(30):
+            masks = get_action_masks(venv)
+            actions = np.array([np.flatnonzero(m)[0] for m in masks])
+            obs, rewards, dones, infos = venv.step(actions)
+    finally:
+        venv.close()
+
+
+# ---------------------------------------------------------------- training
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny run of every registered game: {game: output directory}."""
+    out = {}
+    for game in envs.GAMES:
+        d = str(tmp_path_factory.mktemp(game))
+        train.main(["--game", game, "--timesteps", "256", "--n-envs", "1", "--n-steps", "128",
+                    "--batch-size", "64", "--n-epochs", "1", "--opponents", "mix",
+                    "--snapshot-every", "128", "--eval-every", "128", "--eval-games", "2",
+                    "--final-eval-games", "2", "--out", d, "--no-progress", "--verbose", "0"])
+        out[game] = d
+    return out
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_tiny_training_outputs(trained, game):
+    d = trained[game]
+    for name in ("final_model.zip", "final_model.npz", "eval.csv", "summary.json", "learning_curve.png",
+                 "best_model.zip"):
+        assert os.path.exists(os.path.join(d, name)), name
+    assert os.listdir(os.path.join(d, "pool"))
+    summary = json.load(open(os.path.join(d, "summary.json")))
+    assert summary["timesteps"] >= 256 and "random" in summary["final_win_rates"]
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_policy_agent_plays_legal_games(trained, game):
+    path = os.path.join(trained[game], "final_model.zip")
+    for deterministic in (True, False):
+        bot = agents.make("policy", path=path, deterministic=deterministic, seed=1)
+        env = envs.make(game)   # illegal actions raise
+        n = len(env.possible_agents)
+        for g in range(2):
+            seat_agents = [agents.RandomAgent(seed=g)] * n
+            seat_agents[g % n] = bot
+            info, _ = train.play_game(env, seat_agents, seed=g)
+            assert "winners" in info
+    # numpy forward pass == the torch policy
+    env = envs.make(game)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    mask = obs["action_mask"].astype(bool)
+    fast = bot.logits(obs["observation"], mask)
+    layers, bot._layers = bot._layers, None
+    slow = bot.logits(obs["observation"], mask)
+    bot._layers = layers
+    assert np.allclose(fast[mask], slow[mask], atol=1e-4)
+    assert np.all(np.isneginf(fast[~mask]))
+    # the torch-free export plays the same policy; int8 masks are accepted
+    npz = agents.make("policy", path=os.path.join(trained[game], "final_model.npz"))
+    assert npz.model is None
+    assert np.allclose(npz.logits(obs["observation"], obs["action_mask"])[mask], fast[mask],
+                       atol=1e-4)
+    assert npz.act(env, env.agent_selection) == int(np.argmax(fast))
+
+
+def test_policy_in_tournament(trained):
+    game = envs.GAMES[0]
+    path = os.path.join(trained[game], "final_model.zip")
+    try:
+        from agents.tournament import run_tournament
+    except ImportError:   # no tournament runner: a plain round robin
+        env = envs.make(game)
+        players = [agents.make("policy", path=path), agents.make("random", seed=0)]
+        n = len(env.possible_agents)
+        for g in range(4):
+            seat_agents = [players[(g + s) % 2] for s in range(n)]
+            info, _ = train.play_game(env, seat_agents, seed=100 + g)
+            assert info["scores"]
+        return
+    result = run_tournament(game, ["policy", "random"], games=4, progress=False,
+                            agent_options={"policy": {"path": path}})
+    assert result["games"] >= 4
+    assert {row["agent"] for row in result["summary"]} == {"policy", "random"}
+
+
+def test_snapshot_pool(tmp_path, trained):
+    from agents.policy import PolicyAgent, SnapshotPool
+
+    pool = SnapshotPool(str(tmp_path), num_opponents=2, latest_prob=0.5)
+    rng = np.random.default_rng(0)
+    assert all(isinstance(a, agents.RandomAgent) for a in pool(rng))   # empty pool: fallback
+    src = os.path.join(trained[envs.GAMES[0]], "final_model.zip")
+    for steps in (0, 100):
+        os.link(src, tmp_path / f"snapshot_{steps:010d}.zip")
+    pool = pickle.loads(pickle.dumps(pool))
+    drawn = [a for _ in range(5) for a in pool(rng)]
+    assert all(isinstance(a, PolicyAgent) for a in drawn)
+    mix = SnapshotPool(str(tmp_path), baselines=("random",), baseline_prob=1.0)
+    assert isinstance(mix(rng)[0], agents.RandomAgent)
+
+
+def test_help_lists_options(capsys):
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    text = capsys.readouterr().out
+    for flag in ("--game", "--num-players", "--timesteps", "--n-envs", "--opponents", "--seed",
+                 "--out", "--eval-games", "--eval-every"):
+        assert flag in text
+    assert all(g in train.GAME_DEFAULTS for g in envs.GAMES)
