@@ -442,7 +442,7 @@ def plot_results(result, path):
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(4 + 1.6 * len(rows), 3.6))
     rate = np.array([r["win_rate"] for r in rows])
     err = np.array([[r["win_rate"] - r["win_lo"] for r in rows],
-                    [r["win_hi"] - r["win_rate"] for r in rows]])
+                    [r["win_hi"] - r["win_rate"] for r in rows]]).clip(min=0.0)  # rounding at 0 and 1
     ax1.bar(x, rate, yerr=err, capsize=4, color="tab:blue")
     ax1.set_xticks(x, labels)
     ax1.set_ylim(0, 1)
