@@ -355,18 +355,10 @@ def per_floor_at(state, t, kind):
 @njit(cache=True)
 def draw_tile(state):
     """Take one tile from the bag at random; returns its type (-1 if empty)."""
-    n = state[H_BAGN]
-    if n <= 0:
-        return -1
-    k = rng.randint(state, H_RNG, n)
-    for typ in range(NTYPES):
-        c = state[O_BAG + typ]
-        if k < c:
-            state[O_BAG + typ] -= 1
-            state[H_BAGN] -= 1
-            return typ
-        k -= c
-    return -1
+    typ = rng.draw_from_counts(state, H_RNG, O_BAG, NTYPES)
+    if typ >= 0:
+        state[H_BAGN] -= 1
+    return typ
 
 
 @njit(cache=True)

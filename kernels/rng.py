@@ -59,3 +59,26 @@ def shuffle(state, off, arr, n):
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+
+
+@njit(cache=True)
+def draw_from_counts(state, off, counts, n_kinds):
+    """Draw one item from a bag kept as per-kind counts ``state[counts:counts + n_kinds]``.
+
+    Each item is equally likely; its kind's count is decremented and the kind returned
+    (-1 when the bag is empty).  Bags, stacks and decks whose order nobody has seen are
+    kept this way, so re-keying the generator re-draws them for free.
+    """
+    total = 0
+    for i in range(n_kinds):
+        total += state[counts + i]
+    if total <= 0:
+        return -1
+    k = randint(state, off, total)
+    for i in range(n_kinds):
+        c = state[counts + i]
+        if k < c:
+            state[counts + i] = c - 1
+            return i
+        k -= c
+    return -1

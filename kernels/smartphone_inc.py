@@ -614,17 +614,10 @@ def compute_order(state):
 
 @njit(cache=True)
 def draw_tile(state):
-    n = state[STACKN]
-    if n <= 0:
-        return -1
-    k = rng.randint(state, RNG, n)
-    for t in range(NTT):
-        if k < state[STACK + t]:
-            state[STACK + t] -= 1
-            state[STACKN] -= 1
-            return t
-        k -= state[STACK + t]
-    return -1
+    t = rng.draw_from_counts(state, RNG, STACK, NTT)
+    if t >= 0:
+        state[STACKN] -= 1
+    return t
 
 
 # ============================================================================= plan geometry

@@ -401,17 +401,8 @@ def _wh_count(state, p, q):
 
 @njit(cache=True)
 def _draw_weighted(state, off, n):
-    """Draw a resource with probability proportional to ``state[off:off+5]``; decrements it."""
-    tot = 0
-    for r in range(n):
-        tot += state[off + r]
-    k = rng.randint(state, G_RNG, tot)
-    for r in range(n):
-        if k < state[off + r]:
-            state[off + r] -= 1
-            return r
-        k -= state[off + r]
-    return -1
+    """Draw a resource with probability proportional to ``state[off:off+n]``; decrements it."""
+    return rng.draw_from_counts(state, G_RNG, off, n)
 
 
 # ===================================================================== construction

@@ -122,3 +122,17 @@ def test_pattern_fits_matches_reference():
                                for dr, dc, v in images[t])
                     got = grid.pattern_fits(board, 4, 4, offsets[0, t], sizes[0, t], r0, c0, 4)
                     assert got == want
+
+
+def test_draw_from_counts_empties_the_bag_in_proportion():
+    s = np.zeros(2 + 3, np.int64)
+    rng.seed_rng(s, 0, 9)
+    first = np.zeros(3, np.int64)
+    for _ in range(3000):
+        s[2:] = [6, 3, 1]
+        first[rng.draw_from_counts(s, 0, 2, 3)] += 1
+    assert abs(first[0] / 3000 - 0.6) < 0.04 and abs(first[2] / 3000 - 0.1) < 0.03
+    s[2:] = [2, 0, 1]
+    drawn = sorted(rng.draw_from_counts(s, 0, 2, 3) for _ in range(3))
+    assert drawn == [0, 0, 2] and s[2:].tolist() == [0, 0, 0]
+    assert rng.draw_from_counts(s, 0, 2, 3) == -1
