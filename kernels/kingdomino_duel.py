@@ -180,20 +180,34 @@ def _slot_family(state, p, s):
 
 
 @njit(cache=True)
+def _normal_placements(state, p, f0, f1, ign, mask):
+    """Normal domino placements (L3, or L4 with ``ign``): slot 0 on ``a``, slot 1 on its
+    neighbour in direction ``d``.  Writes ``PLACE(a, d)`` into ``mask`` and returns the
+    count; with a zero-length ``mask`` it only tells whether one exists (0 or 1)."""
+    base = FAM + p * NC
+    count = 0
+    for a in range(NC):
+        if state[base + a] != EMPTY:
+            continue
+        aa = ign or _anchored(state, p, a, f0)
+        for d in range(4):
+            b = NEIGH[a, d]
+            if b >= 0 and state[base + b] == EMPTY:
+                if aa or _anchored(state, p, b, f1):
+                    if mask.shape[0] == 0:
+                        return 1
+                    mask[A_PLACE + 4 * a + d] = 1
+                    count += 1
+    return count
+
+
+@njit(cache=True)
 def _exists_fixed(state, p, f0, f1, ign, split):
     """A legal placement of faces f0 (slot 0), f1 (slot 1) exists under the declared spells."""
     base = FAM + p * NC
     if not split:
-        for a in range(NC):
-            if state[base + a] != EMPTY:
-                continue
-            aa = ign or _anchored(state, p, a, f0)
-            for d in range(4):
-                b = NEIGH[a, d]
-                if b >= 0 and state[base + b] == EMPTY:
-                    if aa or _anchored(state, p, b, f1):
-                        return True
-        return False
+        # a zero-length view of the state: "stop at the first placement"
+        return _normal_placements(state, p, f0, f1, ign, state[SCRATCH:SCRATCH]) > 0
     if ign:
         n = 0
         for a in range(NC):
@@ -559,19 +573,8 @@ def legal_mask(state, mask):
                 mask[A_FAMILY + f] = 1
         state[WILD_NAME + 2 * p + s] = -1
     elif ph == PH_PLACE:
-        base = FAM + p * NC
-        f0 = _slot_family(state, p, 0)
-        f1 = _slot_family(state, p, 1)
-        ign = state[DECLARED + 2 * p]
-        for a in range(NC):
-            if state[base + a] != EMPTY:
-                continue
-            aa = ign or _anchored(state, p, a, f0)
-            for d in range(4):
-                b = NEIGH[a, d]
-                if b >= 0 and state[base + b] == EMPTY:
-                    if aa or _anchored(state, p, b, f1):
-                        mask[A_PLACE + 4 * a + d] = 1
+        _normal_placements(state, p, _slot_family(state, p, 0), _slot_family(state, p, 1),
+                           state[DECLARED + 2 * p], mask)
     elif ph == PH_SPLIT1 or ph == PH_SPLIT2:
         base = FAM + p * NC
         f0 = _slot_family(state, p, 0)
