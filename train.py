@@ -45,7 +45,7 @@ import numpy as np
 # cores including evaluations (see README / benchmarks/training_report.py).
 FALLBACK_DEFAULTS = dict(
     net_arch=[256, 256], n_steps=1024, batch_size=256, learning_rate=3e-4, n_epochs=5,
-    gamma=0.995, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, timesteps=150_000,
+    gamma=0.995, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, timesteps=150_000, shaping=0.0,
     n_envs=2, eval_games=50, final_eval_games=200,
 )
 GAME_DEFAULTS = {
@@ -113,6 +113,10 @@ def build_parser():
                         "repeatable")
     g.add_argument("--reward-mode", default="rank", choices=("rank", "score"),
                    help="learner reward at game end: rank (+1 win .. -1 last) or score margin")
+    g.add_argument("--shaping", type=float, default=None,
+                   help="weight of potential-based reward shaping by the game's greedy "
+                        "evaluation (score margin + positional potential; see "
+                        "envs.SingleAgentEnv); 0 = off (default: per game)")
     t = p.add_argument_group("training")
     t.add_argument("--timesteps", type=int, default=None,
                    help="learner decisions to train on (default: per-game budget)")
@@ -167,7 +171,7 @@ def resolve_config(args):
     d = defaults_for(args.game)
     cfg = {k: d[k] for k in d}
     for key in ("net_arch", "learning_rate", "n_steps", "batch_size", "n_epochs", "gamma",
-                "gae_lambda", "ent_coef", "clip_range", "timesteps", "n_envs", "eval_games",
+                "gae_lambda", "ent_coef", "clip_range", "timesteps", "n_envs", "eval_games", "shaping",
                 "final_eval_games"):
         value = getattr(args, key, None)
         if value is not None:
@@ -421,7 +425,8 @@ def make_vec_env(cfg, out):
                                  baselines=baselines,
                                  baseline_prob=cfg["baseline_prob"] if mode == "mix" else 0.0)
     fns = [functools.partial(envs.SingleAgentEnv, cfg["game"], opponents=opponents,
-                             **cfg["options"]) for _ in range(cfg["n_envs"])]
+                             shaping=cfg["shaping"], **cfg["options"])
+           for _ in range(cfg["n_envs"])]
     kind = cfg.get("vec_env", "auto")
     if kind == "subproc" or (kind == "auto" and cfg["n_envs"] > 1):
         venv = SubprocVecEnv(fns)

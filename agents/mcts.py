@@ -9,11 +9,14 @@ Every iteration
    *this* determinization by UCB1 with availability counts (an edge's exploration term
    uses how often it was available, not how often its parent was visited);
 3. expands one new edge;
-4. plays the game out at random entirely inside numba (the loop of
-   :func:`kernels.playout.random_playout`, on the determinized kernel state);
+4. plays on at random entirely inside numba (the loop of
+   :func:`kernels.playout.random_playout`, on the determinized kernel state): to the end
+   of the game, or -- with the ``"heuristic"`` playout -- for a few moves, after which the
+   position is scored with the game's greedy evaluation (score plus positional
+   ``kernel.potential``) squashed into (-1, 1);
 5. backs up every seat's result: the shell's ``"rank"`` reward (+1 winner ... -1 last,
-   ties averaged) computed from ``kernel.ranks`` at the end.  Each edge accumulates the
-   reward of the seat that chose it.
+   ties averaged) computed from ``kernel.ranks`` at the end, or that squashed evaluation.
+   Each edge accumulates the reward of the seat that chose it.
 
 The move played is the most visited root edge among the actions legal in the real game.
 """
@@ -40,6 +43,11 @@ _ITERATE = {}
 _WARM = set()
 
 
+@njit(cache=True)
+def _no_potential(state, p):
+    return 0.0
+
+
 def _iteration_function(kernel):
     """The jitted MCTS iteration of one kernel, compiled once per process.
 
@@ -52,10 +60,29 @@ def _iteration_function(kernel):
         return fn
     step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
     k_ranks, k_scores = kernel.ranks, kernel.scores
+    potential = getattr(kernel, "potential", _no_potential)
+
+    @njit
+    def margin(state, seat, sc, weight):
+        """GreedyAgent's evaluation of ``seat``: score + weight * potential, minus the
+        mean of the other seats' (the seat's own value when it is alone)."""
+        n_players = sc.shape[0]
+        k_scores(state, sc)
+        mine = 0.0
+        others = 0.0
+        for i in range(n_players):
+            v = sc[i] + weight * potential(state, i)
+            if i == seat:
+                mine = v
+            else:
+                others += v
+        if n_players == 1:
+            return mine
+        return mine - others / (n_players - 1)
 
     @njit
     def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc,
-                participants, c, max_steps):
+                participants, c, max_steps, weight, scale, ordered, scratch):
         u = 0
         depth = 0
         # Selection and expansion.
@@ -79,14 +106,31 @@ def _iteration_function(kernel):
                 while ch >= 0:
                     tried[ints[ACTION, ch]] = 1
                     ch = ints[NEXT, ch]
-                k = rng.randint(gen, 0, n_legal - n_kids)
                 pick = -1
-                for a in range(mask.shape[0]):
-                    if mask[a] != 0 and tried[a] == 0:
-                        if k == 0:
-                            pick = a
-                            break
-                        k -= 1
+                if ordered:
+                    # Expand the untried action the greedy evaluation likes best, so a
+                    # node's first visits (which set its average) follow good moves.
+                    best_m = -np.inf
+                    for a in range(mask.shape[0]):
+                        if mask[a] != 0 and tried[a] == 0:
+                            scratch[:] = state
+                            step(scratch, a)
+                            if current_player(scratch) < 0:
+                                k_ranks(scratch, rk)
+                                m = 1e9 if rk[seat] == 1 else -1e9
+                            else:
+                                m = margin(scratch, seat, sc, weight)
+                            if m > best_m:
+                                best_m = m
+                                pick = a
+                else:
+                    k = rng.randint(gen, 0, n_legal - n_kids)
+                    for a in range(mask.shape[0]):
+                        if mask[a] != 0 and tried[a] == 0:
+                            if k == 0:
+                                pick = a
+                                break
+                            k -= 1
                 ch = ints[FIRST, u]
                 while ch >= 0:
                     tried[ints[ACTION, ch]] = 0
@@ -131,8 +175,26 @@ def _iteration_function(kernel):
             legal_mask(state, mask)
             step(state, pick_uniform(mask, gen, 0))
             n_steps += 1
-        # Result: the shell's rank reward of every seat.
+        # Result: the shell's rank reward of every seat at the end; for a playout cut
+        # short, the heuristic estimate below.
         n_players = rk.shape[0]
+        if current_player(state) >= 0 and scale > 0.0 and n_players > 1:
+            # Evaluation as in GreedyAgent (see margin), squashed into (-1, 1) like a
+            # rank reward.
+            total = 0.0
+            for i in range(n_players):
+                reward[i] = weight * potential(state, i)
+            k_scores(state, sc)
+            for i in range(n_players):
+                reward[i] += sc[i]
+                total += reward[i]
+            for i in range(n_players):
+                lead = reward[i] - (total - reward[i]) / (n_players - 1)
+                reward[i] = np.tanh(lead / scale)
+            for d in range(depth):
+                floats[VISITS, path[d]] += 1.0
+                floats[VALUE, path[d]] += reward[seats[d]]
+            return n_nodes
         if current_player(state) < 0:
             k_ranks(state, rk)
         else:   # unfinished (max_steps): rank by current scores
@@ -166,19 +228,42 @@ def _iteration_function(kernel):
 
 @register("mcts")
 class MCTSAgent(Agent):
-    """SO-ISMCTS with random playouts in numba.
+    """SO-ISMCTS with playouts in numba.
 
     ``simulations``: iterations per move (used when ``seconds`` is None).
     ``seconds``: time budget per move; when set it replaces ``simulations``.
     ``c_uct``: exploration constant (rewards lie in [-1, 1]).
     ``seed``: seeds determinizations, expansion choices and playouts; with a simulation
     budget the agent is fully reproducible.
-    ``playout``: only ``"random"`` (uniform legal moves until the end).
+    ``playout``: ``"random"`` plays uniformly random legal moves to the end of the game and
+    backs up the rank rewards; ``"heuristic"`` plays ``playout_depth`` random moves and
+    then backs up ``tanh(margin / spec.margin_scale)`` per seat, where ``margin`` is the
+    seat's greedy evaluation (score + ``spec.potential_weight`` * ``kernel.potential``,
+    minus the others' mean; see :mod:`agents.greedy`); a playout that reaches the end
+    backs up the rank rewards.  ``"auto"`` (default) is the game's choice:
+    ``"heuristic"`` with ``spec.mcts_playout_depth`` random moves when that is set, else
+    ``"random"``.
+    ``playout_depth``: random moves before the evaluation (``"heuristic"`` only; default:
+    the game's ``spec.mcts_playout_depth``, or 0).
+    ``margin_scale``: the score lead squashed to tanh(1) (default: ``spec.margin_scale``).
+    ``ordered_expansion``: with the heuristic playout, expand a node's untried actions in
+    the order of the greedy evaluation (best first) instead of at random.  It costs one
+    evaluation per untried action at each expansion.
     """
 
-    def __init__(self, simulations=400, seconds=None, c_uct=1.0, seed=None, playout="random"):
-        if playout != "random":
-            raise ValueError(f"unknown playout policy {playout!r}; available: 'random'")
+    PLAYOUTS = ("auto", "random", "heuristic")
+
+    def __init__(self, simulations=400, seconds=None, c_uct=1.0, seed=None, playout="auto",
+                 playout_depth=None, margin_scale=None, ordered_expansion=False):
+        if playout not in self.PLAYOUTS:
+            raise ValueError(f"unknown playout policy {playout!r}; available: {self.PLAYOUTS}")
+        if playout_depth is not None and (isinstance(playout_depth, bool)
+                                          or not isinstance(playout_depth, (int, np.integer))
+                                          or playout_depth < 0):
+            raise ValueError(f"playout_depth must be an integer >= 0 or None, got {playout_depth!r}")
+        if margin_scale is not None and not (isinstance(margin_scale, (int, float, np.number))
+                                             and np.isfinite(margin_scale) and margin_scale > 0):
+            raise ValueError(f"margin_scale must be a number > 0 or None, got {margin_scale!r}")
         if seconds is None and (simulations is None or simulations < 1):
             raise ValueError("give simulations >= 1 or a time budget in seconds")
         self.simulations = simulations
@@ -186,10 +271,26 @@ class MCTSAgent(Agent):
         self.c_uct = float(c_uct)
         self.seed = seed
         self.playout = playout
+        self.playout_depth = playout_depth
+        self.margin_scale = margin_scale
+        self.ordered_expansion = bool(ordered_expansion)
         self.rng = np.random.default_rng(seed)
         self.last_simulations = 0      # iterations run for the last move
         self.total_simulations = 0
         self.total_seconds = 0.0
+
+    def playout_settings(self, spec):
+        """``(max random moves, potential weight, margin scale)`` for ``spec``'s game;
+        a scale of 0 means play to the end and back up rank rewards."""
+        game_depth = getattr(spec, "mcts_playout_depth", None)
+        mode = self.playout
+        if mode == "auto":
+            mode = "random" if game_depth is None else "heuristic"
+        if mode == "random":
+            return int(spec.max_steps), 0.0, 0.0
+        depth = self.playout_depth if self.playout_depth is not None else (game_depth or 0)
+        scale = self.margin_scale if self.margin_scale is not None else getattr(spec, "margin_scale", 10.0)
+        return int(depth), float(getattr(spec, "potential_weight", 1.0)), float(scale)
 
     def warm_up(self, env):
         """Compile the search for ``env``'s game now (once per process), so that the
@@ -228,7 +329,9 @@ class MCTSAgent(Agent):
         iterate = _iteration_function(kernel)
         n_players = cfg.num_players
         participants = int(cfg.num_participants)
-        max_steps = int(spec.max_steps)
+        max_steps, weight, scale = self.playout_settings(spec)
+        ordered = bool(self.ordered_expansion and scale > 0)
+        scratch = np.zeros_like(raw._state)
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         tried = np.zeros(spec.num_actions, dtype=np.int8)
         rk = np.zeros(n_players, dtype=np.int64)
@@ -263,7 +366,8 @@ class MCTSAgent(Agent):
             # Plan on a determinization only: never on the true state.
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
             n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
-                              reward, rk, sc, participants, c, max_steps)
+                              reward, rk, sc, participants, c, max_steps, weight, scale,
+                              ordered, scratch)
             done += 1
         self.last_simulations = done
         self.total_simulations += done
@@ -277,7 +381,8 @@ class MCTSAgent(Agent):
 
     def __repr__(self):
         budget = f"seconds={self.seconds!r}" if self.seconds is not None else f"simulations={self.simulations!r}"
-        return f"MCTSAgent({budget}, c_uct={self.c_uct!r}, seed={self.seed!r})"
+        return (f"MCTSAgent({budget}, c_uct={self.c_uct!r}, seed={self.seed!r}, "
+                f"playout={self.playout!r}, playout_depth={self.playout_depth!r})")
 
 
 def playouts_per_second(env, agent, seconds=1.0, seed=0):

@@ -6,7 +6,8 @@
 For each game (default: every game in ``envs.GAMES``, at its default player count or
 ``--num-players``):
 
-1. measures MCTS iterations per second (determinize + tree + random playout in numba)
+1. measures MCTS iterations per second (determinize + tree + the game's default playout:
+   the greedy evaluation at the leaf, in numba)
    from a few positions of a random game;
 2. runs :func:`agents.tournament.run_tournament` with ``random greedy mcts`` and
    ``--games`` games per table (per pairing at two seats), seats rotated;
@@ -70,6 +71,15 @@ def measure_mcts_speed(game, seconds=2.0, positions=3, seed=0, env_options=None)
             "random_game_decisions": length}
 
 
+def _playout_text(game):
+    from envs.registry import spec_for
+    depth, _, scale = MCTSAgent().playout_settings(spec_for(game))
+    if scale == 0:
+        return "random playout to the end"
+    moves = f"{depth} random moves, then " if depth else ""
+    return f"{moves}greedy evaluation of the leaf, tanh(margin / {scale:g})"
+
+
 def report_game(game, args):
     env_options = {}
     if args.num_players:
@@ -99,7 +109,8 @@ def report_game(game, args):
     with open(out / "table.md", "a") as f:
         f.write(f"\nMCTS: {sims} simulations per move; "
                 f"{speed['iterations_per_second']:.0f} iterations/s measured "
-                f"(determinize + tree + random playout, {os.cpu_count()} CPU machine, one core).\n")
+                f"(determinize + tree + {_playout_text(game)}, {os.cpu_count()} CPU machine, "
+                f"one core).\n")
     print(T.format_table(result), flush=True)
     return result, bench
 

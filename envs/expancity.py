@@ -133,6 +133,11 @@ class Spec(GameSpec):
     game_id = "expancity_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
+    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
+    # lead of margin_scale points counting as tanh(1):
+    # final scores of a few dozen points.
+    mcts_playout_depth = 0
+    margin_scale = 10.0
     player_counts = (2, 3, 4)
     default_num_players = 2
     metadata_name = "expancity_v0"
@@ -468,18 +473,9 @@ class Spec(GameSpec):
         self.reseed(state, cfg, int(r.integers(1 << 62)))
 
     # ------------------------------------------------------------- baselines
-    def evaluate(self, state, cfg, seat):
-        """Score difference (seat minus the others' mean) plus half the difference of the
-        points the unfinished buildings would score if roofed now (``kernel.potential``)."""
-        n = cfg.num_players
-        if state[K.H_PHASE] == K.PH_OVER:
-            pot = [0.0] * n
-        else:
-            pot = [0.5 * float(K.potential(state, p)) for p in range(n)]
-        val = [float(state[K.O_SCORE + p]) + pot[p] for p in range(n)]
-        if n == 1:
-            return val[0]
-        return val[seat] - (sum(val) - val[seat]) / (n - 1)
+    # Greedy play counts half of what unfinished buildings would score if roofed now
+    # (``kernel.potential``): they may never be finished.
+    potential_weight = 0.5
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg):

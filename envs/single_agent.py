@@ -20,10 +20,19 @@ space's ``sample()`` draws a *legal* action of the current position when no mask
 work on games whose masks are sparse.
 
 Rewards are those of the shell's ``reward_mode`` (default ``"rank"``: +1 win ... -1 last),
-given when the game ends (``terminated=True``).  An illegal learner action raises
-``ValueError`` (the mask from :meth:`SingleAgentEnv.action_masks` prevents it), unless the
-game option ``illegal_action="terminate"`` is passed: then the game ends with -1 for the
-learner.  ``info`` holds ``"action_mask"`` (int8), ``"seat"``, and at the end the shell's
+given when the game ends (``terminated=True``).  ``shaping=c > 0`` adds potential-based
+shaping for denser learning signals: every step also pays ``c * (phi(after) - phi(before))``
+where ``phi`` is the game's greedy evaluation of the learner's seat
+(``spec.evaluate``: score margin plus the positional potential, the bare score margin once
+the game is over).  Over a game the shaping adds up to ``c`` times the final score margin
+minus the initial evaluation, so the learner is paid for winning and, a little, for the
+margin.  An illegal learner action ends the game
+with -1 for the learner (``terminated=True``), like PettingZoo's classic environments
+(``TerminateIllegalWrapper``); this is the game option ``illegal_action="terminate"``, the
+default here so that Gymnasium tools which step actions chosen without a mask (such as
+``check_env``) work.  Pass ``illegal_action="raise"`` to get the shell's ``ValueError``
+instead (the state is then left unchanged).  Out-of-range and non-integer actions always
+raise ``ValueError``.  ``info`` holds ``"action_mask"`` (int8), ``"seat"``, and at the end the shell's
 ``"scores"``, ``"winners"``, ``"ranks"`` plus ``"won"`` (the learner is among the winners).
 
 The constructor arguments are plain picklable values, so the env works in stable-baselines3's
@@ -103,14 +112,22 @@ class SingleAgentEnv(gymnasium.Env):
         self-play pool hands out fresh snapshots.
     seat:
         The learner's seat (0-based), or ``None`` for a random seat each episode.
+    shaping:
+        Weight of the potential-based reward shaping (see the module docstring); 0 = off.
     **options:
         Game options for ``envs.make`` (``num_players``, ``reward_mode``, variants...).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, game_id, opponents=None, seat=None, render_mode=None, **options):
+    def __init__(self, game_id, opponents=None, seat=None, render_mode=None, shaping=0.0,
+                 **options):
         super().__init__()
+        shaping = float(shaping)
+        if not np.isfinite(shaping) or shaping < 0:
+            raise ValueError(f"shaping must be a finite number >= 0, got {shaping!r}")
+        self.shaping = shaping
+        self._phi = 0.0
         if callable(game_id) and not isinstance(game_id, str):
             if options:
                 raise ValueError("game options cannot be combined with an env factory; "
@@ -118,6 +135,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._aec = game_id() if render_mode is None else game_id(render_mode=render_mode)
         else:
             import envs
+            options.setdefault("illegal_action", "terminate")
             self._aec = envs.make(game_id, render_mode=render_mode, **options)
         self.game_id = getattr(getattr(self._aec, "spec", None), "game_id", str(game_id))
         self.render_mode = render_mode
@@ -195,6 +213,13 @@ class SingleAgentEnv(gymnasium.Env):
             action = self._seat_agents[who].act(aec, who)
             aec.step(int(action))
 
+    def _potential(self):
+        """Shaping potential of the learner's seat (0 when shaping is off)."""
+        if not self.shaping:
+            return 0.0
+        raw = self._aec.unwrapped
+        return self.shaping * float(raw.spec.evaluate(raw._state, raw.cfg, self.seat))
+
     def _observe(self):
         if self._game_over():
             self._mask[:] = False
@@ -229,6 +254,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"{self.game_id}: the game keeps ending before {self.learner} moves")
         self._done = False
         self.episode_steps = 0
+        self._phi = self._potential()
         obs, mask = self._observe()
         return obs, self._info(mask)
 
@@ -239,10 +265,15 @@ class SingleAgentEnv(gymnasium.Env):
         if (isinstance(action, np.ndarray) and action.size == 1
                 and np.issubdtype(action.dtype, np.integer)):
             action = int(action.reshape(()))
-        aec.step(action)   # the shell refuses illegal / out-of-range / non-integer actions
+        aec.step(action)   # the shell ends the game on an illegal action (or raises), and
+                           # refuses out-of-range / non-integer ones
         self.episode_steps += 1
         self._play_opponents()
         reward = float(aec._cumulative_rewards.get(self.learner, 0.0))
+        if self.shaping:
+            phi = self._potential()
+            reward += phi - self._phi
+            self._phi = phi
         terminated = bool(self._game_over())
         truncated = False
         if not terminated:

@@ -58,6 +58,17 @@ At the end only, by the shell's ``reward_mode``: ``"rank"`` (default) among all
 companies including Steve, or ``"score"``.  Final score = VP track + patent VP +
 retailer VP; ties: more technologies, then more patents, else shared.
 
+Greedy baseline
+---------------
+``Spec.evaluate`` (one-ply greedy) adds ``kernels.smartphone_inc.potential`` to the live
+score, since VP arrive only at selling and scoring time: this round's sales and leadership
+(every company's plan outcome, or goods and price once produced, sold cheapest first to the
+buyers its offices reach), the round's research, logistics and IMP icons not spent yet,
+markers on technologies and regions as shares of what completing them is worth, and each
+later round valued at the best pad outcome for the offices, technologies, tiles and tokens
+held now.  Against ``RandomAgent`` greedy finishes ahead in 100% of 200 two-player games
+(tournament seeds 7 and 8; about 62% without the potential), at about 0.001 s per move.
+
 Data
 ----
 Every table is in ``kernels/data/smartphone_inc.yaml`` with its provenance; much of the
@@ -108,6 +119,11 @@ class Spec(GameSpec):
     game_id = "smartphone_inc_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
+    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
+    # lead of margin_scale points counting as tanh(1):
+    # scores run to ~200 VP but rounds swing them by 10-20.
+    mcts_playout_depth = 0
+    margin_scale = 10.0
     player_counts = (1, 2, 3, 4, 5)
     default_num_players = 2
     metadata_name = "smartphone_inc_v0"

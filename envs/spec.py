@@ -130,12 +130,30 @@ class GameSpec:
         return {}
 
     # ------------------------------------------------------------- baselines
+    # Weight of ``kernel.potential`` in :meth:`evaluate` (see there).
+    potential_weight = 1.0
+    # MCTSAgent's default playout: None plays random moves to the end of the game; an
+    # integer d plays d random moves, then scores the position with the evaluation below,
+    # as tanh(margin / margin_scale) (margin_scale: a score lead that nearly decides a game).
+    mcts_playout_depth = None
+    margin_scale = 10.0
+
     def evaluate(self, state, cfg, seat) -> float:
-        """A cheap estimate of ``seat``'s prospects in score points, for greedy play:
-        its score minus the mean of the others'.  Games whose points arrive late add a
-        positional term (documented in the game module)."""
-        out = np.zeros(cfg.num_players, dtype=np.int64)
+        """A cheap estimate of ``seat``'s prospects in score points, for greedy play.
+
+        Each seat's value is its score plus, while the game runs and when the kernel
+        defines ``potential(state, player) -> float`` (points the position promises but
+        the score does not count yet, documented in the kernel), ``potential_weight``
+        times that potential.  The result is ``seat``'s value minus the mean of the
+        others' values (its own value when it plays alone)."""
+        n = cfg.num_players
+        out = np.zeros(n, dtype=np.int64)
         self.kernel.scores(state, out)
-        if cfg.num_players == 1:
-            return float(out[0])
-        return float(out[seat] - (out.sum() - out[seat]) / (cfg.num_players - 1))
+        values = out.astype(np.float64)
+        potential = getattr(self.kernel, "potential", None)
+        if potential is not None and self.kernel.current_player(state) >= 0:
+            for p in range(n):
+                values[p] += self.potential_weight * float(potential(state, p))
+        if n == 1:
+            return float(values[0])
+        return float(values[seat] - (values.sum() - values[seat]) / (n - 1))

@@ -108,6 +108,17 @@ and, in solo, ``title`` (the rating of data ``solo.ratings``).  Tie-breaks: fewe
 Master Builder turns (standard multi-player only), fewer squares without a building,
 more Cottages (Barrett Castle weighs 2).  ``score_town`` scores any 4 x 4 position.
 
+Greedy baseline
+---------------
+The live score already charges -1 for every square without a building, so
+``kernels.tiny_towns.potential`` adds what the board promises beyond it: each loose cube's
+best share of a building pattern it can still complete (growing as the pattern fills up;
+dead cubes earn nothing), a value for empty squares and for unfed Cottages, the best
+square for a cube still to be placed this round (so naming and placing look ahead), and
+while a token waits, the real score gain of the construction.  With it (weight 1)
+``GreedyAgent`` beats ``RandomAgent`` in 99-100 % of two-player games (200 games, seeds 7
+and 11) at about 0.3 ms per move.
+
 Data
 ----
 All tables (patterns, scores, tables, presets, solo ratings, decided values) live in
@@ -223,6 +234,11 @@ class Spec(GameSpec):
     metadata_name = "tiny_towns_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
+    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
+    # lead of margin_scale points counting as tanh(1):
+    # towns score about -15 to +20, so a few points decide a game.
+    mcts_playout_depth = 0
+    margin_scale = 5.0
     player_counts = (1, 2, 3, 4, 5, 6)
     default_num_players = 2
     max_steps = 100_000

@@ -1077,6 +1077,229 @@ def reseed(state, seed):
     rng.shuffle(state, H_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
 
 
+# ============================================================================= greedy heuristic
+# Weights of :func:`potential` (a heuristic for the greedy baseline, not rules data); see the
+# Greedy baseline paragraph of envs/between_two_cities.py.
+POT_RHO = 0.8           # chance that each further building a pattern needs still arrives
+POT_BALANCE = 0.25      # 3-7 players: weight of the better city above the lower one
+# What one building is worth once its pattern is complete (line of 4 shops, group of 6
+# offices, set of 4 taverns, pair of parks), from the scoring tables.
+POT_SHOP_UNIT = LINE_PTS[4] / 4.0
+POT_OFFICE_UNIT = OFFICE_PTS[OFFICE_GROUP] / OFFICE_GROUP
+POT_TAVERN_UNIT = TAVERN_PTS[4] / 4.0
+POT_PARK_UNIT = PARK_PTS[2] / 2.0
+
+
+@njit(cache=True)
+def _chance(need, empty):
+    """How likely a pattern still gets the ``need`` buildings it lacks when its city has
+    ``empty`` cells left: POT_RHO per building, scaled by the slack left in the city."""
+    if need > empty:
+        return 0.0
+    return POT_RHO ** need * (empty - need + 1) / (empty + 1)
+
+
+@njit(cache=True)
+def _open_cell(g, r, c, lim):
+    """Empty canvas cell that the city's final 4x4 box can still include (``lim``: min/max
+    row, min/max column it may reach)."""
+    return lim[0] <= r <= lim[1] and lim[2] <= c <= lim[3] and g[r * CAN + c] < 0
+
+
+@njit(cache=True)
+def _open_next_to(g, r, c, lim):
+    return (_open_cell(g, r - 1, c, lim) or _open_cell(g, r + 1, c, lim) or _open_cell(g, r, c - 1, lim)
+            or _open_cell(g, r, c + 1, lim))
+
+
+@njit(cache=True)
+def _shop_room(g, r, c, dr, dc, lim):
+    """Length of the shop run starting at ``(r, c)`` in direction ``(dr, dc)`` and the
+    longest line it could become (the run plus the open cells on both ends)."""
+    n = 0
+    while r + n * dr < CAN and c + n * dc < CAN and g[(r + n * dr) * CAN + c + n * dc] == SHOP:
+        n += 1
+    room = n
+    k = 1
+    while _open_cell(g, r - k * dr, c - k * dc, lim):
+        room += 1
+        k += 1
+    k = n
+    while _open_cell(g, r + k * dr, c + k * dc, lim):
+        room += 1
+        k += 1
+    return n, room
+
+
+@njit(cache=True)
+def city_future(state, city):
+    """Points the unfinished patterns of grid ``city`` promise beyond its live score: each
+    pattern that can still be completed adds (its value when complete - its value now)
+    x :func:`_chance` of getting the buildings it lacks."""
+    b = O_BOX + city * 5
+    n = state[b]
+    if n == 0 or n >= 16 or _is_dlc(state, city):
+        return 0.0
+    empty = 16 - n
+    g = _grid(state, city)
+    kc = state[O_KCNT + city * NK: O_KCNT + (city + 1) * NK]
+    lim = state[SCR_PERM + 2: SCR_PERM + 6]
+    lim[0] = max(0, state[b + 2] - 3)
+    lim[1] = min(CAN - 1, state[b + 1] + 3)
+    lim[2] = max(0, state[b + 4] - 3)
+    lim[3] = min(CAN - 1, state[b + 3] + 3)
+    v = 0.0
+    free_houses = 0
+    for r in range(CAN):
+        for c in range(CAN):
+            i = r * CAN + c
+            k = g[i]
+            if k == SHOP:
+                # a run of 1-3 shops with room for a line of 4, counted from its first shop
+                hor = (c > 0 and g[i - 1] == SHOP) or (c < CAN - 1 and g[i + 1] == SHOP)
+                ver = (r > 0 and g[i - CAN] == SHOP) or (r < CAN - 1 and g[i + CAN] == SHOP)
+                if not hor and not ver:
+                    _, hroom = _shop_room(g, r, c, 0, 1, lim)
+                    _, vroom = _shop_room(g, r, c, 1, 0, lim)
+                    if hroom >= 4 or vroom >= 4:
+                        v += _chance(3, empty) * (POT_SHOP_UNIT - LINE_PTS[1])
+                    continue
+                if hor and not (c > 0 and g[i - 1] == SHOP):
+                    run, room = _shop_room(g, r, c, 0, 1, lim)
+                    if run < 4 and room >= 4:
+                        v += _chance(4 - run, empty) * (POT_SHOP_UNIT * run - LINE_PTS[run])
+                if ver and not (r > 0 and g[i - CAN] == SHOP):
+                    run, room = _shop_room(g, r, c, 1, 0, lim)
+                    if run < 4 and room >= 4:
+                        v += _chance(4 - run, empty) * (POT_SHOP_UNIT * run - LINE_PTS[run])
+            elif k == PARK:
+                # a lone park with an open neighbour waits for its pair
+                if not _nb_has(g, i, PARK, PARK) and _open_next_to(g, r, c, lim):
+                    v += _chance(1, empty) * (POT_PARK_UNIT - PARK_PTS[1])
+            elif k == HOUSE:
+                if not _nb_has(g, i, FACTORY, FACTORY):
+                    free_houses += 1
+    # the open group of fewer than 6 offices
+    m = kc[OFFICE] % OFFICE_GROUP
+    if m > 0:
+        v += _chance(OFFICE_GROUP - m, empty) * (POT_OFFICE_UNIT * m - OFFICE_PTS[m])
+    # tavern sets of fewer than 4 kinds (layer l holds every kind with at least l taverns)
+    for layer in range(1, 8):
+        size = 0
+        for j in range(TAVERN_KINDS.shape[0]):
+            if kc[TAVERN_KINDS[j]] >= layer:
+                size += 1
+        if size == 0:
+            break
+        if size < 4:
+            v += _chance(4 - size, empty) * (POT_TAVERN_UNIT * size - TAVERN_PTS[size])
+    # every house not next to a factory gains a point per other type still to come
+    if free_houses > 0:
+        missing = HOUSE_OTHER_TYPES.shape[0] - _other_types(kc)
+        s = 0.0
+        for j in range(1, missing + 1):
+            s += _chance(j, empty)
+        v += free_houses * HOUSE_PER_TYPE * s
+    return v
+
+
+@njit(cache=True)
+def city_value(state, city):
+    """Live score of ``city`` plus :func:`city_future`."""
+    return city_score(state, city, False) + city_future(state, city)
+
+
+@njit(cache=True)
+def value_gain(state, city, t, base):
+    """What tile ``t`` adds to :func:`city_value` of ``city`` (``base``) at its best legal
+    position now (0 if it has none, which the rules exclude)."""
+    b = O_BOX + city * 5
+    best = base
+    found = False
+    for r in range(CAN):
+        for c in range(CAN):
+            if not legal_anchor(state, city, t, r, c):
+                continue
+            n0 = state[b]
+            r0 = state[b + 1]
+            r1 = state[b + 2]
+            c0 = state[b + 3]
+            c1 = state[b + 4]
+            place_tile(state, city, t, r, c)
+            v = city_value(state, city)
+            _put(state, city, t, r, c, -1)
+            state[b] = n0
+            state[b + 1] = r0
+            state[b + 2] = r1
+            state[b + 3] = c0
+            state[b + 4] = c1
+            if v > best or not found:
+                best = v
+                found = True
+    return best - base
+
+
+@njit(cache=True)
+def _combine(state, left, right):
+    """A seat's value from its two cities' values: the sum in 2 players, else the lower
+    city plus POT_BALANCE of the lead of the better one."""
+    if state[H_MODE] == MODE_2P:
+        return left + right
+    lo = min(left, right)
+    return lo + POT_BALANCE * (max(left, right) - lo)
+
+
+@njit(cache=True)
+def potential(state, p):
+    """Points seat ``p``'s position promises beyond its live score (greedy baseline).
+
+    A city's value is its live score plus :func:`city_future`: every unfinished pattern
+    that can still be completed is worth (its value complete - its value now) x the
+    chance of getting the buildings it lacks (:func:`_chance`: POT_RHO per building,
+    scaled by the city's free cells).  Patterns: a run of 1-3 shops with room for a line
+    of 4 (complete: POT_SHOP_UNIT per shop), a lone park with an open neighbour (a pair),
+    the open group of fewer than 6 offices, each tavern set of fewer than 4 kinds, and a
+    point per missing other type for each house not next to a factory.
+    The tiles ``p`` has chosen but not placed add their best gain in city value
+    (:func:`value_gain`) under the best legal split between its two cities (the tile
+    left after its first placement goes to its right city).  This is what makes picks
+    meaningful one ply ahead: the score only moves when tiles are placed.
+    The two cities combine as the score does (:func:`_combine`): their sum in 2 players;
+    otherwise the lower plus POT_BALANCE x the lead of the better one, so that a gain in
+    the better city is not worthless.  Returns that combination minus the live score.
+    Solo: the grid cities only (the Deep Learning City has no patterns; waiting tiles
+    are not valued)."""
+    m = state[H_MODE]
+    lc = left_city(state, p)
+    rc = right_city(state, p)
+    sl = city_score(state, lc, False)
+    sr = city_score(state, rc, False)
+    score = float(sl + sr) if m == MODE_2P else float(min(sl, sr))
+    vl = sl + city_future(state, lc)
+    vr = sr + city_future(state, rc)
+    best = _combine(state, vl, vr)
+    t0 = state[O_CHOSEN + 2 * p]
+    t1 = state[O_CHOSEN + 2 * p + 1]
+    if (m == MODE_2P or m == MODE_STD) and (t0 >= 0 or t1 >= 0):
+        if state[H_PHASE] == PH_PLACE and state[H_CUR] == p and state[H_SUB] == 1:
+            t = t0 if t0 >= 0 else t1           # the left city is built: this one goes right
+            best = _combine(state, vl, vr + value_gain(state, rc, t, vr))
+        elif t0 >= 0 and t1 >= 0:
+            best = _combine(state, vl + value_gain(state, lc, t0, vl), vr + value_gain(state, rc, t1, vr))
+            if not state[H_ASSIGN]:
+                best = max(best, _combine(state, vl + value_gain(state, lc, t1, vl),
+                                          vr + value_gain(state, rc, t0, vr)))
+        else:
+            t = t0 if t0 >= 0 else t1           # first pick made: it may still go either way
+            to_left = _combine(state, vl + value_gain(state, lc, t, vl), vr)
+            to_right = _combine(state, vl, vr + value_gain(state, rc, t, vr))
+            if state[H_ASSIGN]:
+                best = to_left if t0 >= 0 else to_right
+            else:
+                best = max(to_left, to_right)
+    return best - score
+
+
 # ============================================================================= observation
 OBS_CITY = 10 * CC
 OBS_PARTS = (

@@ -704,6 +704,151 @@ def ranks(state, out):
         out[0] = 2
 
 
+# ====================================================================== greedy heuristic
+# Weights of :func:`potential`, in score points (tuned against RandomAgent and between
+# greedy variants; see the Greedy baseline paragraph of envs/kingdomino_duel.py).
+POT_CROSSLESS = 0.5     # per cell of a crossless domain that can still grow: one cross scores it
+POT_CROSSED = 0.3       # per cell of a crossed domain that can still grow: each extra cross adds its size
+POT_GROWTH = 0.5        # per cross x free cell around the domain: each cell added scores its crosses
+POT_FRONTIER_CAP = 3    # free cells around a domain that count for POT_GROWTH
+POT_DEAD = 1.0          # per empty cell without an empty neighbour: only split_domino fills it
+POT_CASTLE = 5.0        # unused castle bonus on an empty map, fading as the map fills
+# What owning each spell is worth (ids SP_*); lightning ones turn into score at acquisition.
+SPELL_VALUE = np.array([3.0, 3.0, 2.0, 3.0, 9.0, 6.0])
+
+
+@njit(cache=True)
+def _best_join(fam, labels, size, crosses, frontier, f, x, castle_open):
+    """Points a face of family ``f`` with ``x`` crosses scores at once in its best spot:
+    joining a growable domain (s, c) of ``f`` gives (s+1)(c+x) - s*c, a fresh domain next
+    to the castle gives x; -1 if neither exists."""
+    best = float(x) if castle_open else -1.0
+    nxt = 0
+    for c in range(NC):
+        k = labels[c]
+        if k == nxt:                 # labels are numbered by their lowest cell
+            nxt += 1
+            if fam[c] == f and frontier[k] > 0:
+                g = float(x * (size[k] + 1) + crosses[k])
+                if g > best:
+                    best = g
+    return best
+
+
+@njit(cache=True)
+def potential(state, p):
+    """Points seat ``p``'s position promises beyond its live score (greedy baseline).
+
+    * Domains with free room (a *free* cell is empty and has an empty neighbour, so a
+      domino can still cover it): POT_CROSSLESS per cell of a crossless domain (a cross
+      would score all of it), POT_CROSSED per cell of a crossed one (another cross adds its
+      size), plus POT_GROWTH x crosses x free cells around it (capped at POT_FRONTIER_CAP).
+    * POT_DEAD per empty cell with no empty neighbour: lost unless split_domino.
+    * Dice p holds and has not drawn yet (draft and step 3): each face's best immediate
+      gain (:func:`_best_join`; a ``?`` takes its name or else its best family, a castle
+      bonus target counts its extra cross).  This is what makes draft picks, naming,
+      turn_die and the castle bonus meaningful one ply ahead.
+    * Spellbook: an open row is worth SPELL_VALUE x (marks / row length)^2, counting the
+      marks p's cross-less faces will make this round; an owned spell not used yet (or
+      declared this round) is worth SPELL_VALUE, so turn_die is spent only for a bigger gain.
+    * An unused castle bonus: POT_CASTLE x empty cells / 34, so it waits for a big domain
+      early and is not hoarded late.
+    """
+    fam = state[FAM + p * NC: FAM + (p + 1) * NC]
+    cr = state[CR + p * NC: CR + (p + 1) * NC]
+    labels = state[SCRATCH: SCRATCH + NC]
+    frontier = state[SCRATCH + NC: SCRATCH + 2 * NC]    # first the labelling stack
+    size = state[SCRATCH + 2 * NC: SCRATCH + 3 * NC]
+    crosses = state[SCRATCH + 3 * NC: SCRATCH + 4 * NC]
+    n = grid.label_components(fam, NEIGH, labels, frontier)
+    for k in range(n):
+        size[k] = 0
+        crosses[k] = 0
+        frontier[k] = 0
+    for c in range(NC):
+        k = labels[c]
+        if k >= 0:
+            size[k] += 1
+            crosses[k] += cr[c]
+    empty = 0
+    dead = 0
+    castle_open = False
+    for e in range(NC):
+        if fam[e] != EMPTY:
+            continue
+        empty += 1
+        if not grid.touches(e, fam, NEIGH, EMPTY):
+            dead += 1
+            continue
+        for d in range(4):
+            q = NEIGH[e, d]
+            if q < 0:
+                continue
+            if q == CASTLE:
+                castle_open = True
+            k = labels[q]
+            if k < 0:
+                continue
+            seen = False                 # count a free cell once per domain
+            for d2 in range(d):
+                q2 = NEIGH[e, d2]
+                if q2 >= 0 and labels[q2] == k:
+                    seen = True
+            if not seen:
+                frontier[k] += 1
+    v = -POT_DEAD * dead
+    for k in range(n):
+        if frontier[k] > 0:
+            v += (POT_CROSSLESS if crosses[k] == 0 else POT_CROSSED) * size[k]
+            v += POT_GROWTH * crosses[k] * min(frontier[k], POT_FRONTIER_CAP)
+    # ---- dice in hand
+    ph = state[PHASE]
+    before_marks = ph <= PH_SPLIT2
+    undrawn = ph <= PH_DRAFT or (before_marks and (state[S3] == 0 or p != state[START])
+                                 and not (ph == PH_PASS and state[CUR] == p))
+    if undrawn:
+        for d in range(NDICE):
+            if state[DIE_HOLDER + d] != p:
+                continue
+            f = DICE[d, state[DIE_FACE + d], 0]
+            x = DICE[d, state[DIE_FACE + d], 1]
+            for s in range(2):           # slots exist once the draft is over
+                if state[SLOT_DIE + 2 * p + s] == d:
+                    if state[CASTLE_TGT + p] == s:
+                        x += 1
+                    if f == WILD and state[WILD_NAME + 2 * p + s] >= 0:
+                        f = state[WILD_NAME + 2 * p + s]
+            best = -1.0
+            for g in range(NF):
+                if f == g or f == WILD:
+                    best = max(best, _best_join(fam, labels, size, crosses, frontier,
+                                                g, x, castle_open))
+            if best > 0:
+                v += best
+    # ---- spellbook and castle
+    for f in range(NF):
+        sp = FAMILY_SPELL[f]
+        owner = state[SP_OWNER + sp]
+        if owner < 0:
+            m = state[MARKS + NF * p + f]
+            if before_marks:
+                for d in range(NDICE):
+                    if (state[DIE_HOLDER + d] == p and DICE[d, state[DIE_FACE + d], 0] == f
+                            and DICE[d, state[DIE_FACE + d], 1] == 0):
+                        m += 1
+            m = min(m, ROW_LEN[f])
+            v += SPELL_VALUE[sp] * (m * m) / (ROW_LEN[f] * ROW_LEN[f])
+        elif owner == p and LIGHTNING[sp] == 0:
+            declared = ((sp == SP_IGNORE and state[DECLARED + 2 * p] != 0)
+                        or (sp == SP_SPLIT and state[DECLARED + 2 * p + 1] != 0)
+                        or (sp == SP_DOUBLE and state[DOUBLE_ACTIVE] != 0))
+            if state[SP_USED + sp] == 0 or declared:
+                v += SPELL_VALUE[sp]
+    if state[CASTLE_USED + p] == 0:
+        v += POT_CASTLE * empty / DRAWABLE
+    return v
+
+
 @njit(cache=True)
 def observe(state, player, out):
     for i in range(OBS_SIZE):

@@ -401,12 +401,18 @@ def free_slot(state, r):
 
 
 @njit(cache=True)
-def eligible(state, c, code):
+def eligible_at(state, c, code, price):
+    """Whether buyer ``code`` would buy from ``c`` at ``price`` (ignoring whether it is free)."""
     if code <= 0:
         return False
     if code >= 100:
         return state[cb(c) + C_OWN + code - 100] != 0
-    return code >= state[cb(c) + C_PRICE]
+    return code >= price
+
+
+@njit(cache=True)
+def eligible(state, c, code):
+    return eligible_at(state, c, code, state[cb(c) + C_PRICE])
 
 
 @njit(cache=True)
@@ -701,7 +707,15 @@ def eval_plan(state, c, out):
     for v in range(6):
         imp_total += PAD_ICONS[0, state[p + PL_SW], v] == IMP
         imp_total += PAD_ICONS[1, state[p + PL_SB], v] == IMP
-    out[O_CD] = cov + d * FACE_DOWN_GOODS
+    write_outcome(out, cov + d * FACE_DOWN_GOODS, cnt, imp_total)
+
+
+@njit(cache=True)
+def write_outcome(out, goods, cnt, imp_total):
+    """Fill the outcome vector (``O_*`` slots) of a plan from its ``goods`` (covered cells
+    plus face-down tiles), the counts ``cnt`` of its visible icons and its IMP icons in
+    all (``imp_total``, covered ones included)."""
+    out[O_CD] = goods
     out[O_PROD] = cnt[PROD] + cnt[CHEAP]
     out[O_IMP] = cnt[IMP]
     out[O_IMPCOV] = imp_total - cnt[IMP]
@@ -712,6 +726,12 @@ def eval_plan(state, c, out):
 
 @njit(cache=True)
 def steve_outcome(state, c):
+    steve_plan(state, c, state[cb(c) + C_OUT:])
+
+
+@njit(cache=True)
+def steve_plan(state, c, out):
+    """Write the outcome of Steve's fixed plan for this round into ``out`` (O_* slots)."""
     cnt = np.zeros(NICON, dtype=np.int64)
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
     imp_total = 0
@@ -719,14 +739,7 @@ def steve_outcome(state, c):
         imp_total += STEVE_PAD[v] == IMP
         if v != cov:
             cnt[STEVE_PAD[v]] += 1
-    b = cb(c) + C_OUT
-    state[b + O_CD] = 1 + state[cb(c) + C_NT] * FACE_DOWN_GOODS
-    state[b + O_PROD] = cnt[PROD] + cnt[CHEAP]
-    state[b + O_IMP] = cnt[IMP]
-    state[b + O_IMPCOV] = imp_total - cnt[IMP]
-    state[b + O_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
-    state[b + O_RES] = cnt[RES]
-    state[b + O_LOG] = cnt[LOG]
+    write_outcome(out, 1 + state[cb(c) + C_NT] * FACE_DOWN_GOODS, cnt, imp_total)
 
 
 @njit(cache=True)
@@ -908,40 +921,10 @@ def end_round(state):
         b = cb(c)
         state[b + C_VP] += state[b + C_SOLD] * state[b + C_PRICE]
     # leadership
-    for r in range(NREG):
-        if state[RET + r] >= 0:
-            continue
-        s = -1
-        for q in range(REG_NSLOT[r]):
-            if state[OFFS + r * MAX_SLOTS + q] >= 0:
-                s = q
-        if s < 0:
-            continue
-        best = -1
-        bcnt = 0
-        bleft = 0
-        sec = -1
-        scnt = 0
-        sleft = 0
-        for c in range(n):
-            cnt = 0
-            left = 99
-            for bb in range(REG_NBUY[r]):
-                if state[BUY + r * MAX_BUY + bb] == c:
-                    cnt += 1
-                    if bb < left:
-                        left = bb
-            if cnt == 0:
-                continue
-            if best < 0 or cnt > bcnt or (cnt == bcnt and left < bleft):
-                sec, scnt, sleft = best, bcnt, bleft
-                best, bcnt, bleft = c, cnt, left
-            elif sec < 0 or cnt > scnt or (cnt == scnt and left < sleft):
-                sec, scnt, sleft = c, cnt, left
-        if best >= 0:
-            state[cb(best) + C_VP] += REG_SLOTVP[r, s, 0]
-        if sec >= 0 and REG_SLOTVP[r, s, 1] >= 0:
-            state[cb(sec) + C_VP] += REG_SLOTVP[r, s, 1]
+    gain = np.zeros(MAX_CO, dtype=np.int64)
+    leadership(state, state[BUY:BUY + NREG * MAX_BUY], gain)
+    for c in range(n):
+        state[cb(c) + C_VP] += gain[c]
     # cleanup
     for i in range(NREG * MAX_BUY):
         state[BUY + i] = -1
@@ -964,6 +947,47 @@ def end_round(state):
     state[PHASE] = 1
     state[PSEAT] = 0
     state[PSTAGE] = 0
+
+
+@njit(cache=True)
+def leadership(state, buy, gain):
+    """Add to ``gain[c]`` the region leadership VP of section 6 for the goods on ``buy``
+    (a buyer array laid out like the state's BUY block: the real one or a simulated one)."""
+    n = state[NCO]
+    for r in range(NREG):
+        if state[RET + r] >= 0:
+            continue
+        s = -1
+        for q in range(REG_NSLOT[r]):
+            if state[OFFS + r * MAX_SLOTS + q] >= 0:
+                s = q
+        if s < 0:
+            continue
+        best = -1
+        bcnt = 0
+        bleft = 0
+        sec = -1
+        scnt = 0
+        sleft = 0
+        for c in range(n):
+            cnt = 0
+            left = 99
+            for bb in range(REG_NBUY[r]):
+                if buy[r * MAX_BUY + bb] == c:
+                    cnt += 1
+                    if bb < left:
+                        left = bb
+            if cnt == 0:
+                continue
+            if best < 0 or cnt > bcnt or (cnt == bcnt and left < bleft):
+                sec, scnt, sleft = best, bcnt, bleft
+                best, bcnt, bleft = c, cnt, left
+            elif sec < 0 or cnt > scnt or (cnt == scnt and left < sleft):
+                sec, scnt, sleft = c, cnt, left
+        if best >= 0:
+            gain[best] += REG_SLOTVP[r, s, 0]
+        if sec >= 0 and REG_SLOTVP[r, s, 1] >= 0:
+            gain[sec] += REG_SLOTVP[r, s, 1]
 
 
 @njit(cache=True)
@@ -1776,3 +1800,347 @@ def pad_plan_outcomes(out):
             out[i, 1] = a
             for k in range(7):
                 out[i, 2 + k] = o[k]
+
+
+# ============================================================================= greedy heuristic
+def _pad_rows():
+    """Outcome vector of every tile-less pad plan, row 120*sides + arrangement (same
+    numbers as :func:`pad_plan_outcomes`, built in Python so importing compiles nothing)."""
+    rows = np.zeros((4 * NARR, 7), dtype=np.int64)
+    bottom = set(int(x) for x in BOTTOM_CELLS)
+    for sides in range(4):
+        sd = (sides // 2, sides % 2)
+        for a in range(NARR):
+            top = 0 if a // 60 == 0 else 1
+            bot = 1 - top
+            vis = {int(BOTTOM_CELLS[v]): int(PAD_ICONS[bot, sd[bot], v]) for v in range(6)}
+            cov = 0
+            for v in range(6):
+                cell = int(ARR_CELLS[a % 60, v])
+                cov += cell in bottom
+                vis[cell] = int(PAD_ICONS[top, sd[top], v])
+            cnt = [0] * NICON
+            for i in vis.values():
+                cnt[i] += 1
+            imps = int((PAD_ICONS[0, sd[0]] == IMP).sum() + (PAD_ICONS[1, sd[1]] == IMP).sum())
+            rows[sides * NARR + a] = (cov, cnt[CHEAP], cnt[IMP], imps - cnt[IMP], cnt[PUP] - cnt[CHEAP],
+                                      cnt[RES], cnt[LOG])
+    return rows
+
+
+PAD_ROWS = _pad_rows()
+PAD_UNIQ = np.unique(PAD_ROWS, axis=0)    # the distinct pad outcomes (80 with the data pads)
+
+# Weights of the greedy potential, in VP.  "Rounds left" counts the current round as half
+# when what is valued only starts paying part-way through it.
+H_LOG = 1.5      # a logistics marker, per round left (an office sells every later round)
+H_RES = 0.5      # a research marker, per round left ...
+H_RES_PAT = 1.0  # ... plus its share of a patent
+H_TILE = 2.5     # an improvement tile, per later round (at least one good face down)
+H_TOKEN = 2.5    # a goods token, per later round
+H_TECH = 2.0     # an owned technology's effects beyond price, goods and buyers, per round left
+H_OFFICE = 1.0   # an office's reach and leadership chances, per round left
+H_SHARED = 0.6   # share of a region's buyers counted for later rounds when rivals have an office there
+H_USE = 0.5      # share of a region's buyers a not-yet-built office is expected to fill
+
+
+@njit(cache=True)
+def h_vlog(r):
+    return H_LOG * (ROUNDS - r + 0.5)
+
+
+@njit(cache=True)
+def h_vres(r):
+    return H_RES_PAT + H_RES * (ROUNDS - r + 0.5)
+
+
+@njit(cache=True)
+def h_vtile(r):
+    return H_TILE * (ROUNDS - r) if IMP_ROUND[r] != 0 else 0.0
+
+
+@njit(cache=True)
+def h_vtok(r):
+    return H_TOKEN * (ROUNDS - r) if IMP_ROUND[r] != 0 else 0.0
+
+
+@njit(cache=True)
+def static_buyers(state, c, r, price):
+    """Buyers of region r that would buy from c at ``price`` in an empty round."""
+    n = 0
+    for b in range(REG_NBUY[r]):
+        n += eligible_at(state, c, REG_BUY[r, b], price)
+    return n
+
+
+@njit(cache=True)
+def future_caps(state, c, capf):
+    """capf[P]: goods c could sell in a later round at price P with its current offices
+    and technologies (rivals' offices in a region discount its buyers by H_SHARED)."""
+    for pr in range(PRICE_MAX + 1):
+        capf[pr] = 0.0
+    no_office = eff_amount(state, c, E_SELL_NO_OFFICE) > 0
+    for r in range(NREG):
+        if state[RET + r] >= 0:
+            continue
+        mine = region_office_in(state, c, r)
+        if not mine and not no_office:
+            continue
+        w = 1.0
+        for s in range(REG_NSLOT[r]):
+            q = state[OFFS + r * MAX_SLOTS + s]
+            if q >= 0 and q != c:
+                w = H_SHARED
+        for pr in range(1, PRICE_MAX + 1):
+            k = static_buyers(state, c, r, pr)
+            if not mine:
+                k = min(1, k)
+            capf[pr] += w * k
+    direct = min(3, eff_amount(state, c, E_DIRECT_SALE))   # NFC front sells without buyers
+    for pr in range(PRICE_MAX + 1):
+        capf[pr] += direct
+
+
+@njit(cache=True)
+def extra_goods(state, c):
+    """Goods c produces every round besides its pads: tiles face down, tokens, Li-ion back."""
+    g = state[cb(c) + C_NT] * FACE_DOWN_GOODS + state[cb(c) + C_TOK]
+    if eff_amount(state, c, E_PER_TWO) > 0:
+        g += n_techs(state, c) // 2
+    return g
+
+
+@njit(cache=True)
+def outcome_value(state, c, o, capf, extra, r):
+    """Value of one round of c played with outcome vector o (the Python table's layout),
+    selling into capf with no rival: sales plus markers, tiles and tokens it brings."""
+    pr = clampp(START_PRICE + o[O_SHIFT] + eff_amount(state, c, E_PRICE_PLUS))
+    mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+    g = min(GOODS_CAP, o[O_CD] + o[O_PROD] * mult + extra)
+    log = o[O_LOG]
+    if eff_amount(state, c, E_RES_AS_LOG) > 0:
+        log += o[O_RES]
+    return (pr * min(float(g), capf[pr]) + h_vres(r) * o[O_RES] + h_vlog(r) * log
+            + h_vtile(r) * o[O_IMP] + h_vtok(r) * o[O_IMPCOV])
+
+
+@njit(cache=True)
+def best_outcome(state, c, rows, lo, hi, capf, extra, r, o):
+    """Copy into o the best of rows[lo:hi] by :func:`outcome_value`; returns its value."""
+    best = -1.0e18
+    for i in range(lo, hi):
+        v = outcome_value(state, c, rows[i], capf, extra, r)
+        if v > best:
+            best = v
+            for k in range(7):
+                o[k] = rows[i, k]
+    return best
+
+
+@njit(cache=True)
+def plan_outlook(state, c, o, capf):
+    """Outcome vector c's plan will have this round (planning phase): the plan so far with
+    unplaced tiles face down; the best arrangement of the chosen sides; or, with no plan
+    yet (a rival still to plan), the best pad outcome."""
+    p = pb(c)
+    rd = state[ROUND]
+    if c == state[STEVE]:
+        steve_plan(state, c, o)
+        return
+    extra = state[cb(c) + C_NT] * FACE_DOWN_GOODS
+    if state[p + PL_ARR] >= 0:
+        eval_plan(state, c, o)
+        o[O_CD] += (state[cb(c) + C_NT] - state[p + PL_N]) * FACE_DOWN_GOODS
+        return
+    base = extra_goods(state, c) + state[cb(c) + C_READY]
+    if state[p + PL_SW] >= 0:
+        lo = (2 * state[p + PL_SW] + state[p + PL_SB]) * NARR
+        best_outcome(state, c, PAD_ROWS, lo, lo + NARR, capf, base, rd, o)
+    else:
+        best_outcome(state, c, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, base, rd, o)
+    o[O_CD] += extra
+
+
+@njit(cache=True)
+def sim_selling(state, goods, price, sold, gain):
+    """Play the rest of this round's selling: every company still to sell places
+    min(goods, capacity) goods, cheapest first, each on the region where it has the most
+    room left (Steve's rule); sold[c] counts them (plus NFC-front direct sales still to
+    come) and gain[c] the leadership VP the resulting buyers give."""
+    n = state[NCO]
+    ph = state[PHASE]
+    buy = state[BUY:BUY + NREG * MAX_BUY].copy()
+    order = np.zeros(MAX_CO, dtype=np.int64)
+    start = 0
+    if ph >= 4:
+        for i in range(n):
+            order[i] = state[ORDER + i]
+        if ph == 7:
+            start = state[OPOS]
+    if ph < 7:
+        for i in range(n):
+            order[i] = i
+        for i in range(1, n):
+            j = i
+            while j > 0:
+                a = order[j - 1]
+                q = order[j]
+                ka = (price[a], state[cb(a) + C_VP], state[cb(a) + C_SVP])
+                kq = (price[q], state[cb(q) + C_VP], state[cb(q) + C_SVP])
+                if kq < ka:
+                    order[j - 1] = q
+                    order[j] = a
+                    j -= 1
+                else:
+                    break
+    room = np.zeros(NREG, dtype=np.int64)
+    for i in range(start, n):
+        c = order[i]
+        left = goods[c]
+        if eff_amount(state, c, E_DIRECT_SALE) > 0 and not done_nfc(state, c):
+            k = min(3, left)
+            sold[c] += k
+            left -= k
+        for r in range(NREG):
+            room[r] = 0
+            if state[RET + r] >= 0:
+                continue
+            e = 0
+            for b in range(REG_NBUY[r]):
+                e += buy[r * MAX_BUY + b] < 0 and eligible_at(state, c, REG_BUY[r, b], price[c])
+            if region_office_in(state, c, r):
+                room[r] = e
+            elif eff_amount(state, c, E_SELL_NO_OFFICE) > 0:
+                room[r] = min(1, e)
+                for b in range(REG_NBUY[r]):
+                    if buy[r * MAX_BUY + b] == c:
+                        room[r] = 0
+        while left > 0:
+            best = -1
+            for r in range(NREG):
+                if room[r] > 0 and (best < 0 or room[r] > room[best]):
+                    best = r
+            if best < 0:
+                break
+            for b in range(REG_NBUY[best]):
+                if buy[best * MAX_BUY + b] < 0 and eligible_at(state, c, REG_BUY[best, b], price[c]):
+                    buy[best * MAX_BUY + b] = c
+                    break
+            room[best] -= 1
+            sold[c] += 1
+            left -= 1
+    leadership(state, buy, gain)
+
+
+@njit(cache=True)
+def order_pos(state, c):
+    for i in range(state[NCO]):
+        if state[ORDER + i] == c:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def done_nfc(state, c):
+    """Whether c's NFC-front step of this round's logistics phase is behind it."""
+    ph = state[PHASE]
+    if ph != 6:
+        return ph > 6
+    k = order_pos(state, c)
+    return k < state[OPOS] or (k == state[OPOS] and state[STAGE] >= 3)
+
+
+@njit(cache=True)
+def potential(state, p):
+    """VP company p's position promises beyond its live score (greedy baseline).
+
+    * This round's sales: every company's goods and price (in planning, from its plan
+      as laid so far: see :func:`plan_outlook`) are sold by :func:`sim_selling` against
+      the buyers its offices reach, cheapest first; p gets goods sold x price (goods sold
+      earlier this round included) plus the leadership VP of the simulated buyers.
+    * This round's icons not yet used: each research marker h_vres, logistics marker
+      h_vlog, active IMP h_vtile (a tile), covered IMP h_vtok (a token).
+    * Progress: markers on a technology, share (markers / cost) of its free patent VP plus
+      H_TECH per round left; markers on a region, share (markers / office cost) of the
+      office's worth (H_USE of its buyers at price 5 per later round, or a retailer's VP).
+    * Later rounds: each is worth the best pad outcome (:func:`outcome_value`) given the
+      offices, technologies, tiles and tokens p holds now (selling capacity from
+      :func:`future_caps`, so an office or a technology pays through the buyers it adds).
+    * H_OFFICE per office and H_TECH per technology per round left: reach, leadership and
+      effects the capacity term does not see, so completing never looks worse than waiting.
+    """
+    n = state[NCO]
+    if state[OVER] != 0 or p >= n:
+        return 0.0
+    rd = state[ROUND]
+    ph = state[PHASE]
+    capf = np.zeros(PRICE_MAX + 1)
+    goods = np.zeros(MAX_CO, dtype=np.int64)
+    price = np.zeros(MAX_CO, dtype=np.int64)
+    o = np.zeros(7, dtype=np.int64)
+    op = np.zeros(7, dtype=np.int64)
+    for c in range(n):
+        b = cb(c)
+        if ph == 1:
+            future_caps(state, c, capf)
+            plan_outlook(state, c, o, capf)
+            price[c] = clampp(START_PRICE + o[O_SHIFT] + eff_amount(state, c, E_PRICE_PLUS))
+            mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+            g = o[O_CD] + o[O_PROD] * mult + state[b + C_TOK]
+            if eff_amount(state, c, E_PER_TWO) > 0:
+                g += n_techs(state, c) // 2
+            goods[c] = min(GOODS_CAP, state[b + C_READY] + g)
+        else:
+            price[c] = state[b + C_PRICE]
+            goods[c] = state[b + C_READY]
+            for k in range(7):
+                o[k] = state[b + C_OUT + k]
+        if c == p:
+            for k in range(7):
+                op[k] = o[k]
+    sold = np.zeros(MAX_CO, dtype=np.int64)
+    gain = np.zeros(MAX_CO, dtype=np.int64)
+    if ph <= 7:
+        sim_selling(state, goods, price, sold, gain)
+    b = cb(p)
+    v = float((state[b + C_SOLD] + sold[p]) * price[p] + gain[p])
+    # icons of this round not used yet
+    pos = order_pos(state, p)
+    if ph < 4 or (ph == 4 and pos > state[OPOS]):
+        v += h_vtile(rd) * op[O_IMP] + h_vtok(rd) * op[O_IMPCOV]
+    elif ph == 4 and pos == state[OPOS]:
+        v += h_vtile(rd) * (state[b + C_IMPL] if state[STAGE] == 1 else op[O_IMP]) + h_vtok(rd) * op[O_IMPCOV]
+    if ph < 5:
+        v += h_vres(rd) * op[O_RES]
+    elif ph == 5:
+        v += h_vres(rd) * state[b + C_RESL]
+    if ph < 6:
+        v += h_vlog(rd) * (op[O_LOG] + (op[O_RES] if eff_amount(state, p, E_RES_AS_LOG) > 0 else 0))
+    elif ph == 6:
+        v += h_vlog(rd) * state[b + C_LOGL]
+    # progress, assets
+    left = ROUNDS - rd + 0.5
+    for t in range(NTECH):
+        if state[b + C_OWN + t] != 0:
+            v += H_TECH * left
+        elif state[b + C_TM + t] > 0:
+            worth = H_TECH * left + (TECH_PVP[t] if state[PATENT + t] < 0 else 0)
+            v += worth * min(1.0, state[b + C_TM + t] / tech_cost(state, t, p))
+    for r in range(NREG):
+        if region_office_in(state, p, r):
+            v += H_OFFICE * left
+        m = state[MARK + r * MAX_CO + p]
+        if m > 0:
+            t = state[RET + r]
+            if t >= 0:
+                s = free_slot(state, r)
+                worth = RT_SLOTVP[RT_SIZE[t], s] if s >= 0 else 0.0
+            else:
+                worth = (ROUNDS - rd) * (H_OFFICE + H_USE * START_PRICE * static_buyers(state, p, r, START_PRICE))
+            v += worth * m / REG_COST[r]
+    # later rounds
+    future_caps(state, p, capf)
+    extra = extra_goods(state, p)
+    for r in range(rd + 1, ROUNDS + 1):
+        v += best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
+    return v

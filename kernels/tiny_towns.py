@@ -1537,9 +1537,15 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
 
 @njit(cache=True)
 def _player_score(state, p, parts):
+    b = _pb(p)
+    return _town_score(state, p, state[b + O_BLD:b + O_BLD + 16], state[b + O_SHRINE], parts)
+
+
+@njit(cache=True)
+def _town_score(state, p, bld, shrine_val, parts):
+    """Score of p's town with the buildings ``bld`` (p's own, or a variant of them)."""
     n = state[G_NP]
     b = _pb(p)
-    bld = state[b + O_BLD:b + O_BLD + 16]
     wh = np.zeros(16, dtype=np.int64)
     for q in range(16):
         wh[q] = _wh_count(state, p, q)
@@ -1552,7 +1558,7 @@ def _player_score(state, p, parts):
         bj = _pb(j)
         if j != p and state[bj + O_STATUS] == 1 and state[bj + O_CROUND] < mine:
             place += 1
-    return score_board(bld, wh, fh_right, state[G_SOLO], state[b + O_SHRINE], place, parts)
+    return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
 
 
 @njit(cache=True)
@@ -1610,6 +1616,211 @@ def ranks(state, out):
             if better:
                 rk += 1
         out[p] = rk
+
+
+# ==================================================================== greedy potential
+# Heuristic weights, not rules data (only ``potential`` reads them).  EST_VP: the VP a
+# building of each card typically adds to a town, context-dependent scores taken at a
+# middling value and 0-VP utility cards valued for what they enable.
+_EST = {"Cottage": 3.0, "Farm": 1.0, "Granary": 1.0, "Greenhouse": 1.0, "Orchard": 1.0,
+        "Well": 1.0, "Fountain": 1.0, "Millstone": 1.0, "Shed": 1.0,
+        "Chapel": 2.5, "Abbey": 2.5, "Cloister": 2.0, "Temple": 2.5,
+        "Tavern": 3.5, "Almshouse": 2.0, "Inn": 2.5, "Feast Hall": 2.5,
+        "Theater": 3.0, "Bakery": 2.0, "Market": 2.0, "Tailor": 2.0,
+        "Factory": 1.0, "Bank": 4.0, "Trading Post": 1.5, "Warehouse": 0.5}
+EST_VP = np.zeros(NCARDS, dtype=np.float64)
+for _i in range(NCARDS):
+    EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NB else max(4.0, float(FLAT_VP[_i]))
+POT_POWER = 1.5     # a placement with k of its n cubes is worth (k / n) ** POT_POWER of a built one
+POT_READY = 0.5     # a complete pattern is not built yet, and may score less in context
+POT_EMPTY = 1.0     # an empty square can still take a useful cube (it scores -1 like a cube)
+POT_UNFED = 1.5     # an unfed Cottage (Barrett Castle: BARRETT_WEIGHT) may be fed later
+POT_SHARE = np.zeros((KMAX + 1, KMAX + 1), dtype=np.float64)    # [cells, cubes missing]
+for _n in range(1, KMAX + 1):
+    for _m in range(_n + 1):
+        POT_SHARE[_n, _m] = POT_READY * ((_n - _m) / _n) ** POT_POWER
+K_WILD = 5          # pattern key of an active Trading Post (stands for any resource)
+K_BLOCKED = 6       # pattern key of any other building
+
+
+@njit(cache=True)
+def _pot_key(state, p, key):
+    """p's squares as pattern keys (-1 empty, 0..4 cube), p's committed cube already on."""
+    b = _pb(p)
+    for q in range(16):
+        v = state[b + O_CUBE + q]
+        c = state[b + O_BLD + q]
+        if c >= 0:
+            v = K_WILD if (c == C_TPOST and _active_cell(state, p, q)) else K_BLOCKED
+        key[q] = v
+    if state[b + O_COMMITTED]:
+        q = state[b + O_PDEST]
+        if 0 <= q < 16 and key[q] == -1:
+            key[q] = state[b + O_PRES]
+        if state[b + O_PSWQ] >= 0:
+            key[state[b + O_PSWQ]] = state[b + O_PSWR]
+
+
+@njit(cache=True)
+def _pattern_value(key, cards, worths, ncards, credit):
+    """Loose cubes credited with their best share of a pattern they can still complete, plus
+    the empty squares.  A placement is open when each cell holds its cube, a wild or nothing;
+    its card's worth times POT_SHARE of the cubes it lacks is split over the cubes it has, so
+    a cube gains by joining fuller patterns.  A cube in no open placement is dead."""
+    for q in range(16):
+        credit[q] = 0.0
+    for i in range(ncards):
+        card = cards[i]
+        n = PSIZE[card]
+        worth = worths[i]
+        for t in range(8):
+            if TVALID[card, t] == 0:
+                continue
+            for r0 in range(5 - TBOX[card, t, 0]):
+                for c0 in range(5 - TBOX[card, t, 1]):
+                    have = 0
+                    miss = 0
+                    for j in range(n):
+                        v = key[(r0 + OFFS[card, t, j, 0]) * 4 + c0 + OFFS[card, t, j, 1]]
+                        if v == OFFS[card, t, j, 2]:
+                            have += 1
+                        elif v == -1:
+                            miss += 1
+                        elif v != K_WILD:
+                            have = -1
+                            break
+                    if have <= 0:
+                        continue
+                    share = worth * POT_SHARE[n, miss] / have
+                    for j in range(n):
+                        q = (r0 + OFFS[card, t, j, 0]) * 4 + c0 + OFFS[card, t, j, 1]
+                        if key[q] == OFFS[card, t, j, 2] and share > credit[q]:
+                            credit[q] = share
+    v = 0.0
+    for q in range(16):
+        v += credit[q]
+        if key[q] == -1:
+            v += POT_EMPTY
+    return v
+
+
+@njit(cache=True)
+def _to_place(state, p):
+    """Bitmask of the resources p still puts on its board this round (0: none pending)."""
+    if state[G_STAGE] != ST_COMMIT:
+        return 0
+    b = _pb(p)
+    if state[b + O_COMMITTED]:
+        return 0
+    pending = False
+    for i in range(state[G_ORDI], state[G_ORDN]):
+        if state[G_ORDER + i] == p:
+            pending = True
+    if not pending:
+        return 0
+    if state[G_ACTOR] == p and state[b + O_PRES] >= 0:
+        return 1 << state[b + O_PRES]
+    if state[G_SOLO]:
+        m = 0
+        for r in range(NRES):
+            if state[G_DISPLAY + r] > 0:
+                m |= 1 << r
+        return m
+    if state[G_VARIANT] == 1 and state[G_THKIND] == 1:
+        return _naming_mask(state, p)
+    x = state[G_X]
+    if x < 0:
+        return 0
+    if (state[G_VARIANT] == 1 or p != state[G_MB]) and _factory_swap(state, p, x):
+        return 31
+    return 1 << x
+
+
+@njit(cache=True)
+def _unfed(bld, fed):
+    """Weight of the unfed Cottages (Barrett Castle counts BARRETT_WEIGHT)."""
+    n = 0
+    for q in range(16):
+        if not (fed >> q) & 1:
+            if bld[q] == C_COTTAGE:
+                n += 1
+            elif bld[q] == M_BARRETT:
+                n += BARRETT_WEIGHT
+    return n
+
+
+@njit(cache=True)
+def potential(state, p):
+    """Points p's position promises that ``scores`` (the live town score: buildings as they
+    stand, -1 per square without a building) does not count yet; for greedy baselines.
+
+    * Pattern progress: every loose cube earns its best share of an open placement (any of
+      the 8 transforms; active Trading Posts are wild) of a card p may build.  A placement
+      holding k of its n cells is worth POT_READY * (k / n) ** POT_POWER of the card's worth,
+      split over its cubes: EST_VP + 1 (the building's square stops scoring -1) +
+      POT_EMPTY per other square it frees, and for the red card (COTTAGE_FED_VP - POT_UNFED)
+      per unfed Cottage it could feed (up to FARM_CAP).  A cube that fits no open placement
+      is dead and earns nothing.
+    * POT_EMPTY per empty square (room for future cubes); POT_UNFED per unfed Cottage.
+    * A cube p still has to place this round (its resource known: named, drawn, or its own
+      choice) is put on the empty square where this value is highest; p's committed but
+      unrevealed cube counts on its square.
+    * While p holds the token of a construction: the best real score gain (``score_board``)
+      over the legal token squares, unfed Cottages and the square's POT_EMPTY included.
+    A complete town promises nothing more."""
+    b = _pb(p)
+    if state[b + O_STATUS] == 1:
+        return 0.0
+    parts = np.zeros(NCARDS + 2, dtype=np.int64)
+    bld = state[b + O_BLD:b + O_BLD + 16]
+    cur = _town_score(state, p, bld, state[b + O_SHRINE], parts)
+    unfed = _unfed(bld, parts[NCARDS + 1])
+    cards = np.empty(8, dtype=np.int64)
+    worths = np.empty(8, dtype=np.float64)
+    nc = 0
+    for slot in range(8):
+        c = _slot_card(state, p, slot)
+        if c >= 0:
+            cards[nc] = c
+            # a building stops its square scoring -1 and frees the other squares of its
+            # pattern; a red one also feeds waiting Cottages
+            worths[nc] = EST_VP[c] + 1.0 + POT_EMPTY * (PSIZE[c] - 1)
+            if slot == 1:
+                worths[nc] += (COTTAGE_FED_VP - POT_UNFED) * min(unfed, FARM_CAP)
+            nc += 1
+    key = np.empty(16, dtype=np.int64)
+    credit = np.empty(16, dtype=np.float64)
+    _pot_key(state, p, key)
+    rmask = _to_place(state, p)
+    best = -1e18
+    if rmask:
+        for q in range(16):
+            if key[q] != -1:
+                continue
+            for r in range(NRES):
+                if (rmask >> r) & 1:
+                    key[q] = r
+                    best = max(best, _pattern_value(key, cards, worths, nc, credit))
+            key[q] = -1
+    if best == -1e18:
+        best = _pattern_value(key, cards, worths, nc, credit)
+    if state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p:
+        card = state[G_CON_CARD]
+        shrine = state[b + O_SHRINE]
+        if card == M_SHRINE:
+            shrine = SHRINE_VP[min(_count_buildings(state, p) + 1, 16)]
+        alt = bld.copy()
+        gain = -1e18
+        for q in range(16):
+            if not ((state[G_CON_VAC] >> q) & 1 or (state[G_CON_ANY] and _is_empty(state, p, q))):
+                continue
+            alt[q] = card
+            v = _town_score(state, p, alt, shrine, parts)
+            gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NCARDS + 1]) - unfed) - POT_EMPTY)
+            alt[q] = -1
+        if gain > -1e18:
+            best += gain
+    return best + POT_UNFED * unfed
 
 
 # ======================================================================= observation

@@ -13,6 +13,7 @@ from numba import njit
 
 import agents
 import envs
+from envs.registry import spec_for
 from agents.greedy import rank_rewards
 from envs.shell import CityEnv
 from envs.spec import GameConfig, GameSpec
@@ -120,6 +121,21 @@ def test_make_by_name():
         agents.make("nobody")
     with pytest.raises(ValueError, match="playout"):
         agents.MCTSAgent(playout="heavy")
+    with pytest.raises(ValueError, match="playout_depth"):
+        agents.MCTSAgent(playout="heuristic", playout_depth=-1)
+
+
+def test_mcts_playout_settings():
+    toy = ToySpec()   # no potential, no preferred playout: random playouts to the end
+    assert agents.MCTSAgent().playout_settings(toy) == (toy.max_steps, 0.0, 0.0)
+    assert agents.MCTSAgent(playout="heuristic", playout_depth=3).playout_settings(toy) == (3, 1.0, 10.0)
+    for game in envs.GAMES:
+        spec = spec_for(game)
+        depth, weight, scale = agents.MCTSAgent().playout_settings(spec)
+        assert spec.mcts_playout_depth is not None and depth == spec.mcts_playout_depth
+        assert weight == spec.potential_weight and scale == spec.margin_scale > 0
+        assert hasattr(spec.kernel, "potential"), game
+        assert agents.MCTSAgent(playout="random").playout_settings(spec)[2] == 0.0
 
 
 def test_rank_rewards_match_shell():
@@ -148,6 +164,41 @@ def test_legal_play_every_game(game):
     bots = [agents.make(lineup[i % 3], seed=i, **FAST[lineup[i % 3]]) for i in range(n)]
     info = play_checked(env, bots, seed=3)
     assert len(info["scores"]) == n and len(info["ranks"]) == n
+
+
+@pytest.mark.parametrize("playout,ordered", [("random", False), ("heuristic", False),
+                                             ("heuristic", True)])
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_mcts_playouts_every_game(game, playout, ordered):
+    env = envs.make(game, num_players=2)
+    bots = [agents.make("mcts", simulations=12, seed=1, playout=playout, playout_depth=2,
+                        ordered_expansion=ordered),
+            agents.make("greedy", seed=2)]
+    info = play_checked(env, bots, seed=4)
+    assert len(info["scores"]) == 2
+
+
+def test_mcts_heuristic_playout_wins_the_toy_race():
+    # Cut-off playouts scored by the score margin still find the winning line.
+    env = CityEnv(ToySpec(), num_players=2, target=10)
+    wins = 0
+    for g in range(6):
+        bots = [agents.make("mcts", simulations=300, seed=g, playout="heuristic",
+                            playout_depth=4), agents.make("random", seed=g)]
+        wins += play_checked(env, bots, seed=g)["winners"] == ["player_0"]
+    assert wins == 6
+
+
+def test_mcts_ordered_expansion_tries_the_greedy_move_first():
+    # With one simulation the only expanded root edge is the greedy evaluation's favourite:
+    # player_1 reaching the target (counter 8 + 2 or 3 = 10) wins at once.
+    env = CityEnv(ToySpec(), num_players=2, target=10)
+    env.reset(seed=0)
+    for a in (2, 2, 1):
+        env.step(a)
+    bot = agents.make("mcts", simulations=1, seed=0, playout="heuristic", ordered_expansion=True)
+    stats = bot.search(env.unwrapped, env.agent_selection)
+    assert len(stats) == 1 and next(iter(stats)) in (1, 2)
 
 
 def test_mcts_wins_the_toy_race():
@@ -181,7 +232,11 @@ def _twin_envs(spec_cls, other_secret_slot, values, **options):
     return out
 
 
-@pytest.mark.parametrize("name,opts", [("mcts", {"simulations": 60}), ("greedy", {})])
+@pytest.mark.parametrize("name,opts", [("mcts", {"simulations": 60}), ("greedy", {}),
+                                       ("mcts", {"simulations": 60, "playout": "heuristic",
+                                                 "playout_depth": 1}),
+                                       ("mcts", {"simulations": 60, "playout": "heuristic",
+                                                 "ordered_expansion": True})])
 def test_no_peeking_at_hidden_secrets_guess_game(name, opts):
     twins = _twin_envs(GuessSpec, G_SECRET + 1, [0, 1, 2, 3])
     agent = "player_0"

@@ -752,3 +752,116 @@ def test_automaton_choice_matches_reference():
             K.legal_mask(st, mask)
             K.step(st, _random_action(mask, rs))
     assert checked > 100
+
+
+# ====================================================================== greedy potential
+def _pot_state(num_players=2, **cities):
+    """A fresh game (seat 0 to pick, nothing chosen) with cities ``c<k>=rows`` built."""
+    st, cfg = new_state(num_players=num_players)
+    for key, rows in cities.items():
+        set_city(st, int(key[1:]), rows)
+    return st, cfg
+
+
+def _value(st, p):
+    """Score plus potential: what greedy's evaluation counts for seat ``p``."""
+    return kernel_scores(st)[p] + K.potential(st, p)
+
+
+def test_potential_fresh_game_and_state_untouched():
+    rs = np.random.default_rng(5)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    for n in (2, 3):
+        st, _ = new_state(num_players=n)
+        assert [K.potential(st, p) for p in range(n)] == [0.0] * n     # empty cities, no picks
+        while K.current_player(st) >= 0:
+            before = st[:K.O_SCR].copy()
+            for p in range(n):
+                assert np.isfinite(K.potential(st, p))
+            assert np.array_equal(st[:K.O_SCR], before)                # scratch only
+            K.legal_mask(st, mask)
+            K.step(st, _random_action(mask, rs))
+
+
+def test_potential_shop_line_needs_room():
+    two = K._chance(2, 14) * (2 * K.POT_SHOP_UNIT - 5)           # a line of 4 scores 4 per shop
+    st, _ = _pot_state(c0=[".ss.", "....", "....", "...."])
+    assert K.potential(st, 0) == pytest.approx(two)
+    assert K.potential(st, 1) == 0.0
+    st, _ = _pot_state(c0=["fssf", "....", "....", "...."])          # walled in: stays a pair
+    assert K.potential(st, 0) == 0.0
+
+
+def test_potential_parks_offices_taverns():
+    cases = [
+        (["p...", "....", "....", "...."], K._chance(1, 15) * (K.POT_PARK_UNIT - 2)),     # lone park
+        (["pp..", "....", "....", "...."], 0.0),                                          # a pair
+        (["ooo.", "....", "....", "...."], K._chance(3, 13) * (3 * K.POT_OFFICE_UNIT - 6)),
+        (["ooo.", "ooo.", "....", "...."], 0.0),                                          # group of 6
+        (["DE..", "....", "....", "...."], K._chance(2, 14) * (2 * K.POT_TAVERN_UNIT - 4)),
+        (["DD..", "....", "....", "...."], 2 * K._chance(3, 14) * (K.POT_TAVERN_UNIT - 1)),  # two sets of 1
+    ]
+    for rows, expected in cases:
+        st, _ = _pot_state(c0=rows)
+        assert K.potential(st, 0) == pytest.approx(expected), rows
+    # the fewer cells a city has left, the less an open pattern promises
+    st, _ = _pot_state(c0=["ffff", "ffff", "ffff", "fp.."])
+    assert K.potential(st, 0) == pytest.approx(K._chance(1, 2) * (K.POT_PARK_UNIT - 2))
+    assert K.potential(st, 0) < K._chance(1, 15) * (K.POT_PARK_UNIT - 2)
+
+
+def test_potential_free_houses_wait_for_missing_types():
+    # the same buildings; the house next to the factory is stuck at 1, the other one
+    # scores 2 now (office, factory) and a point for each of the 3 types still missing
+    free, _ = _pot_state(c0=["hof.", "....", "....", "...."])
+    stuck, _ = _pot_state(c0=["ohf.", "....", "....", "...."])
+    assert kernel_scores(free)[0] == kernel_scores(stuck)[0] + 1
+    missing = sum(K._chance(j, 13) for j in (1, 2, 3))          # shop, tavern, park
+    assert K.potential(free, 0) - K.potential(stuck, 0) == pytest.approx(missing)
+
+
+def test_potential_balances_the_two_cities():
+    # 3 players: seat 0 builds cities 0 and 2; factories promise nothing more
+    st, _ = _pot_state(3, c0=["fff.", "....", "....", "...."], c2=["f...", "....", "....", "...."])
+    assert kernel_scores(st)[0] == 3                            # lower city: 1 factory, second
+    assert K.potential(st, 0) == pytest.approx(K.POT_BALANCE * (12 - 3))
+    # a lone park is worth more in the lower city than in the better one
+    low, _ = _pot_state(3, c0=["fff.", "....", "....", "...."], c2=["f...", "p...", "....", "...."])
+    high, _ = _pot_state(3, c0=["fff.", "p...", "....", "...."], c2=["f...", "....", "....", "...."])
+    assert _value(low, 0) > _value(high, 0)
+    # 2 players: the score is the sum of both cities, nothing to add
+    st, _ = _pot_state(2, c0=["fff.", "....", "....", "...."], c1=["f...", "....", "....", "...."])
+    assert K.potential(st, 0) == 0.0
+
+
+def test_potential_values_chosen_tiles_and_orders_picks():
+    lone = 2 + K._chance(1, 15) * (K.POT_PARK_UNIT - 2)            # city value of one lone park
+    st, cfg = _pot_state(c0=["p...", "....", "....", "...."])
+    base = K.potential(st, 0)
+    # the pick: a park (completes the pair in city 0) beats a shop or an office
+    st[K.O_HAND: K.O_HAND + K.NTILE] = 0
+    st[K.O_HAND + LET["p"]] = st[K.O_HAND + LET["s"]] = st[K.O_HAND + LET["o"]] = 1
+    after = {}
+    for k in "pso":
+        c = st.copy()
+        K.step(c, LET[k])
+        after[k] = SPEC.evaluate(c, cfg, 0)
+        if k == "p":
+            assert K.potential(c, 0) == pytest.approx(base + 8 - lone)
+    assert after["p"] > after["s"] and after["p"] > after["o"]
+    # once the left city is built, the tile left over can only go to the right city (empty)
+    st[K.H_PHASE] = K.PH_PLACE
+    st[K.H_CUR] = 0
+    st[K.H_SUB] = 1
+    st[K.O_CHOSEN + 1] = LET["p"]
+    assert K.potential(st, 0) == pytest.approx(base + lone)
+
+
+def test_potential_in_evaluate():
+    st, cfg = _pot_state(c0=["ss..", "hp..", "....", "...."], c2=["ooo.", "....", "....", "...."])
+    sc = kernel_scores(st)
+    v0 = sc[0] + K.potential(st, 0)
+    v1 = sc[1] + K.potential(st, 1)
+    assert K.potential(st, 0) > 0 and K.potential(st, 1) > 0
+    assert SPEC.evaluate(st, cfg, 0) == pytest.approx(v0 - v1)
+    assert SPEC.evaluate(st, cfg, 1) == pytest.approx(v1 - v0)

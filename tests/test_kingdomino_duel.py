@@ -843,3 +843,132 @@ def test_shell_api():
     from pettingzoo.test import api_test
     import envs
     api_test(envs.make("kingdomino_duel_v0"), num_cycles=60)
+
+
+# ====================================================================== greedy potential
+T2_MAP = ["0011122", "0331422", "035C442", "5550041", "5220111"]
+T2_CROSSES = ["1..1.1.", ".1..2..", ".12C..1", "....1..", "2.....1"]
+
+
+def _blank(rows, *cells):
+    rows = [list(r) for r in rows]
+    for r, c in cells:
+        rows[r][c] = "."
+    return ["".join(r) for r in rows]
+
+
+def _quiet_state():
+    """Round 1 draft, no die taken, both castle bonuses used: only the map counts."""
+    st = new_state(first=0)
+    st[K.CASTLE_USED] = 1
+    st[K.CASTLE_USED + 1] = 1
+    return st
+
+
+def test_potential_empty_and_full_maps():
+    st = new_state(first=0)
+    assert K.potential(st, 0) == K.potential(st, 1) == K.POT_CASTLE   # unused castle bonus
+    st[K.CASTLE_USED] = 1
+    assert K.potential(st, 0) == 0.0
+    # a full map: nothing can grow, no hole, the castle bonus has faded to nothing
+    st = new_state(first=0)
+    set_map(st, 0, T2_MAP, T2_CROSSES)
+    assert K.potential(st, 0) == 0.0
+
+
+def test_potential_domains_with_room():
+    st = _quiet_state()
+    set_map(st, 0, ["...0...", "...0...", "...C...", ".......", "......."])
+    assert K.potential(st, 0) == pytest.approx(2 * K.POT_CROSSLESS)   # a cross would score it
+    set_map(st, 0, ["...0...", "...0...", "...C...", ".......", "......."],
+            ["...1...", ".......", "...C...", ".......", "......."])
+    out = np.zeros(2, dtype=np.int64)
+    K.scores(st, out)
+    assert out[0] == 2                                                # counted by the score
+    # 4 free cells around it, capped at 3: each would add the domain's cross
+    assert K.potential(st, 0) == pytest.approx(2 * K.POT_CROSSED + 3 * K.POT_GROWTH)
+
+
+def test_potential_walled_domains_and_dead_hole():
+    st = _quiet_state()
+    # one hole surrounded by drawn cells: no domino fits, nothing grows into it
+    set_map(st, 0, _blank(T2_MAP, (4, 6)), _blank(T2_CROSSES, (4, 6)))
+    assert K.potential(st, 0) == pytest.approx(-K.POT_DEAD)
+    # two adjacent holes: free; the black domain (4 cells, 2 crosses) and two single
+    # crossless stripe cells touch them, every other domain is walled in
+    set_map(st, 0, _blank(T2_MAP, (4, 5), (4, 6)), _blank(T2_CROSSES, (4, 5), (4, 6)))
+    assert K.potential(st, 0) == pytest.approx(2 * K.POT_CROSSLESS + 4 * K.POT_CROSSED
+                                               + 2 * 1 * K.POT_GROWTH)
+
+
+def test_potential_dice_in_hand():
+    st = _quiet_state()
+    set_map(st, 0, ["..00...", "...0...", "...C...", ".......", "......."],
+            ["...1...", ".......", "...C...", ".......", "......."])   # dot: 3 cells, 1 cross
+    base = K.potential(st, 0)
+    st[K.DIE_FACE + 3] = 4                                   # [dot,1]
+    st[K.DIE_HOLDER + 3] = 1
+    assert K.potential(st, 0) == base                        # the opponent's die
+    st[K.DIE_HOLDER + 3] = 0
+    assert K.potential(st, 0) == pytest.approx(base + 4 * 2 - 3 * 1)   # 4x2 instead of 3x1
+    st[K.DIE_FACE + 3] = 2                                   # '?': best family, dot
+    assert K.potential(st, 0) == pytest.approx(base + 1)     # one more cell of a 1-cross domain
+    st[K.PHASE] = K.PH_BONUS                                 # drawn already: nothing in hand
+    assert K.potential(st, 0) == base
+
+
+@pytest.mark.parametrize("top, use", [("...0...", False), ("00000..", True)])
+def test_potential_castle_bonus_waits_for_a_big_domain(top, use):
+    """A 1-cross dot domain of 3 cells (skip the bonus) or of 7 cells (use it)."""
+    st = new_state(first=0)
+    set_map(st, 0, [top, "...00..", "...C...", ".......", "......."],
+            ["...1...", ".......", "...C...", ".......", "......."])
+    hold(st, 0, {2: 4, 3: 4}, start=0)                       # [dot,0], [dot,1]
+    assert phase(st) == "CASTLE_WINDOW"
+    after = {}
+    for a in (K.A_SKIP, K.A_CASTLE + 1):
+        c = st.copy()
+        K.step(c, a)
+        after[a] = K.potential(c, 0)
+    # the cross adds the domain size + 1 at once; keeping the bonus is worth 5 x empty / 34
+    assert (after[K.A_CASTLE + 1] > after[K.A_SKIP]) == use
+
+
+def test_potential_spellbook():
+    st = _quiet_state()
+    st[K.MARKS + QUARTERS] = 2                               # add_cross row at 2/3
+    base = K.potential(st, 0)
+    assert base == pytest.approx(K.SPELL_VALUE[K.SP_ADDX] * 4 / 9)
+    st[K.DIE_FACE + 1] = 0                                   # [quarters,0] will mark the last box
+    st[K.DIE_HOLDER + 1] = 0
+    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SP_ADDX])
+    st[K.SP_OWNER + K.SP_ADDX] = 1                           # the row is closed
+    assert K.potential(st, 0) == 0.0
+    st = _quiet_state()
+    give_spell(st, 0, K.SP_TURN)
+    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SP_TURN])
+    st[K.SP_USED + K.SP_TURN] = 1
+    assert K.potential(st, 0) == 0.0
+
+
+def test_potential_in_evaluate_and_draft():
+    spec = KD.Spec()
+    cfg = spec.configure()
+    st = _quiet_state()
+    set_map(st, 0, ["..00...", "...0...", "...C...", ".......", "......."],
+            ["...1...", ".......", "...C...", ".......", "......."])
+    set_map(st, 1, ["...1...", "...1...", "...C...", ".......", "......."])
+    out = np.zeros(2, dtype=np.int64)
+    K.scores(st, out)
+    v0, v1 = out[0] + K.potential(st, 0), out[1] + K.potential(st, 1)
+    assert spec.evaluate(st, cfg, 0) == pytest.approx(v0 - v1)
+    # one ply ahead, seat 0 (start player) picks the die whose face joins its crossed domain
+    for d, f in enumerate((3, 1, 4, 4)):                     # stripe, stripe, dot (0), dot (1)
+        st[K.DIE_FACE + d] = f
+    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    values = {}
+    for a in legal(st):
+        c = st.copy()
+        K.step(c, a)
+        values[a] = spec.evaluate(c, cfg, 0)
+    assert max(values, key=values.get) == K.A_PICK + 3

@@ -1047,3 +1047,164 @@ def test_steve_research_rule():
     assert K.steve_research_target(st, S) == GPS      # ties (4, 4): lower board index
     cset(st, S, K.C_OWN, 1, GPS)
     assert K.steve_research_target(st, S) == WIFI
+
+
+# ============================================================ greedy potential
+def selling_state():
+    """Green (home Australia [4, 5, 6, li_ion, wifi]) and blue (home USA) at price 5, no
+    retailers, in the selling phase before anyone has sold."""
+    st = game(2, cols=[GREEN, BLUE])
+    clear_retailers(st)
+    for c in range(2):
+        cset(st, c, K.C_PRICE, 5)
+    st[K.PHASE], st[K.OPOS], st[K.STAGE] = 7, 0, 0
+    K.compute_order(st)
+    return st
+
+
+def test_potential_pad_table():
+    assert (K.PAD_ROWS == pad_table()[:, 2:]).all()
+    assert K.PAD_UNIQ.shape == (80, 7)
+
+
+def test_potential_sales_need_buyers():
+    st = selling_state()
+    au = RG["australia"]
+    lead = int(K.REG_SLOTVP[au, 0, 0])
+    pot = []
+    for ready in range(4):
+        cset(st, 0, K.C_READY, ready)
+        pot.append(K.potential(st, 0))
+    # price 5 reaches 2 buyers: the first good also wins leadership, the third finds no buyer
+    assert pot[1] - pot[0] == 5 + lead and pot[2] - pot[1] == 5 and pot[3] == pot[2]
+    by_price = {}
+    for pr in (4, 5, 7):
+        cset(st, 0, K.C_PRICE, pr)
+        by_price[pr] = K.potential(st, 0)
+    assert by_price[4] - by_price[5] == 3 * 4 - 2 * 5     # price 4 also reaches the 4-buyer
+    assert by_price[5] - by_price[7] == 2 * 5 + lead      # nobody there buys at 7
+
+
+def test_potential_rival_selling_first_takes_buyers():
+    st = selling_state()
+    au = RG["australia"]
+    set_offices(st, RG["usa"], [])
+    set_offices(st, au, [0, 1])
+    cset(st, 0, K.C_READY, 2)
+    cset(st, 1, K.C_PRICE, 4)      # blue sells first
+    K.compute_order(st)
+    idle = K.potential(st, 0)
+    cset(st, 1, K.C_READY, 3)      # and takes the 4, 5 and 6 buyers
+    assert idle - K.potential(st, 0) == 2 * 5 + K.REG_SLOTVP[au, 1, 0]
+
+
+def test_potential_plan_goods_count_where_they_sell():
+    # pad rows 121 and 180: same price (5), RES 2, LOG 3, no IMP; 4 goods against 3
+    assert tuple(K.PAD_ROWS[121][2:]) == tuple(K.PAD_ROWS[180][2:]) == (0, 0, 0, 2, 3)
+    assert K.PAD_ROWS[121][0] + K.PAD_ROWS[121][1] == 4 and K.PAD_ROWS[180][0] + K.PAD_ROWS[180][1] == 3
+
+    def planned(row, europe):
+        st = plan_state()
+        clear_retailers(st)
+        if europe:
+            set_offices(st, RG["europe"], [0])
+        K.step(st, K.A_SIDES + row // K.NARR)
+        K.step(st, K.A_ARR + row % K.NARR)
+        return K.potential(st, 0)
+
+    assert planned(121, False) == planned(180, False)        # Australia buys 2 at price 5
+    assert planned(121, True) - planned(180, True) == 5      # with Europe's 5, 6, 7 it buys all
+
+
+def test_potential_sides_stage_is_best_arrangement():
+    for sides in range(4):
+        st = plan_state()
+        K.step(st, K.A_SIDES + sides)
+        best = -1e9
+        for a in range(K.NARR):
+            s2 = st.copy()
+            K.step(s2, K.A_ARR + a)
+            best = max(best, K.potential(s2, 0))
+        assert K.potential(st, 0) == best
+
+
+def test_potential_unplaced_tiles_count_face_down():
+    st = p0(tiles=[("PROD", "RES")])
+    before = K.potential(st, 0)
+    down = st.copy()
+    place(down, 0, K.FACE_DOWN)
+    assert K.potential(down, 0) == before
+    K.step(st, K.A_PICK + K.MAX_TILES)         # commit: the tile goes face down
+    assert st[K.PSEAT] == 1 and K.potential(st, 0) == before
+
+
+def test_potential_research_progress():
+    st = game(2, cols=[GREEN, BLUE])
+    vals = []
+    for m in range(int(K.TECH_COST[GPS])):
+        cset(st, 0, K.C_TM, m, GPS)
+        vals.append(K.potential(st, 0))
+    assert all(b > a for a, b in zip(vals, vals[1:]))
+    # completing it, patent included (the patent VP is in the live score), beats the last
+    # marker short of it
+    cset(st, 0, K.C_TM, 0, GPS)
+    cset(st, 0, K.C_OWN, 1, GPS)
+    st[K.PATENT + GPS] = 0
+    assert K.potential(st, 0) + K.patent_vp(st, 0) > vals[-1]
+
+
+def test_potential_offices_by_buyers():
+    st = game(2, cols=[GREEN, BLUE])
+    clear_retailers(st)
+    base = K.potential(st, 0)
+
+    def with_(rid, markers=0):
+        s2 = st.copy()
+        r = RG[rid]
+        if markers:
+            s2[K.MARK + r * K.MAX_CO + 0] = markers
+        else:
+            set_offices(s2, r, [0])
+        return K.potential(s2, 0) - base
+
+    # Europe [4, 5, 6, 7, nfc, 4g] buys more at price 5 than China [2, 3, 4, 5, gamepad, li_ion]
+    assert with_("europe") > with_("china") > 0
+    assert with_("europe", 2) > with_("china", 2) > 0
+    # a marker on Emirates (cost 2, buyers 5 and 7) is a bigger step than one on China (cost 4)
+    assert with_("emirates", 1) > with_("china", 1)
+
+
+def test_potential_tokens_need_room_to_sell():
+    st = game(2, cols=[GREEN, BLUE])
+    clear_retailers(st)
+    tok = []
+    for net in (False, True):
+        s2 = st.copy()
+        if net:
+            set_offices(s2, RG["europe"], [0])
+            set_offices(s2, RG["russia"], [0])
+        vals = []
+        for k in range(2):
+            cset(s2, 0, K.C_TOK, k)
+            vals.append(K.potential(s2, 0))
+        tok.append(vals[1] - vals[0])
+    assert tok[0] == 0 and tok[1] > 0     # Australia alone is already short of buyers
+
+
+def test_potential_read_only_and_evaluate_hook():
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    cf = sp.configure(num_players=2)
+    st = game(2, seed=5)
+    rs = np.random.default_rng(1)
+    m = np.zeros(K.NUM_ACTIONS, np.int8)
+    while K.current_player(st) >= 0:
+        before = st.copy()
+        pot = [K.potential(st, p) for p in range(2)]
+        assert (st == before).all() and all(np.isfinite(pot))
+        sc = np.zeros(2, np.int64)
+        K.scores(st, sc)
+        assert sp.evaluate(st, cf, 0) == pytest.approx(sc[0] + pot[0] - sc[1] - pot[1])
+        K.legal_mask(st, m)
+        K.step(st, int(rs.choice(np.flatnonzero(m))))
+    assert K.potential(st, 0) == 0.0

@@ -1226,3 +1226,102 @@ def test_guild_factory_and_opaleye_factory_get_their_resource():
     K.step(st, K.A_RES + H)
     assert st[pb(0) + K.O_BLD + 10] == K.C_FACTORY and st[pb(0) + K.O_EXTRA + 10] == H
     assert st[K.G_ROUND] == 3 and st[K.G_PHASE] == K.PH_NAME
+
+
+# ============================================================= greedy potential
+EMPTY_ROWS = [".. .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."]
+
+
+def _named_state(rows0, rows1=EMPTY_ROWS):
+    """First-game cards, no monuments, player 1 to name (nothing pending for anybody)."""
+    st = new_state(2, cards=FIRST, monuments=0, first=1)
+    set_board(st, 0, rows0)
+    set_board(st, 1, rows1)
+    assert st[K.G_PHASE] == K.PH_NAME and st[K.G_ACTOR] == 1
+    return st
+
+
+def _score(st, p):
+    out = np.zeros(2, dtype=np.int64)
+    K.scores(st, out)
+    return int(out[p])
+
+
+def test_potential_empty_and_complete_towns():
+    st = _named_state(EMPTY_ROWS)
+    assert K.potential(st, 0) == K.potential(st, 1) == 16 * K.POT_EMPTY
+    st[pb(0) + K.O_STATUS] = 1
+    assert K.potential(st, 0) == 0.0
+
+
+def test_potential_prefers_cubes_forming_a_pattern():
+    # Cottage = ".H / BG": brick and glass side by side under an empty square need one wheat
+    near = _named_state([".. .. .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. .."])
+    apart = _named_state(["b .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. g"])
+    assert _score(near, 0) == _score(apart, 0)
+    assert K.potential(near, 0) > K.potential(apart, 0) > 14 * K.POT_EMPTY
+    # a third cube completing the Cottage is worth more than a third cube elsewhere
+    done = _named_state([".. h .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. .."])
+    stray = _named_state([".. .. .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. h"])
+    assert K.potential(done, 0) > K.potential(stray, 0)
+
+
+def test_potential_dead_cube_earns_nothing():
+    # every pattern is connected, so a corner cube walled in by buildings can never be used
+    st = _named_state(["s Fc .. ..", "Fc .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    assert K.potential(st, 0) == 13 * K.POT_EMPTY
+    st = _named_state(["s .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. Fc Fc"])
+    assert K.potential(st, 0) > 13 * K.POT_EMPTY
+
+
+def test_potential_unfed_cottages_and_red_card():
+    unfed = _named_state(["Co .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    fed = _named_state(["Co .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. Fa"])
+    assert K.potential(unfed, 0) == 15 * K.POT_EMPTY + K.POT_UNFED
+    assert K.potential(fed, 0) == 14 * K.POT_EMPTY
+    # a complete Farm pattern (HH / WW) is worth more when Cottages wait to be fed
+    farm = ["h h .. ..", "w w .. ..", ".. .. .. .."]
+
+    def credit(last_row):                        # what the 4 cubes earn over 4 empty squares
+        with_cubes = K.potential(_named_state(farm + [last_row]), 0)
+        without = K.potential(_named_state(EMPTY_ROWS[:3] + [last_row]), 0)
+        return with_cubes - without + 4 * K.POT_EMPTY
+
+    assert credit(".. .. Co Co") > credit(".. .. .. ..") > 0
+
+
+def test_potential_counts_the_cube_to_place_and_the_token():
+    st = _named_state([".. .. .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. Fa"])
+    before = K.potential(st, 0)
+    K.step(st, K.A_RES + H)                      # player 1 names wheat; player 0 places first
+    assert st[K.G_PHASE] == K.PH_DEST and st[K.G_ACTOR] == 0
+    ahead = K.potential(st, 0)
+    assert ahead > before                         # the wheat can complete the Cottage
+    worse = st.copy()
+    K.step(worse, K.A_SQ + 11)                    # wheat away from the brick and glass
+    K.step(st, K.A_SQ + 1)                        # committed, not revealed yet
+    assert st[pb(0) + K.O_CUBE + 1] == -1
+    assert K.potential(st, 0) == pytest.approx(ahead)
+    assert K.potential(worse, 0) < ahead
+    K.step(st, K.A_SQ + 0)                        # player 1's wheat; reveal, build step
+    assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0
+    pass_value = _score(st, 0) + K.potential(st, 0)
+    assert 0 in constructs(st)                    # Cottage, t = 0, anchor 0
+    K.step(st, 0)
+    assert st[K.G_PHASE] == K.PH_TOKEN
+    # waiting for the token: the real gain of the best square (fed Cottage) is promised
+    token_value = _score(st, 0) + K.potential(st, 0)
+    assert token_value > pass_value
+    K.step(st, K.A_SQ + 5)
+    assert st[K.G_PHASE] == K.PH_NAME
+    assert _score(st, 0) + K.potential(st, 0) == pytest.approx(token_value)
+
+
+def test_potential_in_evaluate():
+    st = _named_state(["Co .. .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. .."],
+                      ["Ta .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    spec = TT.Spec()
+    cfg = spec.configure()
+    v = [_score(st, p) + spec.potential_weight * K.potential(st, p) for p in range(2)]
+    assert spec.evaluate(st, cfg, 0) == pytest.approx(v[0] - v[1])
+    assert spec.evaluate(st, cfg, 1) == pytest.approx(v[1] - v[0])

@@ -40,9 +40,9 @@ def test_check_env_toy():
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_check_env_games(game):
-    # The action space samples legal actions; "terminate" keeps check_env's replay of a sampled
-    # action after a reset with another seed from raising on games with sparse masks.
-    _check(SingleAgentEnv(game, opponents="random", illegal_action="terminate"))
+    # Default options: check_env steps an action sampled before a reset, which may be
+    # illegal after it; the wrapper's default ends the game instead of raising.
+    _check(SingleAgentEnv(game, opponents="random"))
 
 
 def test_toy_episode_semantics():
@@ -95,9 +95,22 @@ def test_fixed_seat_reproducible_and_callable_opponents():
         SingleAgentEnv(toy3, opponents=["random"]).reset(seed=0)
 
 
+def test_illegal_action_terminates_by_default():
+    env = SingleAgentEnv(envs.GAMES[0], opponents="random", seat=0)
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert terminated and reward == -1.0 and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="finished game"):
+        env.step(0)
+    with pytest.raises(ValueError, match="out of range"):
+        env.reset(seed=0)
+        env.step(10**6)
+
+
 def test_illegal_action_raises():
     game = envs.GAMES[0]
-    env = SingleAgentEnv(game, opponents="random", seat=0)
+    env = SingleAgentEnv(game, opponents="random", seat=0, illegal_action="raise")
     env.reset(seed=0)
     mask = env.action_masks()
     assert not mask.all(), "need a position with an illegal action"
