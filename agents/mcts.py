@@ -9,11 +9,11 @@ Every iteration
    *this* determinization by UCB1 with availability counts (an edge's exploration term
    uses how often it was available, not how often its parent was visited);
 3. expands one new edge;
-4. plays on at random entirely inside numba (the loop of
-   :func:`kernels.playout.random_playout`, on the determinized kernel state): to the end
-   of the game, or -- with the ``"heuristic"`` playout -- for a few moves, after which the
-   position is scored with the game's greedy evaluation (score plus positional
-   ``kernel.potential``) squashed into (-1, 1);
+4. plays on entirely inside numba, on the determinized kernel state: at random to the
+   end of the game (``"random"``, the loop of :func:`kernels.playout.random_playout`), or
+   for a few moves -- random ones (``"heuristic"``) or each seat's greedy move
+   (``"greedy"``) -- after which the position is scored with the game's greedy
+   evaluation (score plus positional ``kernel.potential``) squashed into (-1, 1);
 5. backs up every seat's result: the shell's ``"rank"`` reward (+1 winner ... -1 last,
    ties averaged) computed from ``kernel.ranks`` at the end, or that squashed evaluation.
    Each edge accumulates the reward of the seat that chose it.
@@ -21,6 +21,7 @@ Every iteration
 The move played is the most visited root edge among the actions legal in the real game.
 """
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -81,10 +82,46 @@ def _iteration_function(kernel):
         return mine - others / (n_players - 1)
 
     @njit
+    def leads(state, sc, weight, out):
+        """``out[i]``: seat i's greedy evaluation (score + weight * potential) minus the
+        mean of the other seats' (see margin; at least two seats)."""
+        n_players = out.shape[0]
+        k_scores(state, sc)
+        total = 0.0
+        for i in range(n_players):
+            out[i] = sc[i] + weight * potential(state, i)
+            total += out[i]
+        for i in range(n_players):
+            out[i] = out[i] - (total - out[i]) / (n_players - 1)
+
+    @njit
+    def greedy_action(state, mask, scratch, sc, rk, weight):
+        """GreedyAgent's move (first best on ties): the legal action whose result has the
+        best evaluation for the seat to move; a won game beats everything."""
+        seat = current_player(state)
+        best_a = -1
+        best_m = -np.inf
+        for a in range(mask.shape[0]):
+            if mask[a] == 0:
+                continue
+            scratch[:] = state
+            step(scratch, a)
+            if current_player(scratch) < 0:
+                k_ranks(scratch, rk)
+                m = 1e9 - 1e6 * rk[seat]
+            else:
+                m = margin(scratch, seat, sc, weight)
+            if m > best_m:
+                best_m = m
+                best_a = a
+        return best_a
+
+    @njit
     def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc,
-                participants, c, max_steps, weight, scale, ordered, scratch):
+                participants, c, max_steps, weight, scale, ordered, scratch, greedy):
         u = 0
         depth = 0
+        n_players = rk.shape[0]
         # Selection and expansion.
         while True:
             seat = current_player(state)
@@ -173,24 +210,19 @@ def _iteration_function(kernel):
         n_steps = 0
         while n_steps < max_steps and current_player(state) >= 0:
             legal_mask(state, mask)
-            step(state, pick_uniform(mask, gen, 0))
+            if greedy:
+                step(state, greedy_action(state, mask, scratch, sc, rk, weight))
+            else:
+                step(state, pick_uniform(mask, gen, 0))
             n_steps += 1
         # Result: the shell's rank reward of every seat at the end; for a playout cut
         # short, the heuristic estimate below.
-        n_players = rk.shape[0]
-        if current_player(state) >= 0 and scale > 0.0 and n_players > 1:
+        if scale > 0.0 and n_players > 1 and current_player(state) >= 0:
             # Evaluation as in GreedyAgent (see margin), squashed into (-1, 1) like a
             # rank reward.
-            total = 0.0
+            leads(state, sc, weight, reward)
             for i in range(n_players):
-                reward[i] = weight * potential(state, i)
-            k_scores(state, sc)
-            for i in range(n_players):
-                reward[i] += sc[i]
-                total += reward[i]
-            for i in range(n_players):
-                lead = reward[i] - (total - reward[i]) / (n_players - 1)
-                reward[i] = np.tanh(lead / scale)
+                reward[i] = np.tanh(reward[i] / scale)
             for d in range(depth):
                 floats[VISITS, path[d]] += 1.0
                 floats[VALUE, path[d]] += reward[seats[d]]
@@ -226,6 +258,17 @@ def _iteration_function(kernel):
     return iterate
 
 
+class Playout(NamedTuple):
+    """How an MCTS iteration finishes: ``moves`` moves of ``policy`` (``"random"``,
+    ``"heuristic"``: random moves, or ``"greedy"``), then -- unless the game ended or
+    ``scale`` is 0 -- the greedy evaluation with the potential weighted by ``weight``,
+    squashed as tanh(margin / scale)."""
+    policy: str
+    moves: int
+    weight: float
+    scale: float
+
+
 @register("mcts")
 class MCTSAgent(Agent):
     """SO-ISMCTS with playouts in numba.
@@ -239,19 +282,21 @@ class MCTSAgent(Agent):
     backs up the rank rewards; ``"heuristic"`` plays ``playout_depth`` random moves and
     then backs up ``tanh(margin / spec.margin_scale)`` per seat, where ``margin`` is the
     seat's greedy evaluation (score + ``spec.potential_weight`` * ``kernel.potential``,
-    minus the others' mean; see :mod:`agents.greedy`); a playout that reaches the end
-    backs up the rank rewards.  ``"auto"`` (default) is the game's choice:
-    ``"heuristic"`` with ``spec.mcts_playout_depth`` random moves when that is set, else
-    ``"random"``.
-    ``playout_depth``: random moves before the evaluation (``"heuristic"`` only; default:
-    the game's ``spec.mcts_playout_depth``, or 0).
+    minus the others' mean; see :mod:`agents.greedy`); ``"greedy"`` does the same after
+    ``playout_depth`` moves in which every seat plays GreedyAgent's move (first best on
+    ties; one evaluation per legal action, so each move costs far more than a random
+    one).  A playout that reaches the end backs up the rank rewards.  ``"auto"``
+    (default) is the game's choice: ``spec.mcts_playout`` with
+    ``spec.mcts_playout_depth`` moves (see :meth:`playout_settings`).
+    ``playout_depth``: moves before the evaluation (``"heuristic"`` and ``"greedy"``;
+    default: the game's ``spec.mcts_playout_depth``, or 0).
     ``margin_scale``: the score lead squashed to tanh(1) (default: ``spec.margin_scale``).
-    ``ordered_expansion``: with the heuristic playout, expand a node's untried actions in
+    ``ordered_expansion``: with a heuristic or greedy playout, expand a node's untried actions in
     the order of the greedy evaluation (best first) instead of at random.  It costs one
     evaluation per untried action at each expansion.
     """
 
-    PLAYOUTS = ("auto", "random", "heuristic")
+    PLAYOUTS = ("auto", "random", "heuristic", "greedy")
 
     def __init__(self, simulations=400, seconds=None, c_uct=1.0, seed=None, playout="auto",
                  playout_depth=None, margin_scale=None, ordered_expansion=False):
@@ -280,17 +325,20 @@ class MCTSAgent(Agent):
         self.total_seconds = 0.0
 
     def playout_settings(self, spec):
-        """``(max random moves, potential weight, margin scale)`` for ``spec``'s game;
-        a scale of 0 means play to the end and back up rank rewards."""
+        """The :class:`Playout` this agent runs in ``spec``'s game.
+
+        ``"auto"`` takes the game's ``spec.mcts_playout`` when ``spec.mcts_playout_depth``
+        is set, else ``"random"``.  A ``"random"``
+        playout runs to the end (``moves = spec.max_steps``, ``scale = 0``: rank rewards)."""
         game_depth = getattr(spec, "mcts_playout_depth", None)
-        mode = self.playout
-        if mode == "auto":
-            mode = "random" if game_depth is None else "heuristic"
-        if mode == "random":
-            return int(spec.max_steps), 0.0, 0.0
+        policy = self.playout
+        if policy == "auto":
+            policy = "random" if game_depth is None else getattr(spec, "mcts_playout", "heuristic")
+        if policy == "random":
+            return Playout("random", int(spec.max_steps), 0.0, 0.0)
         depth = self.playout_depth if self.playout_depth is not None else (game_depth or 0)
         scale = self.margin_scale if self.margin_scale is not None else getattr(spec, "margin_scale", 10.0)
-        return int(depth), float(getattr(spec, "potential_weight", 1.0)), float(scale)
+        return Playout(policy, int(depth), float(getattr(spec, "potential_weight", 1.0)), float(scale))
 
     def warm_up(self, env):
         """Compile the search for ``env``'s game now (once per process), so that the
@@ -329,7 +377,8 @@ class MCTSAgent(Agent):
         iterate = _iteration_function(kernel)
         n_players = cfg.num_players
         participants = int(cfg.num_participants)
-        max_steps, weight, scale = self.playout_settings(spec)
+        policy, max_steps, weight, scale = self.playout_settings(spec)
+        greedy = policy == "greedy"
         ordered = bool(self.ordered_expansion and scale > 0)
         scratch = np.zeros_like(raw._state)
         mask = np.zeros(spec.num_actions, dtype=np.int8)
@@ -367,7 +416,7 @@ class MCTSAgent(Agent):
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
             n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
                               reward, rk, sc, participants, c, max_steps, weight, scale,
-                              ordered, scratch)
+                              ordered, scratch, greedy)
             done += 1
         self.last_simulations = done
         self.total_simulations += done

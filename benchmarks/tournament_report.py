@@ -73,10 +73,11 @@ def measure_mcts_speed(game, seconds=2.0, positions=3, seed=0, env_options=None)
 
 def _playout_text(game):
     from envs.registry import spec_for
-    depth, _, scale = MCTSAgent().playout_settings(spec_for(game))
+    policy, depth, _, scale = MCTSAgent().playout_settings(spec_for(game))
     if scale == 0:
         return "random playout to the end"
-    moves = f"{depth} random moves, then " if depth else ""
+    kind = "greedy" if policy == "greedy" else "random"
+    moves = f"{depth} {kind} moves, then " if depth else ""
     return f"{moves}greedy evaluation of the leaf, tanh(margin / {scale:g})"
 
 

@@ -132,9 +132,12 @@ class GameSpec:
     # ------------------------------------------------------------- baselines
     # Weight of ``kernel.potential`` in :meth:`evaluate` (see there).
     potential_weight = 1.0
-    # MCTSAgent's default playout: None plays random moves to the end of the game; an
-    # integer d plays d random moves, then scores the position with the evaluation below,
-    # as tanh(margin / margin_scale) (margin_scale: a score lead that nearly decides a game).
+    # MCTSAgent's default playout: with mcts_playout_depth None, random moves to the end of
+    # the game; with an integer d, d moves of the mcts_playout policy ("heuristic": random
+    # moves, "greedy": every seat's greedy move), then the position is scored with the
+    # evaluation below as tanh(margin / margin_scale) (margin_scale: a score lead that
+    # nearly decides a game).
+    mcts_playout = "heuristic"
     mcts_playout_depth = None
     margin_scale = 10.0
 

@@ -127,11 +127,13 @@ def test_make_by_name():
 
 def test_mcts_playout_settings():
     toy = ToySpec()   # no potential, no preferred playout: random playouts to the end
-    assert agents.MCTSAgent().playout_settings(toy) == (toy.max_steps, 0.0, 0.0)
-    assert agents.MCTSAgent(playout="heuristic", playout_depth=3).playout_settings(toy) == (3, 1.0, 10.0)
+    assert agents.MCTSAgent().playout_settings(toy) == ("random", toy.max_steps, 0.0, 0.0)
+    assert agents.MCTSAgent(playout="heuristic", playout_depth=3).playout_settings(toy) == ("heuristic", 3, 1.0, 10.0)
+    assert agents.MCTSAgent(playout="greedy", playout_depth=2).playout_settings(toy) == ("greedy", 2, 1.0, 10.0)
     for game in envs.GAMES:
         spec = spec_for(game)
-        depth, weight, scale = agents.MCTSAgent().playout_settings(spec)
+        policy, depth, weight, scale = agents.MCTSAgent().playout_settings(spec)
+        assert policy == spec.mcts_playout in ("heuristic", "greedy")
         assert spec.mcts_playout_depth is not None and depth == spec.mcts_playout_depth
         assert weight == spec.potential_weight and scale == spec.margin_scale > 0
         assert hasattr(spec.kernel, "potential"), game
@@ -167,7 +169,7 @@ def test_legal_play_every_game(game):
 
 
 @pytest.mark.parametrize("playout,ordered", [("random", False), ("heuristic", False),
-                                             ("heuristic", True)])
+                                             ("heuristic", True), ("greedy", False)])
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_mcts_playouts_every_game(game, playout, ordered):
     env = envs.make(game, num_players=2)
@@ -178,12 +180,14 @@ def test_mcts_playouts_every_game(game, playout, ordered):
     assert len(info["scores"]) == 2
 
 
-def test_mcts_heuristic_playout_wins_the_toy_race():
-    # Cut-off playouts scored by the score margin still find the winning line.
+@pytest.mark.parametrize("playout", ["heuristic", "greedy"])
+def test_mcts_cut_off_playouts_win_the_toy_race(playout):
+    # Cut-off playouts (random or greedy moves) scored by the score margin still find
+    # the winning line.
     env = CityEnv(ToySpec(), num_players=2, target=10)
     wins = 0
     for g in range(6):
-        bots = [agents.make("mcts", simulations=300, seed=g, playout="heuristic",
+        bots = [agents.make("mcts", simulations=300, seed=g, playout=playout,
                             playout_depth=4), agents.make("random", seed=g)]
         wins += play_checked(env, bots, seed=g)["winners"] == ["player_0"]
     assert wins == 6

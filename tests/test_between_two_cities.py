@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+import envs
 from envs.between_two_cities import Spec, score_cities, score_city
 from kernels import between_two_cities as K
 from kernels import playout
@@ -768,16 +769,31 @@ def _value(st, p):
     return kernel_scores(st)[p] + K.potential(st, p)
 
 
+def _pending(st, p):
+    """The potential's term for the picks seat ``p`` has still to make this turn."""
+    if st[K.H_PHASE] != K.PH_PICK:
+        return 0.0
+    row = 0 if st[K.H_MODE] == K.MODE_2P else 1
+    col = 1 if K.ROUND_DUP[st[K.H_MODE], st[K.H_ROUND]] == 1 else 0
+    return (2 - int(st[K.O_COMMIT + p])) * float(K.POT_PICK[row, col])
+
+
+def _pot(st, p):
+    """The potential without that term: what the built cities and chosen tiles promise."""
+    return K.potential(st, p) - _pending(st, p)
+
+
 def test_potential_fresh_game_and_state_untouched():
     rs = np.random.default_rng(5)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for n in (2, 3):
         st, _ = new_state(num_players=n)
-        assert [K.potential(st, p) for p in range(n)] == [0.0] * n     # empty cities, no picks
+        assert [_pot(st, p) for p in range(n)] == [0.0] * n     # empty cities, no picks
+        assert [K.potential(st, p) for p in range(n)] == [_pending(st, p) for p in range(n)]
         while K.current_player(st) >= 0:
             before = st[:K.O_SCR].copy()
             for p in range(n):
-                assert np.isfinite(K.potential(st, p))
+                assert np.isfinite(_pot(st, p))
             assert np.array_equal(st[:K.O_SCR], before)                # scratch only
             K.legal_mask(st, mask)
             K.step(st, _random_action(mask, rs))
@@ -786,10 +802,10 @@ def test_potential_fresh_game_and_state_untouched():
 def test_potential_shop_line_needs_room():
     two = K._chance(2, 14) * (2 * K.POT_SHOP_UNIT - 5)           # a line of 4 scores 4 per shop
     st, _ = _pot_state(c0=[".ss.", "....", "....", "...."])
-    assert K.potential(st, 0) == pytest.approx(two)
-    assert K.potential(st, 1) == 0.0
+    assert _pot(st, 0) == pytest.approx(two)
+    assert _pot(st, 1) == 0.0
     st, _ = _pot_state(c0=["fssf", "....", "....", "...."])          # walled in: stays a pair
-    assert K.potential(st, 0) == 0.0
+    assert _pot(st, 0) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_potential_parks_offices_taverns():
@@ -803,11 +819,11 @@ def test_potential_parks_offices_taverns():
     ]
     for rows, expected in cases:
         st, _ = _pot_state(c0=rows)
-        assert K.potential(st, 0) == pytest.approx(expected), rows
+        assert _pot(st, 0) == pytest.approx(expected), rows
     # the fewer cells a city has left, the less an open pattern promises
     st, _ = _pot_state(c0=["ffff", "ffff", "ffff", "fp.."])
-    assert K.potential(st, 0) == pytest.approx(K._chance(1, 2) * (K.POT_PARK_UNIT - 2))
-    assert K.potential(st, 0) < K._chance(1, 15) * (K.POT_PARK_UNIT - 2)
+    assert _pot(st, 0) == pytest.approx(K._chance(1, 2) * (K.POT_PARK_UNIT - 2))
+    assert _pot(st, 0) < K._chance(1, 15) * (K.POT_PARK_UNIT - 2)
 
 
 def test_potential_free_houses_wait_for_missing_types():
@@ -817,27 +833,27 @@ def test_potential_free_houses_wait_for_missing_types():
     stuck, _ = _pot_state(c0=["ohf.", "....", "....", "...."])
     assert kernel_scores(free)[0] == kernel_scores(stuck)[0] + 1
     missing = sum(K._chance(j, 13) for j in (1, 2, 3))          # shop, tavern, park
-    assert K.potential(free, 0) - K.potential(stuck, 0) == pytest.approx(missing)
+    assert _pot(free, 0) - _pot(stuck, 0) == pytest.approx(missing)
 
 
 def test_potential_balances_the_two_cities():
     # 3 players: seat 0 builds cities 0 and 2; factories promise nothing more
     st, _ = _pot_state(3, c0=["fff.", "....", "....", "...."], c2=["f...", "....", "....", "...."])
     assert kernel_scores(st)[0] == 3                            # lower city: 1 factory, second
-    assert K.potential(st, 0) == pytest.approx(K.POT_BALANCE * (12 - 3))
+    assert _pot(st, 0) == pytest.approx(K.POT_BALANCE * (12 - 3))
     # a lone park is worth more in the lower city than in the better one
     low, _ = _pot_state(3, c0=["fff.", "....", "....", "...."], c2=["f...", "p...", "....", "...."])
     high, _ = _pot_state(3, c0=["fff.", "p...", "....", "...."], c2=["f...", "....", "....", "...."])
     assert _value(low, 0) > _value(high, 0)
     # 2 players: the score is the sum of both cities, nothing to add
     st, _ = _pot_state(2, c0=["fff.", "....", "....", "...."], c1=["f...", "....", "....", "...."])
-    assert K.potential(st, 0) == 0.0
+    assert _pot(st, 0) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_potential_values_chosen_tiles_and_orders_picks():
     lone = 2 + K._chance(1, 15) * (K.POT_PARK_UNIT - 2)            # city value of one lone park
     st, cfg = _pot_state(c0=["p...", "....", "....", "...."])
-    base = K.potential(st, 0)
+    base = _pot(st, 0)
     # the pick: a park (completes the pair in city 0) beats a shop or an office
     st[K.O_HAND: K.O_HAND + K.NTILE] = 0
     st[K.O_HAND + LET["p"]] = st[K.O_HAND + LET["s"]] = st[K.O_HAND + LET["o"]] = 1
@@ -847,14 +863,55 @@ def test_potential_values_chosen_tiles_and_orders_picks():
         K.step(c, LET[k])
         after[k] = SPEC.evaluate(c, cfg, 0)
         if k == "p":
-            assert K.potential(c, 0) == pytest.approx(base + 8 - lone)
+            assert _pot(c, 0) == pytest.approx(base + 8 - lone)
     assert after["p"] > after["s"] and after["p"] > after["o"]
     # once the left city is built, the tile left over can only go to the right city (empty)
     st[K.H_PHASE] = K.PH_PLACE
     st[K.H_CUR] = 0
     st[K.H_SUB] = 1
     st[K.O_CHOSEN + 1] = LET["p"]
-    assert K.potential(st, 0) == pytest.approx(base + lone)
+    assert _pot(st, 0) == pytest.approx(base + lone)
+
+
+def test_potential_counts_the_picks_still_to_make():
+    # 2 players, round 1 (singles): both picks pending, then one, then none
+    st, cfg = _pot_state()
+    assert K.potential(st, 0) == pytest.approx(2 * K.POT_PICK[0, 0])
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    K.legal_mask(st, mask)
+    K.step(st, int(np.flatnonzero(mask)[0]))
+    assert st[K.O_COMMIT] == 1
+    assert K.potential(st, 0) - _pot(st, 0) == pytest.approx(K.POT_PICK[0, 0])
+    assert K.potential(st, 1) == pytest.approx(2 * K.POT_PICK[0, 0])     # seat 1 has not picked
+    # a duplex round's picks are worth more; 3-7 players use the second row
+    st[K.H_ROUND] = int(np.flatnonzero(K.ROUND_DUP[K.MODE_2P])[0])
+    assert K.potential(st, 1) == pytest.approx(2 * K.POT_PICK[0, 1])
+    st3, _ = _pot_state(3)
+    assert K.potential(st3, 2) == pytest.approx(2 * K.POT_PICK[1, 0])
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_potential_keeps_greedy_picks_level(num_players):
+    # Over greedy self-play, a pick changes the picker's evaluation by about nothing on
+    # average (the chosen tile's gain replaces the pending pick's value), so MCTS can
+    # compare positions before and after picks.  Without the pending term it rose by
+    # 3-8 points per pick with 2 players.
+    import agents
+    env = envs.make("between_two_cities_v0", num_players=num_players)
+    raw = env.unwrapped
+    changes = []
+    for g in range(2):
+        env.reset(seed=g)
+        bots = [agents.make("greedy", seed=10 * g + i) for i in range(num_players)]
+        while not any(env.terminations.values()):
+            seat = raw.possible_agents.index(env.agent_selection)
+            picking = raw._state[K.H_PHASE] == K.PH_PICK
+            before = raw.spec.evaluate(raw._state, raw.cfg, seat)
+            env.step(bots[seat].act(env, env.agent_selection))
+            if picking and not any(env.terminations.values()):
+                changes.append(raw.spec.evaluate(raw._state, raw.cfg, seat) - before)
+    assert len(changes) > 20
+    assert abs(np.mean(changes)) < 1.5, np.mean(changes)
 
 
 def test_potential_in_evaluate():
