@@ -46,7 +46,7 @@ import numpy as np
 FALLBACK_DEFAULTS = dict(
     net_arch=[256, 256], n_steps=1024, batch_size=256, learning_rate=3e-4, n_epochs=5,
     gamma=0.995, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, timesteps=150_000, shaping=0.0,
-    n_envs=2, eval_games=50, final_eval_games=200,
+    n_envs=2, eval_games=50, final_eval_games=200, num_players=None,
 )
 GAME_DEFAULTS = {
     # ~50 learner decisions per game, 872 observation values, 204 actions.  Measured on
@@ -56,13 +56,16 @@ GAME_DEFAULTS = {
                                learning_rate=3e-4, n_epochs=5, gamma=0.995, ent_coef=0.01,
                                timesteps=200_000),
     # Large observations (6208 and 8182 values): a narrower first layer and 4 epochs keep a
-    # PPO update affordable on one core.  Budgets from ~4k-step timing runs (~100 and
-    # ~195 steps/s under load); learning not tuned yet.
-    "smartphone_inc_v0": dict(net_arch=[128, 128], n_epochs=4, timesteps=60_000),
-    "expancity_v0": dict(net_arch=[128, 128], n_epochs=4, timesteps=100_000),
-    # Not measured yet (games still being written).
-    "tiny_towns_v0": dict(net_arch=[128, 128], n_epochs=4, timesteps=100_000),
-    "between_two_cities_v0": dict(net_arch=[128, 128], n_epochs=4, timesteps=100_000),
+    # PPO update affordable on one core.  The other games reward the learner only at the
+    # end, so they use potential-based shaping (SingleAgentEnv, shaping=c): every step also
+    # pays c times the change of greedy's evaluation, with c about half a point of reward
+    # per margin_scale points of lead.
+    "smartphone_inc_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.05, timesteps=100_000),
+    "expancity_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.05, timesteps=150_000),
+    "tiny_towns_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.1, timesteps=150_000),
+    # Two players (the game's default is 3), as in the baseline tournaments.
+    "between_two_cities_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.05, num_players=2,
+                                  timesteps=150_000),
 }
 EVAL_OPPONENTS = ("random", "greedy")
 OPPONENT_MODES = ("random", "greedy", "self", "mix")
@@ -107,7 +110,7 @@ def build_parser():
     g = p.add_argument_group("game")
     g.add_argument("--game", required=True, help="game id (see envs.GAMES)")
     g.add_argument("--num-players", type=int, default=None,
-                   help="player count (default: the game's default)")
+                   help="player count (default: the per-game default below, else the game's own)")
     g.add_argument("--option", action="append", type=_parse_option, default=[], metavar="KEY=VALUE",
                    help="extra game option passed to envs.make (value parsed as JSON if possible); "
                         "repeatable")
@@ -184,8 +187,9 @@ def resolve_config(args):
     # A batch larger than a rollout would make PPO warn and truncate.
     cfg["batch_size"] = int(min(cfg["batch_size"], cfg["n_steps"] * cfg["n_envs"]))
     options = dict(args.option)
-    if args.num_players is not None:
-        options["num_players"] = args.num_players
+    num_players = args.num_players if args.num_players is not None else d["num_players"]
+    if num_players is not None:      # None: the game's own default
+        options["num_players"] = num_players
     options["reward_mode"] = args.reward_mode
     cfg.update(game=args.game, options=options, opponents=args.opponents, seed=args.seed,
                pool_size=args.pool_size, latest_prob=args.latest_prob,
