@@ -245,3 +245,15 @@ def test_help_lists_options(capsys):
                  "--out", "--eval-games", "--eval-every"):
         assert flag in text
     assert all(g in train.GAME_DEFAULTS for g in envs.GAMES)
+
+
+def test_per_game_defaults_and_overrides():
+    parse = train.build_parser().parse_args
+    cfg = train.resolve_config(parse(["--game", "between_two_cities_v0"]))
+    assert cfg["options"]["num_players"] == 2          # per-game default, not the game's 3
+    assert cfg["shaping"] == train.GAME_DEFAULTS["between_two_cities_v0"]["shaping"] > 0
+    cfg = train.resolve_config(parse(["--game", "between_two_cities_v0", "--num-players", "3",
+                                      "--shaping", "0"]))
+    assert cfg["options"]["num_players"] == 3 and cfg["shaping"] == 0.0
+    cfg = train.resolve_config(parse(["--game", "kingdomino_duel_v0"]))
+    assert "num_players" not in cfg["options"]          # the game's own default
