@@ -4,7 +4,7 @@
     python -m benchmarks.training_report --games kingdomino_duel_v0 --timesteps 20000
 
 For each game it runs :func:`train.train` (per-game defaults of ``train.GAME_DEFAULTS``,
-``--opponents mix``) in ``RUNS/<game>/`` (models, snapshots, logs: not committed) and writes
+its default opponents) in ``RUNS/<game>/`` (models, snapshots, logs: not committed) and writes
 into ``benchmarks/results/<game>/``:
 
 ``training.png``   the learning curve (win rate vs Random and Greedy, mean rewards);
@@ -34,7 +34,7 @@ RESULTS = os.path.join(ROOT, "benchmarks", "results")
 
 
 def run_game(game, args):
-    argv = ["--game", game, "--opponents", args.opponents, "--seed", str(args.seed),
+    argv = ["--game", game, "--opponents" if args.opponents else None, args.opponents, "--seed", str(args.seed),
             "--out", os.path.join(args.runs, game), "--no-progress" if args.no_progress else None]
     argv = [a for a in argv if a is not None]
     for flag in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games"):
@@ -82,7 +82,8 @@ def main(argv=None):
     p.add_argument("--eval-every", type=int, default=None)
     p.add_argument("--eval-games", type=int, default=None)
     p.add_argument("--final-eval-games", type=int, default=None)
-    p.add_argument("--opponents", default="mix", choices=train.OPPONENT_MODES)
+    p.add_argument("--opponents", default=None, choices=train.OPPONENT_MODES,
+                   help="default: each game's own (train.GAME_DEFAULTS, else mix)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--runs", default=os.path.join(ROOT, "runs", "training_report"),
                    help="where the runs (models, snapshots) go")

@@ -257,3 +257,10 @@ def test_per_game_defaults_and_overrides():
     assert cfg["options"]["num_players"] == 3 and cfg["shaping"] == 0.0
     cfg = train.resolve_config(parse(["--game", "kingdomino_duel_v0"]))
     assert "num_players" not in cfg["options"]          # the game's own default
+    assert cfg["opponents"] == "mix" and cfg["options"]["reward_mode"] == "rank"
+    cfg = train.resolve_config(parse(["--game", "tiny_towns_v0"]))
+    tt = train.GAME_DEFAULTS["tiny_towns_v0"]
+    assert cfg["opponents"] == tt["opponents"] and cfg["options"]["reward_mode"] == tt["reward_mode"]
+    cfg = train.resolve_config(parse(["--game", "tiny_towns_v0", "--opponents", "self",
+                                      "--reward-mode", "rank"]))
+    assert cfg["opponents"] == "self" and cfg["options"]["reward_mode"] == cfg["reward_mode"] == "rank"
