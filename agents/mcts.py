@@ -97,8 +97,10 @@ def _iteration_function(kernel):
     @njit
     def greedy_action(state, mask, scratch, sc, rk, weight):
         """GreedyAgent's move (first best on ties): the legal action whose result has the
-        best evaluation for the seat to move; a won game beats everything."""
+        best evaluation for the seat to move; as in GreedyAgent, an ended game counts a
+        million times the seat's rank reward (+1 first .. -1 last)."""
         seat = current_player(state)
+        n_players = rk.shape[0]
         best_a = -1
         best_m = -np.inf
         for a in range(mask.shape[0]):
@@ -108,7 +110,10 @@ def _iteration_function(kernel):
             step(scratch, a)
             if current_player(scratch) < 0:
                 k_ranks(scratch, rk)
-                m = 1e9 - 1e6 * rk[seat]
+                if n_players == 1:
+                    m = 1e6 if rk[seat] == 1 else -1e6
+                else:
+                    m = 1e6 * (1.0 - 2.0 * (rk[seat] - 1) / (n_players - 1))
             else:
                 m = margin(scratch, seat, sc, weight)
             if m > best_m:
