@@ -47,7 +47,7 @@ FALLBACK_DEFAULTS = dict(
     net_arch=[256, 256], n_steps=1024, batch_size=256, learning_rate=3e-4, n_epochs=5,
     gamma=0.995, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, timesteps=150_000, shaping=0.0,
     n_envs=2, eval_games=50, final_eval_games=200, num_players=None, opponents="mix",
-    reward_mode="rank",
+    reward_mode="rank", reward_scale=1.0,
 )
 GAME_DEFAULTS = {
     # ~50 learner decisions per game, 872 observation values, 204 actions.  Measured on
@@ -130,6 +130,10 @@ def build_parser():
                    help="weight of potential-based reward shaping by the game's greedy "
                         "evaluation (score margin + positional potential; see "
                         "envs.SingleAgentEnv); 0 = off (default: per game)")
+    g.add_argument("--reward-scale", type=float, default=None,
+                   help="factor on every training reward, terminal and shaping (score margins of "
+                        "tens of points want ~1/20; the logged training rewards are scaled too) "
+                        "(default: per game, else 1)")
     t = p.add_argument_group("training")
     t.add_argument("--timesteps", type=int, default=None,
                    help="learner decisions to train on (default: per-game budget)")
@@ -185,7 +189,7 @@ def resolve_config(args):
     cfg = {k: d[k] for k in d}
     for key in ("net_arch", "learning_rate", "n_steps", "batch_size", "n_epochs", "gamma",
                 "gae_lambda", "ent_coef", "clip_range", "timesteps", "n_envs", "eval_games", "shaping",
-                "final_eval_games"):
+                "reward_scale", "final_eval_games"):
         value = getattr(args, key, None)
         if value is not None:
             cfg[key] = value
@@ -440,7 +444,8 @@ def make_vec_env(cfg, out):
                                  baselines=baselines,
                                  baseline_prob=cfg["baseline_prob"] if mode == "mix" else 0.0)
     fns = [functools.partial(envs.SingleAgentEnv, cfg["game"], opponents=opponents,
-                             shaping=cfg["shaping"], **cfg["options"])
+                             shaping=cfg["shaping"], reward_scale=cfg["reward_scale"],
+                             **cfg["options"])
            for _ in range(cfg["n_envs"])]
     kind = cfg.get("vec_env", "auto")
     if kind == "subproc" or (kind == "auto" and cfg["n_envs"] > 1):

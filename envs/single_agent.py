@@ -26,7 +26,8 @@ where ``phi`` is the game's greedy evaluation of the learner's seat
 (``spec.evaluate``: score margin plus the positional potential, the bare score margin once
 the game is over).  Over a game the shaping adds up to ``c`` times the final score margin
 minus the initial evaluation, so the learner is paid for winning and, a little, for the
-margin.  An illegal learner action ends the game
+margin.  ``reward_scale=s`` multiplies every reward the env returns (terminal and shaping), e.g.
+to bring score-margin rewards of tens of points to the unit scale PPO's defaults expect.  An illegal learner action ends the game
 with -1 for the learner (``terminated=True``), like PettingZoo's classic environments
 (``TerminateIllegalWrapper``); this is the game option ``illegal_action="terminate"``, the
 default here so that Gymnasium tools which step actions chosen without a mask (such as
@@ -114,6 +115,8 @@ class SingleAgentEnv(gymnasium.Env):
         The learner's seat (0-based), or ``None`` for a random seat each episode.
     shaping:
         Weight of the potential-based reward shaping (see the module docstring); 0 = off.
+    reward_scale:
+        Factor applied to every returned reward (default 1).
     **options:
         Game options for ``envs.make`` (``num_players``, ``reward_mode``, variants...).
     """
@@ -121,12 +124,16 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(self, game_id, opponents=None, seat=None, render_mode=None, shaping=0.0,
-                 **options):
+                 reward_scale=1.0, **options):
         super().__init__()
         shaping = float(shaping)
         if not np.isfinite(shaping) or shaping < 0:
             raise ValueError(f"shaping must be a finite number >= 0, got {shaping!r}")
+        reward_scale = float(reward_scale)
+        if not np.isfinite(reward_scale) or reward_scale <= 0:
+            raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
         self.shaping = shaping
+        self.reward_scale = reward_scale
         self._phi = 0.0
         if callable(game_id) and not isinstance(game_id, str):
             if options:
@@ -274,6 +281,7 @@ class SingleAgentEnv(gymnasium.Env):
             phi = self._potential()
             reward += phi - self._phi
             self._phi = phi
+        reward *= self.reward_scale
         terminated = bool(self._game_over())
         truncated = False
         if not terminated:

@@ -125,6 +125,44 @@ def test_illegal_action_raises():
     assert type(pickle.loads(pickle.dumps(env.action_space))).__name__ == "Discrete"
 
 
+@pytest.mark.parametrize("game", ["kingdomino_duel_v0", "tiny_towns_v0"])
+def test_shaping_and_reward_scale(game):
+    """The same game played twice (same seeds, same learner moves): every step's reward with
+    shaping c and scale s is s * (plain reward + c * change of the greedy evaluation), and the
+    plain rewards add up to the final score margin (score mode, 2 seats)."""
+    c, s = 0.3, 0.05
+    plain = SingleAgentEnv(game, opponents="random", seat=1, reward_mode="score")
+    shaped = SingleAgentEnv(game, opponents="random", seat=1, reward_mode="score",
+                            shaping=c, reward_scale=s)
+    plain.reset(seed=4)
+    shaped.reset(seed=4)
+    raw = shaped.aec_env.unwrapped
+
+    def phi():
+        return float(raw.spec.evaluate(raw._state, raw.cfg, 1))
+
+    before, total, steps, moved = phi(), 0.0, 0, 0.0
+    done = False
+    while not done:
+        mask = plain.action_masks()
+        assert np.array_equal(mask, shaped.action_masks())
+        action = int(np.flatnonzero(mask)[steps % int(mask.sum())])
+        _, r_plain, term, trunc, info = plain.step(action)
+        _, r_shaped, term2, _, _ = shaped.step(action)
+        after = phi()
+        assert term == term2
+        assert r_shaped == pytest.approx(s * (r_plain + c * (after - before)), abs=1e-9)
+        moved += abs(after - before)
+        before, total, steps, done = after, total + r_plain, steps + 1, term or trunc
+    assert moved > 0   # the evaluation did move, so the shaping term was exercised
+    scores = info["scores"]
+    assert total == pytest.approx(scores[1] - scores[0])
+    assert before == pytest.approx(scores[1] - scores[0])   # evaluation = margin at the end
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="reward_scale"):
+            SingleAgentEnv(game, reward_scale=bad)
+
+
 def test_subproc_vec_env():
     from stable_baselines3.common.vec_env import SubprocVecEnv
     from sb3_contrib.common.maskable.utils import get_action_masks
