@@ -495,6 +495,10 @@ class Spec(GameSpec):
                 if t >= 0 and s not in knownp:
                     pool_add(t)
                     unknown_ldt.append(K.O_LDT + r * K.MAXS + s)
+        # sorted first: the re-deal must depend on the seed only, not on the hidden order
+        # (a search on two states that differ only in hidden tiles must match)
+        singles.sort()
+        duplexes.sort()
         rs.shuffle(singles)
         rs.shuffle(duplexes)
         for s, n_s, n_d in redeal:

@@ -424,7 +424,9 @@ class Spec(GameSpec):
                     slots.append(("hand", p))
         if phase == K.PH_TKEEP and cur != observer:
             pool += [int(state[K.H_TP]), int(state[K.H_TP + 1])]
-        pool = list(r.permutation(np.array(pool, dtype=np.int64)))
+        # sorted first: the draw must depend on the seed only, not on where the hidden
+        # tiles sat (a search on two states that differ only in hidden tiles must match)
+        pool = list(r.permutation(np.sort(np.array(pool, dtype=np.int64))))
         for p in range(n):
             if p != observer:
                 state[K.O_HAND + 2 * p: K.O_HAND + 2 * p + 2] = -1
@@ -451,6 +453,7 @@ class Spec(GameSpec):
         pair = phase == K.PH_CKEEP and cur != observer
         if pair:
             cards += [int(state[K.H_CP]), int(state[K.H_CP + 1])]
+        cards.sort()   # as for the tiles: the draw depends on the seed only
         fresh = [int(c) for c in r.permutation([c for c in cards if not seen[c]])]
         npool = int(state[K.H_POOLN])
         state[K.O_POOL:K.O_POOL + K.NCON] = 0

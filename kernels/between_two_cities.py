@@ -1067,13 +1067,19 @@ def ranks(state, out):
 
 @njit(cache=True)
 def reseed(state, seed):
-    """Re-key the generator and reshuffle the undrawn supplies and automa cards."""
+    """Re-key the generator and reshuffle the undrawn supplies and automa cards.
+
+    Each undrawn part is sorted before the shuffle, so the new order depends on the seed
+    and on which tiles / cards are left, never on their hidden old order."""
     rng.seed_rng(state, H_RNG, seed)
     p = state[H_SPTR]
+    state[O_SSUP + p: O_SSUP + N_SINGLES].sort()
     rng.shuffle(state, H_RNG, state[O_SSUP + p: O_SSUP + N_SINGLES], N_SINGLES - p)
     p = state[H_DPTR]
+    state[O_DSUP + p: O_DSUP + N_DUPLEX].sort()
     rng.shuffle(state, H_RNG, state[O_DSUP + p: O_DSUP + N_DUPLEX], N_DUPLEX - p)
     p = state[H_KPTR]
+    state[O_DECK + p: O_DECK + N_CARDS].sort()
     rng.shuffle(state, H_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
 
 

@@ -276,3 +276,61 @@ def test_mcts_reproducible_and_budget():
     timed = agents.make("mcts", seconds=0.05, seed=0)
     timed.act(env, env.agent_selection)
     assert timed.last_simulations >= 1 and timed.total_seconds < 1.0
+
+
+# ------------------------------------------------- hidden information in the real games
+def _positions_with_twins(game, num_players, starts=(9, 40, 95)):
+    """Mid-game positions of random play, each with a twin from ``determinize``: the same
+    position for the mover, with everything the mover cannot see re-drawn."""
+    env = envs.make(game, num_players=num_players)
+    for start in starts:
+        env.reset(seed=start)
+        bot = agents.make("random", seed=start)
+        for _ in range(start):
+            if env.terminations[env.agent_selection]:
+                break
+            env.step(bot.act(env, env.agent_selection))
+        who = env.agent_selection
+        if env.terminations[who]:
+            continue
+        twin = env.unwrapped.determinize(who, 10_000 + start)
+        assert np.array_equal(twin.observe(who)["observation"], env.observe(who)["observation"])
+        yield env, twin, who
+
+
+def _search_pairs(game, num_players, search):
+    """(search on the real position, search on its twin, the twins differ) per position."""
+    out = []
+    for env, twin, who in _positions_with_twins(game, num_players):
+        differs = bool(np.any(twin._state != env.unwrapped._state))
+        out.append((search(env.unwrapped, who), search(twin, who), differs))
+    return out
+
+
+@pytest.mark.parametrize("game,num_players",
+                         [(g, n) for g in envs.GAMES for n in spec_for(g).player_counts])
+def test_search_is_blind_to_hidden_information_every_game(game, num_players):
+    """MCTS (its root statistics) and greedy (its move) under a fixed seed are the same on two
+    states that differ only in what the mover cannot see: other hands and secret cards,
+    uncommitted choices, bag / deck order and future dice."""
+    def mcts(raw, who):
+        return agents.make("mcts", simulations=20, seed=5).search(raw, who)
+
+    def greedy(raw, who):
+        return agents.make("greedy", seed=5).act(raw, who)
+
+    pairs = _search_pairs(game, num_players, mcts) + _search_pairs(game, num_players, greedy)
+    assert pairs and any(differs for _, _, differs in pairs)
+    for real, twin, _ in pairs:
+        assert real == twin
+
+
+def test_search_blindness_test_catches_a_peeking_search():
+    """Sanity check of the test above: a search on the true state (a ``determinize`` that
+    only copies) tells the twins apart in a game with hidden hands."""
+    def peeking_mcts(raw, who):
+        raw.determinize = lambda observer, seed, _raw=raw: _raw.clone()
+        return agents.make("mcts", simulations=20, seed=5).search(raw, who)
+
+    pairs = _search_pairs("between_two_cities_v0", 3, peeking_mcts)
+    assert any(real != twin for real, twin, _ in pairs)
