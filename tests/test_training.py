@@ -200,9 +200,12 @@ def trained(tmp_path_factory):
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_tiny_training_outputs(trained, game):
     d = trained[game]
-    for name in ("final_model.zip", "final_model.npz", "eval.csv", "summary.json", "learning_curve.png",
+    for name in ("final_model.zip", "eval.csv", "summary.json", "learning_curve.png",
                  "best_model.zip"):
         assert os.path.exists(os.path.join(d, name)), name
+    # the torch-free copy exists exactly for flat MLP actors (agents.networks ones need torch)
+    flat_mlp = train.defaults_for(game)["policy"] == "mlp"
+    assert os.path.exists(os.path.join(d, "final_model.npz")) == flat_mlp
     assert os.listdir(os.path.join(d, "pool"))
     summary = json.load(open(os.path.join(d, "summary.json")))
     assert summary["timesteps"] >= 256 and "random" in summary["final_win_rates"]
@@ -231,6 +234,8 @@ def test_policy_agent_plays_legal_games(trained, game):
     bot._layers = layers
     assert np.allclose(fast[mask], slow[mask], atol=1e-4)
     assert np.all(np.isneginf(fast[~mask]))
+    if train.defaults_for(game)["policy"] != "mlp":
+        return
     # the torch-free export plays the same policy; int8 masks are accepted
     npz = agents.make("policy", path=os.path.join(trained[game], "final_model.npz"))
     assert npz.model is None
@@ -302,3 +307,17 @@ def test_per_game_defaults_and_overrides():
     cfg = train.resolve_config(parse(["--game", "tiny_towns_v0", "--opponents", "self",
                                       "--reward-mode", "rank"]))
     assert cfg["opponents"] == "self" and cfg["options"]["reward_mode"] == cfg["reward_mode"] == "rank"
+    cfg = train.resolve_config(parse(["--game", "expancity_v0"]))
+    assert cfg["policy"] == "expancity" and cfg["reward_scale"] == 0.05 and cfg["torch_threads"] == 2
+    assert cfg["vec_env"] == "dummy" and cfg["n_envs"] == 8 and cfg["batch_size"] <= 8 * cfg["n_steps"]
+    assert train.policy_class(cfg["policy"]).__name__ == "ExpancityPolicy"
+    cfg = train.resolve_config(parse(["--game", "expancity_v0", "--policy", "mlp", "--reward-scale",
+                                      "1", "--torch-threads", "1", "--vec-env", "subproc"]))
+    assert cfg["policy"] == "mlp" and cfg["reward_scale"] == 1.0 and cfg["torch_threads"] == 1
+    assert cfg["vec_env"] == "subproc"
+    assert train.resolve_config(parse(["--game", "kingdomino_duel_v0"]))["vec_env"] == "auto"
+    assert train.policy_class("mlp") == "MlpPolicy"
+    with pytest.raises(ValueError, match="policy"):
+        train.policy_class("transformer")
+    with pytest.raises(SystemExit):
+        parse(["--game", "expancity_v0", "--policy", "transformer"])

@@ -1,0 +1,167 @@
+"""Structured policy networks for games whose actions point at places on a board.
+
+A plain MLP has to learn, separately for every action index, which input values matter for
+it; in Expancity, where 488 of the 616 actions are "lay a tile next to tile a in direction
+d" and 122 more are "build / roof on tile t", that is more than a small network learns in a
+training budget (it plays its tile placements no better than chance).  The policy here
+scores every board cell with one shared convolutional head instead and reads each
+pointing action's logit at the cell it points to (plus one learned bias per kind of
+pointing action); a small MLP scores the six other actions and gives the value.  It plugs
+into sb3-contrib's ``MaskablePPO`` as ``MaskablePPO(ExpancityPolicy, env)`` (``train.py``
+picks it through the game's ``policy`` default).
+
+Expancity's observation (``envs.expancity``) needs its spatial crop (``obs_window`` > 0,
+the default 21): the crop's planes feed the convolutions; the tile table gives each tile's
+coordinates, so that cell (x, y) sits at row ``cy + K//2 - y``, column ``x - cx + K//2``
+of the crop centred on (cx, cy).  A cell outside the crop gets only its kind's bias.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from kernels import expancity as EK
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+__all__ = ["ExpancityExtractor", "ExpancityPolicy"]
+
+
+def _obs_scale(space):
+    """A fixed per-value divisor bringing every observation value into [-1, 1]."""
+    bound = np.maximum(np.abs(space.low), np.abs(space.high))
+    bound = np.where(np.isfinite(bound) & (bound > 1.0), bound, 1.0)
+    return torch.as_tensor(bound, dtype=torch.float32)
+
+
+class ExpancityExtractor(BaseFeaturesExtractor):
+    """Observation -> ``[616 action logits, value features]`` for :class:`ExpancityPolicy`."""
+
+    def __init__(self, observation_space, channels=16, conv_layers=2, hidden=128):
+        n_obs = int(np.prod(observation_space.shape))
+        planes = EK.N_WIN_PLANES
+        k2, rest = divmod(n_obs - EK.OBS_SIZE - 3, planes)
+        win = int(round(np.sqrt(max(k2, 0))))
+        if rest or win * win != k2 or win < 5:
+            raise ValueError("ExpancityPolicy needs Expancity's observation with its spatial crop "
+                             f"(obs_window > 0); got {n_obs} observation values")
+        n_actions = EK.A_KEEPT + 2
+        super().__init__(observation_space, features_dim=n_actions + hidden)
+        self.n_actions = n_actions
+        self.win = win
+        self.register_buffer("scale", _obs_scale(observation_space), persistent=False)
+        self.register_buffer("dx", torch.as_tensor(EK.DX, dtype=torch.float32), persistent=False)
+        self.register_buffer("dy", torch.as_tensor(EK.DY, dtype=torch.float32), persistent=False)
+        # two 3x3 layers see 2 cells away: a cell's neighbours and their neighbours, all that
+        # a building's per-floor value (and so a laid tile's effect) depends on
+        convs = []
+        for i in range(conv_layers):
+            convs += [nn.Conv2d(planes if i == 0 else channels, channels, 3, padding=1), nn.ReLU()]
+        self.cells = nn.Sequential(*convs)
+        self.table = nn.Sequential(nn.Linear(EK.OBS_SIZE + 2 * channels, hidden), nn.ReLU(),
+                                   nn.Linear(hidden, hidden), nn.ReLU())
+        self.context = nn.Linear(hidden, channels)
+        # per cell: one score per tile type laid there, then BUILD and ROOF on the cell's tile
+        self.cell_head = nn.Sequential(nn.Conv2d(2 * channels, channels, 1), nn.ReLU(),
+                                       nn.Conv2d(channels, EK.NTYPES + 2, 1))
+        # Pointing actions get their logit from the cell head only (plus one bias per kind
+        # of action, PLACE / BUILD / ROOF): an index-specific MLP logit would learn each of
+        # the 610 pointing actions separately and drown the shared cell scores.  The MLP
+        # scores the 6 other actions (GATHER, STOP, keep contract / tile 0 / 1).
+        self.register_buffer("other_actions", torch.as_tensor(
+            [EK.A_GATHER, EK.A_STOP, EK.A_KEEPC, EK.A_KEEPC + 1, EK.A_KEEPT, EK.A_KEEPT + 1]),
+            persistent=False)
+        self.other_logits = nn.Linear(hidden, len(self.other_actions))
+        self.kind_bias = nn.Linear(hidden, 3)
+        self.value = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
+
+    def _cell_index(self, x, y, cx, cy):
+        h = self.win // 2
+        col = x - cx[:, None, None] + h
+        row = cy[:, None, None] + h - y
+        inside = (col >= 0) & (col < self.win) & (row >= 0) & (row < self.win)
+        flat = (row * self.win + col).clamp(0, self.win * self.win - 1).long()
+        return flat, inside
+
+    def forward(self, obs):
+        b = obs.shape[0]
+        scaled = obs / self.scale
+        tiles = obs[:, :EK.OBS_TILES].view(b, EK.MAX_T, EK.F_TILE)
+        placed = tiles[..., 0] > 0.5
+        tx, ty = tiles[..., 1], tiles[..., 2]
+        w0 = EK.O_OBS_WINDOW
+        cx, cy = obs[:, w0 + 1], obs[:, w0 + 2]
+        grid = scaled[:, w0 + 3:].view(b, EK.N_WIN_PLANES, self.win, self.win)
+
+        cells = self.cells(grid)
+        pooled = torch.cat([cells.mean(dim=(2, 3)), cells.amax(dim=(2, 3))], dim=1)
+        g = self.table(torch.cat([scaled[:, :EK.OBS_SIZE], pooled], dim=1))
+        ctx = self.context(g)[:, :, None, None].expand(-1, -1, self.win, self.win)
+        heads = self.cell_head(torch.cat([cells, ctx], dim=1)).flatten(2)   # (b, 14, K*K)
+
+        bias = self.kind_bias(g)
+        logits = torch.zeros(b, self.n_actions, dtype=obs.dtype, device=obs.device)
+        logits[:, self.other_actions] = self.other_logits(g)
+        # PLACE slot s next to tile a in direction d: the laid type's score at that cell
+        flat, inside = self._cell_index(tx[:, :, None] + self.dx, ty[:, :, None] + self.dy, cx, cy)
+        ok = (inside & placed[:, :, None]).flatten(1).float()                # (b, 244)
+        flat = flat.flatten(1)
+        hand = obs[:, EK.O_OBS_PRIVATE:EK.O_OBS_PRIVATE + 2 * EK.NTYPES].view(b, 2, EK.NTYPES)
+        per_type = heads[:, :EK.NTYPES]                                        # (b, 12, K*K)
+        slot_size = EK.MAX_T * EK.NDIRS
+        for s in range(2):
+            score = torch.einsum("bt,btn->bn", hand[:, s], per_type)
+            logits[:, s * slot_size:(s + 1) * slot_size] = score.gather(1, flat) * ok + bias[:, :1]
+        # BUILD / ROOF on tile t: the scores at the tile's own cell
+        flat_t, inside_t = self._cell_index(tx[:, :, None], ty[:, :, None], cx, cy)
+        flat_t, ok_t = flat_t[:, :, 0], (inside_t[:, :, 0] & placed).float()
+        logits[:, EK.A_BUILD:EK.A_BUILD + EK.MAX_T] = (heads[:, EK.NTYPES].gather(1, flat_t) * ok_t
+                                                        + bias[:, 1:2])
+        logits[:, EK.A_ROOF:EK.A_ROOF + EK.MAX_T] = (heads[:, EK.NTYPES + 1].gather(1, flat_t) * ok_t
+                                                      + bias[:, 2:3])
+        value = self.value(torch.cat([g, pooled], dim=1))
+        return torch.cat([logits, value], dim=1)
+
+
+class _Split(nn.Module):
+    """The extractor's output split into the actor's logits and the critic's features."""
+
+    def __init__(self, n_actions, hidden):
+        super().__init__()
+        self.n_actions = n_actions
+        self.latent_dim_pi = n_actions
+        self.latent_dim_vf = hidden
+
+    def forward(self, features):
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features):
+        return features[:, :self.n_actions]
+
+    def forward_critic(self, features):
+        return features[:, self.n_actions:]
+
+
+class ExpancityPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy with :class:`ExpancityExtractor`'s per-cell action scores.
+
+    ``features_extractor_kwargs`` may set ``channels`` (default 16), ``conv_layers`` (2) and
+    ``hidden`` (128)."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
+        kwargs.pop("net_arch", None)   # the extractor is the whole network
+        kwargs.setdefault("features_extractor_class", ExpancityExtractor)
+        kwargs["share_features_extractor"] = True
+        super().__init__(observation_space, action_space, lr_schedule, net_arch=[], **kwargs)
+
+    def _build_mlp_extractor(self):
+        fx = self.features_extractor
+        self.mlp_extractor = _Split(fx.n_actions, fx.features_dim - fx.n_actions)
+
+    def _build(self, lr_schedule):
+        super()._build(lr_schedule)
+        # the extractor already produced the logits
+        self.action_net = nn.Identity()
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
