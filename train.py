@@ -73,7 +73,8 @@ GAME_DEFAULTS = {
     # by the cell they fill; full-weight shaping (c=1: every step pays the change of
     # greedy's evaluation) with gamma 0.95 credits a placement within a few turns.  The
     # convolutions dominate the cost, so 8 games run in the training process (batched
-    # forward passes) and torch takes both cores.
+    # forward passes) and torch takes both cores.  --opponents mix reached the same win
+    # rates per step (96-98% vs Random, 46-62% vs Greedy at 150-210k) at half the speed.
     "expancity_v0": dict(policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
                          n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0,
                          reward_scale=0.05, timesteps=300_000, opponents="random",
