@@ -36,9 +36,19 @@ def _positions(num_players, games=3, every=7):
     return out
 
 
-def _extractor(obs_dim=None):
-    space = envs.SingleAgentEnv("expancity_v0").observation_space
-    return ExpancityExtractor(space)
+def _extractor():
+    return ExpancityExtractor(envs.SingleAgentEnv("expancity_v0").observation_space)
+
+
+def _pointed_cells(fx, obs):
+    """Crop cell indices of one observation: ``(place_cell, place_inside, tile_cell)``, the
+    first two indexed by ``a*4 + d`` within a hand slot, the last by tile index."""
+    t = torch.as_tensor(obs)[None]
+    tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_T, EK.F_TILE)
+    cx, cy = t[:, EK.O_OBS_WINDOW + 1], t[:, EK.O_OBS_WINDOW + 2]
+    flat, inside = fx._cell_index(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy)
+    flat_t, _ = fx._cell_index(tiles[..., 1, None], tiles[..., 2, None], cx, cy)
+    return flat.flatten(1)[0].numpy(), inside.flatten(1)[0].numpy(), flat_t[0, :, 0].numpy()
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -51,18 +61,12 @@ def test_pointing_actions_land_on_their_cells(num_players):
     for obs, mask in _positions(num_players):
         if obs[EK.O_OBS_WINDOW] != 0:   # part of the city outside the crop
             continue
-        t = torch.as_tensor(obs)[None]
-        tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_T, EK.F_TILE)
-        cx, cy = t[:, EK.O_OBS_WINDOW + 1], t[:, EK.O_OBS_WINDOW + 2]
         planes = obs[EK.O_OBS_WINDOW + 3:].reshape(EK.N_WIN_PLANES, win2)
-        flat, inside = fx._cell_index(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy)
-        flat, inside = flat.flatten(1)[0].numpy(), inside.flatten(1)[0].numpy()
+        flat, inside, flat_t = _pointed_cells(fx, obs)
         slot = EK.MAX_T * EK.NDIRS
         for a in np.flatnonzero(mask[:2 * slot]):
             assert inside[a % slot] and planes[LEGAL_PLANE, flat[a % slot]] == 1
             checked["place"] += 1
-        flat_t, _ = fx._cell_index(tiles[..., 1, None], tiles[..., 2, None], cx, cy)
-        flat_t = flat_t[0, :, 0].numpy()
         for kind, first in (("build", EK.A_BUILD), ("roof", EK.A_ROOF)):
             for tile in np.flatnonzero(mask[first:first + EK.MAX_T]):
                 cell = flat_t[tile]
@@ -91,28 +95,26 @@ def test_slot_logits_read_the_laid_type_at_the_cell():
     for layer in (fx.kind_bias, fx.other_logits):
         torch.nn.init.zeros_(layer.weight)
         torch.nn.init.zeros_(layer.bias)
-    seen = 0
+    seen = roofs = 0
     for obs, mask in _positions(2, games=2, every=3):
-        if obs[EK.O_OBS_WINDOW] != 0 or not mask[:488].any():
+        if obs[EK.O_OBS_WINDOW] != 0:
             continue
-        t = torch.as_tensor(obs)[None]
         with torch.no_grad():
-            logits = fx(t)[0, :fx.n_actions].numpy()
-        tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_T, EK.F_TILE)
-        cx, cy = t[:, EK.O_OBS_WINDOW + 1], t[:, EK.O_OBS_WINDOW + 2]
-        flat, _ = fx._cell_index(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy)
-        flat = flat.flatten(1)[0].numpy()
+            logits = fx(torch.as_tensor(obs)[None])[0, :fx.n_actions].numpy()
+        flat, _, flat_t = _pointed_cells(fx, obs)
         hand = obs[EK.O_OBS_PRIVATE:EK.O_OBS_PRIVATE + 2 * EK.NTYPES].reshape(2, EK.NTYPES)
         slot = EK.MAX_T * EK.NDIRS
         for a in np.flatnonzero(mask[:2 * slot]):
             kind = int(np.argmax(hand[a // slot]))
             assert logits[a] == kind * 1000 + flat[a % slot]
             seen += 1
-        flat_t, _ = fx._cell_index(tiles[..., 1, None], tiles[..., 2, None], cx, cy)
         for tile in np.flatnonzero(mask[EK.A_BUILD:EK.A_BUILD + EK.MAX_T]):
-            assert logits[EK.A_BUILD + tile] == EK.NTYPES * 1000 + flat_t[0, tile, 0]
+            assert logits[EK.A_BUILD + tile] == EK.NTYPES * 1000 + flat_t[tile]
+        for tile in np.flatnonzero(mask[EK.A_ROOF:EK.A_ROOF + EK.MAX_T]):
+            assert logits[EK.A_ROOF + tile] == (EK.NTYPES + 1) * 1000 + flat_t[tile]
+            roofs += 1
         assert logits[EK.A_GATHER] == 0 and logits[EK.A_STOP] == 0
-    assert seen > 0
+    assert seen > 0 and roofs > 0
 
 
 def test_policy_trains_saves_and_plays_legal_moves(tmp_path):
