@@ -9,22 +9,16 @@ determinized state with the kernel's ``step`` and the result is scored by
 import numpy as np
 
 from agents.base import Agent, action_mask, register
+from kernels import outcome
 
 # A decided game is worth far more than any score margin.
 TERMINAL_WEIGHT = 1_000_000.0
 
 
-def rank_rewards(ranks, num_participants):
-    """The shell's ``"rank"`` reward of every seat from 1-based ``ranks`` (ties share the
-    average of the places they occupy): +1 for the winner down to -1 for the last."""
-    n = len(ranks)
-    m = max(int(num_participants), n)
-    if m == 1:
-        return np.array([1.0 if ranks[0] == 1 else -1.0])
-    ranks = np.asarray(ranks, dtype=np.float64)
-    tied = (ranks[:, None] == ranks[None, :]).sum(axis=1)
-    place = ranks + (tied - 1) / 2.0
-    return 1.0 - 2.0 * (place - 1.0) / (m - 1)
+def rank_rewards(ranks, num_seats):
+    """The shell's ``"rank"`` reward of every seat from the 1-based ``ranks`` of every
+    participant (seats first, then automata); see :func:`kernels.outcome.rank_rewards`."""
+    return outcome.seat_rank_rewards(ranks, num_seats)
 
 
 def score_difference(scores, seat):
@@ -56,9 +50,9 @@ def evaluate_state(env, state, seat):
     scores = np.zeros(n, dtype=np.int64)
     kernel.scores(state, scores)
     if kernel.current_player(state) < 0:
-        ranks = np.zeros(n, dtype=np.int64)
+        ranks = np.zeros(max(cfg.num_participants, n), dtype=np.int64)   # automata after the seats
         kernel.ranks(state, ranks)
-        reward = rank_rewards(ranks, cfg.num_participants)[seat]
+        reward = outcome.rank_reward(ranks, seat)
         return TERMINAL_WEIGHT * float(reward) + score_difference(scores, seat)
     return score_difference(scores, seat)
 

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, action_mask, register
-from kernels import rng
+from kernels import outcome, rng
 from kernels.playout import new_generator, pick_uniform
 
 
@@ -100,7 +100,6 @@ def _iteration_function(kernel):
         best evaluation for the seat to move; as in GreedyAgent, an ended game counts a
         million times the seat's rank reward (+1 first .. -1 last)."""
         seat = current_player(state)
-        n_players = rk.shape[0]
         best_a = -1
         best_m = -np.inf
         for a in range(mask.shape[0]):
@@ -110,10 +109,7 @@ def _iteration_function(kernel):
             step(scratch, a)
             if current_player(scratch) < 0:
                 k_ranks(scratch, rk)
-                if n_players == 1:
-                    m = 1e6 if rk[seat] == 1 else -1e6
-                else:
-                    m = 1e6 * (1.0 - 2.0 * (rk[seat] - 1) / (n_players - 1))
+                m = 1e6 * outcome.rank_reward(rk, seat)
             else:
                 m = margin(scratch, seat, sc, weight)
             if m > best_m:
@@ -126,7 +122,7 @@ def _iteration_function(kernel):
                 participants, c, max_steps, weight, scale, ordered, scratch, greedy):
         u = 0
         depth = 0
-        n_players = rk.shape[0]
+        n_players = sc.shape[0]      # seats; rk also ranks the automata after them
         # Selection and expansion.
         while True:
             seat = current_player(state)
@@ -159,7 +155,7 @@ def _iteration_function(kernel):
                             step(scratch, a)
                             if current_player(scratch) < 0:
                                 k_ranks(scratch, rk)
-                                m = 1e9 if rk[seat] == 1 else -1e9
+                                m = 1e6 * outcome.rank_reward(rk, seat)
                             else:
                                 m = margin(scratch, seat, sc, weight)
                             if m > best_m:
@@ -234,25 +230,17 @@ def _iteration_function(kernel):
             return n_nodes
         if current_player(state) < 0:
             k_ranks(state, rk)
-        else:   # unfinished (max_steps): rank by current scores
+        else:   # unfinished (max_steps): seats ranked by current scores, automata last
             k_scores(state, sc)
+            for i in range(rk.shape[0]):
+                rk[i] = rk.shape[0]
             for i in range(n_players):
                 r = 1
                 for j in range(n_players):
                     if sc[j] > sc[i]:
                         r += 1
                 rk[i] = r
-        m = max(participants, n_players)
-        for i in range(n_players):
-            if m == 1:
-                reward[i] = 1.0 if rk[i] == 1 else -1.0
-            else:
-                tied = 0
-                for j in range(n_players):
-                    if rk[j] == rk[i]:
-                        tied += 1
-                place = rk[i] + (tied - 1) / 2.0
-                reward[i] = 1.0 - 2.0 * (place - 1.0) / (m - 1)
+        outcome.rank_rewards(rk, n_players, reward)
         # Backpropagation.
         for d in range(depth):
             floats[VISITS, path[d]] += 1.0
@@ -388,7 +376,7 @@ class MCTSAgent(Agent):
         scratch = np.zeros_like(raw._state)
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         tried = np.zeros(spec.num_actions, dtype=np.int8)
-        rk = np.zeros(n_players, dtype=np.int64)
+        rk = np.zeros(max(participants, n_players), dtype=np.int64)   # automata after the seats
         sc = np.zeros(n_players, dtype=np.int64)
         reward = np.zeros(n_players)
         gen = new_generator(int(self.rng.integers(1 << 62)))

@@ -17,11 +17,13 @@ Options every game takes (besides its own, see the game module's docstring):
 ``reward_mode``
     Rewards arrive only when the game ends.  ``"rank"`` (default): a seat ranked ``r``
     among ``M`` participants (automata included) gets ``1 - 2 (r - 1) / (M - 1)``, so
-    +1 for the winner and -1 for the last; seats tied after every tie-break share the
-    average of the places they occupy.  With a lone participant the reward is +1 for a
-    win and -1 otherwise.  ``"score"``: the seat's final score minus the mean final
-    score of the other seats (a lone seat gets its score).  ``"win_loss"`` and
-    ``"score_diff"`` are accepted as aliases of these two.
+    +1 for the winner and -1 for the last; participants tied after every tie-break --
+    seats and automata alike -- share the average of the places they occupy
+    (:mod:`kernels.outcome`).  A solo game without automata (a lone participant: Tiny
+    Towns solo) has no place to win, so it pays the final score in both modes.
+    ``"score"``: the seat's final score minus the mean final score of the other seats
+    (a lone seat gets its score).  ``"win_loss"`` and ``"score_diff"`` are accepted as
+    aliases of these two.
 ``illegal_action``
     ``"raise"`` (default): an illegal action raises ``ValueError`` and changes nothing.
     ``"terminate"``: the game ends at once, the offender gets -1 and the others 0, and
@@ -30,6 +32,12 @@ Options every game takes (besides its own, see the game module's docstring):
 
 Out-of-range or non-integer actions always raise ``ValueError``; using the env before
 ``reset()`` raises ``AssertionError``, as PettingZoo's order-enforcing wrapper does.
+
+Seeds (``reset``, ``reseed``, ``determinize``) may be any Python or numpy integer,
+negative or beyond 64 bits: the kernel receives ``seed mod 2**63``, so seeds that agree
+modulo ``2**63`` give the same game.  Anything else (a float, a string, a bool) raises
+``ValueError`` and changes nothing.  Every public method checks its arguments before any
+of them reaches a numba kernel.
 """
 from __future__ import annotations
 
@@ -41,6 +49,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from envs.spec import GameSpec
+from kernels import outcome
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
@@ -48,6 +57,15 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 _SEED_STEP = 0x9E3779B97F4A7C15
 _MASK63 = (1 << 63) - 1
+SEED_MODULUS = 1 << 63
+
+
+def as_seed(seed, name="seed"):
+    """``seed`` reduced into the kernels' range ``[0, 2**63)``; ``ValueError`` unless it is
+    an integer (Python or numpy, not a bool)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {seed!r} of type {type(seed).__name__}")
+    return int(seed) % SEED_MODULUS
 
 
 def _next_seed(seed):
@@ -67,11 +85,12 @@ class CityEnv(AECEnv):
     def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
                  **options):
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
+        if render_mode is not None and (not isinstance(render_mode, str)
+                                        or render_mode not in RENDER_MODES):
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        if reward_mode not in REWARD_MODES:
+        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.spec = spec
@@ -125,7 +144,7 @@ class CityEnv(AECEnv):
         if seed is None:
             seed = (self._next_reset_seed if self._next_reset_seed is not None
                     else int(np.random.SeedSequence().entropy) & _MASK63)
-        seed = int(seed)
+        seed = as_seed(seed)   # checked before anything changes
         self._next_reset_seed = _next_seed(seed)
         self.spec.kernel.init(self._state, self.cfg.config, seed)
         self._ready = True
@@ -151,38 +170,33 @@ class CityEnv(AECEnv):
     def _finish(self):
         self._over = True
         n = self.cfg.num_players
-        ranks = np.zeros(n, dtype=np.int64)
+        # Every participant's rank (automata after the seats), so ties with them count.
+        ranks = np.zeros(max(self.cfg.num_participants, n), dtype=np.int64)
         self.spec.kernel.ranks(self._state, ranks)
         final = self.scores()
         rewards = self._end_rewards(ranks, final)
-        winners = [self.possible_agents[p] for p in self.spec.winners(self._state, self.cfg, ranks)]
+        winners = [self.possible_agents[p] for p in self.spec.winners(self._state, self.cfg, ranks[:n])]
         extras = self.spec.end_infos(self._state, self.cfg)
         for i, agent in enumerate(self.possible_agents):
             self.rewards[agent] = rewards[i]
             self.terminations[agent] = True
             self.infos[agent] = {"scores": list(final), "winners": list(winners),
-                                 "ranks": [int(r) for r in ranks], **extras}
+                                 "ranks": [int(r) for r in ranks[:n]], "end_reason": "game_over",
+                                 **extras}
         self._accumulate_rewards()
         self._mask[:] = 0
         # The last mover is not necessarily first to see the end: start dead steps at seat 0.
         self.agent_selection = self.agents[0]
 
     def _end_rewards(self, ranks, final):
+        """Per-seat rewards from every participant's ``ranks`` and the seats' ``final`` scores."""
         n = self.cfg.num_players
-        if self.reward_mode == "score":
+        if self.reward_mode == "score" or ranks.shape[0] == 1:
             if n == 1:
                 return [float(final[0])]
             total = sum(final)
             return [float(final[i] - (total - final[i]) / (n - 1)) for i in range(n)]
-        m = max(self.cfg.num_participants, n)
-        if m == 1:
-            return [1.0 if ranks[0] == 1 else -1.0]
-        out = []
-        for i in range(n):
-            tied = sum(1 for j in range(n) if ranks[j] == ranks[i])
-            place = ranks[i] + (tied - 1) / 2.0
-            out.append(float(1.0 - 2.0 * (place - 1.0) / (m - 1)))
-        return out
+        return [float(r) for r in outcome.seat_rank_rewards(ranks, n)]
 
     # ------------------------------------------------------------------ step
     def step(self, action):
@@ -201,7 +215,7 @@ class CityEnv(AECEnv):
         a = self._as_action(action)
         if not self._mask[a]:
             if self.illegal_action == "terminate":
-                self._terminate_illegal(agent)
+                self._terminate_illegal(agent, a)
                 return
             raise ValueError(f"illegal action {a} ({self.spec.action_label(self._state, self.cfg, a)}) "
                              f"for {agent} in phase {self.spec.phase_name(self._state, self.cfg)}; "
@@ -226,7 +240,7 @@ class CityEnv(AECEnv):
                              f"(phase {self.spec.phase_name(self._state, self.cfg)})")
         return a
 
-    def _terminate_illegal(self, agent):
+    def _terminate_illegal(self, agent, action):
         warnings.warn(f"illegal move by {agent}: the game is terminated", stacklevel=3)
         self._over = True
         self._mask[:] = 0
@@ -235,6 +249,14 @@ class CityEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = -1.0
+        # As at a normal end: scores so far, nobody won, the offender ranked last.
+        n = self.cfg.num_players
+        final = self.scores()
+        ranks = [n if a == agent else 1 for a in self.possible_agents]
+        for a in self.possible_agents:
+            self.infos[a] = {"scores": list(final), "winners": [], "ranks": list(ranks),
+                             "end_reason": "illegal_action", "offender": agent,
+                             "illegal_action": int(action)}
         self._accumulate_rewards()
         self._deads_step_first()
 
@@ -244,17 +266,35 @@ class CityEnv(AECEnv):
         caller may keep.  The mask is all-zero for an agent that is not to move."""
         if not self._ready:
             raise AssertionError("reset() needs to be called before observe()")
-        self._k_observe(self._state, self._seat[agent], self._obs)
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}") from None
+        self._k_observe(self._state, seat, self._obs)
         acting = not self._over and agent == self.agent_selection
         return {"observation": self._obs.copy(),
                 "action_mask": (self._mask if acting else self._no_mask).copy()}
 
     def split_observation(self, observation):
-        """The named parts of a flat observation (views), as documented by the game."""
+        """The named parts of a flat observation (views), as documented by the game.
+
+        ``observation`` is one flat vector (``obs_size`` values) or a batch of them (any
+        leading dimensions); each part keeps the leading dimensions."""
+        if not hasattr(observation, "shape") or not hasattr(observation, "reshape"):
+            try:
+                observation = np.asarray(observation, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise ValueError(f"observation must be an array of {self.cfg.obs_size} values, "
+                                 f"got {type(observation).__name__}") from None
+        shape = tuple(observation.shape)
+        if len(shape) == 0 or shape[-1] != self.cfg.obs_size:
+            raise ValueError(f"observation must have {self.cfg.obs_size} values in its last "
+                             f"dimension, got shape {shape}")
+        lead = shape[:-1]
         out, pos = {}, 0
-        for name, shape in self.spec.observation_layout(self.cfg):
-            size = int(np.prod(shape))
-            out[name] = observation[pos:pos + size].reshape(shape)
+        for name, part in self.spec.observation_layout(self.cfg):
+            size = int(np.prod(part))
+            out[name] = observation[..., pos:pos + size].reshape(lead + tuple(part))
             pos += size
         return out
 
@@ -277,24 +317,47 @@ class CityEnv(AECEnv):
         pass
 
     # ---------------------------------------------------- search and analysis
+    def _require_reset(self, what):
+        if not self._ready:
+            raise AssertionError(f"reset() needs to be called before {what}")
+
+    def _as_seat(self, observer, name="observer"):
+        """A seat index from an agent name or a seat number, checked."""
+        if isinstance(observer, str):
+            if observer not in self._seat:
+                raise ValueError(f"{name} must be one of {self.possible_agents} or a seat in "
+                                 f"[0, {self.cfg.num_players}), got {observer!r}")
+            return self._seat[observer]
+        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
+                or not 0 <= int(observer) < self.cfg.num_players:
+            raise ValueError(f"{name} must be one of {self.possible_agents} or a seat in "
+                             f"[0, {self.cfg.num_players}), got {observer!r}")
+        return int(observer)
+
     @property
     def phase(self) -> str:
+        self._require_reset("phase")
         return self.spec.phase_name(self._state, self.cfg) if not self._over else "GAME_OVER"
 
     def legal_actions(self):
         """Legal action ids of the agent to move (empty once the game is over)."""
+        self._require_reset("legal_actions()")
         return np.flatnonzero(self._mask).tolist()
 
     def action_label(self, action) -> str:
-        return self.spec.action_label(self._state, self.cfg, int(action))
+        """A short description of ``action`` (any id in ``[0, num_actions)``) in the current state."""
+        self._require_reset("action_label()")
+        return self.spec.action_label(self._state, self.cfg, self._as_action(action))
 
     def scores(self):
+        self._require_reset("scores()")
         out = np.zeros(self.cfg.num_players, dtype=np.int64)
         self.spec.kernel.scores(self._state, out)
         return [int(s) for s in out]
 
     def game_state(self):
         """A copy of the kernel state without its scratch tail: equal for equal games."""
+        self._require_reset("game_state()")
         return self._state[: self.cfg.state_size - self.cfg.scratch].copy()
 
     def clone(self):
@@ -310,21 +373,27 @@ class CityEnv(AECEnv):
             new._cumulative_rewards = dict(self._cumulative_rewards)
             new.terminations = dict(self.terminations)
             new.truncations = dict(self.truncations)
-            new.infos = {a: dict(i) for a, i in self.infos.items()}
+            new.infos = {a: {k: (list(v) if isinstance(v, list) else v) for k, v in i.items()}
+                         for a, i in self.infos.items()}
         return new
 
     def reseed(self, seed):
-        """Re-draw the chance nobody has seen yet; no agent's observation changes."""
-        self.spec.reseed(self._state, self.cfg, int(seed))
+        """Re-draw the chance nobody has seen yet; no agent's observation changes.
+        ``seed``: any integer (reduced modulo ``2**63``)."""
+        self._require_reset("reseed()")
+        seed = as_seed(seed)
+        self.spec.reseed(self._state, self.cfg, seed)
         if not self._over:
             self._k_mask(self._state, self._mask)
 
     def determinize(self, observer, seed):
         """A copy in which everything ``observer`` (agent name or seat) cannot see is
-        re-drawn at random, consistently with what it has seen."""
-        seat = self._seat[observer] if isinstance(observer, str) else int(observer)
+        re-drawn at random, consistently with what it has seen.  ``seed``: any integer."""
+        self._require_reset("determinize()")
+        seat = self._as_seat(observer)
+        seed = as_seed(seed)
         new = self.clone()
-        self.spec.determinize(new._state, new.cfg, seat, int(seed))
+        self.spec.determinize(new._state, new.cfg, seat, seed)
         if not new._over:
             new._k_mask(new._state, new._mask)
         return new

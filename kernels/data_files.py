@@ -42,3 +42,110 @@ def _drop_stale_cache(kernel_file, digest):
         os.utime(kernel_file)
     except OSError:  # read-only install: numba then compiles in memory every run
         pass
+
+
+# ------------------------------------------------------------------ schema checks
+class DataError(ValueError):
+    """A data file breaks its game's schema; the message names the field."""
+
+
+_MISSING = object()
+
+
+class Checker:
+    """Checks one game's parsed data file field by field.
+
+    Fields are named by paths such as ``"dice[2].faces[3][1]"``; every method returns the
+    checked value and raises :class:`DataError` naming the path and what was expected, so a
+    user correcting a data file learns which entry is wrong.  Kernels call their
+    ``check_data(data)`` at import (and, where a game takes a ``data_path`` option, on the
+    user's file) before any table reaches compiled code.
+    """
+
+    def __init__(self, data, game):
+        self.data = data
+        self.game = game
+
+    def fail(self, path, message):
+        raise DataError(f"{self.game} data, field {path!r}: {message}")
+
+    def get(self, path, default=_MISSING):
+        node = self.data
+        for key in _split_path(path):
+            try:
+                if isinstance(key, int):
+                    if not isinstance(node, list):
+                        self.fail(path, f"expected a list, got {type(node).__name__}")
+                    node = node[key]
+                else:
+                    if not isinstance(node, dict):
+                        self.fail(path, f"expected a mapping, got {type(node).__name__}")
+                    node = node[key]
+            except (KeyError, IndexError):
+                if default is not _MISSING:
+                    return default
+                self.fail(path, "missing")
+        return node
+
+    def integer(self, path, lo=None, hi=None, default=_MISSING):
+        """An int (not a bool, not a float) in ``[lo, hi]``."""
+        v = self.get(path, default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(path, f"expected an integer, got {v!r}")
+        if lo is not None and v < lo:
+            self.fail(path, f"must be >= {lo}, got {v}")
+        if hi is not None and v > hi:
+            self.fail(path, f"must be <= {hi}, got {v}")
+        return v
+
+    def boolean(self, path, default=_MISSING):
+        v = self.get(path, default)
+        if not isinstance(v, bool):
+            self.fail(path, f"expected true or false, got {v!r}")
+        return v
+
+    def string(self, path, choices=None, default=_MISSING):
+        v = self.get(path, default)
+        if not isinstance(v, str):
+            self.fail(path, f"expected a string, got {v!r}")
+        if choices is not None and v not in choices:
+            self.fail(path, f"must be one of {sorted(choices)}, got {v!r}")
+        return v
+
+    def sequence(self, path, length=None, min_len=None, max_len=None, default=_MISSING):
+        """A list, optionally of a fixed or bounded length."""
+        v = self.get(path, default)
+        if not isinstance(v, list):
+            self.fail(path, f"expected a list, got {v!r}")
+        if length is not None and len(v) != length:
+            self.fail(path, f"expected {length} entries, got {len(v)}")
+        if min_len is not None and len(v) < min_len:
+            self.fail(path, f"expected at least {min_len} entries, got {len(v)}")
+        if max_len is not None and len(v) > max_len:
+            self.fail(path, f"expected at most {max_len} entries, got {len(v)}")
+        return v
+
+    def mapping(self, path, default=_MISSING):
+        v = self.get(path, default)
+        if not isinstance(v, dict):
+            self.fail(path, f"expected a mapping, got {v!r}")
+        return v
+
+    def require(self, condition, path, message):
+        """A cross-field rule (totals, uniqueness, references) that must hold."""
+        if not condition:
+            self.fail(path, message)
+
+
+def _split_path(path):
+    """``"a.b[2][0].c"`` -> ``["a", "b", 2, 0, "c"]``."""
+    out = []
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        while rest:
+            index, _, rest = rest.partition("]")
+            out.append(int(index))
+            rest = rest[1:] if rest.startswith("[") else rest
+    return out

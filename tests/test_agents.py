@@ -145,7 +145,15 @@ def test_rank_rewards_match_shell():
     assert rank_rewards([1, 1], 2).tolist() == [0.0, 0.0]
     assert rank_rewards([2, 1, 3], 3).tolist() == [0.0, 1.0, -1.0]
     assert rank_rewards([1], 1).tolist() == [1.0]
-    assert rank_rewards([2], 2).tolist() == [-1.0]   # solo seat beaten by an automaton
+    # ranks of every participant, seats first, then automata
+    assert rank_rewards([2, 1], 1).tolist() == [-1.0]           # solo seat beaten by an automaton
+    assert rank_rewards([1, 1], 1).tolist() == [0.0]            # solo seat tied with an automaton
+    assert rank_rewards([1, 3, 1], 2).tolist() == [0.5, -1.0]   # seat 0 tied with Steve for first
+    for bad in ([2], [0, 1], [1.0, 2.0], []):
+        with pytest.raises(ValueError, match="ranks"):
+            rank_rewards(bad, 1)
+    with pytest.raises(ValueError, match="num_seats"):
+        rank_rewards([1, 2], 3)
 
 
 @pytest.mark.parametrize("num_players", [1, 2, 3])

@@ -155,3 +155,117 @@ def test_same_seed_same_game_different_seed_different_game(game):
 
     assert trajectory(5) == trajectory(5)
     assert trajectory(5) != trajectory(6)
+
+
+# ----------------------------------------------------------------------------------------------
+# What the player to move knows, and what whose turn it is reveals.
+
+def _rng_slot(env):
+    """State slot of the game generator's draw counter (it moves whenever chance is drawn)."""
+    kernel = env.unwrapped.spec.kernel
+    for name in ("RNG", "G_RNG", "H_RNG"):
+        if hasattr(kernel, name):
+            return int(getattr(kernel, name)) + 1
+    raise AssertionError(f"{kernel.__name__} names no generator slot")
+
+
+def _seen(env, agent):
+    o = env.observe(agent)
+    return o["observation"].tobytes() + o["action_mask"].tobytes()
+
+
+def _indistinguishable(game):
+    """A game's test module may declare ``SUBSTEP_INDISTINGUISHABLE = (predicate, reason)``:
+    pairs of sub-step results that differ as states yet look the same to the mover because
+    the rules make them so (``predicate(state_a, state_b)`` is true for such a pair)."""
+    import importlib
+    module = importlib.import_module("test_" + game.rsplit("_v", 1)[0])
+    return getattr(module, "SUBSTEP_INDISTINGUISHABLE", None)
+
+SUBSTEP_GAMES_PER_CASE = 2
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_mover_observation_tells_its_own_substeps_apart(game, n):
+    """Wherever the same player acts again after an action, every two results of its legal
+    actions that differ as games must differ in what it observes (observation or mask)."""
+    env = make(game, n)
+    allowed = _indistinguishable(game)
+    checked = 0
+    for g in range(SUBSTEP_GAMES_PER_CASE):
+        env.reset(seed=7000 + 100 * n + g)
+        rng = np.random.default_rng(g)
+        while not all(env.terminations.values()):
+            mover = env.agent_selection
+            legal = env.unwrapped.legal_actions()
+            seen = {}
+            for a in legal:
+                c = env.unwrapped.clone()
+                c.step(a)
+                if all(c.terminations.values()) or c.agent_selection != mover:
+                    continue
+                key = _seen(c, mover)
+                state = c.game_state()
+                for b, other in seen.get(key, ()):
+                    if np.array_equal(other, state):
+                        continue
+                    if allowed is not None and allowed[0](other, state):
+                        continue
+                    diff = np.flatnonzero(other != state)[:12].tolist()
+                    raise AssertionError(
+                        f"{game} n={n}: {mover} cannot tell {env.unwrapped.action_label(b)!r} from "
+                        f"{env.unwrapped.action_label(a)!r} in phase {env.unwrapped.phase} "
+                        f"(states differ at slots {diff})")
+                seen.setdefault(key, []).append((a, state))
+                checked += 1
+            env.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 0, "no position where the same player acts twice was checked"
+
+
+TURN_ORDER_GAMES_PER_CASE = 2
+TURN_ORDER_HORIZON = 40
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_whose_turn_depends_only_on_public_information(game, n):
+    """For every seat o: determinize(o) keeps o's view and gives a playable copy; continuing
+    the real game and the copy with actions legal in both, until chance is drawn, asks the
+    same seats to act -- so a seat's secret never shows in the turn order."""
+    env = make(game, n)
+    slot = _rng_slot(env)
+    for g in range(TURN_ORDER_GAMES_PER_CASE):
+        env.reset(seed=9000 + 100 * n + g)
+        rng = np.random.default_rng(100 + g)
+        steps = 0
+        while not all(env.terminations.values()):
+            if steps % 5 == 0:
+                for o in env.possible_agents:
+                    d = env.unwrapped.determinize(o, int(rng.integers(1 << 40)))
+                    assert _seen(d, o) == _seen(env, o), f"determinize({o}) changed its view"
+                    if n > 1:
+                        assert d.legal_actions(), \
+                            f"determinize({o}) left {d.agent_selection} without a legal action"
+                    real = env.unwrapped.clone()
+                    seed = int(rng.integers(1 << 40))
+                    real.reseed(seed)
+                    d.reseed(seed)
+                    r0, d0 = real._state[slot], d._state[slot]
+                    for _ in range(TURN_ORDER_HORIZON):
+                        if real._state[slot] != r0 or d._state[slot] != d0:
+                            break     # chance was drawn: from here the copies may differ openly
+                        over_r, over_d = all(real.terminations.values()), all(d.terminations.values())
+                        assert over_r == over_d, f"the game ends in one copy only ({o}'s secret)"
+                        if over_r:
+                            break
+                        assert real.agent_selection == d.agent_selection, (
+                            f"{game} n={n}: after determinize({o}) {d.agent_selection} acts in the "
+                            f"copy but {real.agent_selection} in the real game")
+                        common = np.flatnonzero(np.array(real._mask) & np.array(d._mask))
+                        if common.size == 0:
+                            break
+                        a = int(common[rng.integers(common.size)])
+                        real.step(a)
+                        d.step(a)
+            legal = env.unwrapped.legal_actions()
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1

@@ -158,3 +158,139 @@ def test_reset_sequence_is_reproducible():
     a.reset()
     b.reset()
     assert np.array_equal(a._state, b._state)
+
+
+# ------------------------------------------------------------------ ties with an automaton
+@pytest.mark.parametrize("n,automaton,winner_reward,loser_reward", [
+    (2, "ties", 0.5, -1.0),    # the winner shares first place with the automaton
+    (2, "loses", 1.0, -0.5),   # the loser shares places 2-3 with the automaton
+    (1, "ties", 0.0, None),    # solo, tied with the automaton: neither won
+    (1, "loses", 1.0, None),
+])
+def test_ties_with_an_automaton_share_the_place(n, automaton, winner_reward, loser_reward):
+    env = make(num_players=n, automaton=automaton)
+    env.reset(seed=0)
+    while not all(env.terminations.values()):
+        env.step(2)
+    winner = env.infos["player_0"]["winners"]
+    assert len(winner) == 1     # tied with the automaton is still not beaten by it
+    rewards = dict(env._cumulative_rewards)
+    assert rewards.pop(winner[0]) == winner_reward
+    assert all(r == loser_reward for r in rewards.values())
+
+
+# ----------------------------------------------------------------------------------- seeds
+@pytest.mark.parametrize("big", [2**63 + 5, 2**64 + 5, 2**200 + 5, np.uint64(2**63 + 5)])
+def test_seeds_beyond_63_bits_map_modulo_2_63(big):
+    a, b = make(num_players=3), make(num_players=3)
+    a.reset(seed=big)
+    b.reset(seed=5)
+    assert np.array_equal(a._state, b._state)
+    a.reset(seed=-1)
+    b.reset(seed=2**63 - 1)
+    assert np.array_equal(a._state, b._state)
+    for env in (a, b):
+        env.reseed(big)
+        env.determinize(0, big)
+    assert np.array_equal(a._state, b._state)   # the same seed modulo 2**63, the same copies
+
+
+@pytest.mark.parametrize("bad", [7.9, "7", True, np.float64(7.0), [7], b"7"])
+def test_non_integer_seeds_are_refused_and_change_nothing(bad):
+    env, twin = make(), make()
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    env.step(1)
+    twin.step(1)
+    before = env._state.copy()
+    for call in (lambda: env.reset(seed=bad), lambda: env.reseed(bad),
+                 lambda: env.determinize(0, bad)):
+        with pytest.raises(ValueError, match="seed"):
+            call()
+        assert np.array_equal(env._state, before)
+    # a refused reset does not advance the sequence of unseeded resets either
+    env.reset()
+    twin.reset()
+    assert np.array_equal(env._state, twin._state)
+
+
+@pytest.mark.parametrize("bad", [2, -1, 7, 10**6, True, 1.0, "player_2", "0", None, np.int64(2)])
+def test_determinize_refuses_bad_observers(bad):
+    env = make(num_players=2)
+    env.reset(seed=1)
+    before = env._state.copy()
+    with pytest.raises(ValueError, match="observer"):
+        env.determinize(bad, 0)
+    assert np.array_equal(env._state, before)
+    assert env.determinize(np.int64(1), 0).agent_selection == env.agent_selection
+
+
+# ---------------------------------------------------------------------------- before reset
+@pytest.mark.parametrize("call", [
+    lambda e: e.phase, lambda e: e.scores(), lambda e: e.legal_actions(),
+    lambda e: e.action_label(0), lambda e: e.reseed(1), lambda e: e.determinize(0, 1),
+    lambda e: e.game_state(), lambda e: e.render(), lambda e: e.observe("player_0"),
+])
+def test_everything_before_reset_is_refused(call):
+    env = make(render_mode="ansi")
+    with pytest.raises(AssertionError, match="reset"):
+        call(env)
+    assert not env._state.any(), "a refused call wrote into the state"
+
+
+# ------------------------------------------------------------------- other entry points
+@pytest.mark.parametrize("bad", [-1, 3, 1.5, "0", None, True])
+def test_action_label_refuses_bad_actions(bad):
+    env = make()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action"):
+        env.action_label(bad)
+
+
+def test_split_observation_checks_its_input_and_keeps_batches():
+    env = make()
+    env.reset(seed=0)
+    env.spec.observation_layout = lambda cfg: [("counter", (1,)), ("secret", (1,))]
+    obs = env.observe("player_0")["observation"]
+    parts = env.split_observation(obs)
+    assert parts["secret"][0] == obs[1]
+    batch = env.split_observation(np.stack([obs] * 4).reshape(2, 2, 2))
+    assert batch["counter"].shape == (2, 2, 1)
+    for bad in (np.zeros(3), np.zeros((2, 5)), 3.0, "obs", None, [[1, 2, 3]]):
+        with pytest.raises(ValueError, match="observation"):
+            env.split_observation(bad)
+
+
+def test_terminate_mode_fills_infos_like_a_normal_end():
+    env = make(num_players=3, illegal_action="terminate")
+    env.reset(seed=0)
+    env.step(0)
+    env._mask[2] = 0
+    offender = env.agent_selection
+    with pytest.warns(UserWarning):
+        env.step(2)
+    for agent in env.possible_agents:
+        info = env.infos[agent]
+        assert info["end_reason"] == "illegal_action" and info["offender"] == offender
+        assert info["illegal_action"] == 2
+        assert info["scores"] == env.scores() and info["winners"] == []
+        assert info["ranks"][env.possible_agents.index(offender)] == 3
+        assert sorted(info) == sorted(env.infos[env.possible_agents[0]])
+
+
+def test_normal_end_names_its_reason():
+    env = make()
+    env.reset(seed=0)
+    play(env, [2, 2, 2, 2])
+    assert env.infos["player_0"]["end_reason"] == "game_over"
+
+
+def test_clone_after_the_end_shares_no_infos():
+    env = make()
+    env.reset(seed=0)
+    play(env, [2, 2, 2, 2])
+    twin = env.clone()
+    twin.infos["player_0"]["scores"].append(99)
+    twin.infos["player_0"]["winners"].clear()
+    assert env.infos["player_0"]["scores"] == env.scores()
+    assert env.infos["player_0"]["winners"] == ["player_1"]
