@@ -119,7 +119,7 @@ def _iteration_function(kernel):
 
     @njit
     def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc,
-                participants, c, max_steps, weight, scale, ordered, scratch, greedy):
+                c, max_steps, weight, scale, ordered, scratch, greedy):
         u = 0
         depth = 0
         n_players = sc.shape[0]      # seats; rk also ranks the automata after them
@@ -408,7 +408,7 @@ class MCTSAgent(Agent):
             # Plan on a determinization only: never on the true state.
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
             n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
-                              reward, rk, sc, participants, c, max_steps, weight, scale,
+                              reward, rk, sc, c, max_steps, weight, scale,
                               ordered, scratch, greedy)
             done += 1
         self.last_simulations = done

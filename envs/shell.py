@@ -140,11 +140,14 @@ class CityEnv(AECEnv):
     def reset(self, seed=None, options=None):
         """Start a new game.  ``seed`` makes it reproducible; without one, a seed is taken
         from the sequence started by the last seeded reset (or from OS entropy).
-        ``options`` is accepted for API compatibility; game options go to the constructor."""
+        ``options`` (``None`` or a dict) is accepted for API compatibility and ignored:
+        game options go to the constructor."""
         if seed is None:
             seed = (self._next_reset_seed if self._next_reset_seed is not None
                     else int(np.random.SeedSequence().entropy) & _MASK63)
         seed = as_seed(seed)   # checked before anything changes
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be None or a dict, got {options!r}")
         self._next_reset_seed = _next_seed(seed)
         self.spec.kernel.init(self._state, self.cfg.config, seed)
         self._ready = True

@@ -216,3 +216,127 @@ def test_chains_of_clone_determinize_reseed(game, n):
 @pytest.mark.parametrize("game,n", CASES)
 def test_chains_of_clone_determinize_reseed_many_games(game, n):
     chain_games(game, n, seeds=range(100, 106), depth=4, stops=5)
+
+
+# --------------------------------------------------------------------------- data files
+KERNELS = ["kingdomino_duel", "tiny_towns", "between_two_cities", "expancity", "smartphone_inc"]
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path, node
+
+
+def _with(data, path, value=None, delete=False):
+    import copy
+    new = copy.deepcopy(data)
+    node = new
+    for key in path[:-1]:
+        node = node[key]
+    if delete:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return new
+
+
+def _data_cases(game):
+    import importlib
+
+    import yaml
+
+    from kernels import data_files
+    kernel = importlib.import_module(f"kernels.{game}")
+    data = yaml.safe_load((data_files.DATA_DIR / f"{game}.yaml").read_text())
+    return kernel.check_data, data, data_files.DataError
+
+
+def _check_data_mutations(game, sample, seed):
+    check, data, DataError = _data_cases(game)
+    check(data)      # the shipped file passes
+    rng = np.random.default_rng(seed)
+    leaves = [(p, v) for p, v in _leaves(data) if p]
+    ints = [(p, v) for p, v in leaves if isinstance(v, int) and not isinstance(v, bool)]
+    assert ints, f"{game}: no integer fields found"
+    picks = rng.choice(len(ints), size=min(sample, len(ints)), replace=False)
+    for i in picks:
+        path, value = ints[i]
+        for wrong in ("x", value + 0.5, [value], None):
+            try:
+                check(_with(data, path, wrong))
+            except DataError as err:
+                assert str(path[-1]) in str(err), f"{game}: {err} does not name {path}"
+            else:
+                raise AssertionError(f"{game}: field {path} = {wrong!r} was accepted")
+    # arbitrary mutations: accepted, or refused with DataError -- nothing else
+    for i in rng.choice(len(leaves), size=min(sample, len(leaves)), replace=False):
+        path, value = leaves[i]
+        for mutated in (_with(data, path, delete=True), _with(data, path, -(10**9)),
+                        _with(data, path, 10**12), _with(data, path, {"k": 1})):
+            try:
+                check(mutated)
+            except DataError:
+                pass
+
+
+@pytest.mark.parametrize("game", KERNELS)
+def test_data_file_mutations_are_refused_by_field(game):
+    _check_data_mutations(game, sample=25, seed=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", KERNELS)
+def test_data_file_mutations_are_refused_by_field_every_field(game):
+    _check_data_mutations(game, sample=10**6, seed=1)
+
+
+# ---------------------------------------------------------------- pure scoring helpers
+def _scoring_calls():
+    from envs import between_two_cities, expancity, kingdomino_duel, tiny_towns
+    grid = [[-1] * 7 for _ in range(5)]
+    crosses = [[0] * 7 for _ in range(5)]
+    city = ["sfop", "h123", "4sfo", "phsf"]
+    town = [". . . .", ". . . .", ". . . .", ". . . ."]
+    return [
+        ("score_kingdom", kingdomino_duel.score_kingdom, (grid, crosses), {"bonus_family": None},
+         ["families", "crosses", "bonus_family"]),
+        ("score_city", between_two_cities.score_city, (city, "most"), {}, ["rows", "factory_rank"]),
+        ("score_cities", between_two_cities.score_cities, ([city, city],), {}, ["cities"]),
+        ("score_town", tiny_towns.score_town, (town,), {"warehouse_cubes": 0, "right_feast_halls": 0,
+                                                      "solo": False, "shrine_value": None,
+                                                      "starloom_place": None},
+         ["rows", "warehouse_cubes", "right_feast_halls", "solo", "shrine_value", "starloom_place"]),
+        ("building_score", expancity.building_score, ("residential", 2, ["none"] * 4), {},
+         ["kind", "floors", "neighbours"]),
+    ]
+
+
+JUNK_ARGS = JUNK + [[[9] * 7] * 5, [[-5] * 7] * 5, [[1] * 3] * 2, ["abcd"] * 4, ["zzzz"] * 4,
+                    ["s f o p"] * 4, ["cottage cottage cottage cottage"] * 3,
+                    ["nonsense . . ."] * 4, ["none"] * 3, ["dragon"] * 4, -3, 10**9]
+
+
+@pytest.mark.parametrize("name,func,args,kwargs,params", _scoring_calls(),
+                         ids=[c[0] for c in _scoring_calls()])
+def test_scoring_helpers_refuse_bad_arguments(name, func, args, kwargs, params):
+    func(*args, **kwargs)    # the valid call works
+    call_args = dict(zip(params, args))
+    call_args.update(kwargs)
+    for param in params:
+        for bad in JUNK_ARGS:
+            trial = dict(call_args, **{param: bad})
+            try:
+                result = func(**trial)
+            except ValueError as err:
+                assert param in str(err) or param.rstrip("s") in str(err), \
+                    f"{name}({param}={bad!r}): {err} does not name {param}"
+                continue
+            except Exception as exc:  # noqa: BLE001
+                raise AssertionError(f"{name}({param}={bad!r}): {type(exc).__name__}: {exc}") from exc
+            assert result is not None

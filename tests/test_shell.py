@@ -294,3 +294,13 @@ def test_clone_after_the_end_shares_no_infos():
     twin.infos["player_0"]["winners"].clear()
     assert env.infos["player_0"]["scores"] == env.scores()
     assert env.infos["player_0"]["winners"] == ["player_1"]
+
+
+@pytest.mark.parametrize("bad", ["fast", 1, ["num_players"]])
+def test_reset_refuses_options_that_are_not_a_dict(bad):
+    env = make()
+    env.reset(seed=0, options={})
+    before = env._state.copy()
+    with pytest.raises(ValueError, match="options"):
+        env.reset(seed=1, options=bad)
+    assert np.array_equal(env._state, before)
