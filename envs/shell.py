@@ -41,6 +41,7 @@ of them reaches a numba kernel.
 """
 from __future__ import annotations
 
+import copy
 import warnings
 
 import gymnasium
@@ -100,11 +101,7 @@ class CityEnv(AECEnv):
         self.illegal_action = illegal_action
         self.metadata = dict(self.metadata, name=spec.game_id)
 
-        kernel = spec.kernel
-        self._k_step = kernel.step
-        self._k_mask = kernel.legal_mask
-        self._k_player = kernel.current_player
-        self._k_observe = kernel.observe
+        self._bind_kernel()
 
         n = self.cfg.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -114,10 +111,10 @@ class CityEnv(AECEnv):
             "observation": spaces.Box(low=low, high=high, shape=(self.cfg.obs_size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
         })
-        act_space = spaces.Discrete(spec.num_actions)
-        # One space object per agent, created once (api_test checks identity across calls).
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        # One space object per agent, created once (api_test checks identity across calls);
+        # separate objects, so seeding one agent's space leaves the others' samples alone.
+        self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
 
         self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
@@ -128,6 +125,24 @@ class CityEnv(AECEnv):
         self._next_reset_seed = None
         self.agents = []
         self.agent_selection = None
+
+    def _bind_kernel(self):
+        kernel = self.spec.kernel
+        self._k_step = kernel.step
+        self._k_mask = kernel.legal_mask
+        self._k_player = kernel.current_player
+        self._k_observe = kernel.observe
+
+    # The kernel's dispatchers are looked up again after unpickling: pickled by value they
+    # would come back as fresh, uncached dispatchers that recompile on first use.
+    _KERNEL_FIELDS = ("_k_step", "_k_mask", "_k_player", "_k_observe")
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._KERNEL_FIELDS}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_kernel()
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):

@@ -15,9 +15,9 @@ the opponents' moves until the learner is to move again or the game ends.
 
 Spaces: ``observation_space`` is the game's flat ``float32`` ``Box`` (the ``"observation"``
 part of the AEC observation), ``action_space`` is ``Discrete(num_actions)``.  The action
-space's ``sample()`` draws a *legal* action of the current position when no mask is given
-(a plain ``Discrete`` once pickled or copied), so random play and Gymnasium's ``check_env``
-work on games whose masks are sparse.
+space's ``sample()`` draws a *legal* action of the current position when no mask is given,
+so random play and Gymnasium's ``check_env`` work on games whose masks are sparse; a copied
+or unpickled env keeps that (the space pickled on its own becomes a plain ``Discrete``).
 
 Rewards are those of the shell's ``reward_mode`` (default ``"rank"``: +1 win ... -1 last),
 given when the game ends (``terminated=True``).  ``shaping=c > 0`` adds potential-based
@@ -53,7 +53,8 @@ __all__ = ["SingleAgentEnv", "MaskedDiscrete"]
 
 class MaskedDiscrete(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions that
-    ``mask_fn()`` reports.  Pickling/copying gives a plain :class:`gymnasium.spaces.Discrete`."""
+    ``mask_fn()`` reports.  Pickled alone it becomes a plain :class:`gymnasium.spaces.Discrete`
+    (:class:`SingleAgentEnv` rebuilds its own after a copy)."""
 
     def __init__(self, n, mask_fn, seed=None):
         super().__init__(n, seed=seed)
@@ -164,6 +165,22 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = True
         self._factory_takes_rng = None
         self.episode_steps = 0
+
+    # A pickled or copied env gets its masked action space back (the space alone pickles as
+    # a plain Discrete, so a saved model does not carry the env with it).
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        space = state.pop("action_space")
+        state["_action_space_rng"] = space.np_random.bit_generator.state \
+            if space._np_random is not None else None
+        return state
+
+    def __setstate__(self, state):
+        rng_state = state.pop("_action_space_rng")
+        self.__dict__.update(state)
+        self.action_space = MaskedDiscrete(self._mask.shape[0], self.action_masks)
+        if rng_state is not None:
+            self.action_space.np_random.bit_generator.state = rng_state
 
     # ------------------------------------------------------------ properties
     @property

@@ -269,3 +269,65 @@ def test_whose_turn_depends_only_on_public_information(game, n):
             legal = env.unwrapped.legal_actions()
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
+
+
+# ----------------------------------------------------------------------------- pickling
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_pickled_env_continues_identically_with_the_module_kernels(game):
+    import pickle
+    env = envs.make(game)
+    env.reset(seed=21)
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        env.step(int(rng.choice(env.unwrapped.legal_actions())))
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy._k_step is env.unwrapped.spec.kernel.step     # no fresh, uncompiled dispatcher
+    while not all(env.terminations.values()):
+        a = int(rng.choice(env.unwrapped.legal_actions()))
+        env.step(a)
+        copy.step(a)
+        assert np.array_equal(env.observe(env.agent_selection)["observation"],
+                              copy.observe(copy.agent_selection)["observation"])
+    assert env.infos == copy.infos and env._cumulative_rewards == copy._cumulative_rewards
+
+
+def test_unpickling_in_a_new_process_compiles_nothing(tmp_path):
+    """The first step after ``pickle.load`` in a fresh process runs from numba's cache."""
+    import pickle
+    import subprocess
+    import sys
+    env = envs.make("kingdomino_duel_v0")
+    env.reset(seed=1)
+    env.step(env.unwrapped.legal_actions()[0])
+    path = tmp_path / "env.pkl"
+    path.write_bytes(pickle.dumps(env))
+    probe = f"""
+import pickle, sys
+env = pickle.loads(open({str(path)!r}, "rb").read())
+env.step(env.unwrapped.legal_actions()[0])
+env.observe(env.agent_selection)
+k = env.unwrapped.spec.kernel
+bound = (env._k_step, env._k_mask, env._k_player, env._k_observe)
+assert bound == (k.step, k.legal_mask, k.current_player, k.observe), "fresh dispatchers"
+misses = sum(len(f.stats.cache_misses) for f in bound)
+hits = sum(len(f.stats.cache_hits) for f in bound)
+print(misses, hits > 0)
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0 True", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_each_agent_has_its_own_spaces(game):
+    env = envs.make(game)
+    a, b = env.possible_agents[:2] if len(env.possible_agents) > 1 else (None, None)
+    if a is None:
+        pytest.skip("one seat")
+    assert env.action_space(a) is not env.action_space(b)
+    assert env.observation_space(a) is not env.observation_space(b)
+    assert env.action_space(a) is env.action_space(a)
+    env.action_space(b).seed(4)
+    first = [env.action_space(b).sample() for _ in range(20)]
+    env.action_space(b).seed(4)
+    env.action_space(a).seed(3)            # seeding a must not touch b's generator
+    assert [env.action_space(b).sample() for _ in range(20)] == first

@@ -125,6 +125,21 @@ def test_illegal_action_raises():
     assert type(pickle.loads(pickle.dumps(env.action_space))).__name__ == "Discrete"
 
 
+def test_copied_env_keeps_sampling_legal_actions():
+    import copy
+    env = SingleAgentEnv(envs.GAMES[0], opponents="random", seat=0)
+    env.reset(seed=2)
+    env.action_space.seed(9)
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert twin.action_space.sample() == copy.deepcopy(env).action_space.sample()
+        for _ in range(50):
+            a = twin.action_space.sample()
+            assert twin.action_masks()[a]
+        _, reward, terminated, _, _ = twin.step(twin.action_space.sample())
+        assert not (terminated and reward == -1.0), "a copy sampled an illegal action"
+        assert env.action_masks().any()        # the original is untouched
+
+
 @pytest.mark.parametrize("game", ["kingdomino_duel_v0", "tiny_towns_v0"])
 def test_shaping_and_reward_scale(game):
     """The same game played twice (same seeds, same learner moves): every step's reward with
