@@ -10,7 +10,8 @@ the "lightning" domain_bonus and add_cross) belong to whoever first fills their 
 game ends after a round in which a map is full or nobody drew.  A domain (orthogonally
 connected cells of one family) scores cells x crosses.
 
-Rules reference: ``shared/rules/kingdomino_duel.md`` (rulings R1-R32 are followed as written).
+Rules: the Korean rulebook, with the project's rulings R1-R32 followed as written (cited
+below as L*, R* and T*).
 
 =================  ==============================================================
 Import             ``envs.make("kingdomino_duel_v0")`` / ``envs.kingdomino_duel_v0.env()``
@@ -48,8 +49,10 @@ ids        action                        when
 0-3        ``PICK_DIE(d)``               draft; dice not yet taken
 4          ``SKIP``                      any window
 5          ``USE_DOUBLE_FIRST_PICK``     start player owns it (acquired in an earlier round)
-6-17       ``TURN_DIE(slot, face)``      ``6 + 6*slot + face``; a face whose value differs,
-                                         lowest index among equal values
+6-17       ``TURN_DIE(slot, face)``      ``6 + 6*slot + face``; a coat-of-arms face (never
+                                         ``?``; a die showing ``?`` still turns to its
+                                         coats of arms) whose value differs from the
+                                         shown one, lowest index among equal values
 18         ``USE_IGNORE_CONNECTION``     only if a placement exists with it
 19         ``USE_SPLIT``                 only if a placement exists with it
 20-21      ``CASTLE_BONUS(slot)``        printed crosses of that face < 2, player will draw
@@ -81,8 +84,12 @@ castle cell is in no family plane and not in the empty plane (only in the castle
 
 Every value is in [0, 1] except the two scores (in [0, ~24]).  As suggested by the rules
 reference, the ``?`` names and the declared spells are given for the observer's own seat
-only: they matter only while that seat is drawing (names become map cells at placement).  Everything is public
-except the future dice rolls (R32); the generator state is never observed.
+only: they matter only while that seat is drawing (names become map cells at placement;
+the opponent's declared spells show as used spells it owns).  Everything is public except
+the future dice rolls (R32); the generator state is never observed.  The seat to move
+sees every choice it made earlier in the same turn (turned die, declared spells,
+castle-bonus target, ``?`` names, split first cell): any two of its actions that lead to
+different games give it different observations or masks (tested over many random games).
 
 Rewards
 -------
@@ -94,7 +101,10 @@ draw, after the tie-break (larger largest domain).  ``reward_mode="score"`` (ali
 Search helpers
 --------------
 ``reseed(seed)`` re-keys the generator (future rolls only; current faces stay);
-``determinize`` is the same re-keying, since nothing else is hidden.
+``determinize`` is the same re-keying, since nothing else is hidden.  Seeds are any
+integer, taken modulo 2**63; anything else raises ``ValueError``, as does an observer other
+than seat 0 or 1.  Before ``reset()`` nothing is computed from the all-zero state: every
+method raises ``AssertionError`` (the adapter's own methods check this too).
 
 Greedy baseline
 ---------------
@@ -110,18 +120,28 @@ and the unused castle bonus.  Against ``RandomAgent`` greedy finishes ahead in 9
 Pure functions
 --------------
 ``score_kingdom(families, crosses, bonus_family=None)`` and
-``largest_domain(families)``: see their docstrings.
+``largest_domain(families)``: see their docstrings.  They take 5x7 integer array-likes
+and raise ``ValueError`` naming the argument for anything else (floats, bools, strings,
+sets, ragged or wrongly shaped input, out-of-range values, a bad ``bonus_family``).
 
 Data and provenance
 -------------------
 Every table (map, castle, dice faces, spellbook rows, family -> spell, bonus points) is in
 ``kernels/data/kingdomino_duel.yaml`` with its provenance: rules flow from the rulebook,
 dice faces / row lengths / family-spell map from one public implementation (``public``),
-family icons ``reconstructed``.  Correct them there from a physical copy.
+the castle bonus leaving marking unchanged from English reviews (``public``: the Korean
+text does not say), family icons ``reconstructed``.  Correct them there from a physical
+copy: the file is checked at import (types, ranges, the dice totals of ``dice_summary``,
+one row and one spell per family) and an error names the offending field.
 
 Version history
 ---------------
 * v0: initial.
+* v0, rev. 2: ``TURN_DIE`` never targets a ``?`` face (revised ruling R20); castle-bonus
+  marking relabelled ``provenance: public``; data file validated at import; public
+  helpers and adapter methods validate their arguments (``ValueError``) and refuse an
+  uninitialised state (``AssertionError``); faster cold start (fewer numba
+  specialisations).
 """
 import numpy as np
 
@@ -131,6 +151,7 @@ from kernels import kingdomino_duel as K
 FAMILY_CHARS = "0123456"          # family digit in text maps; '?' for wild
 FAMILY_LETTERS = ("dot", "stripe", "ddot", "dstripe", "black", "quarters")
 DIR_NAMES = ("N", "E", "S", "W")
+SEED_MODULUS = 1 << 63            # seeds reach the kernel reduced into [0, 2**63)
 PHASE_NAMES = K.PHASE_NAMES
 
 
@@ -144,58 +165,96 @@ def _face_name(die, face):
     return f"[{name},{x}]"
 
 
+def _int_grid(value, name):
+    """``value`` as a 5x7 ``int64`` array; ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(value, (str, bytes, set, frozenset, dict)):
+        raise ValueError(f"{name} must be a {K.ROWS}x{K.COLS} array-like of integers, "
+                         f"got {type(value).__name__}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a {K.ROWS}x{K.COLS} array-like of integers, "
+                         f"got a ragged or unreadable {type(value).__name__}") from None
+    if arr.shape != (K.ROWS, K.COLS):
+        raise ValueError(f"{name} must be {K.ROWS}x{K.COLS}, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr
+
+
 def _as_maps(families, crosses):
-    fam = np.asarray(families, dtype=np.int64)
-    cr = np.asarray(crosses, dtype=np.int64)
-    if fam.shape != (K.ROWS, K.COLS):
-        raise ValueError(f"families must be {K.ROWS}x{K.COLS}, got shape {fam.shape}")
-    if cr.shape != (K.ROWS, K.COLS):
-        raise ValueError(f"crosses must be {K.ROWS}x{K.COLS}, got shape {cr.shape}")
-    fam = fam.reshape(-1).copy()
-    cr = cr.reshape(-1).copy()
+    """Checked NC-long kernel arrays (castle cell neutralised) from the 5x7 arguments."""
+    fam_in = _int_grid(families, "families")
+    cr_in = _int_grid(crosses, "crosses")
+    off_castle = np.ones((K.ROWS, K.COLS), dtype=bool)
+    off_castle[K.CASTLE // K.COLS, K.CASTLE % K.COLS] = False
+    f = fam_in[off_castle]
+    if f.min() < -1 or f.max() >= K.NF:
+        bad = f[(f < -1) | (f >= K.NF)][0]
+        raise ValueError(f"families must hold -1 (empty) or 0..{K.NF - 1} outside the castle "
+                         f"cell, got {int(bad)}")
+    x = cr_in[off_castle]
+    if x.min() < 0 or x.max() > K.CAP:
+        bad = x[(x < 0) | (x > K.CAP)][0]
+        raise ValueError(f"crosses must be in 0..{K.CAP} outside the castle cell, got {int(bad)}")
+    fam = fam_in.astype(np.int64).reshape(-1)
+    cr = cr_in.astype(np.int64).reshape(-1)
     fam[K.CASTLE] = K.CASTLE_CODE
-    cr[K.CASTLE] = 0
-    if fam.min() < K.CASTLE_CODE or fam.max() >= K.NF or (fam == K.CASTLE_CODE).sum() > 1:
-        raise ValueError(f"families must hold -1 (empty) or 0..{K.NF - 1}")
-    if cr.min() < 0 or cr.max() > K.CAP:
-        raise ValueError(f"crosses must be in 0..{K.CAP}")
-    cr[fam < 0] = 0
+    cr[fam < 0] = 0                       # the castle and empty cells carry no crosses
     return fam, cr
+
+
+def _family_arg(bonus_family):
+    """Family id of ``bonus_family`` (None -> -1, an id 0..5 or a family key)."""
+    if bonus_family is None:
+        return -1
+    if isinstance(bonus_family, str):
+        if bonus_family not in K.FAMILY_KEYS:
+            raise ValueError(f"bonus_family must be None, 0..{K.NF - 1} or one of "
+                             f"{list(K.FAMILY_KEYS)}, got {bonus_family!r}")
+        return K.FAMILY_KEYS.index(bonus_family)
+    if isinstance(bonus_family, (bool, np.bool_)) \
+            or not isinstance(bonus_family, (int, np.integer)):
+        raise ValueError(f"bonus_family must be None, an integer 0..{K.NF - 1} or a family key, "
+                         f"got {bonus_family!r} of type {type(bonus_family).__name__}")
+    if not 0 <= int(bonus_family) < K.NF:
+        raise ValueError(f"bonus_family must be None or 0..{K.NF - 1}, got {bonus_family!r}")
+    return int(bonus_family)
 
 
 def _score(families, crosses, bonus_family):
     fam, cr = _as_maps(families, crosses)
-    if bonus_family is None:
-        b = -1
-    else:
-        if isinstance(bonus_family, str):
-            if bonus_family not in K.FAMILY_KEYS:
-                raise ValueError(f"bonus_family must be None, 0..5 or a family key, got {bonus_family!r}")
-            b = K.FAMILY_KEYS.index(bonus_family)
-        else:
-            b = int(bonus_family)
-            if not 0 <= b < K.NF:
-                raise ValueError(f"bonus_family must be None or 0..{K.NF - 1}, got {bonus_family!r}")
+    b = _family_arg(bonus_family)
     seen = np.zeros(K.NC, dtype=np.int64)
     stack = np.zeros(K.NC, dtype=np.int64)
-    total, largest = K.score_arrays(fam, cr, b, seen, stack)
+    total, largest = K.score_arrays(fam, cr, np.int64(b), seen, stack)
     return int(total), int(largest)
 
 
 def score_kingdom(families, crosses, bonus_family=None):
     """Final score of one kingdom map.
 
-    ``families``: 5x7 ints, -1 empty, 0..5 = dot, stripe, double_dot, double_stripe,
-    black, quarters (the castle cell (2,3) is ignored); ``crosses``: 5x7 ints 0..2;
-    ``bonus_family``: the family named with domain_bonus (id or key), or None.
+    ``families``: 5x7 integers, -1 empty, 0..5 = dot, stripe, double_dot, double_stripe,
+    black, quarters (the castle cell (2,3) is ignored); ``crosses``: 5x7 integers 0..2
+    (ignored on the castle and on empty cells); ``bonus_family``: the family named with
+    domain_bonus (id 0..5 or key), or None.  Anything else (floats, bools, other shapes,
+    values out of range, sets, strings) raises ``ValueError`` naming the argument.
     Uses the game kernel's scoring code.
     """
     return _score(families, crosses, bonus_family)[0]
 
 
 def largest_domain(families):
-    """Cell count of the largest domain of any family (the tie-break measure)."""
+    """Cell count of the largest domain of any family (the tie-break measure).
+    ``families`` as for :func:`score_kingdom`."""
     return _score(families, np.zeros((K.ROWS, K.COLS), dtype=np.int64), None)[1]
+
+
+def _started(state):
+    """Refuse a state ``init`` never set up (all zeros: the env before ``reset()``)."""
+    if int(state[K.ROUND]) < 1:
+        raise AssertionError("reset() needs to be called first: this Kingdomino Duel state "
+                             "was never initialised")
 
 
 class Spec(GameSpec):
@@ -240,9 +299,14 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
+        _started(state)
         return PHASE_NAMES[int(state[K.PHASE])]
 
     def action_label(self, state, cfg, action):
+        _started(state)
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= int(action) < K.NUM_ACTIONS:
+            raise ValueError(f"action must be an integer in [0, {K.NUM_ACTIONS}), got {action!r}")
         a = int(action)
         p = int(state[K.CUR])
         ph = int(state[K.PHASE])
@@ -256,6 +320,8 @@ class Spec(GameSpec):
             s, f = divmod(a - K.A_TURN, 6)
             d = int(state[K.SLOT_DIE + 2 * p + s]) if p >= 0 else -1
             tail = f" die {d} -> {_face_name(d, f)}" if d >= 0 else ""
+            if d >= 0 and K.DICE[d, f, 0] == K.WILD:
+                tail += " (never legal: turn_die targets a coat of arms, not '?')"
             return f"TURN_DIE(slot {s}, face {f}){tail}"
         if a == K.A_IGNORE:
             return "USE_IGNORE_CONNECTION"
@@ -274,9 +340,7 @@ class Spec(GameSpec):
             what = {K.PH_SPLIT1: "split first", K.PH_SPLIT2: "split second",
                     K.PH_ADDX: "add cross"}.get(ph, "cell")
             return f"CELL{_cell_name(c)} [{what}]"
-        if a == K.A_PASS:
-            return "PASS"
-        return f"?{a}"
+        return "PASS"
 
     # -------------------------------------------------------------- rendering
     def _map_lines(self, state, p):
@@ -297,6 +361,7 @@ class Spec(GameSpec):
         return lines
 
     def render_ansi(self, state, cfg):
+        _started(state)
         out = []
         ph = int(state[K.PHASE])
         sc = np.zeros(2, dtype=np.int64)
@@ -353,6 +418,7 @@ class Spec(GameSpec):
         return "\n".join(out)
 
     def render_rgb(self, state, cfg):
+        _started(state)
         from PIL import Image, ImageDraw
         cell = 36
         W, H = 640, 320
@@ -449,8 +515,19 @@ class Spec(GameSpec):
         return np.asarray(img, dtype=np.uint8)
 
     # ------------------------------------------------------- hidden information
+    # The shell hands these already-checked arguments; they check again (same rules as
+    # the shell: any integer seed, taken modulo 2**63) so no direct call feeds the kernel
+    # an unchecked value or a second numba specialisation.
     def reseed(self, state, cfg, seed):
-        K.reseed(state, int(seed))
+        _started(state)
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        K.reseed(state, int(seed) % SEED_MODULUS)
 
     def determinize(self, state, cfg, observer, seed):
+        """Nothing but the future rolls is hidden (R32): the same re-keying as reseed."""
+        _started(state)
+        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
+                or not 0 <= int(observer) < 2:
+            raise ValueError(f"observer must be seat 0 or 1, got {observer!r}")
         self.reseed(state, cfg, seed)

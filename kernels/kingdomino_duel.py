@@ -1,7 +1,10 @@
 """Kingdomino Duel rules as numba kernels on one flat ``int64`` state (see :mod:`envs.spec`).
 
-Rules reference: ``shared/rules/kingdomino_duel.md``.  Every table (map size, castle,
-dice faces, spellbook rows, family -> spell) comes from ``kernels/data/kingdomino_duel.yaml``.
+Rules: the Korean rulebook with the project's rulings (cited as L1-L14, R1-R32 and the
+test vectors T1-T17; the player-facing summary is :mod:`envs.kingdomino_duel`).  Every table
+(map size, castle, dice faces, spellbook rows, family -> spell) comes from
+``kernels/data/kingdomino_duel.yaml``, checked by :func:`check_data` at import: a wrong
+type, range or total raises :class:`kernels.data_files.DataError` naming the field.
 
 Flow of one round (all automatic events happen inside :func:`step`):
 roll -> [DOUBLE_PICK_WINDOW] -> DRAFT_PICK x3 (or x2 with double_first_pick) ->
@@ -11,53 +14,217 @@ CASTLE_WINDOW, NAME_WILD, PLACE_DOMINO | SPLIT_FIRST + SPLIT_SECOND) -> spellboo
 moment a lightning spell is acquired) -> end check -> start player swaps.
 
 ``PASS_ONLY`` is an explicit one-action decision (action ``PASS`` = 203).
+``TURN_DIE(slot, face)`` targets a coat-of-arms face of that die (never ``?``) whose value
+differs from the shown one, the lowest face index standing for repeated values (L9, R20).
+
+Compilation: kernels call each other with ``int64`` arguments only (``ZERO``/``ONE`` or
+``np.int64(k)``, never an int literal, which numba would compile once per value), so
+every function compiles exactly once per process (one specialisation each).
+
+Version history
+---------------
+* v0: initial.
+* v0, rev. 2: turn_die never targets a ``?`` face (a die showing ``?`` still turns to its
+  coats of arms); data validated at import (:func:`check_data`); :func:`reseed` takes any
+  integer (mod 2**63); literal-free internal calls (cold start 9.8 s -> 6.3 s CPU).
 """
 import numpy as np
 from numba import njit
 
 from kernels import data_files, grid, rng
 
-DATA = data_files.load("kingdomino_duel", __file__)
+# Spells: ids fixed by their meaning in the code; the data says which family grants which.
+SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
+              "domain_bonus", "add_cross")
+SP_IGNORE, SP_SPLIT, SP_DOUBLE, SP_TURN, SP_BONUS, SP_ADDX = range(6)
+NSPELLS = len(SPELL_KEYS)
+_LIGHTNING_SPELLS = ("domain_bonus", "add_cross")      # the two the code resolves at once
+# Sizes the flat action space and the observation are built on (rules reference, sec. 11).
+_SHAPE = {"rows": 5, "cols": 7, "families": 6, "dice": 4, "faces": 6, "max_crosses": 2}
+
+
+def check_data(data):
+    """Validate a parsed ``kingdomino_duel.yaml`` against the schema the code relies on and
+    return it; :class:`kernels.data_files.DataError` (a ``ValueError``) names the field.
+
+    Checked: types and ranges of every number the code reads; the 5 x 7 map with the castle
+    inside it (``castle.index`` = ``row * cols + col``, ``drawable_cells`` = cells - 1); six
+    families with distinct ids 0..5 and keys; the wild face (id 6, 0 crosses, never marks);
+    four dice of six ``[family key or wild, crosses]`` faces, crosses within the cell cap, and
+    the ``dice_summary`` totals recounted from them; one spellbook row (>= 1 box) per family,
+    each of the six spells granted exactly once; the two lightning spells; the castle bonus
+    the code implements; the round bound derived from the map; every ``provenance`` label
+    from the legend.
+    """
+    ck = data_files.Checker(data, "kingdomino_duel")
+    ck.mapping("")
+    legend = ck.mapping("provenance_legend")
+    for key in legend:
+        ck.string(f"provenance_legend.{key}")
+
+    def provenance(path):
+        ck.string(path + ".provenance", choices=sorted(legend))
+
+    ck.integer("players.count", 2, 2)
+    provenance("players")
+    # ---- map
+    rows = ck.integer("map.rows", 1)
+    cols = ck.integer("map.cols", 1)
+    ck.require(rows == _SHAPE["rows"] and cols == _SHAPE["cols"], "map.rows",
+               f"the action space is built for a {_SHAPE['rows']} x {_SHAPE['cols']} map, "
+               f"got {rows} x {cols}")
+    cr = ck.integer("map.castle.row", 0, rows - 1)
+    cc = ck.integer("map.castle.col", 0, cols - 1)
+    ck.integer("map.castle.index", 0, rows * cols - 1)
+    ck.require(ck.get("map.castle.index") == cr * cols + cc, "map.castle.index",
+               f"must be row * cols + col = {cr * cols + cc}")
+    ck.integer("map.drawable_cells", 1)
+    ck.require(ck.get("map.drawable_cells") == rows * cols - 1, "map.drawable_cells",
+               f"must be the {rows * cols} cells minus the castle = {rows * cols - 1}")
+    provenance("map")
+    cap = ck.integer("cell_cross_cap.max_crosses_per_cell", 1, _SHAPE["max_crosses"])
+    provenance("cell_cross_cap")
+    # ---- families and the wild face
+    fams = ck.sequence("families", length=_SHAPE["families"])
+    keys = []
+    ids = []
+    for i in range(len(fams)):
+        ids.append(ck.integer(f"families[{i}].id", 0, len(fams) - 1))
+        keys.append(ck.string(f"families[{i}].key"))
+        ck.string(f"families[{i}].name")
+        provenance(f"families[{i}]")
+    ck.require(len(set(ids)) == len(ids), "families", f"ids must be distinct, got {ids}")
+    ck.require(len(set(keys)) == len(keys), "families", f"keys must be distinct, got {keys}")
+    ck.integer("wild.id", len(fams), len(fams))
+    wild = ck.string("wild.key")
+    ck.require(wild not in keys, "wild.key", f"{wild!r} is also a family key")
+    ck.integer("wild.printed_crosses", 0, 0)
+    ck.require(ck.boolean("wild.marks_spellbook") is False, "wild.marks_spellbook",
+               "a '?' face never marks the spellbook (the code implements no other rule)")
+    provenance("wild")
+    # ---- dice
+    dice = ck.sequence("dice", length=_SHAPE["dice"])
+    dice_ids = []
+    counted = {k: [0] * (cap + 1) for k in keys}
+    n_wild = 0
+    for i in range(len(dice)):
+        dice_ids.append(ck.integer(f"dice[{i}].id", 0, len(dice) - 1))
+        faces = ck.sequence(f"dice[{i}].faces", length=_SHAPE["faces"])
+        for j in range(len(faces)):
+            ck.sequence(f"dice[{i}].faces[{j}]", length=2)
+            k = ck.string(f"dice[{i}].faces[{j}][0]", choices=keys + [wild])
+            x = ck.integer(f"dice[{i}].faces[{j}][1]", 0, cap)
+            if k == wild:
+                ck.require(x == 0, f"dice[{i}].faces[{j}][1]", "a '?' face has no cross")
+                n_wild += 1
+            else:
+                counted[k][x] += 1
+        provenance(f"dice[{i}]")
+    ck.require(len(set(dice_ids)) == len(dice_ids), "dice", f"ids must be distinct, got {dice_ids}")
+    total = len(dice) * _SHAPE["faces"]
+    ck.require(ck.integer("dice_summary.total_faces", 0) == total, "dice_summary.total_faces",
+               f"the dice have {total} faces")
+    ck.require(ck.integer("dice_summary.wild_faces", 0) == n_wild, "dice_summary.wild_faces",
+               f"the dice have {n_wild} '?' faces")
+    crossless = sum(c[0] for c in counted.values())
+    ck.require(ck.integer("dice_summary.crossless_arms_faces", 0) == crossless,
+               "dice_summary.crossless_arms_faces",
+               f"the dice have {crossless} coat-of-arms faces without a cross")
+    ck.mapping("dice_summary.faces_by_crosses")
+    for k in keys:
+        got = ck.sequence(f"dice_summary.faces_by_crosses.{k}", length=cap + 1)
+        for x in range(cap + 1):
+            ck.integer(f"dice_summary.faces_by_crosses.{k}[{x}]", 0)
+        ck.require(got == counted[k], f"dice_summary.faces_by_crosses.{k}",
+                   f"the dice show {counted[k]} (faces with 0..{cap} crosses), got {got}")
+    provenance("dice_summary")
+    # ---- spellbook and spells
+    rows_ = ck.sequence("spellbook_rows", length=len(fams))
+    row_fams = []
+    row_spells = []
+    for i in range(len(rows_)):
+        row_fams.append(ck.string(f"spellbook_rows[{i}].family", choices=keys))
+        ck.integer(f"spellbook_rows[{i}].boxes", 1, 100)
+        row_spells.append(ck.string(f"spellbook_rows[{i}].spell", choices=SPELL_KEYS))
+        provenance(f"spellbook_rows[{i}]")
+    ck.require(len(set(row_fams)) == len(row_fams), "spellbook_rows",
+               f"one row per family, got families {row_fams}")
+    ck.require(sorted(row_spells) == sorted(SPELL_KEYS), "spellbook_rows",
+               f"each spell exactly once, got {row_spells}")
+    spells = ck.sequence("spells", length=NSPELLS)
+    spell_keys = []
+    for i in range(len(spells)):
+        k = ck.string(f"spells[{i}].key", choices=SPELL_KEYS)
+        spell_keys.append(k)
+        lightning = ck.boolean(f"spells[{i}].lightning")
+        what = "a lightning spell" if k in _LIGHTNING_SPELLS else "not a lightning spell"
+        ck.require(lightning == (k in _LIGHTNING_SPELLS), f"spells[{i}].lightning",
+                   f"{k} is {what} in the code")
+        if k == "domain_bonus":
+            ck.integer(f"spells[{i}].points_per_domain", 0, 100)
+        provenance(f"spells[{i}]")
+    ck.require(sorted(spell_keys) == sorted(SPELL_KEYS), "spells",
+               f"each spell exactly once, got {spell_keys}")
+    # ---- castle bonus, as implemented: once, +1 cross below the cap, marking unchanged
+    ck.integer("castle_bonus.uses_per_player", 1, 1)
+    ck.integer("castle_bonus.allowed_if_printed_crosses_below", cap, cap)
+    ck.require(ck.boolean("castle_bonus.affects_spellbook_marking") is False,
+               "castle_bonus.affects_spellbook_marking",
+               "marking counts printed crosses (the code implements no other rule)")
+    provenance("castle_bonus")
+    # ---- bounds derived from the map
+    draws = (rows * cols - 1) // 2
+    ck.require(ck.integer("limits.max_draws_per_player", 1) == draws,
+               "limits.max_draws_per_player", f"must be drawable_cells // 2 = {draws}")
+    ck.require(ck.integer("limits.max_rounds", 1) == 2 * draws - 1, "limits.max_rounds",
+               f"must be 2 * max_draws_per_player - 1 = {2 * draws - 1}")
+    provenance("limits")
+    # ---- fields the code does not read are still checked: a typo must not pass silently
+    ck.integer("spellbook.rows_per_family", 2, 2)
+    example = ck.sequence("rulebook_example.family_domains", min_len=1)
+    points = 0
+    for i in range(len(example)):
+        cells = ck.integer(f"rulebook_example.family_domains[{i}].cells", 1, rows * cols - 1)
+        points += cells * ck.integer(f"rulebook_example.family_domains[{i}].crosses", 0,
+                                     cap * cells)
+    ck.require(ck.integer("rulebook_example.family_points", 0) == points,
+               "rulebook_example.family_points", f"must be the sum of cells x crosses = {points}")
+    ck.integer("rulebook_example.domain_bonus_on_that_family", 0)
+    provenance("rulebook_example")
+    return data
+
+
+DATA = check_data(data_files.load("kingdomino_duel", __file__))
 
 # ------------------------------------------------------------------ data tables
 ROWS = int(DATA["map"]["rows"])
 COLS = int(DATA["map"]["cols"])
 NC = ROWS * COLS
-CASTLE = int(DATA["map"]["castle"]["row"]) * COLS + int(DATA["map"]["castle"]["col"])
-assert CASTLE == int(DATA["map"]["castle"]["index"])
+CASTLE = int(DATA["map"]["castle"]["index"])
 DRAWABLE = int(DATA["map"]["drawable_cells"])
-assert DRAWABLE == NC - 1
 CAP = int(DATA["cell_cross_cap"]["max_crosses_per_cell"])
 FAMILY_KEYS = tuple(f["key"] for f in sorted(DATA["families"], key=lambda f: f["id"]))
 FAMILY_NAMES = tuple(f["name"] for f in sorted(DATA["families"], key=lambda f: f["id"]))
 NF = len(FAMILY_KEYS)
 WILD = int(DATA["wild"]["id"])
-assert WILD == NF
 _FAMILY_ID = {k: i for i, k in enumerate(FAMILY_KEYS)}
 _FAMILY_ID[DATA["wild"]["key"]] = WILD
 
 NDICE = len(DATA["dice"])
-NFACES = 6
+NFACES = _SHAPE["faces"]
 DICE = np.zeros((NDICE, NFACES, 2), dtype=np.int64)   # [die, face] -> (family or WILD, crosses)
 for _d in DATA["dice"]:
     for _j, (_k, _x) in enumerate(_d["faces"]):
         DICE[int(_d["id"]), _j, 0] = _FAMILY_ID[_k]
         DICE[int(_d["id"]), _j, 1] = int(_x)
 
-# Spells: ids fixed by their meaning in the code; the data says which family grants which.
-SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
-              "domain_bonus", "add_cross")
-SP_IGNORE, SP_SPLIT, SP_DOUBLE, SP_TURN, SP_BONUS, SP_ADDX = range(6)
-NSPELLS = len(SPELL_KEYS)
 ROW_LEN = np.zeros(NF, dtype=np.int64)
 FAMILY_SPELL = np.zeros(NF, dtype=np.int64)
 for _r in DATA["spellbook_rows"]:
     ROW_LEN[_FAMILY_ID[_r["family"]]] = int(_r["boxes"])
     FAMILY_SPELL[_FAMILY_ID[_r["family"]]] = SPELL_KEYS.index(_r["spell"])
-assert sorted(FAMILY_SPELL.tolist()) == list(range(NSPELLS))
 _SPELL_DATA = {s["key"]: s for s in DATA["spells"]}
 LIGHTNING = np.array([1 if _SPELL_DATA[k]["lightning"] else 0 for k in SPELL_KEYS], dtype=np.int64)
-assert LIGHTNING[SP_BONUS] and LIGHTNING[SP_ADDX]
 BONUS_POINTS = int(_SPELL_DATA["domain_bonus"]["points_per_domain"])
 MAX_ROUNDS = int(DATA["limits"]["max_rounds"])
 
@@ -88,6 +255,10 @@ NPHASES = 14
 # ------------------------------------------------------------------ state layout
 EMPTY = -1
 CASTLE_CODE = -2
+# Slot / flag arguments between kernels are passed as these int64 scalars, never as int
+# literals: numba compiles one specialisation per literal value (cold start, issue 15).
+ZERO = np.int64(0)
+ONE = np.int64(1)
 
 RNG = 0               # 2 slots
 PHASE = 2
@@ -206,8 +377,10 @@ def _exists_fixed(state, p, f0, f1, ign, split):
     """A legal placement of faces f0 (slot 0), f1 (slot 1) exists under the declared spells."""
     base = FAM + p * NC
     if not split:
-        # a zero-length view of the state: "stop at the first placement"
-        return _normal_placements(state, p, f0, f1, ign, state[SCRATCH:SCRATCH]) > 0
+        # a zero-length int8 view of the state: "stop at the first placement" (same
+        # argument types as legal_mask's call, so the function compiles once)
+        return _normal_placements(state, p, f0, f1, ign,
+                                  state[SCRATCH:SCRATCH].view(np.int8)) > 0
     if ign:
         n = 0
         for a in range(NC):
@@ -243,8 +416,8 @@ def _exists_fixed(state, p, f0, f1, ign, split):
 @njit(cache=True)
 def _exists_any(state, p, ign, split):
     """A legal placement exists for some naming of the still-unnamed '?' faces."""
-    g0 = _slot_family(state, p, 0)
-    g1 = _slot_family(state, p, 1)
+    g0 = _slot_family(state, p, ZERO)
+    g1 = _slot_family(state, p, ONE)
     lo0, hi0 = (0, NF) if g0 < 0 else (g0, g0 + 1)
     lo1, hi1 = (0, NF) if g1 < 0 else (g1, g1 + 1)
     for f0 in range(lo0, hi0):
@@ -350,10 +523,10 @@ def _start_round(state):
     state[MARK_IDX] = 0
     state[SPLIT_FIRST] = -1
     for d in range(NDICE):                       # step 1: roll, dice 0..3 in order
-        state[DIE_FACE + d] = rng.randint(state, RNG, NFACES)
+        state[DIE_FACE + d] = rng.randint(state, RNG, np.int64(NFACES))
     s = state[START]
     state[CUR] = s
-    if _usable(state, s, SP_DOUBLE):
+    if _usable(state, s, np.int64(SP_DOUBLE)):
         state[PHASE] = PH_DOUBLE
     else:
         state[PHASE] = PH_DRAFT
@@ -367,17 +540,17 @@ def _step3_from(state, stage):
     ign = state[DECLARED + 2 * p]
     spl = state[DECLARED + 2 * p + 1]
     if stage <= 0:
-        if _usable(state, p, SP_TURN):
+        if _usable(state, p, np.int64(SP_TURN)):
             state[PHASE] = PH_TURN
             return
     if stage <= 1:
-        if _usable(state, p, SP_IGNORE):
-            if _exists_any(state, p, 1, 0) or (_usable(state, p, SP_SPLIT)
-                                               and _exists_any(state, p, 1, 1)):
+        if _usable(state, p, np.int64(SP_IGNORE)):
+            if _exists_any(state, p, ONE, ZERO) or (_usable(state, p, np.int64(SP_SPLIT))
+                                                    and _exists_any(state, p, ONE, ONE)):
                 state[PHASE] = PH_IGNORE
                 return
     if stage <= 2:
-        if _usable(state, p, SP_SPLIT) and _exists_any(state, p, ign, 1):
+        if _usable(state, p, np.int64(SP_SPLIT)) and _exists_any(state, p, ign, ONE):
             state[PHASE] = PH_SPLIT
             return
     if stage <= 3:
@@ -386,8 +559,8 @@ def _step3_from(state, stage):
             return
     if stage <= 4:
         if state[CASTLE_USED + p] == 0:
-            _, x0 = _slot_face(state, p, 0)
-            _, x1 = _slot_face(state, p, 1)
+            _, x0 = _slot_face(state, p, ZERO)
+            _, x1 = _slot_face(state, p, ONE)
             if x0 < CAP or x1 < CAP:
                 state[PHASE] = PH_CASTLE
                 return
@@ -407,14 +580,14 @@ def _finish_draft(state):
                 state[SLOT_DIE + 2 * p + k] = d
                 k += 1
     state[S3] = 0
-    _step3_from(state, 0)
+    _step3_from(state, ZERO)
 
 
 @njit(cache=True)
 def _end_step3(state):
     if state[S3] == 0:
         state[S3] = 1
-        _step3_from(state, 0)
+        _step3_from(state, ZERO)
     else:
         state[MARK_IDX] = 0
         _marking(state)
@@ -480,8 +653,8 @@ def _draw_cell(state, p, s, c):
 
 @njit(cache=True)
 def _draw_pair(state, p, a, b):
-    _draw_cell(state, p, 0, a)
-    _draw_cell(state, p, 1, b)
+    _draw_cell(state, p, ZERO, a)
+    _draw_cell(state, p, ONE, b)
     state[FILLED + p] += 2
     state[DREW + p] = 1
 
@@ -500,7 +673,7 @@ def init(state, config, seed):
     for sp in range(NSPELLS):
         state[SP_OWNER + sp] = -1
     state[FIRST_START] = config[1]
-    first = rng.randint(state, RNG, 2)           # always drawn: fixed stream layout
+    first = rng.randint(state, RNG, np.int64(2))     # always drawn: fixed stream layout
     if config[1] >= 0:
         first = config[1]
     state[START] = first
@@ -540,6 +713,8 @@ def legal_mask(state, mask):
             d = state[SLOT_DIE + 2 * p + s]
             cf = state[DIE_FACE + d]
             for j in range(NFACES):
+                if DICE[d, j, 0] == WILD:        # L9: a coat of arms only, never '?'
+                    continue
                 if DICE[d, j, 0] == DICE[d, cf, 0] and DICE[d, j, 1] == DICE[d, cf, 1]:
                     continue
                 first = True
@@ -573,12 +748,12 @@ def legal_mask(state, mask):
                 mask[A_FAMILY + f] = 1
         state[WILD_NAME + 2 * p + s] = -1
     elif ph == PH_PLACE:
-        _normal_placements(state, p, _slot_family(state, p, 0), _slot_family(state, p, 1),
+        _normal_placements(state, p, _slot_family(state, p, ZERO), _slot_family(state, p, ONE),
                            state[DECLARED + 2 * p], mask)
     elif ph == PH_SPLIT1 or ph == PH_SPLIT2:
         base = FAM + p * NC
-        f0 = _slot_family(state, p, 0)
-        f1 = _slot_family(state, p, 1)
+        f0 = _slot_family(state, p, ZERO)
+        f1 = _slot_family(state, p, ONE)
         ign = state[DECLARED + 2 * p]
         if ph == PH_SPLIT2:
             a = state[SPLIT_FIRST]
@@ -640,28 +815,28 @@ def step(state, action):
             state[DIE_FACE + d] = k % NFACES
             state[DIE_TURNED + d] = 1
             state[SP_USED + SP_TURN] = 1
-        _step3_from(state, 1)
+        _step3_from(state, np.int64(1))
     elif ph == PH_IGNORE:
         if action == A_IGNORE:
             state[DECLARED + 2 * p] = 1
             state[SP_USED + SP_IGNORE] = 1
-        _step3_from(state, 2)
+        _step3_from(state, np.int64(2))
     elif ph == PH_SPLIT:
         if action == A_SPLIT:
             state[DECLARED + 2 * p + 1] = 1
             state[SP_USED + SP_SPLIT] = 1
-        _step3_from(state, 3)
+        _step3_from(state, np.int64(3))
     elif ph == PH_PASS:
         _end_step3(state)
     elif ph == PH_CASTLE:
         if action != A_SKIP:
             state[CASTLE_TGT + p] = action - A_CASTLE
             state[CASTLE_USED + p] = 1
-        _step3_from(state, 5)
+        _step3_from(state, np.int64(5))
     elif ph == PH_NAME:
         s = _wild_unnamed_slot(state, p)
         state[WILD_NAME + 2 * p + s] = action - A_FAMILY
-        _step3_from(state, 5)
+        _step3_from(state, np.int64(5))
     elif ph == PH_PLACE:
         k = action - A_PLACE
         a = k // 4
@@ -694,8 +869,8 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    s0, l0 = player_score(state, 0)
-    s1, l1 = player_score(state, 1)
+    s0, l0 = player_score(state, ZERO)
+    s1, l1 = player_score(state, ONE)
     out[0] = 1
     out[1] = 1
     if s0 > s1 or (s0 == s1 and l0 > l1):
@@ -772,12 +947,12 @@ def potential(state, p):
             crosses[k] += cr[c]
     empty = 0
     dead = 0
-    castle_open = False
+    castle_open = ZERO               # int64 flag: one specialisation of _best_join
     for e in range(NC):
         if fam[e] != EMPTY:
             continue
         empty += 1
-        if not grid.touches(e, fam, NEIGH, EMPTY):
+        if not grid.touches(e, fam, NEIGH, np.int64(EMPTY)):
             dead += 1
             continue
         for d in range(4):
@@ -785,7 +960,7 @@ def potential(state, p):
             if q < 0:
                 continue
             if q == CASTLE:
-                castle_open = True
+                castle_open = ONE
             k = labels[q]
             if k < 0:
                 continue
@@ -948,5 +1123,7 @@ def obs_bounds():
 
 
 def reseed(state, seed):
-    """Re-key the generator: every future roll is re-drawn, nothing seen changes."""
-    rng.seed_rng(state, RNG, seed)
+    """Re-key the generator: every future roll is re-drawn, nothing seen changes.  Only the
+    two generator slots are written; ``seed`` (any integer) is taken modulo 2**63, so the
+    compiled keying always sees an ``int64``."""
+    rng.seed_rng(state, RNG, int(seed) % (1 << 63))

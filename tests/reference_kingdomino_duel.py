@@ -1,6 +1,6 @@
 """Plain-Python reference for Kingdomino Duel legality and scoring.
 
-Written from ``shared/rules/kingdomino_duel.md`` (sections 5, 6, 7, 11) by brute force,
+Written from the rules reference (sections 5, 6, 7, 11: L1-L14, R1-R32) by brute force,
 without calling the kernel's rule functions: it only reads the kernel's state layout
 (offsets) to build a plain view of the position.  Tests compare it with the kernel.
 """
@@ -160,10 +160,16 @@ def mask(v):
         return {22 + f for f in range(6)}
     my = slots(v, p)
     if ph == "TURN_DIE_WINDOW":
+        # L9 / ruling 20: one of the player's two dice goes to another coat-of-arms face of
+        # that same die -- never a '?' face (a die showing '?' may still be turned to its
+        # coats of arms) -- whose value (family, crosses) differs from the current one;
+        # faces that repeat a value count once (the lowest face index stands for them).
         legal.add(4)
         for s, d in enumerate(my):
             seen = {face(v, d)}
             for j, val in enumerate(FACES[d]):
+                if val[0] == WILD:
+                    continue
                 if val not in seen:
                     seen.add(val)
                     legal.add(6 + 6 * s + j)

@@ -157,6 +157,173 @@ def test_data_self_check():
     assert K.NUM_ACTIONS == 204 and K.OBS_SIZE == 20 * 35 + 172
 
 
+def test_data_castle_bonus_marking_is_public_provenance():
+    """Issue 14: the castle bonus not changing marking comes from English reviews, not the
+    Korean rulebook; the loaded data says so."""
+    bonus = K.DATA["castle_bonus"]
+    assert bonus["affects_spellbook_marking"] is False
+    assert bonus["provenance"] == "public"
+    turn = next(s for s in K.DATA["spells"] if s["key"] == "turn_die")
+    assert "coat-of-arms" in turn["effect"] and "never" in turn["effect"]
+
+
+def _set(path, value):
+    """A mutation: the data entry at ``path`` (keys / indices) becomes ``value``."""
+    def mutate(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return mutate
+
+
+def _delete(path):
+    def mutate(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        del node[path[-1]]
+    return mutate
+
+
+DATA_MUTATIONS = [
+    # (mutation, field the error must name)
+    (_set(("spellbook_rows", 0, "boxes"), -1), "spellbook_rows[0].boxes"),
+    (_set(("spellbook_rows", 0, "boxes"), 0), "spellbook_rows[0].boxes"),
+    (_set(("spellbook_rows", 0, "boxes"), 2.5), "spellbook_rows[0].boxes"),
+    (_set(("spellbook_rows", 0, "boxes"), "5"), "spellbook_rows[0].boxes"),
+    (_set(("spellbook_rows", 2, "spell"), "fly"), "spellbook_rows[2].spell"),
+    (_set(("spellbook_rows", 3, "spell"), "split_domino"), "spellbook_rows"),
+    (_set(("spellbook_rows", 3, "family"), "dot"), "spellbook_rows"),
+    (_delete(("spellbook_rows", 5)), "spellbook_rows"),
+    (_set(("dice", 1, "faces", 2, 1), 3), "dice[1].faces[2][1]"),
+    (_set(("dice", 1, "faces", 2, 1), -1), "dice[1].faces[2][1]"),
+    (_set(("dice", 1, "faces", 2, 1), True), "dice[1].faces[2][1]"),
+    (_set(("dice", 1, "faces", 2, 1), 1.0), "dice[1].faces[2][1]"),
+    (_set(("dice", 1, "faces", 2, 0), "dragon"), "dice[1].faces[2][0]"),
+    (_set(("dice", 1, "faces", 2, 0), 3), "dice[1].faces[2][0]"),
+    (_set(("dice", 0, "faces", 0, 1), 1), "dice[0].faces[0][1]"),        # '?' with a cross
+    (_set(("dice", 0, "faces", 1), ["dot"]), "dice[0].faces[1]"),
+    (_set(("dice", 0, "faces", 1), "dot"), "dice[0].faces[1]"),
+    (_set(("dice", 0, "faces", 1), ["stripe", 0]), "dice_summary.faces_by_crosses.dot"),
+    (_set(("dice", 0, "faces", 1), ["wild", 0]), "dice_summary.wild_faces"),
+    (_set(("dice", 2, "faces"), [["dot", 0]] * 5), "dice[2].faces"),
+    (_delete(("dice", 3)), "dice"),
+    (_set(("dice", 3, "id"), 0), "dice"),
+    (_set(("dice", 3, "id"), 7), "dice[3].id"),
+    (_set(("dice",), {"id": 0}), "dice"),
+    (_set(("dice_summary", "total_faces"), 25), "dice_summary.total_faces"),
+    (_set(("dice_summary", "crossless_arms_faces"), "14"), "dice_summary.crossless_arms_faces"),
+    (_set(("dice_summary", "faces_by_crosses", "black"), [1, 1, 0]),
+     "dice_summary.faces_by_crosses.black"),
+    (_delete(("dice_summary", "faces_by_crosses", "quarters")),
+     "dice_summary.faces_by_crosses.quarters"),
+    (_set(("map", "rows"), 6), "map.rows"),
+    (_set(("map", "cols"), -7), "map.cols"),
+    (_set(("map", "castle", "row"), 9), "map.castle.row"),
+    (_set(("map", "castle", "index"), 18), "map.castle.index"),
+    (_set(("map", "drawable_cells"), 35), "map.drawable_cells"),
+    (_delete(("map",)), "map.rows"),
+    (_set(("cell_cross_cap", "max_crosses_per_cell"), 0), "cell_cross_cap.max_crosses_per_cell"),
+    (_set(("families", 2, "id"), 1), "families"),
+    (_set(("families", 2, "id"), 99), "families[2].id"),
+    (_set(("families", 2, "key"), "dot"), "families"),
+    (_set(("families", 2, "key"), None), "families[2].key"),
+    (_delete(("families", 5)), "families"),
+    (_set(("wild", "id"), 5), "wild.id"),
+    (_set(("wild", "key"), "dot"), "wild.key"),
+    (_set(("wild", "marks_spellbook"), True), "wild.marks_spellbook"),
+    (_set(("spells", 4, "lightning"), False), "spells[4].lightning"),
+    (_set(("spells", 0, "lightning"), "yes"), "spells[0].lightning"),
+    (_set(("spells", 4, "points_per_domain"), -3), "spells[4].points_per_domain"),
+    (_set(("spells", 4, "points_per_domain"), 3.5), "spells[4].points_per_domain"),
+    (_set(("spells", 5, "key"), "turn_die"), "spells[5].lightning"),
+    (_set(("spells", 1, "key"), "ignore_connection"), "spells"),
+    (_set(("castle_bonus", "affects_spellbook_marking"), True),
+     "castle_bonus.affects_spellbook_marking"),
+    (_set(("castle_bonus", "uses_per_player"), 2), "castle_bonus.uses_per_player"),
+    (_set(("castle_bonus", "provenance"), "folklore"), "castle_bonus.provenance"),
+    (_set(("limits", "max_rounds"), 40), "limits.max_rounds"),
+    (_set(("players", "count"), 3), "players.count"),
+]
+
+
+@pytest.mark.parametrize("mutation,field", DATA_MUTATIONS,
+                         ids=[f"{i}-{f}" for i, (_, f) in enumerate(DATA_MUTATIONS)])
+def test_data_mutation_is_refused_naming_the_field(mutation, field):
+    import copy
+    import re
+    from kernels.data_files import DataError
+    data = copy.deepcopy(K.DATA)
+    K.check_data(copy.deepcopy(data))                 # the shipped data passes
+    mutation(data)
+    with pytest.raises(DataError, match=re.escape(repr(field))):
+        K.check_data(data)
+
+
+@pytest.mark.parametrize("data", [None, [], "dice", 3])
+def test_data_that_is_not_a_mapping_is_refused(data):
+    from kernels.data_files import DataError
+    with pytest.raises(DataError):
+        K.check_data(data)
+
+
+def _data_paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _data_paths(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _data_paths(v, path + (i,))
+
+
+def test_data_fuzz_every_entry_only_data_errors():
+    """Every entry of the data file replaced by a value of another type (or deleted): the
+    check passes (text the code never reads) or raises DataError -- never TypeError,
+    KeyError or IndexError."""
+    import copy
+    from kernels.data_files import DataError
+    refused = 0
+    paths = [p for p in _data_paths(K.DATA) if p]
+    for path in paths:
+        for value in (None, -1, 1.5, "x", [], {}, True, [0] * 9):
+            data = copy.deepcopy(K.DATA)
+            _set(path, value)(data)
+            try:
+                K.check_data(data)
+            except DataError:
+                refused += 1
+        data = copy.deepcopy(K.DATA)
+        _delete(path)(data)
+        try:
+            K.check_data(data)
+        except DataError:
+            refused += 1
+    assert refused > 5 * len(paths)
+
+
+def test_edited_data_file_fails_at_import_naming_the_field(tmp_path):
+    """The path a user takes: edit ``kernels/data/kingdomino_duel.yaml`` and import."""
+    import shutil
+    import subprocess
+    import yaml
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shutil.copytree(os.path.join(root, "kernels"), tmp_path / "kernels",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    path = tmp_path / "kernels" / "data" / "kingdomino_duel.yaml"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    probe = [sys.executable, "-c", "import kernels.kingdomino_duel as K; print(K.__file__)"]
+    ok = subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ok.returncode == 0 and str(tmp_path) in ok.stdout, ok.stderr
+    data = yaml.safe_load(path.read_text())
+    data["spellbook_rows"][4]["boxes"] = -3
+    path.write_text(yaml.safe_dump(data))
+    bad = subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "DataError" in bad.stderr and "'spellbook_rows[4].boxes'" in bad.stderr
+
+
 # ====================================================================== T1-T3 scoring
 T1 = (["000....", "000....", "000C...", "......0", "......."],
       ["1......", ".1.....", "...C...", ".......", "......."])
@@ -449,6 +616,80 @@ def test_T10_turn_die():
     assert sum(marks(st, 1, f) for f in range(6)) == 1
 
 
+def _turn_window(faces):
+    """Seat 1 owns turn_die (acquired in an earlier round) and holds ``{die: face}``."""
+    st = new_state()
+    st[K.ROUND] = 3
+    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    others = {d: 1 for d in range(4) if d not in faces}
+    step3_as(st, 1, faces, other=others)
+    assert phase(st) == "TURN_DIE_WINDOW"
+    return st
+
+
+def test_turn_die_never_targets_a_wild_face():
+    """L9 / ruling 20 [revised]: "turn the die to a coat of arms on another face" -- the
+    target is a coat-of-arms face with a different value, never '?'."""
+    # die 0 shows face 1 [dot,0]: faces 2, 3, 4 (face 5 repeats [dot,0]; face 0 is '?')
+    # die 3 shows face 0 [double_stripe,0]: faces 1, 3, 4, 5 (face 2 is '?')
+    st = _turn_window({0: 1, 3: 0})
+    assert legal(st) == {K.A_SKIP, 8, 9, 10, 13, 15, 16, 17}
+    assert 6 not in legal(st) and 14 not in legal(st)          # the two '?' faces
+    check_against_reference(st)
+
+
+def test_turn_die_from_a_wild_face_to_its_coats_of_arms():
+    """A die showing '?' may still be turned to any of its coat-of-arms faces."""
+    st = _turn_window({0: 0, 3: 2})                              # both dice show '?'
+    assert legal(st) == {K.A_SKIP, 7, 8, 9, 10, 12, 13, 15, 16, 17}
+    check_against_reference(st)
+    K.step(st, 7)                                                # die 0 -> face 1 [dot,0]
+    assert st[K.DIE_FACE + 0] == 1 and st[K.DIE_TURNED + 0] == 1
+    assert st[K.SP_USED + K.SP_TURN] == 1
+    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+        K.step(st, min(legal(st)))
+    assert marks(st, 1, DOT) == 1                                # the final face marks
+    assert sum(marks(st, 1, f) for f in range(6)) == 1
+
+
+def test_turn_die_targets_every_die_and_face():
+    """For every die and shown face: exactly one action per coat-of-arms value other than
+    the shown one (lowest face index), never a '?' face -- and the reference agrees."""
+    for d_low, d_high in ((0, 1), (2, 3), (0, 3)):
+        for f_low in range(6):
+            for f_high in range(6):
+                st = _turn_window({d_low: f_low, d_high: f_high})
+                m = legal(st)
+                check_against_reference(st)
+                for s, (d, f) in enumerate(((d_low, f_low), (d_high, f_high))):
+                    shown = tuple(K.DICE[d, f])
+                    values = {tuple(v) for v in K.DICE[d] if v[0] != K.WILD} - {shown}
+                    got = [j for j in range(6) if K.A_TURN + 6 * s + j in m]
+                    assert all(K.DICE[d, j, 0] != K.WILD for j in got)
+                    assert sorted(tuple(K.DICE[d, j]) for j in got) == sorted(values)
+
+
+def test_turn_die_label_of_a_wild_face():
+    env = _env_at_turn_window()
+    label = env.action_label(6)                                  # slot 0 (die 0), face 0 = '?'
+    assert "never legal" in label and "[?,0]" in label
+    assert "never legal" not in env.action_label(7)
+
+
+def _env_at_turn_window():
+    import envs
+    env = envs.make("kingdomino_duel_v0", first_start_player=1)
+    env.reset(seed=0)
+    st = env.unwrapped._state
+    st[K.ROUND] = 3
+    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    step3_as(st, 1, {0: 1, 3: 0}, other={1: 1, 2: 1})
+    env.unwrapped._k_mask(st, env.unwrapped._mask)
+    env.unwrapped.agent_selection = "player_1"
+    assert env.unwrapped.phase == "TURN_DIE_WINDOW"
+    return env.unwrapped
+
+
 def test_T10_without_spell_marks_nothing():
     st = new_state()
     step3_as(st, 1, {0: 0, 2: 3}, other={1: 1, 3: 1})
@@ -700,6 +941,41 @@ def test_random_games_match_reference_many():
     _random_games(1500, 3)
 
 
+def test_mover_tells_its_own_substeps_apart_in_many_games():
+    """Issue 14 section 2, over many more games than the conformance test: wherever the
+    mover acts again, two of its legal actions that lead to different games give it
+    different observations or masks (no state is ever indistinguishable to the mover:
+    everything is public except future rolls, which no action here draws)."""
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    checked = {}
+    for g in range(150):
+        st = new_state(first=-1, seed=31000 + g)
+        rs = np.random.default_rng(g)
+        while st[K.CUR] >= 0:
+            p = int(st[K.CUR])
+            seen = {}
+            for a in sorted(legal(st)):
+                c = st.copy()
+                K.step(c, a)
+                if c[K.CUR] != p:
+                    continue
+                K.observe(c, p, obs)
+                K.legal_mask(c, mask)
+                key = obs.tobytes() + mask.tobytes()
+                game = c[:K.SCRATCH].copy()
+                for b, other in seen.get(key, ()):
+                    assert np.array_equal(other, game), (
+                        f"game {g}: seat {p} cannot tell action {b} from {a} in "
+                        f"{phase(st)} (slots {np.flatnonzero(other != game)[:8].tolist()})")
+                seen.setdefault(key, []).append((a, game))
+                checked[phase(st)] = checked.get(phase(st), 0) + 1
+            K.step(st, int(rs.choice(sorted(legal(st)))))
+    assert set(checked) >= {"DRAFT_PICK", "DOUBLE_PICK_WINDOW", "TURN_DIE_WINDOW",
+                            "IGNORE_CONN_WINDOW", "SPLIT_WINDOW", "CASTLE_WINDOW", "NAME_WILD",
+                            "SPLIT_FIRST"}, checked
+
+
 def test_score_kingdom_random_maps():
     rs = np.random.default_rng(4)
     for _ in range(300):
@@ -722,6 +998,138 @@ def test_score_kingdom_validation():
         KD.score_kingdom(fam, cr + 3)
     with pytest.raises(ValueError):
         KD.score_kingdom(fam, cr, bonus_family=9)
+
+
+def _bad_grids(good):
+    """Values that are not a 5x7 grid of integers, each with what makes it bad."""
+    g = np.asarray(good)
+    ragged = [list(r) for r in g.tolist()]
+    ragged[2] = ragged[2][:3]
+    with_none = g.tolist()
+    with_none[0][0] = None
+    return [None, 3, 2.5, "0000000", b"x", {1, 2}, {"a": 1}, [], [[]], g[:4], g[:, :6],
+            g.reshape(-1), g[None], g.astype(float), g + 0.5, g.astype(bool), ragged,
+            with_none, g.astype(str), g.astype(object) + 0.5, [[1.5] * 7] * 5]
+
+
+def test_score_kingdom_fuzz_refuses_bad_arguments_naming_them():
+    """Issue 15: nothing a caller passes reaches the kernel unchecked; ValueError names the
+    argument (before: TypeError from numpy, floats truncated, bools taken as ints)."""
+    fam, cr = grid_arrays(*T2)
+    for bad in _bad_grids(fam):
+        with pytest.raises(ValueError, match="families"):
+            KD.score_kingdom(bad, cr)
+        with pytest.raises(ValueError, match="families"):
+            KD.largest_domain(bad)
+    for bad in _bad_grids(cr):
+        with pytest.raises(ValueError, match="crosses"):
+            KD.score_kingdom(fam, bad)
+    for value in (-2, -7, 6, 99, 2 ** 63, -2 ** 63):
+        for r, c in ((0, 0), (4, 6), (1, 3)):
+            f = fam.copy().astype(object) if abs(value) >= 2 ** 62 else fam.copy()
+            f[r, c] = value
+            with pytest.raises(ValueError, match="families"):
+                KD.score_kingdom(f, cr)
+    for value in (-1, 3, 100):
+        x = cr.copy()
+        x[0, 0] = value
+        with pytest.raises(ValueError, match="crosses"):
+            KD.score_kingdom(fam, x)
+    for bad in (-1, 6, 2.0, 1.5, True, False, "dragon", "", b"dot", ["dot"], {0}, (1,),
+                np.float64(1), np.array([1])):
+        with pytest.raises(ValueError, match="bonus_family"):
+            KD.score_kingdom(fam, cr, bonus_family=bad)
+    # accepted: numpy integer ids and arrays, unsigned dtypes, lists, any value on the castle
+    assert KD.score_kingdom(fam.astype(np.int8), cr.astype(np.uint8), np.int64(0)) == 65
+    assert KD.score_kingdom(fam.tolist(), cr.tolist(), "double_dot") == 65
+    f = fam.copy()
+    f[2, 3] = 12345
+    x = cr.copy()
+    x[2, 3] = -9
+    assert KD.score_kingdom(f, x) == 59 and KD.largest_domain(f) == 5
+    assert f[2, 3] == 12345 and x[2, 3] == -9                   # the caller's arrays unchanged
+
+
+def test_adapter_methods_validate_their_arguments():
+    spec = KD.Spec()
+    cfg = spec.configure()
+    st = new_state(seed=1)
+    for bad in (-1, 204, 10 ** 6, 1.0, "3", None, True):
+        with pytest.raises(ValueError, match="action"):
+            spec.action_label(st, cfg, bad)
+    assert spec.action_label(st, cfg, np.int64(203)) == "PASS"
+    for bad in (1.5, "7", None, True, [1]):
+        with pytest.raises(ValueError, match="seed"):
+            spec.reseed(st.copy(), cfg, bad)
+        with pytest.raises(ValueError, match="seed"):
+            spec.determinize(st.copy(), cfg, 0, bad)
+    for bad in (-1, 2, 7, 10 ** 6, True, 0.0, "player_0", None):
+        c = st.copy()
+        with pytest.raises(ValueError, match="observer"):
+            spec.determinize(c, cfg, bad, 1)
+        assert np.array_equal(c, st)                    # refused: nothing changed
+    # any integer seed, reduced modulo 2**63: one int64 specialisation, same re-keying
+    a, b, c = st.copy(), st.copy(), st.copy()
+    spec.reseed(a, cfg, 5)
+    spec.reseed(b, cfg, 5 + 2 ** 63)
+    spec.determinize(c, cfg, 1, 5 - 2 ** 63)
+    assert np.array_equal(a, b) and np.array_equal(a, c)
+    for seed in (-1, 2 ** 64, 2 ** 200, np.uint64(2 ** 64 - 1)):
+        spec.reseed(st.copy(), cfg, seed)
+    assert all(str(sig[2]) == "int64" for sig in K.rng.seed_rng.signatures)
+
+
+def test_chains_of_clone_determinize_reseed_stay_playable():
+    """Issue 15 section 2: a determinized copy is a legal game and determinizes again; every
+    link keeps every seat's view (nothing but future rolls is hidden) and plays to the end."""
+    import envs
+    env = envs.make("kingdomino_duel_v0")
+    env.reset(seed=21)
+    rs = np.random.default_rng(21)
+    for _ in range(25):
+        env.step(int(rs.choice(env.unwrapped.legal_actions())))
+    game = env.unwrapped
+    for link in range(12):
+        views = [game.observe(a)["observation"] for a in game.possible_agents]
+        kind = link % 3
+        seed = int(rs.integers(-2 ** 62, 2 ** 62)) * 2 ** 8 + link
+        if kind == 0:
+            game = game.determinize(link % 2, seed)
+        elif kind == 1:
+            game = game.clone()
+            game.reseed(seed)
+        else:
+            game = game.determinize(f"player_{link % 2}", seed).clone()
+        for a, v in zip(game.possible_agents, views):
+            assert np.array_equal(game.observe(a)["observation"], v)
+        assert game.legal_actions()
+    while not all(game.terminations.values()):
+        game.step(int(rs.choice(game.legal_actions())))
+    assert set(game.infos["player_0"]) >= {"scores", "winners", "ranks"}
+
+
+def test_nothing_is_computed_from_the_all_zero_state():
+    """Issue 15 section 10: before reset the state is all zeros (it read as 35 dot cells
+    with domain_bonus on dot, scoring [3, 3]); the env and the adapter refuse it."""
+    import envs
+    env = envs.make("kingdomino_duel_v0", render_mode="ansi")
+    for call in (lambda: env.scores(), lambda: env.unwrapped.phase, lambda: env.legal_actions(),
+                 lambda: env.action_label(0), lambda: env.reseed(1),
+                 lambda: env.determinize(0, 1), lambda: env.render(),
+                 lambda: env.observe("player_0"), lambda: env.step(0)):
+        with pytest.raises(AssertionError):
+            call()
+    assert not env.unwrapped._state.any()               # nothing was written into it
+    spec, cfg = KD.Spec(), KD.Spec().configure()
+    zero = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    for call in (lambda: spec.phase_name(zero, cfg), lambda: spec.action_label(zero, cfg, 0),
+                 lambda: spec.render_ansi(zero, cfg), lambda: spec.render_rgb(zero, cfg),
+                 lambda: spec.reseed(zero, cfg, 1), lambda: spec.determinize(zero, cfg, 0, 1)):
+        with pytest.raises(AssertionError, match="reset"):
+            call()
+    assert not zero.any()
+    env.reset(seed=3)
+    assert env.scores() == [0, 0]
 
 
 def test_observation_perspective():
@@ -791,6 +1199,49 @@ def test_reseed_changes_only_future_rolls():
     assert np.array_equal(c[2:], st[2:])
 
 
+_COMPILE_PROBE = """
+import json, numpy as np, envs
+from numba.core.registry import CPUDispatcher
+from kernels import kingdomino_duel as K
+from envs import kingdomino_duel as KD
+env = envs.make("kingdomino_duel_v0")
+rs = np.random.default_rng(0)
+for seed in range(3):
+    env.reset(seed=seed)
+    while not all(env.terminations.values()):
+        for a in env.possible_agents:
+            env.observe(a)
+        K.potential(env.unwrapped._state, 0)
+        env.step(int(rs.choice(env.unwrapped.legal_actions())))
+env.unwrapped.determinize(0, 2 ** 70).reseed(-5)
+KD.score_kingdom(np.full((5, 7), 1), np.ones((5, 7), dtype=int), 1)
+print(json.dumps({n: [str(s) for s in f.signatures] for n, f in vars(K).items()
+                  if isinstance(f, CPUDispatcher) and f.__module__ == K.__name__}))
+"""
+
+
+@pytest.mark.slow
+def test_every_kernel_function_compiles_once(tmp_path):
+    """Cold start (issue 15): internal calls pass int64 values, never int literals, so a
+    whole game -- env, observations, greedy potential, reseed, scoring helper -- compiles
+    exactly one numba specialisation of each kernel function (before: 33 for the 27
+    functions of one game's first step, e.g. 5 of _step3_from).  Fresh cache directory:
+    functions loaded from a cache do not list what their callers compiled."""
+    import json
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"step", "legal_mask", "observe", "_step3_from", "_exists_any",
+            "_normal_placements", "potential", "score_arrays"} <= {
+        n for n, sig in compiled.items() if sig}
+    assert all(len(sig) <= 1 for sig in compiled.values()), \
+        {n: sig for n, sig in compiled.items() if len(sig) > 1}
+
+
 def test_playout_kernel():
     loop = playout.random_playout
     st = new_state(seed=3)
@@ -807,9 +1258,14 @@ def test_configure_options():
     assert cfg.num_players == 2 and cfg.obs_size == K.OBS_SIZE
     assert spec.configure(num_players=2, first_start_player=1).config.tolist() == [2, 1]
     for bad in ({"num_players": 3}, {"first_start_player": 2}, {"first_start_player": "x"},
-                {"colour": 1}):
+                {"colour": 1}, {"num_players": {2}}, {"num_players": 2.0}, {"num_players": "2"},
+                {"num_players": True}, {"num_players": [2]}, {"first_start_player": {0}},
+                {"first_start_player": [1]}, {"first_start_player": 1.0},
+                {"first_start_player": True}, {"first_start_player": -1}):
         with pytest.raises(ValueError, match=list(bad)[0]):
             spec.configure(**bad)
+    assert spec.configure(num_players=np.int64(2), first_start_player=np.int8(0)).config.tolist() \
+        == [2, 0]
     shapes = spec.observation_layout(cfg)
     assert shapes == [("planes", (20, 5, 7)), ("vector", (172,))]
 
