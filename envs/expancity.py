@@ -5,7 +5,7 @@ on BUILD (start a building on a vacant lot / add one floor to an own unfinished
 building) and GATHER (reserve -> supply), roof any of their finishable buildings for
 immediate points, draw secret contracts (draw 2 keep 1 per roofed building) that are
 revealed automatically once met, and refill their hand (draw 2 keep 1).  After the 60th
-turn three public goals are scored.  Rules: ``../shared/rules/expancity.md``; the
+turn three public goals are scored.  Rules: the game's rules reference; the
 kernel is :mod:`kernels.expancity`, the data :file:`kernels/data/expancity.yaml`.
 
 Agents
@@ -13,8 +13,11 @@ Agents
     player takes several consecutive steps per turn (at most 11): PLACE, up to 3
     ACTION steps (remaining actions are skipped when nothing is legal), ROOF (repeat,
     or STOP; skipped when nothing can be roofed and ended automatically when nothing
-    more can), one CONTRACT_KEEP per roofed building, TILE_KEEP (only when 2 tiles of
-    different types were drawn).  Contract reveals are automatic.  At most 660 steps.
+    more can), one CONTRACT_KEEP per roofed building, TILE_KEEP (whenever the bag held
+    2 or more tiles; when both drawn tiles have the same type only ``614`` is legal -- the
+    step is still asked so that the others, who see whose turn and which phase it is,
+    learn nothing about the secret pair).  Contract reveals are automatic.  At most 660
+    steps.
 
 Actions (``Discrete(616)``, masked; tiles are named by placement index, City Hall 0)
     ``0..487``   place hand slot ``s`` next to tile ``a`` in direction ``d`` (0 N, 1 E,
@@ -26,7 +29,8 @@ Actions (``Discrete(616)``, masked; tiles are named by placement index, City Hal
     ``550+t``    ROOF building on tile ``t``
     ``611``      STOP roofing
     ``612/613``  keep contract 0 / 1 of the drawn pair
-    ``614/615``  keep tile 0 / 1 of the drawn pair (sorted by type id)
+    ``614/615``  keep tile 0 / 1 of the drawn pair (sorted by type id; ``615`` masked
+                 when both have the same type)
 
 Observation (``float32``, rotated so that the observer is player 0; see
 ``Spec.observation_layout``)
@@ -39,13 +43,17 @@ Observation (``float32``, rotated so that the observer is player 0; see
     completed commercial), completed residential, completed commercial, completed
     floors, contracts held (count), contracts revealed (count), hand size, active
     flag, then the 50 revealed-contract bits.
-    ``globals`` (30): phase one-hot (place, action, roof, contract_keep, tile_keep,
+    ``globals`` (31): phase one-hot (place, action, roof, contract_keep, tile_keep,
     over), actions left, turn, bag size, contract deck size, roofs left (res, com),
     goals in play (6 bits), unseen tiles per type (bag + others' hands, from the
-    observer's knowledge).
-    ``private`` (198): own hand (2 slots x 12 one-hot), own unrevealed contracts (50
-    bits), the drawn contract pair (2 x 50 one-hot, only while the observer keeps one),
-    the drawn tile pair (2 x 12 one-hot, only during the observer's tile keep).
+    observer's knowledge), contract draws pending (during ROOF: buildings roofed so far
+    this turn; during CONTRACT_KEEP: draws still owed, the current one included; 0
+    otherwise) -- 31 values.
+    private parts (248): ``hand`` own hand (2 slots x 12 one-hot), ``contracts`` own
+    unrevealed contracts (50 bits), ``contract_pair`` the drawn contract pair (2 x 50
+    one-hot, only while the observer keeps one), ``tile_pair`` the drawn tile pair (2 x 12
+    one-hot, only during the observer's tile keep), ``bottom_cards`` the cards the
+    observer put at the bottom of the deck that are still there (50 bits).
     ``window_info`` (3) and ``window`` (14 x K x K), only when ``obs_window`` = K > 0
     (default 21): a crop of the grid centred on the centre of the city's bounding box
     (row 0 = north, column 0 = west); window_info = (some tile lies outside the crop,
@@ -60,10 +68,20 @@ Rewards
     completed buildings, then a shared rank) or ``"score"`` (final VP difference).
 
 Options
-    ``num_players`` 2, 3, 4 (default 2); ``goal_ids`` ``None`` (3 random goals) or 3
-    distinct goal ids of the data file (``"G1"`` .. ``"G6"``); ``data_path`` a corrected
-    copy of the data file (same schema and counts); ``obs_window`` 0 or an odd crop size
+    ``num_players`` 2, 3, 4 (default 2); ``goal_ids`` ``None`` (3 random goals) or a list
+    or tuple of 3 distinct goal ids of the data file (``"G1"`` .. ``"G6"``; sets and other
+    unordered containers are refused); ``data_path`` a corrected copy of the data file
+    (same schema and counts; checked field by field at load, a ``ValueError`` names the
+    first bad field, e.g. ``tile_types[3].count``); ``obs_window`` 0 or an odd crop size
     5..121 (default 21).
+
+Hidden information
+    ``determinize(observer, seed)`` re-deals the bag and the other hands (tiles), and the
+    other players' contracts, the never-drawn pool and the bottom-of-deck cards others
+    put there, consistently with what the observer knows: cards it saw never return to
+    the never-drawn pool, and a contract another player still holds from an earlier
+    turn is one that was not met at that player's last step 4 (reveals are automatic).
+    A determinized copy is itself a consistent game (it determinizes again).
 
 Data provenance
     Tile counts, the rulebook's park / shopping mall / stadium values and all rules
@@ -74,8 +92,16 @@ Data provenance
 
 Version history
     v0: initial.
+    v0 (issues 14/15): globals gain the pending contract draws (31 values) and the private
+    block the own bottom-of-deck cards (248); TILE_KEEP is asked whenever the bag held 2+
+    tiles; determinize deals held contracts consistently with the automatic reveals and
+    copies determinize again; options, ``building_score``, ``determinize`` and ``reseed``
+    validate their arguments (``ValueError`` naming the argument); the data file is
+    checked at load.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import yaml
@@ -87,6 +113,7 @@ from kernels import rng as krng
 DIR_NAMES = ("N", "E", "S", "W")
 PHASE_LABELS = ("PLACE", "ACTION", "ROOF", "CONTRACT_KEEP", "TILE_KEEP", "GAME_OVER")
 _SIDE_KEYS = ("none", "vacant", "building")
+_MAX_FLOORS = 1000   # far above any reachable height (56 blocks a colour)
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -98,22 +125,30 @@ def building_score(kind, floors, neighbours):
     4 sides, each ``"none"``, ``"vacant"``, ``"building"``, ``"city_hall"`` or a special
     tile key of the data file (``park``, ``shopping_mall``, ...).
     """
-    if kind not in ("residential", "commercial"):
+    if not isinstance(kind, str) or kind not in ("residential", "commercial"):
         raise ValueError(f"kind must be 'residential' or 'commercial', got {kind!r}")
-    neighbours = list(neighbours)
+    if isinstance(floors, (bool, np.bool_)) or not isinstance(floors, (int, np.integer)) \
+            or not 0 <= int(floors) <= _MAX_FLOORS:
+        raise ValueError(f"floors must be an integer in [0, {_MAX_FLOORS}], got {floors!r}")
+    if isinstance(neighbours, np.ndarray):
+        neighbours = neighbours.tolist()
+    if not isinstance(neighbours, (list, tuple)):
+        raise ValueError(f"neighbours must be a list of the 4 sides, got {type(neighbours).__name__}")
     if len(neighbours) != 4:
-        raise ValueError("neighbours must name the 4 sides")
+        raise ValueError(f"neighbours must name the 4 sides, got {len(neighbours)}")
     blob = K.DEFAULT_BLOB
     ids = K.DEFAULT_INFO["type_ids"]
     k = 0 if kind == "residential" else 1
     per = int(blob[K.B_RULES + K.RU_BASE])
     for n in neighbours:
+        if not isinstance(n, str):
+            raise ValueError(f"neighbours: each side must be a string, got {n!r}")
         if n in _SIDE_KEYS:
             if n == "vacant":
                 per += int(blob[K.B_RULES + K.RU_VACANT])
             continue
         if n not in ids or n in ("residential", "commercial"):
-            raise ValueError(f"unknown neighbour {n!r}")
+            raise ValueError(f"neighbours: unknown side {n!r}")
         per += int(blob[K.B_MOD + 2 * ids[n] + k])
     return int(floors) * per
 
@@ -121,6 +156,8 @@ def building_score(kind, floors, neighbours):
 def _load_blob(data_path):
     if data_path is None:
         return K.DEFAULT_BLOB, K.DEFAULT_INFO
+    if isinstance(data_path, bytes) or not isinstance(data_path, (str, os.PathLike)):
+        raise ValueError(f"data_path must be None or a file path (str or os.PathLike), got {data_path!r}")
     try:
         with open(data_path, "rb") as f:
             data = yaml.safe_load(f)
@@ -155,14 +192,22 @@ class Spec(GameSpec):
             raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..121, got {obs_window!r}")
         obs_window = int(obs_window)
         blob, info = _load_blob(data_path)
+        first = int(blob[K.B_RULES + K.RU_FIRST])
+        if first >= int(num_players):
+            raise ValueError(f"data_path: field 'first_player' ({first}) is not a seat of a "
+                             f"{int(num_players)}-player game")
         goals = None
+        goal_list = None
         if goal_ids is not None:
             ids = info["goal_ids"]
-            try:
-                goal_list = list(goal_ids)
-            except TypeError:
-                raise ValueError(f"goal_ids must be None or a list of 3 goal ids, got {goal_ids!r}")
-            if len(goal_list) != 3 or any(g not in ids for g in goal_list) or len(set(goal_list)) != 3:
+            # order decides nothing, but an unordered container would still make the option
+            # depend on the process's hash seed: only lists and tuples of id strings
+            if not isinstance(goal_ids, (list, tuple)):
+                raise ValueError(f"goal_ids must be None or a list of 3 goal ids (not a "
+                                 f"{type(goal_ids).__name__}), got {goal_ids!r}")
+            goal_list = list(goal_ids)
+            if len(goal_list) != 3 or any(not isinstance(g, str) or g not in ids for g in goal_list) \
+                    or len(set(goal_list)) != 3:
                 raise ValueError(f"goal_ids must be 3 distinct ids among {ids}, got {goal_ids!r}")
             goals = [ids.index(g) for g in goal_list]
         cfg = GameConfig(
@@ -170,7 +215,7 @@ class Spec(GameSpec):
             config=K.make_config(int(num_players), goals, blob, obs_window),
             state_size=K.STATE_SIZE,
             obs_size=K.obs_size(obs_window),
-            options={"num_players": int(num_players), "goal_ids": None if goal_ids is None else list(goal_ids),
+            options={"num_players": int(num_players), "goal_ids": goal_list,
                      "data_path": data_path, "obs_window": obs_window},
         )
         cfg.info = info
@@ -181,70 +226,74 @@ class Spec(GameSpec):
         return getattr(cfg, "info", K.DEFAULT_INFO)
 
     # ------------------------------------------------------------ observation
+    # the private block's parts, in the kernel's order (P_HAND, P_HELD, P_CPAIR, P_TPAIR, P_BOTTOM)
+    _PRIVATE_PARTS = (("hand", (2, K.NTYPES)), ("contracts", (K.NCON,)), ("contract_pair", (2, K.NCON)),
+                      ("tile_pair", (2, K.NTYPES)), ("bottom_cards", (K.NCON,)))
+    assert [K.P_HAND, K.P_HELD, K.P_CPAIR, K.P_TPAIR, K.P_BOTTOM, K.OBS_PRIVATE] == list(
+        np.cumsum([0] + [int(np.prod(sh)) for _, sh in _PRIVATE_PARTS])), "private layout out of date"
+
     def observation_layout(self, cfg):
         win = int(cfg.config[K.CFG_WIN])
-        crop = [("window_info", (3,)), ("window", (K.N_WIN_PLANES, win, win))] if win else []
+        crop = [("window_info", (K.W_INFO,)), ("window", (K.N_WIN_PLANES, win, win))] if win else []
         return [("tiles", (K.MAX_T, K.F_TILE)),
                 ("players", (K.MAX_P, K.F_PLAYER + K.NCON)),
-                ("globals", (K.OBS_GLOBAL,)),
-                ("hand", (2, K.NTYPES)),
-                ("contracts", (K.NCON,)),
-                ("contract_pair", (2, K.NCON)),
-                ("tile_pair", (2, K.NTYPES))] + crop
+                ("globals", (K.OBS_GLOBAL,))] + list(self._PRIVATE_PARTS) + crop
 
     def observation_bounds(self, cfg):
         blob = cfg.config[K.CFG_BLOB:]
-        blocks = int(blob[K.B_RULES + K.RU_SUPPLY] + blob[K.B_RULES + K.RU_RESERVE])
+        rules = blob[K.B_RULES:K.B_RULES + len(K.RULE_KEYS)]
+        blocks = int(rules[K.RU_SUPPLY] + rules[K.RU_RESERVE])
         mods = np.abs(blob[K.B_MOD:K.B_MOD + 2 * K.NTYPES]).max()
-        per = abs(int(blob[K.B_RULES + K.RU_BASE])) + 4 * (int(mods) + abs(int(blob[K.B_RULES + K.RU_VACANT])))
+        per = abs(int(rules[K.RU_BASE])) + 4 * (int(mods) + abs(int(rules[K.RU_VACANT])))
         bscore = blocks * per
         total = bscore + int(np.abs(blob[K.B_CVP:K.B_CVP + K.NCON]).sum()) \
             + int(np.abs(blob[K.B_GVP:K.B_GVP + K.NGOALS]).sum())
         counts = blob[K.B_COUNT:K.B_COUNT + K.NTYPES]
+        maxu = max(1, int(rules[K.RU_MAXU]))
         win = int(cfg.config[K.CFG_WIN])
         low = np.zeros(cfg.obs_size, dtype=np.float32)
         high = np.ones(cfg.obs_size, dtype=np.float32)
         tiles_lo = low[:K.OBS_TILES].reshape(K.MAX_T, K.F_TILE)
         tiles_hi = high[:K.OBS_TILES].reshape(K.MAX_T, K.F_TILE)
-        tiles_lo[:, 1:3] = -K.R
-        tiles_hi[:, 1:3] = K.R
-        tiles_hi[:, 20] = blocks
-        tiles_lo[:, 23] = -bscore
-        tiles_hi[:, 23] = bscore
+        for col in (K.FT_X, K.FT_Y):
+            tiles_lo[:, col] = -K.R
+            tiles_hi[:, col] = K.R
+        tiles_hi[:, K.FT_FLOORS] = blocks
+        tiles_lo[:, K.FT_SCORE] = -bscore
+        tiles_hi[:, K.FT_SCORE] = bscore
         pl_lo = low[K.O_OBS_PLAYERS:K.O_OBS_GLOBAL].reshape(K.MAX_P, -1)
         pl_hi = high[K.O_OBS_PLAYERS:K.O_OBS_GLOBAL].reshape(K.MAX_P, -1)
-        pl_lo[:, 0] = -total
-        pl_hi[:, 0] = total
-        pl_hi[:, 1] = blocks
-        pl_hi[:, 2] = blocks
-        pl_hi[:, 3] = max(1, int(blob[K.B_RULES + K.RU_MAXU]))
-        pl_hi[:, 4] = blocks
-        pl_hi[:, 5] = blocks
-        pl_hi[:, 6] = K.MAX_T
-        pl_hi[:, 7] = K.MAX_T
-        pl_hi[:, 8] = blocks
-        pl_hi[:, 9] = K.NCON
-        pl_hi[:, 10] = K.NCON
-        pl_hi[:, 11] = 2
+        pl_lo[:, K.FP_SCORE] = -total
+        pl_hi[:, K.FP_SCORE] = total
+        for col in (K.FP_SUPPLY, K.FP_RESERVE, K.FP_R, K.FP_C, K.FP_DFLOORS):
+            pl_hi[:, col] = blocks
+        pl_hi[:, K.FP_U] = maxu
+        pl_hi[:, K.FP_DRES] = K.MAX_T
+        pl_hi[:, K.FP_DCOM] = K.MAX_T
+        pl_hi[:, K.FP_NHELD] = K.NCON
+        pl_hi[:, K.FP_NREV] = K.NCON
+        pl_hi[:, K.FP_HAND] = 2
         g = K.O_OBS_GLOBAL
-        high[g + 6] = max(1, int(blob[K.B_RULES + K.RU_ACTIONS]))
-        high[g + 7] = K.MAX_T
-        high[g + 8] = K.MAX_T
-        high[g + 9] = K.NCON
-        high[g + 10] = max(1, int(blob[K.B_RULES + K.RU_ROOFRES]))
-        high[g + 11] = max(1, int(blob[K.B_RULES + K.RU_ROOFCOM]))
-        high[g + 18:g + 18 + K.NTYPES] = np.maximum(counts, 1)
+        high[g + K.G_ACTLEFT] = max(1, int(rules[K.RU_ACTIONS]))
+        high[g + K.G_TURN] = K.MAX_T
+        high[g + K.G_BAG] = K.MAX_T
+        high[g + K.G_DECK] = K.NCON
+        high[g + K.G_ROOFS] = max(1, int(rules[K.RU_ROOFRES]))
+        high[g + K.G_ROOFS + 1] = max(1, int(rules[K.RU_ROOFCOM]))
+        high[g + K.G_UNSEEN:g + K.G_UNSEEN + K.NTYPES] = np.maximum(counts, 1)
+        high[g + K.G_PEND] = maxu          # one draw per building roofed this turn
         if win:
             w = K.O_OBS_WINDOW
-            low[w + 1:w + 3] = -K.R
-            high[w + 1:w + 3] = K.R
-            planes_lo = low[w + 3:].reshape(K.N_WIN_PLANES, win * win)
-            planes_hi = high[w + 3:].reshape(K.N_WIN_PLANES, win * win)
+            for col in (K.W_CX, K.W_CY):
+                low[w + col] = -K.R
+                high[w + col] = K.R
+            planes_lo = low[w + K.W_INFO:].reshape(K.N_WIN_PLANES, win * win)
+            planes_hi = high[w + K.W_INFO:].reshape(K.N_WIN_PLANES, win * win)
             mods = blob[K.B_MOD:K.B_MOD + 2 * K.NTYPES].reshape(K.NTYPES, 2)
-            for k in range(2):
-                planes_lo[4 + k] = min(0, int(mods[:, k].min()))
-                planes_hi[4 + k] = max(1, int(mods[:, k].max()))
-            planes_hi[10] = blocks
+            for k, plane in enumerate((K.WP_MOD_RES, K.WP_MOD_COM)):
+                planes_lo[plane] = min(0, int(mods[:, k].min()))
+                planes_hi[plane] = max(1, int(mods[:, k].max()))
+            planes_hi[K.WP_FLOORS] = blocks
         return low, high
 
     # ------------------------------------------------------------ description
@@ -258,6 +307,9 @@ class Spec(GameSpec):
     def action_label(self, state, cfg, action):
         info = self._info(cfg)
         keys = info["type_keys"]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= int(action) < K.NUM_ACTIONS:
+            raise ValueError(f"action must be an integer in [0, {K.NUM_ACTIONS}), got {action!r}")
         a = int(action)
         p = int(state[K.H_CUR])
         nt = int(state[K.H_NT])
@@ -394,20 +446,45 @@ class Spec(GameSpec):
         return np.asarray(img, dtype=np.uint8).copy()
 
     # ------------------------------------------------------- hidden information
+    @staticmethod
+    def _seed(seed):
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        return int(seed) % (1 << 63)
+
     def reseed(self, state, cfg, seed):
-        krng.seed_rng(state, K.H_RNG, int(seed))
+        krng.seed_rng(state, K.H_RNG, self._seed(seed))
 
     def determinize(self, state, cfg, observer, seed):
-        """Re-deal, in place, what ``observer`` has not seen: the other players' hand tiles
-        and the bag (one multiset), another player's drawn tile pair, the other players'
-        unrevealed contracts, another player's drawn contract pair, the never-drawn pool
-        and the bottom-queue places filled by other players (one set of cards; a card
-        the observer has seen in one of its pairs never goes back to the never-drawn
-        pool); then re-key the generator.  Public counts are kept.  Simplification: the
-        observer's memory of the tile types it returned to the bag is not used (the bag
-        and the other hands are re-dealt from all tiles it cannot see)."""
-        r = np.random.default_rng(int(seed) & ((1 << 63) - 1))
+        """Re-deal, in place, what ``observer`` has not seen, then re-key the generator.
+
+        Tiles: the other players' hand tiles, another player's drawn tile pair and the bag
+        are one multiset, re-dealt at random.  Contracts: the other players' unrevealed
+        contracts, another player's drawn contract pair, the never-drawn pool and the
+        bottom-of-deck places filled by other players are one set of cards, dealt at
+        random subject to what the observer knows:
+
+        * a card the observer has seen in one of its pairs never goes back to the
+          never-drawn pool;
+        * a contract another player still holds from an earlier turn was not met at that
+          player's last step 4 (ruling 18 reveals every met card then, and the board was
+          public): only such cards are dealt to it.  Cards it kept in the draws of the
+          turn under way (before its step 4) are unconstrained.
+
+        The deal (``kernels.expancity.deal_contracts``) is a random perfect matching of
+        cards to places (one always exists: the real deal is one), found from a canonical
+        order of the cards, then mixed by random exchanges, so it depends on the seed and
+        the observer's information only.  The
+        copy records what each other player has seen as what it now holds, revealed or put
+        at the bottom, so the copy is itself a consistent game that determinizes again.
+        Public counts are kept.  Simplification: the observer's memory of the tile types
+        it returned to the bag is not used."""
         n = int(state[K.H_NP])
+        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
+                or not 0 <= int(observer) < n:
+            raise ValueError(f"observer must be a seat in [0, {n}), got {observer!r}")
+        observer = int(observer)
+        r = np.random.default_rng(self._seed(seed))
         cur = int(state[K.H_CUR])
         phase = int(state[K.H_PHASE])
         # --- tiles
@@ -422,7 +499,8 @@ class Spec(GameSpec):
                 if state[K.O_HAND + 2 * p + s] >= 0:
                     pool.append(int(state[K.O_HAND + 2 * p + s]))
                     slots.append(("hand", p))
-        if phase == K.PH_TKEEP and cur != observer:
+        tpair = phase == K.PH_TKEEP and cur != observer
+        if tpair:
             pool += [int(state[K.H_TP]), int(state[K.H_TP + 1])]
         # sorted first: the draw must depend on the seed only, not on where the hidden
         # tiles sat (a search on two states that differ only in hidden tiles must match)
@@ -432,47 +510,16 @@ class Spec(GameSpec):
                 state[K.O_HAND + 2 * p: K.O_HAND + 2 * p + 2] = -1
         for _, p in slots:
             K.hand_add(state, p, int(pool.pop()))
-        if phase == K.PH_TKEEP and cur != observer:
+        if tpair:
             a, b = int(pool.pop()), int(pool.pop())
             state[K.H_TP], state[K.H_TP + 1] = min(a, b), max(a, b)
         state[K.O_BAG:K.O_BAG + K.NTYPES] = np.bincount(np.array(pool, dtype=np.int64), minlength=K.NTYPES)
         state[K.H_BAGN] = len(pool)
-        # --- contracts: the never-drawn pool can only hold cards the observer never saw
-        seen = state[K.O_SEEN + observer * K.NCON: K.O_SEEN + (observer + 1) * K.NCON]
-        cards = [c for c in range(K.NCON) if state[K.O_POOL + c]]
-        for p in range(n):
-            if p != observer:
-                cards += [c for c in range(K.NCON) if state[K.O_HELD + p * K.NCON + c]]
-        qpos = []
-        head, qlen = int(state[K.H_QHEAD]), int(state[K.H_QLEN])
-        for i in range(qlen):
-            j = (head + i) % K.NCON
-            if state[K.O_QOWNER + j] != observer:
-                qpos.append(j)
-                cards.append(int(state[K.O_QUEUE + j]))
-        pair = phase == K.PH_CKEEP and cur != observer
-        if pair:
-            cards += [int(state[K.H_CP]), int(state[K.H_CP + 1])]
-        cards.sort()   # as for the tiles: the draw depends on the seed only
-        fresh = [int(c) for c in r.permutation([c for c in cards if not seen[c]])]
-        npool = int(state[K.H_POOLN])
-        state[K.O_POOL:K.O_POOL + K.NCON] = 0
-        for _ in range(npool):
-            state[K.O_POOL + fresh.pop()] = 1
-        cards = [int(c) for c in r.permutation(fresh + [c for c in cards if seen[c]])]
-        for p in range(n):
-            if p == observer:
-                continue
-            k = int(state[K.O_HELD + p * K.NCON: K.O_HELD + (p + 1) * K.NCON].sum())
-            state[K.O_HELD + p * K.NCON: K.O_HELD + (p + 1) * K.NCON] = 0
-            for _ in range(k):
-                state[K.O_HELD + p * K.NCON + cards.pop()] = 1
-        for j in qpos:
-            state[K.O_QUEUE + j] = cards.pop()
-        if pair:
-            state[K.H_CP] = cards.pop()
-            state[K.H_CP + 1] = cards.pop()
-        assert not cards
+        # --- contracts (kernel: a random deal consistent with what the observer knows)
+        key = np.zeros(2, dtype=np.int64)
+        krng.seed_rng(key, 0, int(r.integers(1 << 62)))
+        if not K.deal_contracts(state, observer, key, np.empty(K.STATE_SIZE, dtype=np.int64)):
+            raise ValueError("no deal of the hidden contracts is consistent with the public record")
         self.reseed(state, cfg, int(r.integers(1 << 62)))
 
     # ------------------------------------------------------------- baselines

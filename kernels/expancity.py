@@ -1,9 +1,10 @@
 """Expancity rules kernel (numba).
 
-Rules: ``../shared/rules/expancity.md``.  The whole game lives in one flat ``int64``
-state array whose layout is given by the ``H_*`` / ``O_*`` constants below.  The game's
-tables (tile counts, special-tile modifiers, rule numbers, the 50 contract conditions
-and the 6 goals) are compiled from ``kernels/data/expancity.yaml`` by
+Rules: the game's rules reference (Expancity, Alex Cutler 2018; Korean edition).  The
+whole game lives in one flat ``int64`` state array whose layout is given by the
+``H_*`` / ``O_*`` constants below.  The game's tables (tile counts, special-tile
+modifiers, rule numbers, the 50 contract conditions and the 6 goals) are checked
+(:func:`check_data`) and compiled from ``kernels/data/expancity.yaml`` by
 :func:`compile_data` into an int ``blob`` that ``init`` copies into the state, so a
 corrected data file (the ``data_path`` option) needs no code change and no recompile.
 
@@ -15,7 +16,29 @@ Action encoding (616 actions, see the adapter's docstring):
 * ``550..610``  ROOF(t) = 550 + t
 * ``611``       STOP roofing
 * ``612..613``  keep contract 0 / 1 of the drawn pair
-* ``614..615``  keep tile 0 / 1 of the drawn pair (sorted by type id)
+* ``614..615``  keep tile 0 / 1 of the drawn pair (sorted by type id); ``615`` is masked
+  when both tiles have the same type (the step is still asked, see below)
+
+Turn machine: PLACE, up to 3 ACTION steps, ROOF (skipped when nothing can be roofed),
+one CONTRACT_KEEP per roofed building, automatic reveal (step 4), and a TILE_KEEP step
+whenever the bag held 2 or more tiles -- also when the two drawn tiles have the same
+type, so whether the drawer is asked depends on the public bag size only.
+
+Observation: the column offsets of every block are the ``FT_*`` (tile row), ``FP_*``
+(player row), ``G_*`` (globals), ``P_*`` (private) and ``W_*`` / ``WP_*`` (crop)
+constants; the adapter builds ``observation_layout`` and ``observation_bounds`` from
+them.
+
+Version history
+    v0: initial.
+    v0 (issues 14/15): ``G_PEND`` (contract draws still owed this turn; during ROOF the
+    number of buildings roofed so far) and the private ``P_BOTTOM`` bits (own cards still
+    at the bottom of the deck); TILE_KEEP asked whenever the bag held 2 or more tiles;
+    ``O_SNAPNT`` / ``O_SNAP`` keep the buildings at each seat's last step 4 and
+    ``H_DRAWN`` the draws made this turn (both public; :func:`met_at_last_step4` tells
+    determinization which contracts a seat would have revealed); the data
+    file is checked field by field at load; ``observe`` writes zeros for a seat outside
+    the game.
 """
 import numpy as np
 from numba import njit
@@ -112,6 +135,7 @@ H_QHEAD = 18
 H_QLEN = 19
 H_RNG = 20          # [2]
 H_WIN = 22          # side of the observation's spatial crop (0 = none)
+H_DRAWN = 23        # contracts kept so far this turn (draws already made)
 HDR = 32
 
 O_DATA = HDR
@@ -144,7 +168,11 @@ O_QUEUE = O_POOL + NCON         # [50] ring buffer of card ids put at the bottom
 O_QOWNER = O_QUEUE + NCON       # [50] seat that put it there
 O_BAG = O_QOWNER + NCON         # [12] tile counts in the bag
 O_SEEN = O_BAG + NTYPES         # [4, 50] contracts each seat has seen in a drawn pair
-O_GRID = O_SEEN + MAX_P * NCON  # [121*121] cell -> tile index, -1 empty
+# the buildings at each seat's last step 4 (public), so that a determinization knows which
+# contracts that seat would have revealed then: tiles placed, then owner, floors, completed
+O_SNAPNT = O_SEEN + MAX_P * NCON   # [4] tiles placed at the seat's last step 4 (0 = none yet)
+O_SNAP = O_SNAPNT + MAX_P          # [4, 3, 61] owner, floors, completed per tile
+O_GRID = O_SNAP + MAX_P * 3 * MAX_T  # [121*121] cell -> tile index, -1 empty
 STATE_SIZE = O_GRID + W * W
 
 # config vector: num_players, goal ids x3 (-1 = random), crop side, then the data blob
@@ -156,6 +184,197 @@ CONFIG_SIZE = CFG_BLOB + BLOB_SIZE
 
 
 # =================================================================== data compiler
+
+# The numbers the kernel reads, with the range a data file may give them.  The upper
+# bounds keep a game within the step bound (at most 11 agent steps a turn) and every
+# value far from int64 overflow.
+RULE_RANGES = {
+    "actions_per_turn": (1, 3), "max_unfinished_buildings": (1, 3),
+    "residential_max_floors": (1, 20), "commercial_free_floors": (1, 20),
+    "residential_min_floors_to_complete": (1, 20), "commercial_min_floors_to_complete": (1, 20),
+    "base_points_per_floor": (-100, 100), "vacant_lot_per_floor": (-100, 100),
+    "supply_start": (0, 1000), "reserve_start": (0, 1000), "roofs_residential": (0, 1000),
+    "roofs_commercial": (0, 1000), "hand_tiles": (2, 2), "first_player": (0, MAX_P - 1),
+}
+FIXED_COMPONENTS = {"city_hall_tiles": 1, "bag_tiles": MAX_T - 1, "contract_cards": NCON,
+                    "goal_cards": NGOALS, "goal_cards_in_play": 3, "contracts_in_hand_start": 0,
+                    "max_floors_per_building_per_turn": 1}
+# other integer entries: documentation or cosmetic, still checked for type and range
+OTHER_NUMBERS = {"blocks_per_colour": (1, 1000), "score_marker_blocks": (0, 1000),
+                 "summary_cards": (0, 100), "score_track_length": (1, 1000)}
+# {draw, keep} of the two draw-2-keep-1 rules: the action encoding has 2 keep actions
+DRAW_RULES = ("contract_draw", "tile_refill")
+TILE_CLASSES = ("civic", "zone", "special")
+SELECTOR_FIELDS = ("status", "type", "floors", "adj", "adj_kinds_min", "enclosed")
+
+
+def _check_selector(ck, path, class_keys):
+    sel = ck.mapping(path)
+    for k in sel:
+        ck.require(k in SELECTOR_FIELDS, f"{path}.{k}", f"unknown selector field; known: {list(SELECTOR_FIELDS)}")
+    ck.string(f"{path}.status", ("any", "done"), default="any")
+    ck.string(f"{path}.type", ("any", "res", "com"), default="any")
+    # optional fields: left out when not wanted (null is refused)
+    if "floors" in sel:
+        ck.integer(f"{path}.floors", 1, 100)
+    if "adj" in sel:
+        adj = ck.sequence(f"{path}.adj", max_len=NDIRS)
+        for i in range(len(adj)):
+            ck.string(f"{path}.adj[{i}]", class_keys)
+    if "adj_kinds_min" in sel:
+        ck.integer(f"{path}.adj_kinds_min", 0, NDIRS)
+    if "enclosed" in sel:
+        ck.boolean(f"{path}.enclosed")
+
+
+def _check_condition(ck, path, class_keys):
+    ck.mapping(path)
+    form = ck.string(f"{path}.form", tuple(FORMS))
+    if form == "building":
+        ck.integer(f"{path}.count", 1, MAX_T, default=1)
+        _check_selector(ck, f"{path}.sel", class_keys)
+    elif form == "share":
+        ck.string(f"{path}.tile", class_keys)
+        members = ck.sequence(f"{path}.members", min_len=1, max_len=3)
+        for i in range(len(members)):
+            _check_selector(ck, f"{path}.members[{i}]", class_keys)
+    elif form == "touching":
+        ck.sequence(f"{path}.members", length=2)
+        for i in range(2):
+            _check_selector(ck, f"{path}.members[{i}]", class_keys)
+    elif form == "line":
+        ck.integer(f"{path}.length", 1, MAX_T)
+        _check_selector(ck, f"{path}.sel", class_keys)
+    else:
+        ck.integer(f"{path}.size", 1, 8)
+        cells = ck.get(f"{path}.cells")
+        if isinstance(cells, str):
+            ck.string(f"{path}.cells", tuple(CELLS_CODES))
+        else:
+            _check_selector(ck, f"{path}.cells", class_keys)
+        if ck.get(f"{path}.centre", None) is not None:
+            _check_selector(ck, f"{path}.centre", class_keys)
+
+
+def check_data(data):
+    """Check a parsed Expancity data file against its schema: types, ranges and the
+    cross-field totals the kernel relies on.  Raises :class:`kernels.data_files.DataError`
+    (a ``ValueError``) naming the first bad field, e.g. ``tile_types[3].count``."""
+    ck = data_files.Checker(data, GAME)
+    if not isinstance(data, dict):
+        ck.fail("<top>", f"expected a mapping, got {type(data).__name__}")
+    if "meta" in data:
+        ck.mapping("meta")
+        ck.integer("meta.schema_version", 1, 1)
+    # tiles
+    tiles = ck.sequence("tile_types", length=NTYPES)
+    ids, keys = [], []
+    for i in range(len(tiles)):
+        ck.mapping(f"tile_types[{i}]")
+        ids.append(ck.integer(f"tile_types[{i}].id", 0, NTYPES - 1))
+        keys.append(ck.string(f"tile_types[{i}].key"))
+        ck.string(f"tile_types[{i}].class", TILE_CLASSES)
+        ck.integer(f"tile_types[{i}].count", 0, MAX_T - 1)
+    ck.require(sorted(ids) == list(range(NTYPES)), "tile_types", f"ids must be 0..{NTYPES - 1}, each once")
+    ck.require(len(set(keys)) == NTYPES, "tile_types", "keys must be distinct")
+    by_id = {t["id"]: (i, t) for i, t in enumerate(tiles)}
+    for tid, (key, cls) in enumerate((("city_hall", "civic"), ("residential", "zone"), ("commercial", "zone"))):
+        i, t = by_id[tid]
+        ck.require(t["key"] == key, f"tile_types[{i}].key", f"tile id {tid} must be {key!r}")
+        ck.require(t["class"] == cls, f"tile_types[{i}].class", f"{key} must be of class {cls!r}")
+    for tid in range(3, NTYPES):
+        i, t = by_id[tid]
+        ck.require(t["class"] == "special", f"tile_types[{i}].class", "tile ids 3..11 are special tiles")
+    i0 = by_id[0][0]
+    ck.require(tiles[i0]["count"] == 0, f"tile_types[{i0}].count", "City Hall is placed at setup, not in the bag")
+    ck.require(sum(t["count"] for t in tiles) == MAX_T - 1, "tile_types",
+               f"the counts must add up to {MAX_T - 1} bag tiles, got {sum(t['count'] for t in tiles)}")
+    specials = [t["key"] for t in tiles if t["class"] == "special"]
+    # modifiers: every special tile and City Hall exactly once
+    mods = ck.sequence("special_modifiers", length=len(specials) + 1)
+    named = []
+    for i in range(len(mods)):
+        ck.mapping(f"special_modifiers[{i}]")
+        named.append(ck.string(f"special_modifiers[{i}].tile", specials + ["city_hall"]))
+        ck.integer(f"special_modifiers[{i}].residential", -100, 100)
+        ck.integer(f"special_modifiers[{i}].commercial", -100, 100)
+    ck.require(len(set(named)) == len(named), "special_modifiers", "each tile listed once")
+    # numbers: rules, setup, components
+    vals, where = {}, {}
+    for sec in ("rules", "setup", "components"):
+        entries = ck.sequence(sec)
+        for i in range(len(entries)):
+            ck.mapping(f"{sec}[{i}]")
+            k = ck.string(f"{sec}[{i}].key")
+            ck.require(k not in where, f"{sec}[{i}].key", f"{k!r} given twice")
+            vals[k] = entries[i].get("value")
+            where[k] = f"{sec}[{i}].value"
+    def named(key, check):
+        """Run ``check``; an error also names the entry's key (paths show only its index)."""
+        try:
+            check()
+        except data_files.DataError as err:
+            raise data_files.DataError(f"{err} (entry {key!r})") from None
+
+    for k, (lo, hi) in RULE_RANGES.items():
+        ck.require(k in where, k, "missing (a rules, setup or components entry)")
+        named(k, lambda: ck.integer(where[k], lo, hi))
+    for k, v in FIXED_COMPONENTS.items():
+        if k in where:
+            named(k, lambda: ck.integer(where[k], v, v))
+    for k, (lo, hi) in OTHER_NUMBERS.items():
+        if k in where:
+            named(k, lambda: ck.integer(where[k], lo, hi))
+    for k in DRAW_RULES:
+        if k in where:
+            named(k, lambda: (ck.mapping(where[k]), ck.integer(where[k] + ".draw", 2, 2),
+                              ck.integer(where[k] + ".keep", 1, 1)))
+    if "score_marker_blocks" in where and "blocks_per_colour" in where:
+        marker, blocks = vals["score_marker_blocks"], vals["blocks_per_colour"]
+        ck.require(vals["supply_start"] + vals["reserve_start"] + marker == blocks, where["reserve_start"],
+                   f"supply_start + reserve_start + score_marker_blocks must equal blocks_per_colour ({blocks})")
+    # the derived per-player-count table must agree with the numbers above
+    if "player_counts" in data:
+        rows = ck.sequence("player_counts", max_len=3)
+        bag = MAX_T - 1
+        for i in range(len(rows)):
+            ck.mapping(f"player_counts[{i}]")
+            n = ck.integer(f"player_counts[{i}].players", 2, MAX_P)
+            after = bag - vals["hand_tiles"] * n
+            derived = {"bag_after_deal": after, "total_turns": bag, "turns_per_player": bag // n,
+                       "single_tile_refill_turn": after,
+                       "last_seat": (vals["first_player"] + bag - 1) % n}
+            for k, v in derived.items():
+                if k in rows[i]:
+                    ck.integer(f"player_counts[{i}].{k}", v, v)
+    ck.require(vals["residential_min_floors_to_complete"] <= vals["residential_max_floors"],
+               where["residential_min_floors_to_complete"], "above residential_max_floors: never completable")
+    ck.require(vals["commercial_min_floors_to_complete"] <= vals["commercial_free_floors"],
+               where["commercial_min_floors_to_complete"], "above commercial_free_floors: never completable")
+    # contracts
+    class_keys = tuple(specials) + ("city_hall", "special")
+    cons = ck.sequence("contracts", length=NCON)
+    cids = []
+    for i in range(len(cons)):
+        ck.mapping(f"contracts[{i}]")
+        cids.append(ck.integer(f"contracts[{i}].id", 1, NCON))
+        ck.string(f"contracts[{i}].name")
+        ck.string(f"contracts[{i}].text")
+        ck.integer(f"contracts[{i}].vp", 0, 100)
+        _check_condition(ck, f"contracts[{i}].cond", class_keys)
+    ck.require(sorted(cids) == list(range(1, NCON + 1)), "contracts", f"ids must be 1..{NCON}, each once")
+    # goals
+    goals = ck.sequence("goals", length=NGOALS)
+    gids = []
+    for i in range(len(goals)):
+        ck.mapping(f"goals[{i}]")
+        gids.append(ck.string(f"goals[{i}].id"))
+        ck.string(f"goals[{i}].name")
+        ck.string(f"goals[{i}].metric", METRICS)
+        ck.integer(f"goals[{i}].vp", 0, 100)
+    ck.require(len(set(gids)) == NGOALS, "goals", "ids must be distinct")
+    return data
+
 
 def _tile_class_code(key, type_ids):
     if key == "special":
@@ -226,7 +445,9 @@ def compile_condition(cond, type_ids):
 
 
 def compile_data(data):
-    """The parsed YAML -> (blob int64[BLOB_SIZE], info dict of names for the adapter)."""
+    """The parsed YAML -> (blob int64[BLOB_SIZE], info dict of names for the adapter).
+    The data is checked first (:func:`check_data`)."""
+    check_data(data)
     blob = np.zeros(BLOB_SIZE, dtype=np.int64)
     types = sorted(data["tile_types"], key=lambda t: t["id"])
     if [t["id"] for t in types] != list(range(NTYPES)):
@@ -301,6 +522,8 @@ def new_state():
 
 @njit(cache=True)
 def rule(state, k):
+    """Rule number ``k`` (``RU_*``).  Kernel code indexes the state directly instead:
+    a call with a constant ``k`` would compile one specialisation per constant."""
     return state[O_DATA + B_RULES + k]
 
 
@@ -339,14 +562,14 @@ def class_match(state, t, cls):
 @njit(cache=True)
 def per_floor_at(state, t, kind):
     """per_floor of a building of ``kind`` (0 res, 1 com) on tile t, from the current board."""
-    v = rule(state, RU_BASE)
+    v = state[O_DATA + B_RULES + RU_BASE]
     for d in range(NDIRS):
         q = neighbour(state, t, d)
         if q < 0:
             continue
         v += state[O_DATA + B_MOD + 2 * state[O_TTYPE + q] + kind]
         if is_vacant(state, q):
-            v += rule(state, RU_VACANT)
+            v += state[O_DATA + B_RULES + RU_VACANT]
     return v
 
 
@@ -506,10 +729,13 @@ def cond_holds(state, c, p):
         for t in range(nt):
             if not class_match(state, t, cls):
                 continue
-            nb0 = neighbour(state, t, 0)
-            nb1 = neighbour(state, t, 1)
-            nb2 = neighbour(state, t, 2)
-            nb3 = neighbour(state, t, 3)
+            # (tile_at, not neighbour(state, t, <constant>): one specialisation per constant)
+            tx = state[O_TX + t]
+            ty = state[O_TY + t]
+            nb0 = tile_at(state, tx, ty + 1)
+            nb1 = tile_at(state, tx + 1, ty)
+            nb2 = tile_at(state, tx, ty - 1)
+            nb3 = tile_at(state, tx - 1, ty)
             total = 1
             for _ in range(nm):
                 total *= NDIRS
@@ -586,13 +812,13 @@ def can_build(state, p, t):
         return False
     owner = state[O_TOWNER + t]
     if owner < 0:
-        return state[O_U + p] < rule(state, RU_MAXU)
+        return state[O_U + p] < state[O_DATA + B_RULES + RU_MAXU]
     if owner != p or state[O_TDONE + t] != 0 or state[O_TRAISED + t] == state[H_TURN]:
         return False
     n = state[O_TFLOORS + t] + 1
     if typ == T_RES:
-        return n <= rule(state, RU_RESMAX) and n <= state[O_R + p] + 1
-    return n <= rule(state, RU_COMFREE) or n <= state[O_C + p] + 1
+        return n <= state[O_DATA + B_RULES + RU_RESMAX] and n <= state[O_R + p] + 1
+    return n <= state[O_DATA + B_RULES + RU_COMFREE] or n <= state[O_C + p] + 1
 
 
 @njit(cache=True)
@@ -602,8 +828,8 @@ def can_roof(state, p, t):
     typ = state[O_TTYPE + t]
     f = state[O_TFLOORS + t]
     if typ == T_RES:
-        return f >= rule(state, RU_RESMIN) and state[H_ROOFS] > 0
-    return f >= rule(state, RU_COMMIN) and state[H_ROOFS + 1] > 0
+        return f >= state[O_DATA + B_RULES + RU_RESMIN] and state[H_ROOFS] > 0
+    return f >= state[O_DATA + B_RULES + RU_COMMIN] and state[H_ROOFS + 1] > 0
 
 
 @njit(cache=True)
@@ -679,7 +905,8 @@ def legal_mask(state, mask):
         mask[A_KEEPC + 1] = 1
     elif ph == PH_TKEEP:
         mask[A_KEEPT] = 1
-        mask[A_KEEPT + 1] = 1
+        if state[H_TP + 1] != state[H_TP]:
+            mask[A_KEEPT + 1] = 1
 
 
 # =================================================================== turn machinery
@@ -771,16 +998,14 @@ def _refill(state):
     p = state[H_CUR]
     n = state[H_BAGN]
     if n >= 2:
+        # Always a TILE_KEEP step (a single legal choice when both tiles have the same
+        # type): whether the drawer is asked must not tell the others about the pair.
         a = draw_tile(state)
         b = draw_tile(state)
-        if a == b:
-            hand_add(state, p, a)
-            return_tile(state, b)
-        else:
-            state[H_TP] = min(a, b)
-            state[H_TP + 1] = max(a, b)
-            state[H_PHASE] = PH_TKEEP
-            return
+        state[H_TP] = min(a, b)
+        state[H_TP + 1] = max(a, b)
+        state[H_PHASE] = PH_TKEEP
+        return
     elif n == 1:
         hand_add(state, p, draw_tile(state))
     _end_turn(state)
@@ -788,7 +1013,16 @@ def _refill(state):
 
 @njit(cache=True)
 def _reveal(state):
+    """Step 4: reveal every held contract that is met; keep a snapshot of the buildings
+    (public) so that :func:`met_at_last_step4` can tell later which contracts p would
+    have revealed now."""
     p = state[H_CUR]
+    state[O_SNAPNT + p] = state[H_NT]
+    base = O_SNAP + p * 3 * MAX_T
+    for t in range(state[H_NT]):          # later tiles: not on that board (O_SNAPNT)
+        state[base + t] = state[O_TOWNER + t]
+        state[base + MAX_T + t] = state[O_TFLOORS + t]
+        state[base + 2 * MAX_T + t] = state[O_TDONE + t]
     for c in range(NCON):
         if state[O_HELD + p * NCON + c] != 0 and cond_holds(state, c, p):
             state[O_HELD + p * NCON + c] = 0
@@ -796,6 +1030,210 @@ def _reveal(state):
             state[O_NHELD + p] -= 1
             state[O_NREV + p] += 1
             state[O_SCORE + p] += state[O_DATA + B_CVP + c]
+
+
+@njit(cache=True)
+def met_at_last_step4(state, p, work, out):
+    """``out[c]`` = 1 when contract c's condition held for p on the board of p's last
+    step 4 (all 0 before p's first one).  ``work`` is a scratch state of ``STATE_SIZE``.
+    Step 4 reveals every met card, so a card p still holds from an earlier turn has 0
+    here; determinization deals p only such cards."""
+    for c in range(NCON):
+        out[c] = 0
+    if p < 0 or p >= state[H_NP]:
+        return
+    nt0 = state[O_SNAPNT + p]
+    if nt0 <= 0:
+        return
+    for i in range(STATE_SIZE):
+        work[i] = state[i]
+    for t in range(nt0, state[H_NT]):
+        work[O_GRID + (state[O_TY + t] + R) * W + (state[O_TX + t] + R)] = -1
+    work[H_NT] = nt0
+    base = O_SNAP + p * 3 * MAX_T
+    for t in range(nt0):
+        work[O_TOWNER + t] = state[base + t]
+        work[O_TFLOORS + t] = state[base + MAX_T + t]
+        work[O_TDONE + t] = state[base + 2 * MAX_T + t]
+    for c in range(NCON):
+        if cond_holds(work, c, p):
+            out[c] = 1
+
+
+@njit(cache=True)
+def random_matching(elig, key, match):
+    """A random perfect matching of places (rows) to cards (columns) of the 0/1 matrix
+    ``elig`` (square): ``match[i]`` = the card of place i; False when none exists.
+    Random orders (generator ``key``, a 2-slot :mod:`kernels.rng` state), a greedy pass,
+    augmenting paths (breadth first) for the places left, then random exchanges between
+    two places that keep both eligible.  Used by determinization only (allocates)."""
+    ns = elig.shape[0]
+    corder = np.arange(ns)
+    sorder = np.arange(ns)
+    rng.shuffle(key, 0, corder, ns)
+    rng.shuffle(key, 0, sorder, ns)
+    owner = np.full(ns, -1, dtype=np.int64)      # card -> place
+    for i in range(ns):
+        match[i] = -1
+    for si in range(ns):
+        s = sorder[si]
+        for ci in range(ns):
+            c = corder[ci]
+            if elig[s, c] != 0 and owner[c] < 0:
+                owner[c] = s
+                match[s] = c
+                break
+    came = np.empty(ns, dtype=np.int64)
+    queue = np.empty(ns, dtype=np.int64)
+    seen = np.zeros(ns, dtype=np.bool_)
+    for si in range(ns):
+        s0 = sorder[si]
+        if match[s0] >= 0:
+            continue
+        for c in range(ns):
+            seen[c] = False
+        head = 0
+        tail = 1
+        queue[0] = s0
+        found = -1
+        while head < tail and found < 0:
+            s = queue[head]
+            head += 1
+            for ci in range(ns):
+                c = corder[ci]
+                if elig[s, c] != 0 and not seen[c]:
+                    seen[c] = True
+                    came[c] = s
+                    if owner[c] < 0:
+                        found = c
+                        break
+                    queue[tail] = owner[c]
+                    tail += 1
+        if found < 0:
+            return False
+        c = found
+        while True:
+            s = came[c]
+            nxt = match[s]
+            match[s] = c
+            owner[c] = s
+            if s == s0:
+                break
+            c = nxt
+    for _ in range(4 * ns):
+        i = rng.randint(key, 0, ns)
+        j = rng.randint(key, 0, ns)
+        ci = match[i]
+        cj = match[j]
+        if elig[i, cj] != 0 and elig[j, ci] != 0:
+            match[i] = cj
+            match[j] = ci
+    return True
+
+
+@njit(cache=True)
+def deal_contracts(state, observer, key, work):
+    """Determinization of the contracts for ``observer`` (see ``envs.expancity``): the
+    other seats' unrevealed contracts, another seat's drawn pair, the never-drawn pool and
+    the bottom-of-deck places others filled are re-dealt among themselves at random
+    (generator ``key``), with cards the observer saw kept out of the pool and a seat's
+    contracts from earlier turns limited to cards not met at its last step 4; then each
+    other seat's record of seen cards is rebuilt from the new deal.  ``work`` is scratch
+    (``STATE_SIZE``).  False when no consistent deal exists (never for a real game)."""
+    np_ = state[H_NP]
+    if observer < 0 or observer >= np_:
+        return False
+    cur = state[H_CUR]
+    ph = state[H_PHASE]
+    cpair = ph == PH_CKEEP and cur != observer
+    # the cards to re-deal, in canonical (sorted) order
+    in_set = np.zeros(NCON, dtype=np.bool_)
+    for c in range(NCON):
+        if state[O_POOL + c] != 0:
+            in_set[c] = True
+        for p in range(np_):
+            if p != observer and state[O_HELD + p * NCON + c] != 0:
+                in_set[c] = True
+    head = state[H_QHEAD]
+    qlen = state[H_QLEN]
+    for i in range(qlen):
+        j = (head + i) % NCON
+        if state[O_QOWNER + j] != observer:
+            in_set[state[O_QUEUE + j]] = True
+    if cpair:
+        in_set[state[H_CP]] = True
+        in_set[state[H_CP + 1]] = True
+    cards = np.flatnonzero(in_set)
+    ns = cards.shape[0]
+    # places in blocks: pool, each other seat's hand, the queue places, the pair
+    elig = np.ones((ns, ns), dtype=np.int8)
+    npool = state[H_POOLN]
+    for i in range(npool):
+        for k in range(ns):
+            if state[O_SEEN + observer * NCON + cards[k]] != 0:
+                elig[i, k] = 0
+    at = npool
+    met = np.zeros(NCON, dtype=np.int64)
+    nheld = np.zeros(MAX_P, dtype=np.int64)
+    for p in range(np_):
+        if p == observer:
+            continue
+        n = 0
+        for c in range(NCON):
+            n += state[O_HELD + p * NCON + c]
+        nheld[p] = n
+        fresh = state[H_DRAWN] if (ph == PH_CKEEP and cur == p) else 0
+        if fresh > n:
+            fresh = n
+        if n > fresh:
+            met_at_last_step4(state, p, work, met)
+        for i in range(at + fresh, at + n):
+            for k in range(ns):
+                if met[cards[k]] != 0:
+                    elig[i, k] = 0
+        at += n
+    match = np.empty(ns, dtype=np.int64)
+    if not random_matching(elig, key, match):
+        return False
+    # write the deal
+    for c in range(NCON):
+        state[O_POOL + c] = 0
+        for p in range(np_):
+            if p != observer:
+                state[O_HELD + p * NCON + c] = 0
+    for i in range(npool):
+        state[O_POOL + cards[match[i]]] = 1
+    at = npool
+    for p in range(np_):
+        if p == observer:
+            continue
+        for i in range(at, at + nheld[p]):
+            state[O_HELD + p * NCON + cards[match[i]]] = 1
+        at += nheld[p]
+    for i in range(qlen):
+        j = (head + i) % NCON
+        if state[O_QOWNER + j] != observer:
+            state[O_QUEUE + j] = cards[match[at]]
+            at += 1
+    if cpair:
+        state[H_CP] = cards[match[at]]
+        state[H_CP + 1] = cards[match[at + 1]]
+    # what each other seat has seen: what it holds, revealed, put at the bottom, is choosing
+    for p in range(np_):
+        if p == observer:
+            continue
+        for c in range(NCON):
+            state[O_SEEN + p * NCON + c] = 1 if (state[O_HELD + p * NCON + c] != 0
+                                                 or state[O_REV + p * NCON + c] != 0) else 0
+    for i in range(qlen):
+        j = (head + i) % NCON
+        q = state[O_QOWNER + j]
+        if q != observer:
+            state[O_SEEN + q * NCON + state[O_QUEUE + j]] = 1
+    if cpair:
+        state[O_SEEN + cur * NCON + state[H_CP]] = 1
+        state[O_SEEN + cur * NCON + state[H_CP + 1]] = 1
+    return True
 
 
 @njit(cache=True)
@@ -869,8 +1307,9 @@ def step(state, action):
             state[h] = state[h + 1]
         state[h + 1] = -1
         place_tile(state, typ, state[O_TX + a] + DX[d], state[O_TY + a] + DY[d])
-        state[H_ACTLEFT] = rule(state, RU_ACTIONS)
+        state[H_ACTLEFT] = state[O_DATA + B_RULES + RU_ACTIONS]
         state[H_PEND] = 0
+        state[H_DRAWN] = 0
         _continue_actions(state)
     elif ph == PH_ACTION:
         if action == A_GATHER:
@@ -907,6 +1346,7 @@ def step(state, action):
         state[H_CP] = -1
         state[H_CP + 1] = -1
         state[H_PEND] -= 1
+        state[H_DRAWN] += 1
         _after_roofing(state)
     elif ph == PH_TKEEP:
         i = action - A_KEEPT
@@ -939,8 +1379,8 @@ def init(state, config, seed):
     state[H_CP + 1] = -1
     state[H_TP] = -1
     state[H_TP + 1] = -1
-    state[H_ROOFS] = rule(state, RU_ROOFRES)
-    state[H_ROOFS + 1] = rule(state, RU_ROOFCOM)
+    state[H_ROOFS] = state[O_DATA + B_RULES + RU_ROOFRES]
+    state[H_ROOFS + 1] = state[O_DATA + B_RULES + RU_ROOFCOM]
     for typ in range(NTYPES):
         state[O_BAG + typ] = state[O_DATA + B_COUNT + typ]
         state[H_BAGN] += state[O_DATA + B_COUNT + typ]
@@ -948,11 +1388,12 @@ def init(state, config, seed):
         state[O_POOL + c] = 1
     state[H_POOLN] = NCON
     for p in range(np_):
-        state[O_SUPPLY + p] = rule(state, RU_SUPPLY)
-        state[O_RESERVE + p] = rule(state, RU_RESERVE)
-    place_tile(state, T_CITY_HALL, 0, 0)
+        state[O_SUPPLY + p] = state[O_DATA + B_RULES + RU_SUPPLY]
+        state[O_RESERVE + p] = state[O_DATA + B_RULES + RU_RESERVE]
+    origin = state[H_NT]           # 0, as a run-time value: no specialisation on constants
+    place_tile(state, origin + T_CITY_HALL, origin, origin)
     for p in range(np_):
-        for _ in range(rule(state, RU_HAND)):
+        for _ in range(state[O_DATA + B_RULES + RU_HAND]):
             hand_add(state, p, draw_tile(state))
     # goals: given (config) or 3 of the 6 at random
     if config[CFG_GOALS] >= 0:
@@ -964,7 +1405,7 @@ def init(state, config, seed):
         for k in range(3):
             state[H_GOALS + k] = tmp[k]
     state[H_TURN] = 1
-    state[H_CUR] = rule(state, RU_FIRST) % np_
+    state[H_CUR] = state[O_DATA + B_RULES + RU_FIRST] % np_
     state[H_PHASE] = PH_PLACE
 
 
@@ -991,26 +1432,83 @@ def ranks(state, out):
 
 # =================================================================== observation
 
-F_TILE = 25
+# Column offsets of every observation block.  ``envs.expancity`` builds the layout and the
+# bounds from these names only, so a new column is added here and nowhere else.
+# tile table row
+FT_PLACED = 0
+FT_X = 1
+FT_Y = 2
+FT_TYPE = 3                                 # [12] one-hot
+FT_HAS_BUILDING = FT_TYPE + NTYPES          # 15
+FT_OWNER = FT_HAS_BUILDING + 1              # [4] relative seat one-hot
+FT_FLOORS = FT_OWNER + MAX_P                # 20
+FT_DONE = FT_FLOORS + 1
+FT_RAISED = FT_DONE + 1
+FT_SCORE = FT_RAISED + 1
+FT_VACANT = FT_SCORE + 1
+F_TILE = FT_VACANT + 1                      # 25
+# player row
+FP_SCORE = 0
+FP_SUPPLY = 1
+FP_RESERVE = 2
+FP_U = 3
+FP_R = 4
+FP_C = 5
+FP_DRES = 6
+FP_DCOM = 7
+FP_DFLOORS = 8
+FP_NHELD = 9
+FP_NREV = 10
+FP_HAND = 11
+FP_ACTIVE = 12
+F_PLAYER = FP_ACTIVE + 1                    # 13, then the 50 revealed-contract bits
+FP_REVEALED = F_PLAYER
+# public globals
+G_PHASE = 0                                 # [6] one-hot
+G_ACTLEFT = G_PHASE + len(PHASE_NAMES)      # 6
+G_TURN = G_ACTLEFT + 1
+G_BAG = G_TURN + 1
+G_DECK = G_BAG + 1
+G_ROOFS = G_DECK + 1                        # [2] res, com
+G_GOALS = G_ROOFS + 2                       # [6]
+G_UNSEEN = G_GOALS + NGOALS                 # [12]
+G_PEND = G_UNSEEN + NTYPES                  # contract draws still owed this turn
+OBS_GLOBAL = G_PEND + 1                     # 31
+# private block
+P_HAND = 0                                  # [2, 12]
+P_HELD = P_HAND + 2 * NTYPES                # [50]
+P_CPAIR = P_HELD + NCON                     # [2, 50]
+P_TPAIR = P_CPAIR + 2 * NCON                # [2, 12]
+P_BOTTOM = P_TPAIR + 2 * NTYPES             # [50] own cards still at the bottom of the deck
+OBS_PRIVATE = P_BOTTOM + NCON               # 248
+
 OBS_TILES = MAX_T * F_TILE                  # 1525
-F_PLAYER = 13
 OBS_PLAYERS = MAX_P * (F_PLAYER + NCON)     # 252
-OBS_GLOBAL = 6 + 1 + 1 + 1 + 1 + 2 + NGOALS + NTYPES  # 30
-OBS_PRIVATE = 2 * NTYPES + NCON + 2 * NCON + 2 * NTYPES  # 198
 O_OBS_TILES = 0
 O_OBS_PLAYERS = O_OBS_TILES + OBS_TILES
 O_OBS_GLOBAL = O_OBS_PLAYERS + OBS_PLAYERS
 O_OBS_PRIVATE = O_OBS_GLOBAL + OBS_GLOBAL
 OBS_SIZE = O_OBS_PRIVATE + OBS_PRIVATE      # without the optional spatial crop
 O_OBS_WINDOW = OBS_SIZE                     # crop: outside flag, centre x, y, then planes
+W_OUTSIDE = 0
+W_CX = 1
+W_CY = 2
+W_INFO = 3
 WIN_PLANES = ("residential", "commercial", "special", "city_hall", "mod_residential",
               "mod_commercial", "owner_0", "owner_1", "owner_2", "owner_3", "floors",
               "completed", "vacant", "legal_cell")
 N_WIN_PLANES = len(WIN_PLANES)
+WP_MOD_RES = 4
+WP_MOD_COM = 5
+WP_OWNER = 6
+WP_FLOORS = 10
+WP_DONE = 11
+WP_VACANT = 12
+WP_LEGAL = 13
 
 
 def obs_size(obs_window):
-    return OBS_SIZE + (3 + N_WIN_PLANES * obs_window * obs_window if obs_window else 0)
+    return OBS_SIZE + (W_INFO + N_WIN_PLANES * obs_window * obs_window if obs_window else 0)
 
 
 @njit(cache=True)
@@ -1018,88 +1516,95 @@ def observe(state, player, out):
     for i in range(out.shape[0]):
         out[i] = 0.0
     np_ = state[H_NP]
+    if player < 0 or player >= np_:
+        return
     nt = state[H_NT]
     turn = state[H_TURN]
     # tile table
     for t in range(nt):
         o = O_OBS_TILES + t * F_TILE
-        out[o] = 1.0
-        out[o + 1] = state[O_TX + t]
-        out[o + 2] = state[O_TY + t]
-        out[o + 3 + state[O_TTYPE + t]] = 1.0
+        out[o + FT_PLACED] = 1.0
+        out[o + FT_X] = state[O_TX + t]
+        out[o + FT_Y] = state[O_TY + t]
+        out[o + FT_TYPE + state[O_TTYPE + t]] = 1.0
         own = state[O_TOWNER + t]
         if own >= 0:
-            out[o + 15] = 1.0
-            out[o + 16 + (own - player) % np_] = 1.0
-            out[o + 20] = state[O_TFLOORS + t]
-            out[o + 21] = state[O_TDONE + t]
-            out[o + 22] = 1.0 if state[O_TRAISED + t] == turn else 0.0
-            out[o + 23] = state[O_TSCORE + t]
+            out[o + FT_HAS_BUILDING] = 1.0
+            out[o + FT_OWNER + (own - player) % np_] = 1.0
+            out[o + FT_FLOORS] = state[O_TFLOORS + t]
+            out[o + FT_DONE] = state[O_TDONE + t]
+            out[o + FT_RAISED] = 1.0 if state[O_TRAISED + t] == turn else 0.0
+            out[o + FT_SCORE] = state[O_TSCORE + t]
         elif tclass(state, state[O_TTYPE + t]) == CLS_ZONE:
-            out[o + 24] = 1.0
+            out[o + FT_VACANT] = 1.0
     # players, rotated so the observer is row 0
     for r in range(np_):
         p = (player + r) % np_
         o = O_OBS_PLAYERS + r * (F_PLAYER + NCON)
-        out[o] = state[O_SCORE + p]
-        out[o + 1] = state[O_SUPPLY + p]
-        out[o + 2] = state[O_RESERVE + p]
-        out[o + 3] = state[O_U + p]
-        out[o + 4] = state[O_R + p]
-        out[o + 5] = state[O_C + p]
-        out[o + 6] = state[O_DRES + p]
-        out[o + 7] = state[O_DCOM + p]
-        out[o + 8] = state[O_DFLOORS + p]
-        out[o + 9] = state[O_NHELD + p]
-        out[o + 10] = state[O_NREV + p]
+        out[o + FP_SCORE] = state[O_SCORE + p]
+        out[o + FP_SUPPLY] = state[O_SUPPLY + p]
+        out[o + FP_RESERVE] = state[O_RESERVE + p]
+        out[o + FP_U] = state[O_U + p]
+        out[o + FP_R] = state[O_R + p]
+        out[o + FP_C] = state[O_C + p]
+        out[o + FP_DRES] = state[O_DRES + p]
+        out[o + FP_DCOM] = state[O_DCOM + p]
+        out[o + FP_DFLOORS] = state[O_DFLOORS + p]
+        out[o + FP_NHELD] = state[O_NHELD + p]
+        out[o + FP_NREV] = state[O_NREV + p]
         hs = 0
         for s in range(2):
             if state[O_HAND + 2 * p + s] >= 0:
                 hs += 1
-        out[o + 11] = hs
-        out[o + 12] = 1.0 if (state[H_PHASE] != PH_OVER and state[H_CUR] == p) else 0.0
+        out[o + FP_HAND] = hs
+        out[o + FP_ACTIVE] = 1.0 if (state[H_PHASE] != PH_OVER and state[H_CUR] == p) else 0.0
         for c in range(NCON):
-            out[o + F_PLAYER + c] = state[O_REV + p * NCON + c]
+            out[o + FP_REVEALED + c] = state[O_REV + p * NCON + c]
     # public globals
     o = O_OBS_GLOBAL
-    out[o + state[H_PHASE]] = 1.0
-    out[o + 6] = state[H_ACTLEFT] if state[H_PHASE] == PH_ACTION else 0
-    out[o + 7] = turn
-    out[o + 8] = state[H_BAGN]
-    out[o + 9] = state[H_POOLN] + state[H_QLEN]
-    out[o + 10] = state[H_ROOFS]
-    out[o + 11] = state[H_ROOFS + 1]
+    ph = state[H_PHASE]
+    out[o + G_PHASE + ph] = 1.0
+    out[o + G_ACTLEFT] = state[H_ACTLEFT] if ph == PH_ACTION else 0
+    out[o + G_TURN] = turn
+    out[o + G_BAG] = state[H_BAGN]
+    out[o + G_DECK] = state[H_POOLN] + state[H_QLEN]
+    out[o + G_ROOFS] = state[H_ROOFS]
+    out[o + G_ROOFS + 1] = state[H_ROOFS + 1]
     for k in range(3):
-        out[o + 12 + state[H_GOALS + k]] = 1.0
+        out[o + G_GOALS + state[H_GOALS + k]] = 1.0
     for typ in range(NTYPES):
-        out[o + 18 + typ] = state[O_DATA + B_COUNT + typ]
+        out[o + G_UNSEEN + typ] = state[O_DATA + B_COUNT + typ]
     for t in range(1, nt):
-        out[o + 18 + state[O_TTYPE + t]] -= 1
+        out[o + G_UNSEEN + state[O_TTYPE + t]] -= 1
     for s in range(2):
         typ = state[O_HAND + 2 * player + s]
         if typ >= 0:
-            out[o + 18 + typ] -= 1
+            out[o + G_UNSEEN + typ] -= 1
+    # buildings roofed this turn (ROOF) / draws left (CONTRACT_KEEP): public, 0 otherwise
+    out[o + G_PEND] = state[H_PEND] if (ph == PH_ROOF or ph == PH_CKEEP) else 0
     # private
     o = O_OBS_PRIVATE
     for s in range(2):
         typ = state[O_HAND + 2 * player + s]
         if typ >= 0:
-            out[o + s * NTYPES + typ] = 1.0
-    o += 2 * NTYPES
+            out[o + P_HAND + s * NTYPES + typ] = 1.0
     for c in range(NCON):
-        out[o + c] = state[O_HELD + player * NCON + c]
-    o += NCON
+        out[o + P_HELD + c] = state[O_HELD + player * NCON + c]
     mine = state[H_CUR] == player
-    if mine and state[H_PHASE] == PH_CKEEP:
-        out[o + state[H_CP]] = 1.0
-        out[o + NCON + state[H_CP + 1]] = 1.0
-    o += 2 * NCON
-    if mine and state[H_PHASE] == PH_TKEEP:
-        out[o + state[H_TP]] = 1.0
-        out[o + NTYPES + state[H_TP + 1]] = 1.0
+    if mine and ph == PH_CKEEP:
+        out[o + P_CPAIR + state[H_CP]] = 1.0
+        out[o + P_CPAIR + NCON + state[H_CP + 1]] = 1.0
+    if mine and ph == PH_TKEEP:
+        out[o + P_TPAIR + state[H_TP]] = 1.0
+        out[o + P_TPAIR + NTYPES + state[H_TP + 1]] = 1.0
         # the pair is out of the bag and seen by its drawer: not "unseen" for it
-        out[O_OBS_GLOBAL + 18 + state[H_TP]] -= 1
-        out[O_OBS_GLOBAL + 18 + state[H_TP + 1]] -= 1
+        out[O_OBS_GLOBAL + G_UNSEEN + state[H_TP]] -= 1
+        out[O_OBS_GLOBAL + G_UNSEEN + state[H_TP + 1]] -= 1
+    head = state[H_QHEAD]
+    for i in range(state[H_QLEN]):
+        j = (head + i) % NCON
+        if state[O_QOWNER + j] == player:
+            out[o + P_BOTTOM + state[O_QUEUE + j]] = 1.0
     if state[H_WIN] > 0:
         _observe_window(state, player, out)
 
@@ -1123,10 +1628,10 @@ def _observe_window(state, player, out):
     cy = (ymin + ymax) // 2
     h = win // 2
     o = O_OBS_WINDOW
-    out[o] = 1.0 if (xmin < cx - h or xmax > cx + h or ymin < cy - h or ymax > cy + h) else 0.0
-    out[o + 1] = cx
-    out[o + 2] = cy
-    o += 3
+    out[o + W_OUTSIDE] = 1.0 if (xmin < cx - h or xmax > cx + h or ymin < cy - h or ymax > cy + h) else 0.0
+    out[o + W_CX] = cx
+    out[o + W_CY] = cy
+    o += W_INFO
     ps = win * win
     for j in range(win):
         y = cy + h - j
@@ -1137,7 +1642,7 @@ def _observe_window(state, player, out):
             if t < 0:
                 for d in range(NDIRS):
                     if tile_at(state, x + DX[d], y + DY[d]) >= 0:
-                        out[c + 13 * ps] = 1.0
+                        out[c + WP_LEGAL * ps] = 1.0
                         break
                 continue
             typ = state[O_TTYPE + t]
@@ -1150,15 +1655,15 @@ def _observe_window(state, player, out):
                 out[c + 2 * ps] = 1.0
             else:
                 out[c + 3 * ps] = 1.0
-            out[c + 4 * ps] = state[O_DATA + B_MOD + 2 * typ]
-            out[c + 5 * ps] = state[O_DATA + B_MOD + 2 * typ + 1]
+            out[c + WP_MOD_RES * ps] = state[O_DATA + B_MOD + 2 * typ]
+            out[c + WP_MOD_COM * ps] = state[O_DATA + B_MOD + 2 * typ + 1]
             own = state[O_TOWNER + t]
             if own >= 0:
-                out[c + (6 + (own - player) % np_) * ps] = 1.0
-                out[c + 10 * ps] = state[O_TFLOORS + t]
-                out[c + 11 * ps] = state[O_TDONE + t]
+                out[c + (WP_OWNER + (own - player) % np_) * ps] = 1.0
+                out[c + WP_FLOORS * ps] = state[O_TFLOORS + t]
+                out[c + WP_DONE * ps] = state[O_TDONE + t]
             elif cls == CLS_ZONE:
-                out[c + 12 * ps] = 1.0
+                out[c + WP_VACANT * ps] = 1.0
 
 
 @njit(cache=True)
@@ -1170,7 +1675,7 @@ def potential(state, p):
         if state[O_TOWNER + t] == p and state[O_TDONE + t] == 0:
             kind = 0 if state[O_TTYPE + t] == T_RES else 1
             f = state[O_TFLOORS + t]
-            if kind == 1 and f < rule(state, RU_COMMIN):
-                f = rule(state, RU_COMMIN)
+            if kind == 1 and f < state[O_DATA + B_RULES + RU_COMMIN]:
+                f = state[O_DATA + B_RULES + RU_COMMIN]
             v += f * per_floor_at(state, t, kind)
     return v

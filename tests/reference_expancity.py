@@ -1,5 +1,5 @@
-"""Plain-Python reference for Expancity legality and scoring, written from
-``../shared/rules/expancity.md`` independently of the kernel's rule code.
+"""Plain-Python reference for Expancity legality and scoring, written from the game's
+rules reference independently of the kernel's rule code.
 
 It reads a kernel state only through the documented layout constants (to decode the
 position) and reads the game's tables straight from the YAML data (conditions are
@@ -32,6 +32,7 @@ class Pos:
         self.phase = s[K.H_PHASE]
         self.cur = s[K.H_CUR]
         self.turn = s[K.H_TURN]
+        self.tile_pair = (s[K.H_TP], s[K.H_TP + 1])
         nt = s[K.H_NT]
         self.tiles = []
         self.at = {}
@@ -118,7 +119,10 @@ def legal_actions(pos):
     elif pos.phase == K.PH_CKEEP:
         out |= {612, 613}
     elif pos.phase == K.PH_TKEEP:
-        out |= {614, 615}
+        # asked whenever the bag held 2+ tiles; with two tiles of one type, one choice
+        out.add(614)
+        if pos.tile_pair[0] != pos.tile_pair[1]:
+            out.add(615)
     return out
 
 

@@ -847,7 +847,7 @@ def test_random_games_through_the_shell():
                 d = env.determinize(mover, steps)
                 assert np.array_equal(d.observe(mover)["observation"], o["observation"])
                 for a in env.possible_agents:
-                    public = K.O_OBS_GLOBAL + 18          # up to the per-type unseen counts
+                    public = K.O_OBS_GLOBAL + K.G_UNSEEN    # up to the per-type unseen counts
                     assert np.array_equal(d.observe(a)["observation"][:public],
                                           env.observe(a)["observation"][:public])
                 assert isinstance(env.render(), str)
@@ -1028,3 +1028,483 @@ def test_spatial_crop():
     put(st, "park", 5, 0)                               # x 0..5, centre 2: 5 > 4 -> outside
     K.observe(st, 0, obs)
     assert obs[K.O_OBS_WINDOW] == 1
+
+
+# =================================================================== issue 14 / 15 items
+
+def _obs(st, seat, size=K.OBS_SIZE):
+    out = np.zeros(size, np.float32)
+    K.observe(st, seat, out)
+    return out
+
+
+def _mary_two_draws():
+    """TV-1/TV-2 position right after roofing two buildings: two contract draws owed."""
+    st = fresh(2)
+    put(st, "commercial", -1, 2, 0, 2)
+    put(st, "shopping_mall", 0, 2)
+    c1 = put(st, "commercial", 1, 2, 0, 4)
+    put(st, "residential", 2, 2)
+    r1 = put(st, "residential", 0, 1, 0, 1)
+    st[K.O_HAND:K.O_HAND + 2] = [TYPE["park"], -1]
+    st[K.O_SUPPLY] = 3
+    st[K.O_RESERVE] = 5
+    st[K.H_PHASE] = K.PH_PLACE
+    st[K.H_CUR] = 0
+    st[K.H_TURN] = 9
+    K.step(st, place_action(st, 0, 1, 1))
+    for act in (K.A_GATHER, K.A_GATHER, K.A_GATHER):
+        K.step(st, act)
+    K.step(st, K.A_ROOF + r1)
+    K.step(st, K.A_ROOF + c1)
+    assert st[K.H_PHASE] == K.PH_CKEEP and st[K.H_PEND] == 2
+    return st
+
+
+def test_mover_sees_the_contract_draws_still_owed():
+    """Issue 14 section 2: two CONTRACT_KEEP positions that differ only in the draws still
+    owed looked the same to the mover (failed before: no such observation column)."""
+    st = _mary_two_draws()
+    g = K.O_OBS_GLOBAL + K.G_PEND
+    o2 = _obs(st, 0)
+    assert o2[g] == 2 and _obs(st, 1)[g] == 2          # public: roofing is public
+    last = st.copy()
+    last[K.H_PEND] = 1                                 # same pair, last draw of the turn
+    assert not np.array_equal(o2, _obs(last, 0))
+    kept, sent = int(st[K.H_CP]), int(st[K.H_CP + 1])
+    K.step(st, K.A_KEEPC)
+    assert st[K.H_PHASE] == K.PH_CKEEP and _obs(st, 0)[g] == 1
+    # the card sent to the bottom stays in the mover's view; the others never see it
+    b = K.O_OBS_PRIVATE + K.P_BOTTOM
+    assert _obs(st, 0)[b + sent] == 1 and _obs(st, 1)[b:b + K.NCON].sum() == 0
+    assert _obs(st, 0)[K.O_OBS_PRIVATE + K.P_HELD + kept] == 1
+    K.step(st, K.A_KEEPC)
+    assert _obs(st, 0)[g] == 0
+
+
+def test_observation_layout_comes_from_the_kernel_constants():
+    cfg = SPEC.configure(num_players=2, obs_window=5)
+    names = [n for n, _ in SPEC.observation_layout(cfg)]
+    sizes = dict(zip(names, [int(np.prod(s)) for _, s in SPEC.observation_layout(cfg)]))
+    assert sizes["globals"] == K.OBS_GLOBAL == K.G_PEND + 1
+    assert sum(sizes[n] for n in ("hand", "contracts", "contract_pair", "tile_pair", "bottom_cards")) \
+        == K.OBS_PRIVATE
+    low, high = SPEC.observation_bounds(cfg)
+    g = K.O_OBS_GLOBAL
+    assert high[g + K.G_PEND] == 3 and high[g + K.G_ACTLEFT] == 3 and high[g + K.G_TURN] == 61
+    assert low[K.FT_SCORE] < 0 and high[K.F_TILE + K.FT_X] == K.R
+
+
+def test_tile_keep_is_asked_whatever_the_drawn_pair():
+    """Issue 15 section 5: the refill asked TILE_KEEP only for a pair of different types, so
+    the others learnt the secret pair's relationship from the phase (failed before)."""
+    seqs = []
+    for pair in ((TYPE["residential"], TYPE["residential"]), (TYPE["residential"], TYPE["park"])):
+        st = fresh(2)
+        put(st, "residential", 1, 0, 0, 1)
+        st[K.O_BAG:K.O_BAG + K.NTYPES] = 0
+        for t in pair:
+            st[K.O_BAG + t] += 1
+        st[K.H_BAGN] = 2
+        to_actions(st, 0, turn=3, supply=0, reserve=0)    # nothing to do: straight to ROOF
+        st[K.H_PHASE] = K.PH_ROOF
+        K.step(st, K.A_STOP)
+        seq = [(int(K.current_player(st)), _obs(st, 1).tobytes())]
+        assert st[K.H_PHASE] == K.PH_TKEEP
+        lg = legal(st)
+        assert lg == ({K.A_KEEPT} if pair[0] == pair[1] else {K.A_KEEPT, K.A_KEEPT + 1})
+        K.step(st, K.A_KEEPT)
+        seq.append((int(K.current_player(st)), _obs(st, 1).tobytes()))
+        seqs.append(seq)
+    assert [p for p, _ in seqs[0]] == [p for p, _ in seqs[1]] == [0, 1]
+    assert seqs[0][0][1] == seqs[1][0][1], "seat 1 must not see whether the pair matched"
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_tile_keep_count_is_public(n):
+    st = fresh(n, seed=50 + n)
+    gen = playout.new_generator(n)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    asked = 0
+    while K.current_player(st) >= 0:
+        asked += st[K.H_PHASE] == K.PH_TKEEP
+        K.legal_mask(st, mask)
+        K.step(st, playout.pick_uniform(mask, gen, 0))
+    assert asked == 60 - 2 * n - 1       # every refill from a bag of 2 or more
+
+
+def _random_state(n, seed, steps):
+    cfg = SPEC.configure(num_players=n)
+    st = K.new_state()
+    K.init(st, cfg.config, seed)
+    gen = playout.new_generator(seed)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    for _ in range(steps):
+        if K.current_player(st) < 0:
+            break
+        K.legal_mask(st, mask)
+        K.step(st, playout.pick_uniform(mask, gen, 0))
+    return cfg, st
+
+
+def _check_consistent(st, n):
+    """A state is a legal game as far as the contracts and tiles go."""
+    pool = st[K.O_POOL:K.O_POOL + K.NCON]
+    held = st[K.O_HELD:K.O_HELD + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
+    rev = st[K.O_REV:K.O_REV + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
+    seen = st[K.O_SEEN:K.O_SEEN + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
+    where = pool.astype(np.int64) + held.sum(0) + rev.sum(0)
+    q = [int(st[K.O_QUEUE + (st[K.H_QHEAD] + i) % K.NCON]) for i in range(st[K.H_QLEN])]
+    for c in q:
+        where[c] += 1
+    if st[K.H_PHASE] == K.PH_CKEEP:
+        where[st[K.H_CP]] += 1
+        where[st[K.H_CP + 1]] += 1
+    assert (where == 1).all(), "every contract is in exactly one place"
+    assert st[K.H_POOLN] == pool.sum()
+    for p in range(n):
+        assert held[p].sum() == st[K.O_NHELD + p]
+        assert not (pool & seen[p]).any(), f"seat {p} saw a card of the never-drawn pool"
+    assert st[K.H_BAGN] == st[K.O_BAG:K.O_BAG + K.NTYPES].sum() >= 0
+
+
+def test_determinize_chains_stay_legal_games():
+    """Issue 15 section 2: determinizing a determinized copy raised IndexError (pop from
+    an empty list) -- the first copy left cards another seat had seen in the pool."""
+    from agents import GreedyAgent
+    tried = 0
+    for n in (2, 3, 4):
+        for g in range(3):
+            env = CityEnv(SPEC, num_players=n)
+            env.reset(seed=300 + 10 * n + g)
+            rs = np.random.default_rng(g)
+            steps = 0
+            while not all(env.terminations.values()):
+                if steps % 23 == 7:
+                    for o in range(n):
+                        d = env.determinize(o, int(rs.integers(1 << 40)))
+                        for depth in range(4):
+                            _check_consistent(d._state, n)
+                            nxt = int(rs.integers(n))
+                            view = d.observe(d.possible_agents[nxt])
+                            if depth % 2:
+                                d = d.clone()
+                                d.reseed(int(rs.integers(1 << 40)))
+                            d = d.determinize(nxt, int(rs.integers(1 << 40)))
+                            assert np.array_equal(d.observe(d.possible_agents[nxt])["observation"],
+                                                  view["observation"])
+                            tried += 1
+                        if not all(d.terminations.values()):
+                            GreedyAgent(seed=steps).act(d, d.agent_selection)
+                legal_ = env.legal_actions()
+                env.step(int(legal_[rs.integers(len(legal_))]))
+                steps += 1
+    assert tried > 300
+
+
+def test_determinized_copies_play_to_the_end():
+    for n in (2, 3, 4):
+        cfg, st = _random_state(n, 40 + n, 200)
+        gen = playout.new_generator(7)
+        mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        d = st.copy()
+        for k in range(5):
+            SPEC.determinize(d, cfg, k % n, 100 + k)
+            _check_consistent(d, n)
+        while K.current_player(d) >= 0:
+            K.legal_mask(d, mask)
+            assert mask.any()
+            K.step(d, playout.pick_uniform(mask, gen, 0))
+
+
+def test_determinize_deals_held_contracts_not_met_at_the_last_step_4():
+    """Issue 14 section 5: a contract another seat still holds was NOT met at that seat's
+    last step 4 (reveals are automatic), so a determinization may deal it only such cards
+    (failed before: every unseen card was dealt).  The met sets are recomputed here with
+    the plain-Python reference at the end of each turn (step 4 is the turn's last board
+    change)."""
+    bad = checked = 0
+    for n in (2, 3):
+        cfg = SPEC.configure(num_players=n)
+        for g in range(3):
+            st = K.new_state()
+            K.init(st, cfg.config, 700 + 10 * n + g)
+            gen = playout.new_generator(g)
+            mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+            met_then = {p: set() for p in range(n)}
+            steps = 0
+            while K.current_player(st) >= 0:
+                p = int(st[K.H_CUR])
+                K.legal_mask(st, mask)
+                K.step(st, playout.pick_uniform(mask, gen, 0))
+                steps += 1
+                if K.current_player(st) != p:
+                    pos = ref.Pos(st)
+                    met_then[p] = {c for c in ref.CONTRACTS if ref.contract_ok(pos, c, p)}
+                if steps % 9 or K.current_player(st) < 0:
+                    continue
+                cur, phase = int(st[K.H_CUR]), int(st[K.H_PHASE])
+                for o in range(n):
+                    for s in range(3):
+                        d = st.copy()
+                        SPEC.determinize(d, cfg, o, 1000 * steps + 10 * o + s)
+                        for q in range(n):
+                            if q == o or (q == cur and phase == K.PH_CKEEP):
+                                continue
+                            dealt = {c + 1 for c in range(K.NCON) if d[K.O_HELD + q * K.NCON + c]}
+                            checked += len(dealt)
+                            bad += len(dealt & met_then[q])
+    assert checked > 500
+    assert bad == 0, f"{bad} contracts dealt to a seat that would have revealed them"
+
+
+def test_determinize_is_independent_of_hidden_contracts():
+    """Two states that differ only in a hidden hand give the same determinization."""
+    for seed in range(91, 200):
+        cfg, st = _random_state(3, seed, 260)
+        held1 = st[K.O_HELD + K.NCON: K.O_HELD + 2 * K.NCON].copy()
+        held2 = st[K.O_HELD + 2 * K.NCON: K.O_HELD + 3 * K.NCON].copy()
+        met = np.zeros(2 * K.NCON, dtype=np.int64)
+        work = np.empty(K.STATE_SIZE, dtype=np.int64)
+        for q in (1, 2):
+            K.met_at_last_step4(st, q, work, met[(q - 1) * K.NCON: q * K.NCON])
+        # seats 1 and 2 swap hands: a position equally possible for seat 0
+        if held1.sum() == held2.sum() > 0 and not met[np.concatenate([held2, held1]) != 0].any() \
+                and st[K.H_PHASE] != K.PH_CKEEP:
+            break
+    else:
+        raise AssertionError("no suitable position found")
+    other = st.copy()
+    other[K.O_HELD + K.NCON: K.O_HELD + 2 * K.NCON] = held2
+    other[K.O_HELD + 2 * K.NCON: K.O_HELD + 3 * K.NCON] = held1
+    a, b = st.copy(), other.copy()
+    SPEC.determinize(a, cfg, 0, 5)
+    SPEC.determinize(b, cfg, 0, 5)
+    assert np.array_equal(a[K.O_HELD:K.O_HELD + 4 * K.NCON], b[K.O_HELD:K.O_HELD + 4 * K.NCON])
+
+
+# ------------------------------------------------------------------- bad input (issue 15 1, 7, 8)
+
+def test_determinize_and_reseed_refuse_bad_seats_and_seeds():
+    cfg, st = _random_state(2, 3, 30)
+    for bad in (-1, 2, 4, 7, 10 ** 6, True, 1.0, "0", None, np.float64(0)):
+        with pytest.raises(ValueError, match="observer"):
+            SPEC.determinize(st.copy(), cfg, bad, 0)
+    for bad in (1.5, "7", None, True, [1]):
+        with pytest.raises(ValueError, match="seed"):
+            SPEC.determinize(st.copy(), cfg, 0, bad)
+        with pytest.raises(ValueError, match="seed"):
+            SPEC.reseed(st.copy(), cfg, bad)
+    before = st.copy()
+    SPEC.determinize(st.copy(), cfg, np.int64(1), 2 ** 70)     # big seeds are reduced
+    SPEC.reseed(st.copy(), cfg, -(2 ** 65))
+    assert np.array_equal(st, before)
+    env = CityEnv(SPEC)
+    env.reset(seed=1)
+    for bad in (-1, 2, 10 ** 6, "player_9", 0.0):
+        with pytest.raises(ValueError):
+            env.determinize(bad, 0)
+    out = np.ones(K.OBS_SIZE, np.float32)
+    K.observe(st, 5, out)                         # kernel: no out-of-bounds access
+    assert not out.any()
+
+
+def test_action_label_refuses_bad_actions():
+    cfg, st = _random_state(2, 4, 20)
+    for bad in (-1, K.NUM_ACTIONS, 10 ** 9, 1.0, "3", True, None):
+        with pytest.raises(ValueError, match="action"):
+            SPEC.action_label(st, cfg, bad)
+    assert SPEC.action_label(st, cfg, np.int64(K.A_GATHER)).startswith("gather")
+
+
+def test_building_score_refuses_bad_arguments():
+    for args in (("residential", "3", ["none"] * 4), ("residential", 2.5, ["none"] * 4),
+                 ("residential", True, ["none"] * 4), ("residential", -1, ["none"] * 4),
+                 ("residential", 1, {"none", "park"}), ("residential", 1, "none"),
+                 ("residential", 1, ["none"] * 3), ("residential", 1, ["none", "park", ["x"], "none"]),
+                 ("residential", 1, ["none", "park", None, "none"]), (["residential"], 1, ["none"] * 4),
+                 ("residential", 1, {"a": 1, "b": 2, "c": 3, "d": 4}), ("residential", 1, None),
+                 ("residential", 1, ["residential", "none", "none", "none"])):
+        name = ("kind", "floors", "neighbours")[
+            0 if not isinstance(args[0], str) else (1 if not isinstance(args[1], int) or isinstance(
+                args[1], bool) or args[1] < 0 else 2)]
+        with pytest.raises(ValueError, match=name):
+            E.building_score(*args)
+    assert E.building_score("commercial", np.int64(4), ("park", "none", "none", "none")) == 8
+    assert E.building_score("commercial", 4, np.array(["park", "none", "none", "none"])) == 8
+
+
+def test_options_refuse_unordered_containers_and_wrong_types(tmp_path):
+    for bad in ({"G1", "G2", "G3"}, frozenset({"G1", "G2", "G3"}), {"G1": 1, "G2": 2, "G3": 3},
+                "G1G2G3", (g for g in ("G1", "G2", "G3")), [["G1"], "G2", "G3"], [1, 2, 3],
+                ["G1", "G2", None]):
+        with pytest.raises(ValueError, match="goal_ids"):
+            SPEC.configure(goal_ids=bad)
+    assert SPEC.configure(goal_ids=("G1", "G2", "G3")).options["goal_ids"] == ["G1", "G2", "G3"]
+    for bad in (3, b"x.yaml", ["a.yaml"], 1.5):
+        with pytest.raises(ValueError, match="data_path"):
+            SPEC.configure(data_path=bad)
+    import pathlib
+    SPEC.configure(data_path=pathlib.Path(K.data_files.DATA_DIR / "expancity.yaml"))
+
+
+def _data():
+    import yaml
+    return yaml.safe_load(open(K.data_files.DATA_DIR / "expancity.yaml"))
+
+
+def _entry(data, sec, key):
+    return next(e for e in data[sec] if e["key"] == key)
+
+
+def _first_player(data, seat):
+    """Change the starting seat, and the derived last seat of the player-count table."""
+    _entry(data, "setup", "first_player").update(value=seat)
+    for row in data["player_counts"]:
+        row["last_seat"] = (seat + 59) % row["players"]
+
+
+def _tile(data, key):
+    return next(t for t in data["tile_types"] if t["key"] == key)
+
+
+DATA_MUTATIONS = [
+    # (what, mutation, a field named in the error)
+    ("negative tile count", lambda d: _tile(d, "park").update(count=-1), "tile_types[7].count"),
+    ("string tile count", lambda d: _tile(d, "park").update(count="6"), "tile_types[7].count"),
+    ("float tile count", lambda d: _tile(d, "park").update(count=6.0), "tile_types[7].count"),
+    ("bag total short", lambda d: (_tile(d, "park").update(count=0), _tile(d, "bank").update(count=0)),
+     "tile_types"),
+    ("bag total off", lambda d: _tile(d, "park").update(count=7), "tile_types"),
+    ("city hall in the bag", lambda d: (_tile(d, "city_hall").update(count=1),
+                                        _tile(d, "park").update(count=5)), "tile_types[0].count"),
+    ("tile id out of range", lambda d: _tile(d, "stadium").update(id=12), "tile_types[11].id"),
+    ("duplicate tile id", lambda d: _tile(d, "stadium").update(id=10), "tile_types"),
+    ("unknown tile class", lambda d: _tile(d, "park").update({"class": "green"}), "tile_types[7].class"),
+    ("special made a zone", lambda d: _tile(d, "park").update({"class": "zone"}), "tile_types[7].class"),
+    ("tile types missing", lambda d: d.pop("tile_types"), "tile_types"),
+    ("tile type not a mapping", lambda d: d["tile_types"].__setitem__(3, "cathedral"), "tile_types[3]"),
+    ("float modifier", lambda d: d["special_modifiers"][0].update(residential=1.5),
+     "special_modifiers[0].residential"),
+    ("modifier for an unknown tile", lambda d: d["special_modifiers"][0].update(tile="lake"),
+     "special_modifiers[0].tile"),
+    ("modifier missing", lambda d: d["special_modifiers"].pop(), "special_modifiers"),
+    ("modifier twice", lambda d: d["special_modifiers"].__setitem__(1, dict(d["special_modifiers"][0])),
+     "special_modifiers"),
+    ("negative supply", lambda d: _entry(d, "setup", "supply_start").update(value=-1), "setup[2].value"),
+    ("negative reserve", lambda d: _entry(d, "setup", "reserve_start").update(value=-5), "setup[3].value"),
+    ("blocks do not add up", lambda d: _entry(d, "setup", "reserve_start").update(value=60),
+     "setup[3].value"),
+    ("string supply", lambda d: _entry(d, "setup", "supply_start").update(value="6"), "setup[2].value"),
+    ("negative roofs", lambda d: _entry(d, "components", "roofs_residential").update(value=-1),
+     "components[4].value"),
+    ("float roofs", lambda d: _entry(d, "components", "roofs_commercial").update(value=20.0),
+     "components[5].value"),
+    ("first player 99", lambda d: _entry(d, "setup", "first_player").update(value=99), "setup[5].value"),
+    ("player-count table disagrees", lambda d: d["player_counts"][1].update(bag_after_deal=50),
+     "player_counts[1].bag_after_deal"),
+    ("last seat not derived", lambda d: _entry(d, "setup", "first_player").update(value=1),
+     "player_counts[0].last_seat"),
+    ("schema version", lambda d: d["meta"].update(schema_version=2), "meta.schema_version"),
+    ("contract draw keeps 2", lambda d: _entry(d, "rules", "contract_draw")["value"].update(keep=2),
+     "contract_draw"),
+    ("first player a bool", lambda d: _entry(d, "setup", "first_player").update(value=True),
+     "setup[5].value"),
+    ("rule missing", lambda d: d["rules"].pop(0), "actions_per_turn"),
+    ("too many actions", lambda d: _entry(d, "rules", "actions_per_turn").update(value=9), "rules[0].value"),
+    ("max unfinished 0", lambda d: _entry(d, "rules", "max_unfinished_buildings").update(value=0),
+     "rules[1].value"),
+    ("hand of 3", lambda d: _entry(d, "setup", "hand_tiles").update(value=3), "setup[0].value"),
+    ("bag_tiles", lambda d: _entry(d, "components", "bag_tiles").update(value=61), "components[1].value"),
+    ("uncompletable commercial", lambda d: _entry(d, "rules", "commercial_min_floors_to_complete").update(
+        value=5), "rules[8].value"),
+    ("float contract vp", lambda d: d["contracts"][3].update(vp=4.5), "contracts[3].vp"),
+    ("negative contract vp", lambda d: d["contracts"][3].update(vp=-4), "contracts[3].vp"),
+    ("string contract vp", lambda d: d["contracts"][3].update(vp="4"), "contracts[3].vp"),
+    ("contract id twice", lambda d: d["contracts"][3].update(id=3), "contracts"),
+    ("contract id 0", lambda d: d["contracts"][0].update(id=0), "contracts[0].id"),
+    ("contract missing", lambda d: d["contracts"].pop(), "contracts"),
+    ("unknown form", lambda d: d["contracts"][0]["cond"].update(form="circle"), "contracts[0].cond.form"),
+    ("unknown selector field", lambda d: d["contracts"][0]["cond"]["sel"].update(colour="red"),
+     "contracts[0].cond.sel.colour"),
+    ("bad status", lambda d: d["contracts"][0]["cond"]["sel"].update(status="built"),
+     "contracts[0].cond.sel.status"),
+    ("adj class unknown", lambda d: d["contracts"][0]["cond"]["sel"].update(adj=["lake"]),
+     "contracts[0].cond.sel.adj[0]"),
+    ("adj too long", lambda d: d["contracts"][0]["cond"]["sel"].update(adj=["park"] * 5),
+     "contracts[0].cond.sel.adj"),
+    ("float floors", lambda d: d["contracts"][2]["cond"]["sel"].update(floors=6.0),
+     "contracts[2].cond.sel.floors"),
+    ("string count", lambda d: d["contracts"][31]["cond"].update(count="2"), "contracts[31].cond.count"),
+    ("share without members", lambda d: d["contracts"][3]["cond"].update(members=[]),
+     "contracts[3].cond.members"),
+    ("touching of 3", lambda d: d["contracts"][35]["cond"]["members"].append({"status": "any"}),
+     "contracts[35].cond.members"),
+    ("line length float", lambda d: d["contracts"][18]["cond"].update(length=3.0),
+     "contracts[18].cond.length"),
+    ("huge square", lambda d: d["contracts"][22]["cond"].update(size=50), "contracts[22].cond.size"),
+    ("bad cells code", lambda d: d["contracts"][23]["cond"].update(cells="empty"),
+     "contracts[23].cond.cells"),
+    ("enclosed a string", lambda d: d["contracts"][30]["cond"]["sel"].update(enclosed="yes"),
+     "contracts[30].cond.sel.enclosed"),
+    ("goal vp float", lambda d: d["goals"][0].update(vp=10.0), "goals[0].vp"),
+    ("goal vp negative", lambda d: d["goals"][0].update(vp=-10), "goals[0].vp"),
+    ("goal metric unknown", lambda d: d["goals"][0].update(metric="height"), "goals[0].metric"),
+    ("goal id twice", lambda d: d["goals"][1].update(id="G1"), "goals"),
+    ("five goals", lambda d: d["goals"].pop(), "goals"),
+    ("goals a mapping", lambda d: d.update(goals={"G1": 10}), "goals"),
+    ("top level a list", None, "<top>"),
+]
+
+
+@pytest.mark.parametrize("what,mutate,field", DATA_MUTATIONS, ids=[m[0] for m in DATA_MUTATIONS])
+def test_data_file_is_checked_through_data_path(tmp_path, what, mutate, field):
+    """Issue 15 section 8: impossible data loaded silently (failed before for the range,
+    type and total mutations); each is refused with a ValueError naming the field."""
+    import yaml
+    data = _data()
+    if mutate is None:
+        data = [data]
+    else:
+        mutate(data)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match="data_path") as err:
+        from envs import make
+        make("expancity_v0", data_path=str(path))
+    assert field in str(err.value), f"{what}: {err.value}"
+    assert isinstance(err.value.__cause__, K.data_files.DataError) or "DataError" in repr(err.value.__cause__)
+
+
+def test_first_player_must_be_a_seat(tmp_path):
+    import yaml
+    data = _data()
+    _first_player(data, 3)
+    path = tmp_path / "fp.yaml"
+    path.write_text(yaml.safe_dump(data))
+    SPEC.configure(num_players=4, data_path=str(path))
+    with pytest.raises(ValueError, match="first_player"):
+        SPEC.configure(num_players=2, data_path=str(path))
+
+
+def test_valid_corrected_data_keeps_observations_in_their_space(tmp_path):
+    import yaml
+    data = _data()
+    _entry(data, "setup", "supply_start").update(value=10)
+    _entry(data, "setup", "reserve_start").update(value=45)
+    _first_player(data, 1)
+    for m in data["special_modifiers"]:
+        m["commercial"] = 3 if m["tile"] == "stadium" else m["commercial"]
+    data["goals"][0]["vp"] = 15
+    path = tmp_path / "ok.yaml"
+    path.write_text(yaml.safe_dump(data))
+    env = CityEnv(SPEC, num_players=3, data_path=str(path), obs_window=7)
+    env.reset(seed=3)
+    assert env.agent_selection == "player_1"
+    space = env.observation_space("player_0")
+    rs = np.random.default_rng(3)
+    while not all(env.terminations.values()):
+        for a in env.possible_agents:
+            assert space.contains(env.observe(a))
+        legal_ = env.legal_actions()
+        env.step(int(legal_[rs.integers(len(legal_))]))
