@@ -10,8 +10,8 @@ the "lightning" domain_bonus and add_cross) belong to whoever first fills their 
 game ends after a round in which a map is full or nobody drew.  A domain (orthogonally
 connected cells of one family) scores cells x crosses.
 
-Rules: the Korean rulebook, with the project's rulings R1-R32 followed as written (cited
-below as L*, R* and T*).
+Rules: ``docs/rules/kingdomino_duel.md`` (the Korean rulebook with the project's rulings;
+L* and R* below cite its legal-move rules and rulings, T* the test vectors it points to).
 
 =================  ==============================================================
 Import             ``envs.make("kingdomino_duel_v0")`` / ``envs.kingdomino_duel_v0.env()``
@@ -41,8 +41,8 @@ cannot draw, they face ``PASS_ONLY``: an explicit decision whose only legal acti
 ``PASS`` (so a pass always shows up in the action history).  Rolling, handing over the
 last die (or two), spellbook marks, the end check and the start-player swap are automatic.
 
-Action encoding (the flat space of the rules reference, section 11)
--------------------------------------------------------------------
+Action encoding (``docs/rules/kingdomino_duel.md``, section 8.2)
+-----------------------------------------------------------------
 =========  ============================  ===============================================
 ids        action                        when
 =========  ============================  ===============================================
@@ -82,10 +82,11 @@ castle cell is in no family plane and not in the empty plane (only in the castle
   declared this round (ignore, split), "I am start player", round / 33, phase one-hot (14),
   filled cells / 34 (me, opponent), current scores / 100 (me, opponent).
 
-Every value is in [0, 1] except the two scores (in [0, ~24]).  As suggested by the rules
-reference, the ``?`` names and the declared spells are given for the observer's own seat
-only: they matter only while that seat is drawing (names become map cells at placement;
-the opponent's declared spells show as used spells it owns).  Everything is public except
+Every value is in [0, 1] except the two scores (in [0, ~24]).  As
+``docs/rules/kingdomino_duel.md`` (section 8.3) describes, the ``?`` names and the declared
+spells are given for the observer's own seat only: they matter only while that seat is
+drawing (names become map cells at placement; the opponent's declared spells show as used
+spells it owns).  Everything is public except
 the future dice rolls (R32); the generator state is never observed.  The seat to move
 sees every choice it made earlier in the same turn (turned die, declared spells,
 castle-bonus target, ``?`` names, split first cell): any two of its actions that lead to

@@ -1,8 +1,9 @@
 """Kingdomino Duel rules as numba kernels on one flat ``int64`` state (see :mod:`envs.spec`).
 
-Rules: the Korean rulebook with the project's rulings (cited as L1-L14, R1-R32 and the
-test vectors T1-T17; the player-facing summary is :mod:`envs.kingdomino_duel`).  Every table
-(map size, castle, dice faces, spellbook rows, family -> spell) comes from
+Rules: ``docs/rules/kingdomino_duel.md`` (the Korean rulebook with the project's rulings,
+cited as L1-L14 and R1-R32; the test vectors T1-T17 are the ``test_T*`` functions of
+``tests/test_kingdomino_duel.py``; the environment summary is :mod:`envs.kingdomino_duel`).
+Every table (map size, castle, dice faces, spellbook rows, family -> spell) comes from
 ``kernels/data/kingdomino_duel.yaml``, checked by :func:`check_data` at import: a wrong
 type, range or total raises :class:`kernels.data_files.DataError` naming the field.
 
@@ -39,7 +40,7 @@ SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_di
 SP_IGNORE, SP_SPLIT, SP_DOUBLE, SP_TURN, SP_BONUS, SP_ADDX = range(6)
 NSPELLS = len(SPELL_KEYS)
 _LIGHTNING_SPELLS = ("domain_bonus", "add_cross")      # the two the code resolves at once
-# Sizes the flat action space and the observation are built on (rules reference, sec. 11).
+# Sizes the flat action space and the observation are built on (docs/rules/kingdomino_duel.md, the environment section).
 _SHAPE = {"rows": 5, "cols": 7, "families": 6, "dice": 4, "faces": 6, "max_crosses": 2}
 
 
