@@ -5,7 +5,7 @@ on BUILD (start a building on a vacant lot / add one floor to an own unfinished
 building) and GATHER (reserve -> supply), roof any of their finishable buildings for
 immediate points, draw secret contracts (draw 2 keep 1 per roofed building) that are
 revealed automatically once met, and refill their hand (draw 2 keep 1).  After the 60th
-turn three public goals are scored.  Rules: the game's rules reference; the
+turn three public goals are scored.  Rules: ``docs/rules/expancity.md``; the
 kernel is :mod:`kernels.expancity`, the data :file:`kernels/data/expancity.yaml`.
 
 Agents
@@ -87,8 +87,9 @@ Data provenance
     Tile counts, the rulebook's park / shopping mall / stadium values and all rules
     numbers come from the rulebook; the other special-tile values, City Hall's value,
     the 50 contracts and the 6 goals are reconstructed (``provenance`` of each entry in
-    the YAML).  Contract conditions are written in the small condition language of the
-    rules reference and compiled at import into integer rows evaluated by the kernel.
+    the YAML).  Contract conditions are written in the small condition language of
+    ``docs/rules/expancity.md`` (section 6.2) and compiled at import into integer rows
+    evaluated by the kernel.
 
 Version history
     v0: initial.

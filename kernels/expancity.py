@@ -1,6 +1,6 @@
 """Expancity rules kernel (numba).
 
-Rules: the game's rules reference (Expancity, Alex Cutler 2018; Korean edition).  The
+Rules: ``docs/rules/expancity.md`` (Expancity, Alex Cutler 2018; Korean edition).  The
 whole game lives in one flat ``int64`` state array whose layout is given by the
 ``H_*`` / ``O_*`` constants below.  The game's tables (tile counts, special-tile
 modifiers, rule numbers, the 50 contract conditions and the 6 goals) are checked
@@ -256,6 +256,16 @@ def _check_condition(ck, path, class_keys):
             _check_selector(ck, f"{path}.centre", class_keys)
 
 
+_IMPLEMENTED_AS = {
+    "residential_height_rule": "new floor <= R_p + 1",
+    "commercial_height_rule": "new floor <= max(4, C_p + 1)",
+    "commercial_max_floors": None,
+    "contract_hand_limit": None,
+    "goal_tie_split": "floor_divide",
+    "final_tie_break": ["most_completed_buildings", "shared"],
+}
+
+
 def check_data(data):
     """Check a parsed Expancity data file against its schema: types, ranges and the
     cross-field totals the kernel relies on.  Raises :class:`kernels.data_files.DataError`
@@ -329,6 +339,11 @@ def check_data(data):
         if k in where:
             named(k, lambda: (ck.mapping(where[k]), ck.integer(where[k] + ".draw", 2, 2),
                               ck.integer(where[k] + ".keep", 1, 1)))
+    # Entries whose behaviour is written in code: the file may only state what the code does.
+    for k, v in _IMPLEMENTED_AS.items():
+        if k in where:
+            ck.require(vals[k] == v, where[k], f"the code implements only {v!r} (entry {k!r}); "
+                       "changing this rule needs a code change")
     if "score_marker_blocks" in where and "blocks_per_colour" in where:
         marker, blocks = vals["score_marker_blocks"], vals["blocks_per_colour"]
         ck.require(vals["supply_start"] + vals["reserve_start"] + marker == blocks, where["reserve_start"],
