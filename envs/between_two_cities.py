@@ -3,7 +3,7 @@
 Every player builds two 4x4 cities at once, one with each neighbour; a player's score
 is its *lower* city.  Tiles are drafted: each turn everyone secretly chooses two tiles
 from its hand, passes the rest, and places one chosen tile into each of its cities.
-Rules reference: ``shared/rules/between_two_cities.md``; rules live in
+The Korean rulebook is the edition implemented; rules live in
 :mod:`kernels.between_two_cities`, every table in ``kernels/data/between_two_cities.yaml``.
 
 Agents and turn order
@@ -19,7 +19,8 @@ discard and the unseen discard of the last single are automatic.
 
 * ``num_players=2``: four cities; seat ``s`` alone builds cities ``2s`` (left) and
   ``2s+1`` (right); six half-rounds 1a 1b 2a 2b 3a 3b; score = sum of the two cities;
-  ties go straight to the building counts.
+  ties are broken as in the 3-7 game (the Korean rulebook): the higher of the seat's own
+  two cities first, then building counts by type.
 * ``num_players=1`` (solo): one agent against automaton A (seat 1, shares the left
   city, acts first) and automaton B (seat 2, shares the right city); city 1 is the Deep
   Learning City.  Each pick assigns a tile (first pick: left city, second: right city);
@@ -29,7 +30,9 @@ discard and the unseen discard of the last single are automatic.
   drawn into the hand, the agent assigns two, the third joins the Deep Learning City.
   ``solo_mode="full"``: 3-player draft with open hands; the automata choose by the
   (reconstructed) automa card deck, placing their Deep Learning City tile at once and
-  leaving their shared-city tile for the agent to place.
+  leaving their shared-city tile for the agent to place.  The Deep Learning City is
+  scored without geometry: shops in lines of 4, optimal tavern sets, every office with
+  the +1 tavern bonus (tavern or not), parks in pairs, houses never next to a factory.
 
 Action space: ``Discrete(131)``
 -------------------------------
@@ -66,16 +69,34 @@ round 2, round 3 turns 1-3.
 Rewards
 -------
 Given by the shell at the end: ``reward_mode="rank"`` (default, from the ranks among all
-participants, automata included) or ``"score"``.  ``infos[agent]["scores"]`` holds the
-player scores (lower city; sum in 2-player); ``end_infos`` adds ``city_scores`` and, in
-solo, ``automata_scores`` and ``participant_ranks`` (human, A, B).  A solo agent wins
-when its rank is 1 (alone or shared).
+participants, automata included) or ``"score"``.  Ties: the score, then the higher of
+the participant's two cities, then its building counts by type (shops, factories,
+taverns, offices, parks, houses); still tied, participants share the rank.  In solo the
+automata are participants (automaton A: the lower of the left city and the Deep Learning
+City with its difficulty bonus; B: of the right city and the Deep Learning City), so a
+human tied with an automaton after every tie-break shares its place: the rank reward
+averages the shared places over the three participants (+1 first, 0 second, -1 third;
+tied for first with one automaton: +0.5; tied for second behind the other: -0.5).
+``infos[agent]["scores"]`` holds the player scores (lower city; sum in 2-player);
+``end_infos`` adds ``city_scores`` and, in solo, ``automata_scores`` and
+``participant_ranks`` (human, A, B).  A solo agent wins when its rank is 1 (alone or
+shared): ``winners`` is empty when an automaton finishes first alone.
 
 Options
 -------
 ``num_players`` 1-7 (default 3), ``assign_at_selection`` (bool, default False; 2-7
 players), ``solo_mode`` ``"simple"|"full"`` (default ``"full"``; solo only),
 ``difficulty`` 1-5 (default 2; solo only, an additive Deep Learning City bonus).
+Wrong types (a float, a string for a number, a list or set for a value, a number for
+``solo_mode``) raise ``ValueError`` naming the option; numpy integers and bools are
+accepted.
+
+Scoring helpers
+---------------
+``score_city(rows, factory_rank)``, ``score_cities(cities)`` and ``tile_name(tile)``
+check their arguments and raise ``ValueError`` naming the argument for anything but 4
+strings of 4 building characters, a rank name, a list of 1-7 such cities or a tile code
+0-32.
 
 Hidden information, reseed and determinize
 ------------------------------------------
@@ -140,6 +161,10 @@ are *reconstructed* (marked so in the data file).
 Version history
 ---------------
 v0: initial.
+v0, rules revision (issue 14/15): 2-player ties by the higher own city before building
+counts (O10, O10b); Deep Learning City offices all get the +1 bonus (3 offices, no
+tavern: 9); ties with a solo automaton share the place; argument checks in the scoring
+helpers and options; the data file is checked at load; cold start about halved.
 """
 from __future__ import annotations
 
@@ -161,16 +186,22 @@ _COLORS = {0: (66, 133, 244), 1: (120, 120, 120), 2: (219, 68, 55), 3: (230, 124
 
 
 # ----------------------------------------------------------------- scoring functions
-def _canvas(rows):
-    if len(rows) != 4 or any(len(r) != 4 for r in rows):
-        raise ValueError("rows must be 4 strings of 4 characters")
+def _canvas(rows, name="rows"):
+    """``rows`` (4 strings of 4 building characters) on a 7x7 canvas; ``ValueError`` naming
+    ``name`` for anything else."""
+    if isinstance(rows, np.ndarray) and rows.ndim == 1:
+        rows = rows.tolist()
+    if not isinstance(rows, (list, tuple)) or len(rows) != 4 \
+            or any(not isinstance(r, str) or len(r) != 4 for r in rows):
+        raise ValueError(f"{name} must be a list of 4 strings of 4 characters, got {rows!r}")
     g = np.full(K.CC, -1, dtype=np.int64)
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch == ".":
                 continue
             if ch not in _CHAR_TO_KIND:
-                raise ValueError(f"unknown building character {ch!r} in rows")
+                raise ValueError(f"unknown building character {ch!r} in {name} (row {r}, column {c}); "
+                                 f"known: {''.join(sorted(_CHAR_TO_KIND))} and '.' for empty")
             g[r * K.CAN + c] = _CHAR_TO_KIND[ch]
     return g
 
@@ -178,7 +209,7 @@ def _canvas(rows):
 def _score_canvas(g, fpp):
     parts = np.zeros(6, dtype=np.int64)
     scratch = np.zeros((4, K.CC), dtype=np.int64)
-    total = K.score_grid(g, fpp, parts, scratch[0], scratch[1], scratch[2], scratch[3])
+    total = K.score_grid(g, np.int64(fpp), parts, scratch[0], scratch[1], scratch[2], scratch[3])
     out = {name: int(parts[i]) for i, name in enumerate(_PART_NAMES)}
     out["total"] = int(total)
     return out
@@ -188,21 +219,31 @@ def score_city(rows, factory_rank):
     """Score one 4x4 city.  ``rows``: 4 strings of ``s f o p h`` and tavern digits ``1``
     music, ``2`` food, ``3`` drink, ``4`` lodging (``.`` empty; the rules reference's
     letters ``M E D L`` are accepted for taverns too); ``factory_rank``:
-    ``"most"``, ``"second"`` or ``"other"``.  Returns a dict of ints."""
-    if factory_rank not in _RANKS:
+    ``"most"``, ``"second"`` or ``"other"``.  Returns a dict of ints.  Anything else
+    raises ``ValueError`` naming the argument."""
+    if not isinstance(factory_rank, str) or factory_rank not in _RANKS:
         raise ValueError(f"factory_rank must be 'most', 'second' or 'other', got {factory_rank!r}")
     return _score_canvas(_canvas(rows), int(K.FACT_PTS[_RANKS[factory_rank]]))
 
 
 def score_cities(cities):
-    """Score every city of one game, factories ranked across them."""
-    grids = [_canvas(rows) for rows in cities]
+    """Score every city of one game (a list of 1 to 7 ``rows`` as for :func:`score_city`),
+    factories ranked across them.  Returns one dict per city, in order."""
+    if not isinstance(cities, (list, tuple)) or not 1 <= len(cities) <= K.MAXC:
+        raise ValueError(f"cities must be a list of 1 to {K.MAXC} cities (each a list of 4 strings), "
+                         f"got {cities!r}")
+    grids = [_canvas(rows, f"cities[{i}]") for i, rows in enumerate(cities)]
     counts = np.array([int((g == K.FACTORY).sum()) for g in grids], dtype=np.int64)
-    return [_score_canvas(g, int(K.factory_points(counts, len(grids), i))) for i, g in enumerate(grids)]
+    return [_score_canvas(g, int(K.factory_points(counts, np.int64(len(grids)), np.int64(i))))
+            for i, g in enumerate(grids)]
 
 
-def tile_name(t):
-    t = int(t)
+def tile_name(tile):
+    """Name of tile code ``tile``: ``0..8`` a single of that kind, ``9..32`` duplex ``tile - 9``."""
+    if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)) \
+            or not 0 <= int(tile) < K.NTILE:
+        raise ValueError(f"tile must be an integer tile code in [0, {K.NTILE}), got {tile!r}")
+    t = int(tile)
     if t < K.NK:
         return K.KIND_NAMES[t]
     d = t - K.NK
@@ -251,7 +292,7 @@ class Spec(GameSpec):
         if n != 1 and diff is not None:
             raise ValueError("difficulty is only allowed with num_players=1")
         mode = "full" if mode is None else mode
-        if mode not in ("simple", "full"):
+        if not isinstance(mode, str) or mode not in ("simple", "full"):
             raise ValueError(f"solo_mode must be 'simple' or 'full', got {mode!r}")
         diff = K.DEFAULT_DIFFICULTY if diff is None else diff
         if isinstance(diff, bool) or not isinstance(diff, (int, np.integer)) or not 1 <= int(diff) <= 5:

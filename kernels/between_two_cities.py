@@ -1,6 +1,7 @@
 """Between Two Cities: rules kernel (numba) on one flat ``int64`` state array.
 
-Contract: see :mod:`envs.spec`.  Rules: ``shared/rules/between_two_cities.md``.
+Contract: see :mod:`envs.spec`.  Rules: the game's rules reference (section numbers below are
+its sections; the Korean rulebook is the edition implemented).
 
 Tile codes (also the pick actions): ``0..8`` a single of kind id 0..8 (shop, factory,
 drink, food, music, lodging, office, park, house); ``9..32`` duplex id ``code - 9``.
@@ -12,6 +13,32 @@ Seats / cities: city ``k`` lies between seat ``k`` and seat ``k+1``; seat ``s``'
 city is ``s`` and its right city ``s-1`` (3-7 players and solo, where seat 1 is
 automaton A, seat 2 automaton B and city 1 the Deep Learning City).  Two players:
 seat ``s`` owns cities ``2s`` (left) and ``2s+1`` (right).
+
+Scores and ranks (rules sections 6.7, 7): a participant's key is its score (lower city;
+sum of its two cities with 2 players) followed by the data file's tie-break items
+(``scoring.tie_break``, table ``TIE_ORDER``): the higher of its two cities -- with 2
+players too (ruling 14, revised) -- then building counts by type.  ``all_ranks`` /
+``ranks`` rank every participant, the solo automata included (seats first, then A and
+B), with standard competition ranking: participants equal on the whole key share a rank
+(a seat tied with an automaton shares its place).  The Deep Learning City gives every
+office the +1 tavern bonus whether or not it holds a tavern (ruling 19, revised).
+
+Data: ``kernels/data/between_two_cities.yaml`` is checked at import by
+:func:`check_data` (types, ranges, references, and cross-field totals: every city ends
+with exactly 16 cells, the supplies cover the largest game, no city can score beyond the
+observation bound); :func:`load_data` runs the same check on any file.
+
+Cold start: constants passed between jitted functions are ``np.int64`` globals
+(``I_NO``, ``I_DLC``, ``I_RNG`` ...), since a plain int or bool constant reaches the
+callee as a Literal type and compiles one more specialisation of it and of everything it
+calls; the automata run at the end of ``init`` / ``step`` (flag ``H_AUTO``) rather than
+inside the flow helpers, and ``automaton_choice`` / ``tile_gain`` are inlined into
+``_run_automata``: numba re-optimises a function's whole call tree into its own machine
+code, so heavy code reached through many small jitted levels is compiled many times.
+
+Version history: v0 initial; v0 (issue 14/15 pass): 2-player ties by the higher city,
+Deep Learning City office bonus without condition, data-file schema check, cold start
+19-21 s -> about 10-11 s CPU.
 """
 import numpy as np
 from numba import njit
@@ -19,6 +46,287 @@ from numba import njit
 from kernels import data_files, rng
 
 _D = data_files.load("between_two_cities", __file__)
+
+# ----------------------------------------------------------------------------- data schema
+# What the engine is built around (action ids, observation planes, the documented
+# encodings): the data file may change values, not this frame.
+CANON_KINDS = ("shop", "factory", "tavern_drink", "tavern_food", "tavern_music", "tavern_lodging",
+               "office", "park", "house")
+CANON_TYPES = ("shop", "factory", "tavern", "office", "park", "house")
+CANON_KIND_TYPE = ("shop", "factory", "tavern", "tavern", "tavern", "tavern", "office", "park", "house")
+CANON_DUPLEXES = 24       # pick actions 9..32
+CANON_CARDS = 20          # observation part last_automa_cards [2, 20]
+MAX_CITY_SCORE = 400      # observation bound of city_scores
+_TIE_ITEMS = ("higher_city",) + CANON_TYPES
+_ITEMS = CANON_TYPES + ("max_points", "new_type_if_house")
+_SINGLE_REMAINDERS = ("pass_left", "pass_right", "pass_to_opponent")
+
+
+def _int_value(ck, path, v, lo, hi):
+    """:meth:`Checker.integer` for a value already in hand (mappings keyed by ints)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        ck.fail(path, f"expected an integer, got {v!r}")
+    if v < lo or v > hi:
+        ck.fail(path, f"must be in [{lo}, {hi}], got {v}")
+    return v
+
+
+def _int_table(ck, path, keys, lo, hi):
+    """A mapping whose keys are exactly the ints ``keys``, values ints in ``[lo, hi]``."""
+    m = ck.mapping(path)
+    ck.require(sorted(m, key=str) == sorted(keys, key=str), path,
+               f"expected the keys {list(keys)}, got {list(m)}")
+    return {k: _int_value(ck, f"{path}.{k}", m[k], lo, hi) for k in keys}
+
+
+def _schedule(ck, path, rounds, hand, dhand):
+    """Checks one round list (standard, two_player or solo_full); returns (#single rounds,
+    #duplex rounds)."""
+    ck.require(1 <= len(rounds) <= 6, path, f"expected 1 to 6 rounds, got {len(rounds)}")
+    solo = path.endswith("solo_full.rounds")
+    ns = nd = 0
+    for i, r in enumerate(rounds):
+        p = f"{path}[{i}]"
+        ck.mapping(p)
+        if path.endswith("two_player.rounds"):
+            ck.string(f"{p}.round")
+        else:
+            ck.integer(f"{p}.round", i + 1, i + 1)
+        tiles = ck.string(f"{p}.tiles", ("single", "duplex"))
+        if not solo:
+            ck.integer(f"{p}.keep_per_turn", 2, 2)
+        if tiles == "single":
+            ns += 1
+            ck.string(f"{p}.remainder", _SINGLE_REMAINDERS)
+            ck.require(ck.integer(f"{p}.hand_size", 1, 99) == hand, f"{p}.hand_size",
+                       f"every single round deals the same hand ({hand} tiles)")
+            turns = ck.integer(f"{p}.turns", 1, 3)
+            ck.require(turns == (hand - 1) // 2, f"{p}.turns",
+                       f"a hand of {hand} picked 2 at a time lasts {(hand - 1) // 2} turns, got {turns}")
+            ck.string(f"{p}.leftover", ("discard_unseen",))
+            if solo:
+                ck.require(ck.boolean(f"{p}.hands_face_up"), f"{p}.hands_face_up",
+                           "the full solo game plays with open hands")
+        else:
+            nd += 1
+            ck.string(f"{p}.remainder", ("discard",))
+            if solo:
+                ck.integer(f"{p}.human_draws", dhand, dhand)
+                ck.integer(f"{p}.repeats", 2, 2)
+                ck.integer(f"{p}.human_assigns", 2, 2)
+                ck.require(not ck.boolean(f"{p}.automata_act"), f"{p}.automata_act",
+                           "the automata sit out duplex rounds")
+            else:
+                ck.integer(f"{p}.hand_size", dhand, dhand)
+                ck.integer(f"{p}.turns", 1, 1)
+    return ns, nd
+
+
+def check_data(data):
+    """Validate the parsed data file against the schema the engine needs: types, ranges,
+    references between fields and cross-field totals (every city ends with exactly 16
+    cells; the supplies cover 7 players and both solo modes; no city can score beyond
+    the observation bound).  Raises :class:`kernels.data_files.DataError` naming the
+    field.  Returns ``data``."""
+    ck = data_files.Checker(data, "between_two_cities")
+    if not isinstance(data, dict):
+        ck.fail("<top>", f"expected a mapping, got {type(data).__name__}")
+    ck.string("game", ("between_two_cities",))
+    ck.integer("data_version", 1)
+    order = ck.sequence("building_types.order", length=len(CANON_TYPES))
+    for i, t in enumerate(order):
+        ck.string(f"building_types.order[{i}]", CANON_TYPES)
+    ck.require(len(set(order)) == len(order), "building_types.order", "types must be unique")
+    kinds = ck.sequence("tile_kinds.list", length=len(CANON_KINDS))
+    chars = set()
+    for i in range(len(kinds)):
+        p = f"tile_kinds.list[{i}]"
+        ck.mapping(p)
+        ck.require(ck.integer(f"{p}.id", 0, len(CANON_KINDS) - 1) == i, f"{p}.id",
+                   f"kind ids must be 0..{len(CANON_KINDS) - 1} in order")
+        ck.string(f"{p}.name", (CANON_KINDS[i],))
+        ck.string(f"{p}.type", (CANON_KIND_TYPE[i],))
+        ch = ck.string(f"{p}.score_city_char")
+        ck.require(len(ch) == 1 and ch != "." and not ch.isspace(), f"{p}.score_city_char",
+                   f"expected one character other than '.', got {ch!r}")
+        ck.require(ch not in chars, f"{p}.score_city_char", f"{ch!r} is used by another kind")
+        chars.add(ch)
+    counts = ck.mapping("single_tiles.counts")
+    ck.require(set(counts) == set(CANON_KINDS), "single_tiles.counts",
+               f"expected one count per kind {list(CANON_KINDS)}, got {list(counts)}")
+    n_singles = sum(ck.integer(f"single_tiles.counts.{k}", 0, 200) for k in CANON_KINDS)
+    ck.require(ck.integer("single_tiles.total", 0) == n_singles, "single_tiles.total",
+               f"must equal the sum of the counts ({n_singles})")
+    ck.integer("duplex_tiles.count", CANON_DUPLEXES, CANON_DUPLEXES)
+    dups = ck.sequence("duplex_tiles.list", length=CANON_DUPLEXES)
+    layouts = ck.mapping("duplex_tiles.layouts")
+    ck.require(set(layouts) == {"side_by_side", "stacked"}, "duplex_tiles.layouts",
+               "expected exactly side_by_side and stacked")
+    halves = dict.fromkeys(CANON_TYPES, 0)
+    for i in range(len(dups)):
+        p = f"duplex_tiles.list[{i}]"
+        ck.mapping(p)
+        ck.require(ck.integer(f"{p}.id", 0, CANON_DUPLEXES - 1) == i, f"{p}.id",
+                   f"duplex ids must be 0..{CANON_DUPLEXES - 1} in order")
+        ck.string(f"{p}.layout", ("side_by_side", "stacked"))
+        ck.sequence(f"{p}.halves", length=2)
+        for j in range(2):
+            halves[CANON_KIND_TYPE[CANON_KINDS.index(ck.string(f"{p}.halves[{j}]", CANON_KINDS))]] += 1
+    per_type = ck.mapping("duplex_tiles.halves_per_type")
+    ck.require(set(per_type) == set(CANON_TYPES), "duplex_tiles.halves_per_type",
+               f"expected one entry per type {list(CANON_TYPES)}")
+    for t in CANON_TYPES:
+        ck.require(ck.integer(f"duplex_tiles.halves_per_type.{t}", 0) == halves[t],
+                   f"duplex_tiles.halves_per_type.{t}", f"the duplex list has {halves[t]} {t} halves")
+    # ------------------------------------------------------------------ scoring
+    s = "scoring"
+    line = _int_table(ck, f"{s}.shop.points_by_line_length", (1, 2, 3, 4), 0, 100)
+    fact = {k: ck.integer(f"{s}.factory.points_per_factory.{k}", 0, 100) for k in ("most", "second", "other")}
+    tav = _int_table(ck, f"{s}.tavern.points_by_set_size", (1, 2, 3, 4), 0, 100)
+    gmax = ck.integer(f"{s}.office.group_max", 1, 16)
+    off = _int_table(ck, f"{s}.office.points_by_group_size", tuple(range(1, gmax + 1)), 0, 100)
+    obonus = ck.integer(f"{s}.office.tavern_adjacency_bonus_per_office", 0, 100)
+    park = _int_table(ck, f"{s}.park.points_by_group_size", (1, 2, 3), 0, 100)
+    pextra = ck.integer(f"{s}.park.extra_per_tile_above_3", 0, 100)
+    hper = ck.integer(f"{s}.house.points_per_distinct_other_type", 0, 100)
+    hfac = ck.integer(f"{s}.house.adjacent_to_factory_points", 0, 100)
+    other = ck.sequence(f"{s}.house.other_types", max_len=len(CANON_TYPES) - 1)
+    for i in range(len(other)):
+        ck.string(f"{s}.house.other_types[{i}]", CANON_TYPES[:-1])
+    ck.require(len(set(other)) == len(other), f"{s}.house.other_types", "types must be unique")
+    ck.string(f"{s}.player_score.three_to_seven", ("lower_city",))
+    ck.string(f"{s}.player_score.two_player", ("sum_of_cities",))
+    ck.string(f"{s}.player_score.solo", ("lower_city",))
+    for key in ("three_to_seven_and_solo", "two_player"):
+        p = f"{s}.tie_break.{key}"
+        items = ck.sequence(p, min_len=1, max_len=len(_TIE_ITEMS))
+        for i in range(len(items)):
+            ck.string(f"{p}[{i}]", _TIE_ITEMS)
+        ck.require(len(set(items)) == len(items), p, "items must be unique")
+    # the best a building can add to a city, times 16 cells, plus the largest solo bonus
+    per_cell = max([line[k] / k for k in line] + list(fact.values()) + [tav[k] / k for k in tav]
+                   + [off[k] / k + obonus for k in off] + [park[k] / k for k in park] + [pextra]
+                   + [hper * len(other), hfac])
+    # ------------------------------------------------------------------ schedules
+    hand = ck.integer("schedules.standard.rounds[0].hand_size", 3, 7)
+    ck.require(hand % 2 == 1, "schedules.standard.rounds[0].hand_size",
+               f"a hand picked 2 at a time must be odd to end on one tile, got {hand}")
+    dhand = None
+    for key in ("standard", "two_player", "solo_full"):
+        rounds = ck.sequence(f"schedules.{key}.rounds")
+        for i in range(len(rounds)):
+            if ck.get(f"schedules.{key}.rounds[{i}].tiles", None) == "duplex":
+                n = ck.integer(f"schedules.{key}.rounds[{i}]."
+                               + ("human_draws" if key == "solo_full" else "hand_size"), 2, 3)
+                ck.require(dhand is None or n == dhand, f"schedules.{key}.rounds[{i}]",
+                           f"every duplex round deals the same hand ({dhand} duplexes)")
+                dhand = n
+    if dhand is None:
+        ck.fail("schedules.standard.rounds", "no duplex round")
+    turns = (hand - 1) // 2
+    std = ck.sequence("schedules.standard.rounds")
+    ns, nd = _schedule(ck, "schedules.standard.rounds", std, hand, dhand)
+    # every city gets 2 tiles a turn (one per neighbour), 2 duplexes a duplex round
+    ck.require(ns * turns * 2 + nd * 2 * 2 == 16, "schedules.standard.rounds",
+               "the rounds must fill every city with exactly 16 cells")
+    need_s, need_d = 7 * hand * ns, 7 * dhand * nd
+    two = ck.sequence("schedules.two_player.rounds")
+    ns2, nd2 = _schedule(ck, "schedules.two_player.rounds", two, hand, dhand)
+    ck.require(ns2 * turns + nd2 * 2 == 16, "schedules.two_player.rounds",
+               "the half-rounds must fill every city with exactly 16 cells")
+    need_s, need_d = max(need_s, 2 * hand * ns2), max(need_d, 2 * dhand * nd2)
+    its = ck.sequence("schedules.solo_simple.iterations", min_len=1, max_len=7)
+    for i in range(len(its)):
+        ck.string(f"schedules.solo_simple.iterations[{i}]", ("single", "duplex"))
+    ck.integer("schedules.solo_simple.random_assignment_tiles", 3, 3)
+    ck.integer("schedules.solo_simple.chosen_assignment_tiles", 3, 3)
+    ck.require(sum(2 if t == "single" else 4 for t in its) == 16, "schedules.solo_simple.iterations",
+               "the iterations must fill every city with exactly 16 cells")
+    need_s = max(need_s, 6 * its.count("single"))
+    need_d = max(need_d, 6 * its.count("duplex"))
+    full = ck.sequence("schedules.solo_full.rounds")
+    nsf, ndf = _schedule(ck, "schedules.solo_full.rounds", full, hand, dhand)
+    ck.sequence("schedules.solo_full.automaton_turn_order", length=3)
+    for i, who in enumerate(("automaton_a", "automaton_b", "human")):
+        ck.string(f"schedules.solo_full.automaton_turn_order[{i}]", (who,))
+    setup = ck.integer("schedules.solo_full.setup_duplexes_to_deep_learning_city", 0, 8)
+    ck.require(nsf * turns * 2 + ndf * 2 * 2 == 16, "schedules.solo_full.rounds",
+               "the rounds must fill the human's cities with exactly 16 cells")
+    ck.require(nsf * turns * 2 + setup * 2 == 16, "schedules.solo_full.setup_duplexes_to_deep_learning_city",
+               "with the automata's tiles the Deep Learning City must end with exactly 16 cells")
+    need_s = max(need_s, 3 * hand * nsf)
+    need_d = max(need_d, setup + 2 * dhand * ndf)
+    ck.require(n_singles >= need_s, "single_tiles.total",
+               f"{n_singles} singles cannot supply the largest game ({need_s} drawn)")
+    ck.require(CANON_DUPLEXES >= need_d, "schedules", f"the rounds draw {need_d} of the "
+               f"{CANON_DUPLEXES} duplexes")
+    # ------------------------------------------------------------------ solo
+    seats = ck.mapping("solo.seating.seats")
+    for name, seat in (("human", 0), ("automaton_a", 1), ("automaton_b", 2)):
+        ck.integer(f"solo.seating.seats.{name}", seat, seat)
+    ck.require(len(seats) == 3, "solo.seating.seats", "expected human, automaton_a, automaton_b")
+    levels = _int_table(ck, "solo.difficulty.bonus_by_level", (1, 2, 3, 4, 5), 0, 100)
+    ck.integer("solo.difficulty.default", 1, 5)
+    tto = ck.sequence("solo.max_points_tie_break.type_order", length=len(CANON_TYPES))
+    for i in range(len(tto)):
+        ck.string(f"solo.max_points_tie_break.type_order[{i}]", CANON_TYPES)
+    ck.require(set(tto) == set(CANON_TYPES), "solo.max_points_tie_break.type_order",
+               "expected every type once")
+    tk = [k for k in CANON_KINDS if k.startswith("tavern")]
+    tko = ck.sequence("solo.max_points_tie_break.tavern_kind_order", length=len(tk))
+    for i in range(len(tko)):
+        ck.string(f"solo.max_points_tie_break.tavern_kind_order[{i}]", tk)
+    ck.require(set(tko) == set(tk), "solo.max_points_tie_break.tavern_kind_order",
+               "expected every tavern kind once")
+    ck.integer("solo.automa_deck.size", CANON_CARDS, CANON_CARDS)
+    cards = ck.sequence("solo.automa_deck.cards", length=CANON_CARDS)
+    ids = set()
+    for i in range(len(cards)):
+        p = f"solo.automa_deck.cards[{i}]"
+        ck.mapping(p)
+        cid = ck.integer(f"{p}.id", 1, 10 ** 6)
+        ck.require(cid not in ids, f"{p}.id", f"card id {cid} is used twice")
+        ids.add(cid)
+        for col in ("shared_city", "deep_learning_city"):
+            items = ck.sequence(f"{p}.{col}", min_len=1, max_len=4)
+            for j in range(len(items)):
+                ck.string(f"{p}.{col}[{j}]", _ITEMS)
+    ck.require(2 * turns * nsf <= CANON_CARDS, "solo.automa_deck.cards", "too few cards for a game")
+    ck.integer("geometry.city_side", 4, 4)
+    for name, cells, halves in (("side_by_side", [[0, 0], [0, 1]], ["left", "right"]),
+                                ("stacked", [[0, 0], [1, 0]], ["top", "bottom"])):
+        p = f"duplex_tiles.layouts.{name}"
+        ck.sequence(f"{p}.cells", length=2)
+        for i in range(2):
+            ck.sequence(f"{p}.cells[{i}]", length=2)
+            for j in range(2):
+                ck.integer(f"{p}.cells[{i}][{j}]", cells[i][j], cells[i][j])
+        ck.sequence(f"{p}.halves", length=2)
+        for i in range(2):
+            ck.string(f"{p}.halves[{i}]", (halves[i],))
+    # components without a rules effect: counts all the same
+    for key in ("city_tokens", "scoreboard", "reference_cards", "seating_cards"):
+        ck.integer(f"other_components.{key}", 0, 1000)
+    ck.integer("other_components.solo.automa_cards", CANON_CARDS, CANON_CARDS)
+    ck.integer("other_components.solo.name_cards", 0, 1000)
+    ck.integer("other_components.solo.automa_rulebook", 0, 1000)
+    top = 16 * per_cell + max(levels.values())
+    ck.require(top <= MAX_CITY_SCORE, "scoring",
+               f"a city could score up to {top:.0f}, beyond the observation bound {MAX_CITY_SCORE}")
+    return data
+
+
+def load_data(path=None):
+    """The data file at ``path`` (default: the packaged ``kernels/data/between_two_cities.yaml``),
+    parsed and checked by :func:`check_data`.  The kernel's tables come from the packaged file."""
+    if path is None:
+        return check_data(_D)
+    import yaml
+    with open(path, "rb") as f:
+        return check_data(yaml.safe_load(f))
+
+
+check_data(_D)
 
 # ----------------------------------------------------------------------------- tables
 KIND_NAMES = tuple(k["name"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
@@ -58,7 +366,14 @@ HOUSE_FACTORY_PTS = int(_sc["house"]["adjacent_to_factory_points"])
 HOUSE_OTHER_TYPES = np.array([TYPE_NAMES.index(t) for t in _sc["house"]["other_types"]], dtype=np.int64)
 FACT_PTS = np.array([_sc["factory"]["points_per_factory"][k] for k in ("most", "second", "other")],
                     dtype=np.int64)
-TIE_TYPES = np.array([TYPE_NAMES.index(t) for t in _sc["tie_break"]["two_player"]], dtype=np.int64)
+# Tie-break items after the score (section 7), row 0: 3-7 players and solo, row 1: two
+# players; TIE_HIGHER = the higher of the participant's two cities, a type id = buildings
+# of that type in its two cities, TIE_NONE = unused.
+TIE_HIGHER, TIE_NONE = -1, -2
+TIE_ORDER = np.full((2, 7), TIE_NONE, dtype=np.int64)
+for _row, _key in enumerate(("three_to_seven_and_solo", "two_player")):
+    for _j, _it in enumerate(_sc["tie_break"][_key]):
+        TIE_ORDER[_row, _j] = TIE_HIGHER if _it == "higher_city" else TYPE_NAMES.index(_it)
 
 _solo = _D["solo"]
 DIFF_BONUS = np.zeros(6, dtype=np.int64)
@@ -145,6 +460,7 @@ H_KPTR = 14
 H_CARD = 15       # 2 slots: last card index (0-based) of automaton A, B; -1 none
 H_STEPS = 17
 H_NR = 18
+H_AUTO = 19       # 1 while the automata owe their turn (only inside init / step)
 H_RNG = 20        # 2 slots
 HDR = 24
 O_SSUP = HDR                          # single supply (kind ids), 108
@@ -179,6 +495,17 @@ STATE_SIZE = SCR_PERM + 8
 # config vector
 CFG_NP, CFG_ASSIGN, CFG_SOLO_FULL, CFG_DIFF = 0, 1, 2, 3
 CFG_SIZE = 4
+
+# Constants passed as arguments between jitted functions.  A plain int or bool constant
+# reaches the callee as a Literal type and makes numba compile one more specialisation
+# of it (and of everything it calls); np.int64 globals are typed int64, so each kernel
+# function compiles once (cold start: module docstring of envs.between_two_cities).
+I_NO, I_YES = np.int64(0), np.int64(1)
+I_ADD, I_REMOVE = np.int64(1), np.int64(-1)
+I_DLC = np.int64(DLC)
+I_RNG = np.int64(H_RNG)
+I_FACTORY, I_PARK = np.int64(FACTORY), np.int64(PARK)
+I_COL_SHARED, I_COL_DLC = np.int64(0), np.int64(1)
 
 
 # ============================================================================= scoring
@@ -346,7 +673,7 @@ def score_grid(g, fpp, parts, dirs, seen, stack, cross):
     hs = 0
     for i in range(CC):
         if g[i] == HOUSE:
-            if _nb_has(g, i, FACTORY, FACTORY):
+            if _nb_has(g, i, I_FACTORY, I_FACTORY):
                 hs += HOUSE_FACTORY_PTS
             else:
                 hs += ot
@@ -361,12 +688,11 @@ def score_dlc(kc, fpp, parts):
     parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
     parts[1] = kc[FACTORY] * fpp
     tc = np.zeros(4, dtype=np.int64)
-    anyt = 0
     for j in range(TAVERN_KINDS.shape[0]):
         tc[j] = kc[TAVERN_KINDS[j]]
-        anyt += tc[j]
     parts[2] = tavern_sets(tc[0], tc[1], tc[2], tc[3])
-    parts[3] = office_base(kc[OFFICE]) + (kc[OFFICE] * OFFICE_BONUS if anyt > 0 else 0)
+    # every office counts as next to a tavern, whether or not the city has one (ruling 19)
+    parts[3] = office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
     n = kc[PARK]
     parts[4] = PARK_PTS[2] * (n // 2) + PARK_PTS[1] * (n % 2)
     parts[5] = kc[HOUSE] * _other_types(kc) * HOUSE_PER_TYPE
@@ -504,7 +830,7 @@ def _put(state, city, t, r, c, sign):
 
 @njit(cache=True)
 def place_tile(state, city, t, r, c):
-    _put(state, city, t, r, c, 1)
+    _put(state, city, t, r, c, I_ADD)
     b = O_BOX + city * 5
     r2 = r
     c2 = c
@@ -587,31 +913,31 @@ def round_pass_dir(state, r):
 
 
 # ============================================================================= automata
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def tile_gain(state, city, t):
     """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without bonus."""
     if _is_dlc(state, city):
-        now = city_score(state, city, False)
+        now = city_score(state, city, I_NO)
         if t < NK:
             state[O_KCNT + city * NK + t] += 1
         else:
             state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] += 1
             state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] += 1
-        after = city_score(state, city, False)
+        after = city_score(state, city, I_NO)
         if t < NK:
             state[O_KCNT + city * NK + t] -= 1
         else:
             state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] -= 1
             state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] -= 1
         return after - now
-    now = city_score(state, city, False)
+    now = city_score(state, city, I_NO)
     best = -(1 << 40)
     for r in range(CAN):
         for c in range(CAN):
             if legal_anchor(state, city, t, r, c):
-                _put(state, city, t, r, c, 1)
-                s = city_score(state, city, False)
-                _put(state, city, t, r, c, -1)
+                _put(state, city, t, r, c, I_ADD)
+                s = city_score(state, city, I_NO)
+                _put(state, city, t, r, c, I_REMOVE)
                 if s > best:
                     best = s
     return best - now
@@ -625,7 +951,7 @@ def _city_has_type(state, city, ty):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def automaton_choice(state, seat, card, col, city):
     """Tile code the automaton at ``seat`` picks for ``city`` by column ``col`` of ``card``."""
     h = O_HAND + seat * NTILE
@@ -665,22 +991,28 @@ def automaton_choice(state, seat, card, col, city):
 
 @njit(cache=True)
 def _run_automata(state):
-    for a in range(1, 3):
-        kp = state[H_KPTR]
-        card = state[O_DECK + kp]
-        state[H_KPTR] = kp + 1
-        state[H_CARD + a - 1] = card
-        shared = 0 if a == 1 else 2
-        t = automaton_choice(state, a, card, 0, shared)
+    """Automaton A, then B: draw a card, assign a tile to the shared city (it waits for the
+    human), then place one in the Deep Learning City (5.5).  One call site of
+    :func:`automaton_choice`, which is inlined here (cold start)."""
+    for j in range(4):
+        a = 1 + j // 2
+        if j % 2 == 0:
+            kp = state[H_KPTR]
+            state[H_CARD + a - 1] = state[O_DECK + kp]
+            state[H_KPTR] = kp + 1
+        card = state[H_CARD + a - 1]
+        col = j % 2
+        city = DLC if col == 1 else (0 if a == 1 else 2)
+        t = automaton_choice(state, a, card, col, city)
         state[O_HAND + a * NTILE + t] -= 1
-        w = O_WAIT + shared * 2
-        if state[w] < 0:
-            state[w] = t
+        if col == 1:
+            add_to_dlc(state, t)
         else:
-            state[w + 1] = t
-        t2 = automaton_choice(state, a, card, 1, DLC)
-        state[O_HAND + a * NTILE + t2] -= 1
-        add_to_dlc(state, t2)
+            w = O_WAIT + city * 2
+            if state[w] < 0:
+                state[w] = t
+            else:
+                state[w + 1] = t
 
 
 # ============================================================================= flow
@@ -696,7 +1028,10 @@ def _begin_turn(state):
     state[H_CUR] = 0
     state[H_SUB] = 0
     if state[H_MODE] == MODE_FULL and not round_is_duplex(state, state[H_ROUND]):
-        _run_automata(state)
+        # The automata move at the end of init / step (H_AUTO): called from there
+        # only, their code and the scoring it needs are compiled into those two entry
+        # points and not again into every flow helper in between (cold start).
+        state[H_AUTO] = 1
 
 
 @njit(cache=True)
@@ -711,7 +1046,7 @@ def _start_round(state):
         perm[0] = 0
         perm[1] = 1
         perm[2] = 2
-        rng.shuffle(state, H_RNG, perm, 3)
+        rng.shuffle(state, I_RNG, perm, np.int64(3))
         for i in range(SIMPLE_RANDOM):
             t = _draw_duplex(state) if dup else _draw_single(state)
             c = perm[i % 3] if i < 3 else DLC
@@ -849,7 +1184,7 @@ def init(state, config, seed):
         state[H_NC] = n
     state[H_NR] = N_ROUNDS[state[H_MODE]]
     state[H_ASSIGN] = config[CFG_ASSIGN] if n >= 2 else 1
-    rng.seed_rng(state, H_RNG, seed)
+    rng.seed_rng(state, I_RNG, seed)
     p = 0
     for k in range(NK):
         for i in range(SINGLE_COUNTS[k]):
@@ -859,9 +1194,9 @@ def init(state, config, seed):
         state[O_DSUP + d] = d
     for i in range(N_CARDS):
         state[O_DECK + i] = i
-    rng.shuffle(state, H_RNG, state[O_SSUP: O_SSUP + N_SINGLES], N_SINGLES)
-    rng.shuffle(state, H_RNG, state[O_DSUP: O_DSUP + N_DUPLEX], N_DUPLEX)
-    rng.shuffle(state, H_RNG, state[O_DECK: O_DECK + N_CARDS], N_CARDS)
+    rng.shuffle(state, I_RNG, state[O_SSUP: O_SSUP + N_SINGLES], np.int64(N_SINGLES))
+    rng.shuffle(state, I_RNG, state[O_DSUP: O_DSUP + N_DUPLEX], np.int64(N_DUPLEX))
+    rng.shuffle(state, I_RNG, state[O_DECK: O_DECK + N_CARDS], np.int64(N_CARDS))
     for i in range(MAXC * CC):
         state[O_GRID + i] = -1
     for i in range(MAXC * 2):
@@ -879,6 +1214,9 @@ def init(state, config, seed):
             add_to_dlc(state, _draw_duplex(state))
     state[H_ROUND] = 0
     _start_round(state)
+    if state[H_AUTO]:               # the automata move now, if their turn began (H_AUTO)
+        state[H_AUTO] = 0
+        _run_automata(state)
 
 
 @njit(cache=True)
@@ -979,6 +1317,9 @@ def step(state, action):
         state[H_SUB] += 1
         if state[H_SUB] >= 4:
             _end_turn(state)
+            if state[H_AUTO]:
+                state[H_AUTO] = 0
+                _run_automata(state)
         return
     s = state[H_CUR]
     state[O_CHOSEN + 2 * s + k] = -1
@@ -988,33 +1329,40 @@ def step(state, action):
         state[H_CUR] = s + 1
         if s + 1 >= state[H_NS]:
             _end_turn(state)
+            if state[H_AUTO]:
+                state[H_AUTO] = 0
+                _run_automata(state)
 
 
 @njit(cache=True)
 def city_totals(state, out):
     for c in range(state[H_NC]):
-        out[c] = city_score(state, c, True)
+        out[c] = city_score(state, c, I_YES)
 
 
 @njit(cache=True)
 def _participant_key(state, p, tot, key):
-    """key[0] score, key[1] higher-city (0 in 2p), key[2..7] building counts by tie order."""
+    """key[0] the score, key[1..7] the tie-break items of section 7 in the data file's
+    order (TIE_ORDER): the higher of the two cities, building counts by type."""
     m = state[H_MODE]
     a = left_city(state, p)
     b = right_city(state, p)
+    row = 0
     if m == MODE_2P:
         key[0] = tot[a] + tot[b]
-        key[1] = 0
+        row = 1
     else:
         key[0] = min(tot[a], tot[b])
-        key[1] = max(tot[a], tot[b])
-    for j in range(TIE_TYPES.shape[0]):
-        ty = TIE_TYPES[j]
+    for j in range(TIE_ORDER.shape[1]):
+        ty = TIE_ORDER[row, j]
         n = 0
-        for k in range(NK):
-            if KIND_TYPE[k] == ty:
-                n += state[O_KCNT + a * NK + k] + state[O_KCNT + b * NK + k]
-        key[2 + j] = n
+        if ty == TIE_HIGHER:
+            n = max(tot[a], tot[b])
+        elif ty >= 0:
+            for k in range(NK):
+                if KIND_TYPE[k] == ty:
+                    n += state[O_KCNT + a * NK + k] + state[O_KCNT + b * NK + k]
+        key[1 + j] = n
 
 
 @njit(cache=True)
@@ -1071,16 +1419,16 @@ def reseed(state, seed):
 
     Each undrawn part is sorted before the shuffle, so the new order depends on the seed
     and on which tiles / cards are left, never on their hidden old order."""
-    rng.seed_rng(state, H_RNG, seed)
+    rng.seed_rng(state, I_RNG, seed)
     p = state[H_SPTR]
     state[O_SSUP + p: O_SSUP + N_SINGLES].sort()
-    rng.shuffle(state, H_RNG, state[O_SSUP + p: O_SSUP + N_SINGLES], N_SINGLES - p)
+    rng.shuffle(state, I_RNG, state[O_SSUP + p: O_SSUP + N_SINGLES], N_SINGLES - p)
     p = state[H_DPTR]
     state[O_DSUP + p: O_DSUP + N_DUPLEX].sort()
-    rng.shuffle(state, H_RNG, state[O_DSUP + p: O_DSUP + N_DUPLEX], N_DUPLEX - p)
+    rng.shuffle(state, I_RNG, state[O_DSUP + p: O_DSUP + N_DUPLEX], N_DUPLEX - p)
     p = state[H_KPTR]
     state[O_DECK + p: O_DECK + N_CARDS].sort()
-    rng.shuffle(state, H_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
+    rng.shuffle(state, I_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
 
 
 # ============================================================================= greedy heuristic
@@ -1187,10 +1535,10 @@ def city_future(state, city):
                         v += _chance(4 - run, empty) * (POT_SHOP_UNIT * run - LINE_PTS[run])
             elif k == PARK:
                 # a lone park with an open neighbour waits for its pair
-                if not _nb_has(g, i, PARK, PARK) and _open_next_to(g, r, c, lim):
+                if not _nb_has(g, i, I_PARK, I_PARK) and _open_next_to(g, r, c, lim):
                     v += _chance(1, empty) * (POT_PARK_UNIT - PARK_PTS[1])
             elif k == HOUSE:
-                if not _nb_has(g, i, FACTORY, FACTORY):
+                if not _nb_has(g, i, I_FACTORY, I_FACTORY):
                     free_houses += 1
     # the open group of fewer than 6 offices
     m = kc[OFFICE] % OFFICE_GROUP
@@ -1219,7 +1567,7 @@ def city_future(state, city):
 @njit(cache=True)
 def city_value(state, city):
     """Live score of ``city`` plus :func:`city_future`."""
-    return city_score(state, city, False) + city_future(state, city)
+    return city_score(state, city, I_NO) + city_future(state, city)
 
 
 @njit(cache=True)
@@ -1240,7 +1588,7 @@ def value_gain(state, city, t, base):
             c1 = state[b + 4]
             place_tile(state, city, t, r, c)
             v = city_value(state, city)
-            _put(state, city, t, r, c, -1)
+            _put(state, city, t, r, c, I_REMOVE)
             state[b] = n0
             state[b + 1] = r0
             state[b + 2] = r1
@@ -1285,8 +1633,8 @@ def potential(state, p):
     m = state[H_MODE]
     lc = left_city(state, p)
     rc = right_city(state, p)
-    sl = city_score(state, lc, False)
-    sr = city_score(state, rc, False)
+    sl = city_score(state, lc, I_NO)
+    sr = city_score(state, rc, I_NO)
     score = float(sl + sr) if m == MODE_2P else float(min(sl, sr))
     vl = sl + city_future(state, lc)
     vr = sr + city_future(state, rc)
@@ -1409,7 +1757,8 @@ def observe(state, player, out):
     np_ = state[H_NP]
     solo = m == MODE_SIMPLE or m == MODE_FULL
     tot = state[SCR_TOT: SCR_TOT + MAXC]
-    city_totals(state, tot)
+    for c in range(state[H_NC]):
+        tot[c] = city_score(state, c, I_YES)
     for i in range(MAXC):
         c = rel_city(state, player, i)
         if c < 0:

@@ -1,5 +1,5 @@
 """Plain-Python reference for Between Two Cities: legality and scoring written from the
-rules reference (``shared/rules/between_two_cities.md``), independently of the kernel's
+rules reference (the Korean rulebook edition), independently of the kernel's
 algorithms.  Only the state *layout* (offsets) is taken from the kernel module, to read
 a kernel state; tables are re-read from the YAML data file.
 """
@@ -218,7 +218,8 @@ def ref_dlc(counts, fpp):
     n = counts.get("shop", 0)
     shop = 16 * (n // 4) + [0, 2, 5, 10][n % 4]
     tav = [counts.get(k, 0) for k in KINDS if k.startswith("tavern")]
-    office = office_base(counts.get("office", 0)) + (counts.get("office", 0) if sum(tav) else 0)
+    # ruling 19 (revised): every office counts as next to a tavern, tavern or not
+    office = office_base(counts.get("office", 0)) + SC["office"]["tavern_adjacency_bonus_per_office"] * counts.get("office", 0)
     p = counts.get("park", 0)
     park = 8 * (p // 2) + 2 * (p % 2)
     types = {KTYPE[KINDS.index(k)] for k, v in counts.items() if v} - {"house"}
@@ -259,19 +260,25 @@ def reference_city_totals(state):
 
 
 def reference_scores_ranks(state, totals=None):
-    """Scores and ranks of every participant (section 6.7, 7)."""
+    """Scores and ranks of every participant (section 6.7, 7): score, then the tie-break
+    items of the data file in order (2 players too: ruling 14, revised -- the higher of
+    the seat's own two cities first, then building counts by type)."""
     t2, counts = reference_city_totals(state)
     totals = t2 if totals is None else totals
     n = int(state[K.H_NP])
     two = int(state[K.H_MODE]) == K.MODE_2P
+    order = SC["tie_break"]["two_player" if two else "three_to_seven_and_solo"]
     keys = []
     for s in range(n):
         a, b = seat_cities(state, s)
         score = totals[a] + totals[b] if two else min(totals[a], totals[b])
-        key = [score] + ([] if two else [max(totals[a], totals[b])])
-        for ty in TYPE_ORDER:
-            key.append(sum(v for k, v in counts[a].items() if KTYPE[KINDS.index(k)] == ty)
-                       + sum(v for k, v in counts[b].items() if KTYPE[KINDS.index(k)] == ty))
+        key = [score]
+        for item in order:
+            if item == "higher_city":
+                key.append(max(totals[a], totals[b]))
+            else:
+                key.append(sum(v for k, v in counts[a].items() if KTYPE[KINDS.index(k)] == item)
+                           + sum(v for k, v in counts[b].items() if KTYPE[KINDS.index(k)] == item))
         keys.append(key)
     ranks = [1 + sum(1 for j in range(n) if keys[j] > keys[i]) for i in range(n)]
     return [k[0] for k in keys], ranks

@@ -192,7 +192,9 @@ def test_o9_two_player_sum():
     assert REF.reference_scores_ranks(st) == ([121, 126], [2, 1])
 
 
-def test_o10_two_player_tie_by_shops():
+def test_o10_two_player_tie_by_higher_city():
+    """O10 (ruling 14, revised): 2-player ties are broken as in the 3-7 game, the higher of
+    a seat's own two cities first -- seat 0's 60 beats seat 1's 55, whatever the shops."""
     st, _ = new_state(num_players=2)
     set_city(st, 0, ["sss.", "....", "....", "...."])
     set_city(st, 1, ["ss..", "....", "....", "...."])
@@ -201,8 +203,42 @@ def test_o10_two_player_tie_by_shops():
     tot = np.array([60, 50, 55, 55, 0, 0, 0], dtype=np.int64)
     out = np.zeros(K.MAXS, dtype=np.int64)
     K.ranks_from_totals(st, tot, out)
+    assert out[:2].tolist() == [1, 2]          # seat 1's 6 shops against 5 do not matter
+    assert REF.reference_scores_ranks(st, list(tot[:4])) == ([110, 110], [1, 2])
+
+
+def test_o10b_two_player_tie_by_building_counts():
+    """O10b: the scores and the higher cities tie (60/50 each): building counts decide,
+    seat 1's 6 shops beat seat 0's 5."""
+    st, _ = new_state(num_players=2)
+    set_city(st, 0, ["sss.", "....", "....", "...."])
+    set_city(st, 1, ["ss..", "....", "....", "...."])
+    set_city(st, 2, ["sss.", "....", "....", "...."])
+    set_city(st, 3, ["sss.", "....", "....", "...."])
+    tot = np.array([60, 50, 60, 50, 0, 0, 0], dtype=np.int64)
+    out = np.zeros(K.MAXS, dtype=np.int64)
+    K.ranks_from_totals(st, tot, out)
     assert out[:2].tolist() == [2, 1]
     assert REF.reference_scores_ranks(st, list(tot[:4])) == ([110, 110], [2, 1])
+    # the same counts and cities: a shared first place
+    set_city(st, 1, ["sss.", "....", "....", "...."])
+    K.ranks_from_totals(st, tot, out)
+    assert out[:2].tolist() == [1, 1]
+    assert REF.reference_scores_ranks(st, list(tot[:4]))[1] == [1, 1]
+
+
+def test_two_player_tie_in_a_finished_game():
+    """Through the kernel's own city scoring: seat 0 builds R1 (56) and R3 (65), seat 1 R5
+    (63) and O2 (58) -- 121 each; seat 0's higher city (65 > 63) wins, although seat 1 has
+    more shops (13 against 5), which decided before the revision."""
+    o2 = ["shhs", "ssss", "sMEs", "sDLs"]
+    st, _ = finished(2, [R["R1"], R["R3"], R["R5"], o2])
+    tot = np.zeros(K.MAXC, dtype=np.int64)
+    K.city_totals(st, tot)
+    assert tot[:4].tolist() == [56, 65, 63, 58]
+    assert kernel_scores(st) == [121, 121]
+    assert kernel_ranks(st) == [1, 2]
+    assert REF.reference_scores_ranks(st) == ([121, 121], [1, 2])
 
 
 def test_o11_three_player_tie_on_both_cities():
@@ -261,8 +297,12 @@ def _dlc_counts(**kw):
 
 def test_o13_deep_learning_city():
     parts = np.zeros(6, dtype=np.int64)
-    assert K.score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 52
-    assert parts.tolist() == [21, 2, 0, 3, 18, 8]
+    # O13 (a) under ruling 19 (revised): the two offices get +1 each although the city has
+    # no tavern -- office 3 + 2 = 5, total 54 (the reference's O13 text still shows the old
+    # tavern condition: office 3, total 52)
+    assert K.score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 54
+    assert parts.tolist() == [21, 2, 0, 5, 18, 8]
+    assert REF.ref_dlc({"shop": 6, "park": 5, "office": 2, "house": 2, "factory": 1}, 2) == 54
     assert K.score_dlc(_dlc_counts(o=7, E=1, s=4, p=2, h=2), 0, parts) == 62
     assert parts[3] == 29
     st, _ = new_state(num_players=1, solo_mode="full", difficulty=4)
@@ -270,6 +310,20 @@ def test_o13_deep_learning_city():
     for c in (0, 2):
         st[K.O_KCNT + c * 9: K.O_KCNT + c * 9 + 9] = 0
     assert K.city_score(st, 1, True) == 62 + int(K.DIFF_BONUS[4])
+
+
+def test_deep_learning_city_offices_need_no_tavern():
+    """Ruling 19 / 6.8 (revised): every office of the Deep Learning City gets +1 with no
+    tavern condition: 3 offices and no tavern score 6 + 3 = 9; a tavern changes nothing."""
+    parts = np.zeros(6, dtype=np.int64)
+    assert K.score_dlc(_dlc_counts(o=3), 2, parts) == 9
+    assert parts.tolist() == [0, 0, 0, 9, 0, 0]
+    assert K.score_dlc(_dlc_counts(o=3, D=1), 2, parts) == 9 + 1
+    assert parts[3] == 9
+    assert REF.ref_dlc({"office": 3}, 2) == 9
+    assert K.score_dlc(_dlc_counts(), 2, parts) == 0
+    # a grid city keeps the adjacency condition (6.4)
+    assert score_city(["ooo.", "....", "....", "...."], "other")["office"] == 6
 
 
 def test_o14_automaton_choice():
@@ -289,9 +343,14 @@ def test_o14_automaton_choice():
     t = K.automaton_choice(st, 1, card, 0, 0)
     assert t == LET["f"]
     hand[t] -= 1
-    assert K.tile_gain(st, 1, LET["o"]) == 2 and K.tile_gain(st, 1, LET["D"]) == 2
+    # Deep Learning City, from the 6 left (it has a house; new types in hand: office,
+    # tavern).  Under ruling 19 (revised) the office gets its +1 with no tavern there:
+    # office = 1 + 1 (bonus) + 1 (houses) = 3 beats drink = 1 + 1 = 2 -> office.  (The
+    # reference's O14 text predates the revision: office 2, a tie, drink.)
+    assert K.tile_gain(st, 1, LET["o"]) == 3 and K.tile_gain(st, 1, LET["D"]) == 2
     assert K.tile_gain(st, 1, LET["p"]) == 6
-    assert K.automaton_choice(st, 1, card, 1, 1) == LET["D"]
+    assert K.automaton_choice(st, 1, card, 1, 1) == LET["o"]
+    assert REF.ref_automaton_choice(st, 1, card, 1, 1) == LET["o"]
 
 
 def test_o15_solo_result():
@@ -301,6 +360,100 @@ def test_o15_solo_result():
     K.ranks_from_totals(st, tot, out)
     assert out[:3].tolist() == [2, 3, 1]
     assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [2, 3, 1]
+
+
+# ============================================================== solo: ties with an automaton
+# A grid city and Deep Learning City contents with the same buildings and the same total
+# (shops in a full row, every office next to a tavern, parks in a pair, no house next to
+# a factory: the Deep Learning City's maxima): a human and automaton A sharing the left
+# city then tie on score, higher city and every building count.
+TIE_GRID = ["ssss", "oDoE", "pphh", "fMhh"]
+
+
+def _solo_last_decision(seed, **options):
+    """A solo game through the shell, played at random up to its last decision."""
+    from envs.shell import CityEnv
+    env = CityEnv(Spec(), num_players=1, **options)
+    env.reset(seed=seed)
+    rs = np.random.default_rng(seed)
+    while True:
+        legal = env.unwrapped.legal_actions()
+        probe = env.unwrapped.clone()
+        probe.step(legal[0])
+        if all(probe.terminations.values()):
+            return env
+        env.step(int(rs.choice(legal)))
+
+
+def _build_tie(env, left_rows):
+    """Rewrite a solo game at its last decision: the left city becomes ``left_rows``, the
+    Deep Learning City and the right city both hold TIE_GRID's buildings, the right city
+    still missing its corner house, which is the one tile left to place."""
+    st = env.unwrapped._state
+    set_city(st, 0, left_rows)
+    st[K.O_KCNT + K.DLC * 9: K.O_KCNT + K.DLC * 9 + 9] = 0
+    for row in TIE_GRID:
+        for ch in row:
+            st[K.O_KCNT + K.DLC * 9 + LET[ch]] += 1
+    st[K.O_BOX + K.DLC * 5] = 16
+    set_city(st, 2, TIE_GRID[:3] + ["fMh."])
+    st[K.O_WAIT + 2 * 2] = LET["h"]
+    st[K.O_WAIT + 2 * 2 + 1] = -1
+    env.unwrapped.reseed(0)                 # public call that also refreshes the mask
+    return K.A_PLACE + 3 * K.CAN + 3        # slot 0 at canvas (3, 3)
+
+
+@pytest.mark.parametrize("left,ranks,reward,winners", [
+    # left city R4 (66): the human and A share first place, B (61/61) is last
+    (R["R4"], [1, 1, 3], 0.5, ["player_0"]),
+    # left city R1 (56): the human and A share the second place behind B alone
+    (R["R1"], [2, 2, 1], -0.5, []),
+])
+def test_solo_tie_with_an_automaton_shares_the_place(left, ranks, reward, winners):
+    """Issue 14 section 4 / 15 section 3: a seat tied with an automaton after every
+    tie-break shares its place; the reward averages the places over all three
+    participants, and the human wins only with a first place (alone or shared)."""
+    env = _solo_last_decision(3, difficulty=1)
+    action = _build_tie(env, left)
+    assert env.unwrapped.legal_actions() == [action]
+    env.step(action)
+    assert all(env.terminations.values())
+    st = env.unwrapped._state
+    assert kernel_ranks(st) == ranks
+    assert REF.reference_scores_ranks(st)[1] == ranks
+    info = env.infos["player_0"]
+    assert info["participant_ranks"] == ranks
+    assert info["ranks"] == ranks[:1]
+    assert env.rewards["player_0"] == pytest.approx(reward)
+    assert info["winners"] == winners
+    sc = kernel_scores(st)
+    assert sc[0] == sc[1] and info["scores"] == [sc[0]] and info["automata_scores"] == sc[1:]
+
+
+def _play_solo(seed, **options):
+    from envs.shell import CityEnv
+    env = CityEnv(Spec(), num_players=1, **options)
+    env.reset(seed=seed)
+    rs = np.random.default_rng(seed)
+    while not all(env.terminations.values()):
+        env.step(int(rs.choice(env.unwrapped.legal_actions())))
+    return env
+
+
+@pytest.mark.parametrize("seed,options,ranks,reward,winners", [
+    # found by search: the human ties A on score (39) and loses on the higher city
+    (0, dict(solo_mode="full", difficulty=2), [3, 2, 1], -1.0, []),
+    # the human ties both automata on score (46) and wins on its higher city (51)
+    (492, dict(solo_mode="simple", difficulty=1), [1, 2, 3], 1.0, ["player_0"]),
+])
+def test_solo_score_tie_with_an_automaton_broken_by_higher_city(seed, options, ranks, reward, winners):
+    env = _play_solo(seed, **options)
+    st = env.unwrapped._state
+    sc = kernel_scores(st)
+    assert sc[0] in sc[1:]                       # a tie on score with an automaton
+    assert kernel_ranks(st) == ranks == REF.reference_scores_ranks(st)[1]
+    assert env.rewards["player_0"] == pytest.approx(reward)
+    assert env.infos["player_0"]["winners"] == winners
 
 
 def _random_action(mask, rs):
@@ -922,3 +1075,270 @@ def test_potential_in_evaluate():
     assert K.potential(st, 0) > 0 and K.potential(st, 1) > 0
     assert SPEC.evaluate(st, cfg, 0) == pytest.approx(v0 - v1)
     assert SPEC.evaluate(st, cfg, 1) == pytest.approx(v1 - v0)
+
+
+# ====================================================== what the mover knows, whose turn it is
+# The shared conformance checks (tests/test_conformance.py) run on the default options of
+# every player count; these run the same checks on the variants they do not reach.
+VARIANTS = [dict(num_players=1, solo_mode="simple"), dict(num_players=1, solo_mode="full", difficulty=5),
+            dict(num_players=2, assign_at_selection=True), dict(num_players=3, assign_at_selection=True),
+            dict(num_players=6, assign_at_selection=True)]
+
+
+def _with_options(monkeypatch, options):
+    from tests import test_conformance as TC
+    extra = {k: v for k, v in options.items() if k != "num_players"}
+    monkeypatch.setattr(TC, "make", lambda game, n, **kw: envs.make(game, num_players=n, **extra, **kw))
+    return TC
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_variant_mover_tells_its_substeps_apart(monkeypatch, options):
+    TC = _with_options(monkeypatch, options)
+    TC.test_mover_observation_tells_its_own_substeps_apart("between_two_cities_v0", options["num_players"])
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_variant_whose_turn_is_public(monkeypatch, options):
+    TC = _with_options(monkeypatch, options)
+    TC.test_whose_turn_depends_only_on_public_information("between_two_cities_v0", options["num_players"])
+
+
+# ====================================================== public helpers, options, data file
+from envs.between_two_cities import tile_name  # noqa: E402
+
+BAD_VALUES = [None, True, 3, -1, 3.5, float("nan"), "ssss", b"ssss", {"a"}, {"a": 1}, [], (), [None],
+              np.zeros(3), object(), 10 ** 30]
+BAD_ROWS = BAD_VALUES + [
+    ["ssss", "ssss", "ssss"], ["ssss"] * 5, ["ssss", "ssss", "ssss", "sss"], ["ssss", "ssss", "ssss", "sssss"],
+    ["ssss", "ssss", "ssss", "sssx"], ["ssss", "ssss", "ssss", 1234], ["ssss", "ssss", "ssss", ["s"] * 4],
+    [list("ssss")] * 4, {"ssss", "ssss ", "sss  ", "ss   "}, ["ssss", "ssss", "ssss", "ss\ns"],
+    ["ssss", "ssss", "ssss", "ss s"], np.array([[1, 2, 3, 4]] * 4),
+]
+
+
+def _raises_value_error_naming(fn, name):
+    with pytest.raises(ValueError) as e:
+        fn()
+    assert name in str(e.value)
+
+
+def test_public_helpers_validate_their_arguments():
+    """Issue 15 section 1: every bad value given to a public helper raises ValueError
+    naming the argument -- never TypeError, IndexError or a numba error."""
+    good = ["ssss", "1234", "oph.", "fMDE"]
+    for rows in BAD_ROWS:
+        _raises_value_error_naming(lambda: score_city(rows, "most"), "rows")
+        _raises_value_error_naming(lambda: score_cities([good, rows]), "cities[1]")
+    for rank in BAD_VALUES + ["first", "Most", ["most"], ("most",)]:
+        _raises_value_error_naming(lambda: score_city(good, rank), "factory_rank")
+    for cities in BAD_VALUES + [[good] * 8, {tuple(good)}, good[0]]:
+        with pytest.raises(ValueError) as e:
+            score_cities(cities)
+        assert "cities" in str(e.value)
+    for t in [v for v in BAD_VALUES if not (type(v) is int and v == 3)] + [33, -1, np.int64(40), 9.0, "0"]:
+        _raises_value_error_naming(lambda: tile_name(t), "tile")
+    # the good values still work, numpy integers and arrays of strings included
+    assert tile_name(np.int64(0)) == "shop" and tile_name(32).startswith("duplex 23")
+    assert score_city(tuple(good), "most") == score_city(np.array(good), "most") == score_city(good, "most")
+    assert len(score_cities((good, good))) == 2
+
+
+def test_public_helpers_fuzz():
+    """Random rows, ranks and city lists: each call returns a well-formed result or raises
+    ValueError, nothing else."""
+    rs = np.random.default_rng(0)
+    alphabet = list("sfoph1234MEDL.") + ["x", " ", "\t", "", "ss", None, 7]
+    outcomes = {"ok": 0, "refused": 0}
+    for _ in range(400):
+        n = 4 if rs.random() < 0.7 else int(rs.integers(0, 6))
+        rows = []
+        for _ in range(n):
+            k = 4 if rs.random() < 0.8 else int(rs.integers(0, 6))
+            parts = [alphabet[int(rs.integers(14 if rs.random() < 0.97 else len(alphabet)))] for _ in range(k)]
+            rows.append("".join(p for p in parts if isinstance(p, str)) if rs.random() < 0.95 else parts)
+        rank = ["most", "second", "other", "most", "x", None, 2][int(rs.integers(7))]
+        try:
+            out = score_city(rows, rank)
+        except ValueError:
+            outcomes["refused"] += 1
+            continue
+        outcomes["ok"] += 1
+        assert set(out) == {"shop", "factory", "tavern", "office", "park", "house", "total"}
+        assert all(isinstance(v, int) for v in out.values())
+        assert out["total"] == sum(v for k, v in out.items() if k != "total")
+    for _ in range(200):
+        cities = [["".join(rs.choice(list("sfoph1234."), 4)) for _ in range(4)]
+                  for _ in range(int(rs.integers(1, 8)))]
+        out = score_cities(cities)
+        assert len(out) == len(cities)
+    assert outcomes["ok"] > 0 and outcomes["refused"] > 0
+
+
+@pytest.mark.parametrize("options,name", [
+    (dict(num_players=[3]), "num_players"), (dict(num_players=3.0), "num_players"),
+    (dict(num_players={3}), "num_players"), (dict(num_players=None), "num_players"),
+    (dict(num_players=np.array([3])), "num_players"),
+    (dict(num_players=3, assign_at_selection=1), "assign_at_selection"),
+    (dict(num_players=3, assign_at_selection=[True]), "assign_at_selection"),
+    (dict(num_players=3, assign_at_selection={True}), "assign_at_selection"),
+    (dict(num_players=3, assign_at_selection="True"), "assign_at_selection"),
+    (dict(num_players=1, solo_mode=["full"]), "solo_mode"), (dict(num_players=1, solo_mode={"full"}), "solo_mode"),
+    (dict(num_players=1, solo_mode=1), "solo_mode"), (dict(num_players=1, solo_mode=b"full"), "solo_mode"),
+    (dict(num_players=1, solo_mode=np.array(["full"])), "solo_mode"),
+    (dict(num_players=1, difficulty=2.0), "difficulty"), (dict(num_players=1, difficulty="2"), "difficulty"),
+    (dict(num_players=1, difficulty=[2]), "difficulty"), (dict(num_players=1, difficulty={2}), "difficulty"),
+    (dict(num_players=1, difficulty=True), "difficulty"),
+    (dict(num_players=3, **{"difficulty ": 2}), "difficulty "),
+])
+def test_options_of_wrong_type_name_the_option(options, name):
+    """Issue 15 section 7: wrong types and unordered containers are refused with ValueError
+    naming the option, through envs.make as a user calls it."""
+    with pytest.raises(ValueError) as e:
+        envs.make("between_two_cities_v0", **options)
+    assert name in str(e.value)
+    # numpy integers and bools are fine
+    env = envs.make("between_two_cities_v0", num_players=np.int64(1), difficulty=np.int64(3),
+                    solo_mode="simple")
+    env.reset(seed=0)
+    assert env.unwrapped.cfg.options["difficulty"] == 3
+
+
+# ------------------------------------------------------------------ data file (issue 15 section 8)
+def _data_copy():
+    import copy
+    return copy.deepcopy(K.load_data())
+
+
+def _set(data, path, value):
+    """Set (or, with value ``_DELETE``, remove) the field at ``path`` (``a.b[2].c``; an
+    integer-looking key addresses an int-keyed mapping)."""
+    from kernels.data_files import _split_path
+    keys = _split_path(path)
+    node = data
+    for k in keys[:-1]:
+        node = node[int(k) if isinstance(node, dict) and isinstance(k, str) and k.isdigit() else k]
+    last = keys[-1]
+    if isinstance(node, dict) and isinstance(last, str) and last.isdigit():
+        last = int(last)
+    if value is _DELETE:
+        del node[last]
+    else:
+        node[last] = value
+
+
+_DELETE = object()
+DATA_MUTATIONS = [
+    ("single_tiles.counts.shop", -1, "single_tiles.counts.shop"),
+    ("single_tiles.counts.shop", 16.0, "single_tiles.counts.shop"),
+    ("single_tiles.counts.shop", "16", "single_tiles.counts.shop"),
+    ("single_tiles.counts.shop", True, "single_tiles.counts.shop"),
+    ("single_tiles.counts.park", _DELETE, "single_tiles.counts"),
+    ("single_tiles.counts.castle", 3, "single_tiles.counts"),
+    ("single_tiles.total", 107, "single_tiles.total"),
+    ("single_tiles", _DELETE, "single_tiles.counts"),
+    ("tile_kinds.list[3].id", 7, "tile_kinds.list[3].id"),
+    ("tile_kinds.list[3].name", "tavern_wine", "tile_kinds.list[3].name"),
+    ("tile_kinds.list[0].type", "park", "tile_kinds.list[0].type"),
+    ("tile_kinds.list[0].score_city_char", "f", "tile_kinds.list[1].score_city_char"),
+    ("tile_kinds.list[0].score_city_char", "ss", "tile_kinds.list[0].score_city_char"),
+    ("tile_kinds.list", [], "tile_kinds.list"),
+    ("duplex_tiles.count", 25, "duplex_tiles.count"),
+    ("duplex_tiles.list[5].halves[1]", "castle", "duplex_tiles.list[5].halves[1]"),
+    ("duplex_tiles.list[5].halves", ["shop"], "duplex_tiles.list[5].halves"),
+    ("duplex_tiles.list[5].layout", "diagonal", "duplex_tiles.list[5].layout"),
+    ("duplex_tiles.list[5].id", 4, "duplex_tiles.list[5].id"),
+    ("duplex_tiles.halves_per_type.shop", 9, "duplex_tiles.halves_per_type.shop"),
+    ("scoring.shop.points_by_line_length.2", -5, "scoring.shop.points_by_line_length.2"),
+    ("scoring.shop.points_by_line_length.4", _DELETE, "scoring.shop.points_by_line_length"),
+    ("scoring.factory.points_per_factory.most", 4.5, "scoring.factory.points_per_factory.most"),
+    ("scoring.office.group_max", 0, "scoring.office.group_max"),
+    ("scoring.office.group_max", 7, "scoring.office.points_by_group_size"),
+    ("scoring.park.extra_per_tile_above_3", "1", "scoring.park.extra_per_tile_above_3"),
+    ("scoring.house.other_types", ["house"], "scoring.house.other_types[0]"),
+    ("scoring.house.points_per_distinct_other_type", 90, "scoring"),
+    ("scoring.tie_break.two_player", ["higher_city", "castle"], "scoring.tie_break.two_player[1]"),
+    ("scoring.tie_break.two_player", ["shop", "shop"], "scoring.tie_break.two_player"),
+    ("scoring.tie_break.two_player", "higher_city", "scoring.tie_break.two_player"),
+    ("scoring.player_score.two_player", "lower_city", "scoring.player_score.two_player"),
+    ("schedules.standard.rounds[0].hand_size", 9, "schedules.standard.rounds[0].hand_size"),
+    ("schedules.standard.rounds[0].hand_size", 6, "schedules.standard.rounds[0].hand_size"),
+    ("schedules.standard.rounds[2].hand_size", 5, "schedules.standard.rounds[2].hand_size"),
+    ("schedules.standard.rounds[0].tiles", "triple", "schedules.standard.rounds[0].tiles"),
+    ("schedules.standard.rounds[0].remainder", "keep", "schedules.standard.rounds[0].remainder"),
+    ("schedules.standard.rounds[1].remainder", "pass_left", "schedules.standard.rounds[1].remainder"),
+    ("schedules.two_player.rounds[5]", _DELETE, "schedules.two_player.rounds"),
+    ("schedules.solo_simple.iterations", ["single"] * 7, "schedules.solo_simple.iterations"),
+    ("schedules.solo_simple.iterations[0]", "triple", "schedules.solo_simple.iterations[0]"),
+    ("schedules.solo_full.setup_duplexes_to_deep_learning_city", 3,
+     "schedules.solo_full.setup_duplexes_to_deep_learning_city"),
+    ("schedules.solo_full.rounds[1].repeats", 3, "schedules.solo_full.rounds[1].repeats"),
+    ("solo.seating.seats.human", 2, "solo.seating.seats.human"),
+    ("solo.difficulty.default", 9, "solo.difficulty.default"),
+    ("solo.difficulty.bonus_by_level.5", "20", "solo.difficulty.bonus_by_level.5"),
+    ("solo.difficulty.bonus_by_level.5", -20, "solo.difficulty.bonus_by_level.5"),
+    ("solo.difficulty.bonus_by_level.6", 25, "solo.difficulty.bonus_by_level"),
+    ("solo.max_points_tie_break.type_order[0]", "house", "solo.max_points_tie_break.type_order"),
+    ("solo.max_points_tie_break.tavern_kind_order[0]", "shop", "solo.max_points_tie_break.tavern_kind_order[0]"),
+    ("solo.automa_deck.size", 19, "solo.automa_deck.size"),
+    ("solo.automa_deck.cards[4].id", 1, "solo.automa_deck.cards[4].id"),
+    ("solo.automa_deck.cards[4].shared_city", ["castle"], "solo.automa_deck.cards[4].shared_city[0]"),
+    ("solo.automa_deck.cards[4].shared_city", [], "solo.automa_deck.cards[4].shared_city"),
+    ("solo.automa_deck.cards[4].deep_learning_city", ["shop"] * 5, "solo.automa_deck.cards[4].deep_learning_city"),
+    ("geometry.city_side", 5, "geometry.city_side"),
+    ("game", "tiny_towns", "game"),
+]
+
+
+@pytest.mark.parametrize("path,value,field", DATA_MUTATIONS, ids=[f"{m[0]}={m[1]!r}"[:60] for m in DATA_MUTATIONS])
+def test_data_file_mutations_are_refused_naming_the_field(tmp_path, path, value, field):
+    """Issue 15 section 8: an impossible data file is refused at load with a DataError (a
+    ValueError) naming the field; the file goes through the same parse-and-check path as
+    the packaged one (kernels.between_two_cities.load_data)."""
+    import yaml
+    from kernels.data_files import DataError
+    data = _data_copy()
+    _set(data, path, value)
+    f = tmp_path / "between_two_cities.yaml"
+    f.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(DataError) as e:
+        K.load_data(f)
+    assert f"{field!r}" in str(e.value), str(e.value)
+
+
+def test_data_file_round_trip_and_fuzz(tmp_path):
+    """The packaged data passes; random single-field corruptions either pass (a legal
+    value) or raise DataError -- never another exception."""
+    import yaml
+    from kernels.data_files import DataError
+    f = tmp_path / "d.yaml"
+    f.write_text(yaml.safe_dump(_data_copy(), sort_keys=False))
+    assert K.load_data(f) == K.load_data()
+    leaves = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{path}.{k}" if path else str(k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}[{i}]")
+        else:
+            leaves.append(path)
+    walk(_data_copy(), "")
+    rs = np.random.default_rng(1)
+    refused = 0
+    for _ in range(300):
+        data = _data_copy()
+        path = leaves[int(rs.integers(len(leaves)))]
+        value = [None, -3, 0, 1, 999, 2.5, "x", [], {}, True][int(rs.integers(10))]
+        _set(data, path, value)
+        try:
+            K.check_data(data)
+        except DataError:
+            refused += 1
+    assert refused > 100
+    with pytest.raises(DataError):
+        K.check_data([1, 2])
+    with pytest.raises(DataError):
+        K.check_data(None)
