@@ -10,7 +10,9 @@ or of their own secret monument.  A town is complete when its owner ends a build
 with no empty square; the game ends when every town is complete, and every building,
 fed Cottage and monument scores (squares without a building cost 1 VP each).
 
-Rules reference: ``shared/rules/tiny_towns.md`` (its rulings are followed as written).
+The rules are those of the base-game rulebook; where the rulebook is silent the
+environment follows the rulings documented in this module and the values of
+``kernels/data/tiny_towns.yaml`` marked ``reconstructed`` (``decided_values``).
 
 =================  ==============================================================
 Import             ``envs.make("tiny_towns_v0")`` / ``envs.tiny_towns_v0.env()``
@@ -33,9 +35,16 @@ Options
     at most twice per game.
 ``first_player`` ``None`` (random) or a seat: the first Master Builder (Town Hall: the mayor).
 
+Every option is checked: an unknown option, a wrong type (a number for ``buildings``, a
+list for ``variant``, nested lists, ...) or an unordered container (a set of card names:
+pass a list) raises ``ValueError`` naming the option.
+
 The shell adds ``render_mode`` (``"ansi"``, ``"human"``, ``"rgb_array"``), ``reward_mode``
-(``"rank"``: +1 first .. -1 last after the tie-breaks; ``"score"``: own final VP minus
-the mean of the others) and ``illegal_action``; see :mod:`envs.shell`.
+and ``illegal_action``; see :mod:`envs.shell`.  Rewards: with 2-6 players ``"rank"``
+(default) pays +1 first .. -1 last after the tie-breaks, ``"score"`` own final VP minus
+the mean of the others.  Solo has no win or loss: in both modes the lone player is paid
+its final score (``winners`` names it, as the API promises for a lone player), and the
+infos carry its rating ``title``.
 
 Decisions (phases)
 ------------------
@@ -49,8 +58,18 @@ done), ``TOKEN`` (square of the new building), ``BUILD_RESOURCE`` (Factory/Bank 
 Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP_SQUARE``) are hidden commitments
 made one player at a time in turn order and revealed together when the last one is in;
 while another player commits, the observation shows only "another player is placing".
-The one automatic decision is the one the rules name: a player with no legal
-construction is done at once.  Every other forced choice is a one-action mask.
+The player to move sees all of its own pending choices (resource, destination, swap).
+
+Whose turn it is never reveals anything hidden.  A placement that could go to a
+Warehouse always takes the ``DEST``, ``SWAP`` and ``SWAP_SQUARE`` steps (``PASS`` the only
+action where a step does not apply: the cube went on a square, onto a Cottage or was set
+aside, or no cube is swapped), so the number of steps -- which everybody sees through
+``agent_selection`` -- does not depend on the secret destination.  With two or more
+players every player still building gets its ``BUILD`` step as a decision, ``PASS`` the
+only action when nothing fits: the rules' "a player with no legal construction is done at
+once" would tell the table when a player's only legal construction is its secret
+monument.  Solo keeps that rule (the one automatic decision); every other forced choice
+is a one-action mask.
 
 Action encoding (the flat space suggested by the rules reference, section 11)
 ---------------------------------------------------------------------------
@@ -98,7 +117,9 @@ Town Hall draws and solo refills are drawn lazily from per-resource counts of th
 cards, so no future draw sits in the state.  ``reseed`` re-keys the generator;
 ``determinize(observer)`` also re-deals the other players' unbuilt monuments from the
 monuments the observer has not seen and replaces their committed-but-unrevealed
-placements by random legal ones.
+placements by random legal ones (a player in the middle of its placement gets its earlier
+sub-choices redone at random, up to the same step).  ``observer`` and ``seed`` are checked
+by the shell, the adapter and the kernel entry.
 
 Scores and infos
 ----------------
@@ -106,7 +127,8 @@ Scores and infos
 ``end_infos`` adds ``breakdown`` (per player, per card token, ``empty``, ``fed`` squares)
 and, in solo, ``title`` (the rating of data ``solo.ratings``).  Tie-breaks: fewer
 Master Builder turns (standard multi-player only), fewer squares without a building,
-more Cottages (Barrett Castle weighs 2).  ``score_town`` scores any 4 x 4 position.
+more Cottages (Barrett Castle weighs 2).  ``score_town`` scores any 4 x 4 position; it
+checks every argument (``ValueError`` naming it).  ``solo_title(score)`` gives the rating.
 
 Greedy baseline
 ---------------
@@ -123,11 +145,20 @@ Data
 ----
 All tables (patterns, scores, tables, presets, solo ratings, decided values) live in
 ``kernels/data/tiny_towns.yaml`` with the provenance of each entry (``rulebook``,
-``public`` or ``reconstructed``), copied from the rules reference.
+``public`` or ``reconstructed``).  The file is checked against its schema when the kernel
+loads it (``kernels.tiny_towns.read_data(path)`` checks an edited copy): types, ranges and
+cross-field totals (25 building cards, 4 per colour deck, 15 monuments, patterns of the 5
+resource codes, table values in range), and a bad field raises
+``kernels.data_files.DataError`` (a ``ValueError``) naming it, e.g. ``buildings[3].pattern[1]``.
 
 Version history
 ---------------
 v0: initial.
+v0.1: whose turn it is depends on public information only (Warehouse steps padded, the
+build step offered to every player still building when others are at the table); solo
+pays the score in every reward mode, with the rating ``title`` in the infos; options,
+``score_town``, ``solo_title`` and ``determinize`` validate their arguments; the data file
+is checked at load; the kernel's scratch lives at the state tail.
 """
 import numpy as np
 
@@ -159,7 +190,7 @@ _RES_TOKENS = {r: i for i, r in enumerate(K.RES_IDS)}
 
 def _card_index(name):
     if not isinstance(name, str):
-        raise ValueError(f"buildings: card names must be strings, got {name!r}")
+        raise ValueError(f"buildings: card names must be strings, got {name!r} of type {type(name).__name__}")
     key = name.strip().lower()
     if key in _NAME_TO_CARD:
         return _NAME_TO_CARD[key]
@@ -168,58 +199,88 @@ def _card_index(name):
     raise ValueError(f"buildings: unknown card {name!r}")
 
 
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def solo_title(score):
+    """The solo rating title of a final ``score`` (data ``solo.ratings``)."""
+    if not _is_int(score):
+        raise ValueError(f"score must be an integer, got {score!r}")
     for r in K.DATA["solo"]["ratings"]:
-        if score >= r.get("min", -10 ** 9) and score <= r.get("max", 10 ** 9):
+        if r.get("min", -10 ** 9) <= score <= r.get("max", 10 ** 9):
             return r["title"]
     return ""
 
 
 # --------------------------------------------------------------------- score_town
+_SHRINE_VALUES = sorted(set(int(v) for v in K.SHRINE_VP[1:]))
+_MAX_PLAYERS = 6
+
+
+def _int_arg(name, v, lo, hi):
+    if not _is_int(v) or not lo <= int(v) <= hi:
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {v!r}")
+    return int(v)
+
+
 def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shrine_value=None,
                starloom_place=None):
     """Score one 4x4 town at game end with the owner's best feeding.
 
-    ``rows``: 4 strings of 4 whitespace-separated tokens (card tokens such as ``cottage``,
-    ``feast_hall``, ``architects_guild``; resources ``wood`` .. ``stone``; ``.`` empty).
-    Loose cubes are removed first.  ``warehouse_cubes``: cubes stored on the Warehouses (in
-    total); ``right_feast_halls``: Feast Halls of the right neighbour; ``solo``: Feast Halls
-    score the solo value; ``shrine_value`` / ``starloom_place`` are needed when those monuments
-    are on the board.  Returns ``{"total": int, <card token>: int, ..., "empty": int}``
-    (one entry per card type present, plus ``empty``)."""
-    rows = list(rows)
+    ``rows``: a list (or tuple) of 4 strings of 4 whitespace-separated tokens (card tokens
+    such as ``cottage``, ``feast_hall``, ``architects_guild``; resources ``wood`` ..
+    ``stone``; ``.`` empty).  Loose cubes are removed first.  ``warehouse_cubes``: cubes
+    stored on the Warehouses in total (0 to 3 per Warehouse); ``right_feast_halls``: Feast
+    Halls of the right neighbour (0 to 16); ``solo``: Feast Halls score the solo value;
+    ``shrine_value`` (a value of the data's ``shrine`` table) / ``starloom_place`` (1 to 6)
+    are needed when those monuments are on the board.  Returns ``{"total": int, <card
+    token>: int, ..., "empty": int}`` (one entry per card type present, plus ``empty``).
+    Every argument is checked: a bad one raises ``ValueError`` naming it."""
+    if isinstance(rows, np.ndarray) and rows.ndim == 1:
+        rows = rows.tolist()
+    if not isinstance(rows, (list, tuple)):
+        raise ValueError(f"rows must be a list of 4 strings, got {type(rows).__name__}")
     if len(rows) != 4:
-        raise ValueError("rows must be 4 strings")
+        raise ValueError(f"rows must hold 4 strings, got {len(rows)}")
     bld = np.full(16, -1, dtype=np.int64)
     for r, row in enumerate(rows):
+        if not isinstance(row, str):
+            raise ValueError(f"rows[{r}] must be a string of 4 tokens, got {row!r}")
         toks = row.split()
         if len(toks) != 4:
-            raise ValueError(f"row {r} must hold 4 tokens, got {row!r}")
+            raise ValueError(f"rows[{r}] must hold 4 tokens, got {row!r}")
         for c, tok in enumerate(toks):
-            t = tok.strip().lower()
+            t = tok.lower()
             if t == "." or t == ".." or t in _RES_TOKENS:
                 continue
             if t not in _TOKEN_TO_CARD:
-                raise ValueError(f"unknown token {tok!r}")
+                raise ValueError(f"rows[{r}]: unknown token {tok!r}")
             bld[4 * r + c] = _TOKEN_TO_CARD[t]
-    wh = np.zeros(16, dtype=np.int64)
     whs = [q for q in range(16) if bld[q] == K.C_WAREHOUSE]
-    if warehouse_cubes:
-        if not whs:
-            raise ValueError("warehouse_cubes given but the town has no Warehouse")
-        left = int(warehouse_cubes)
-        for q in whs:
-            take = min(left, K.WAREHOUSE_CAP)
-            wh[q] = take
-            left -= take
-        if left:
-            raise ValueError("too many warehouse_cubes for the Warehouses of the town")
+    if not _is_int(warehouse_cubes) or not 0 <= int(warehouse_cubes) <= K.WAREHOUSE_CAP * len(whs):
+        raise ValueError(f"warehouse_cubes must be an integer from 0 to {K.WAREHOUSE_CAP} per Warehouse "
+                         f"of the town ({len(whs)} here), got {warehouse_cubes!r}")
+    cubes = int(warehouse_cubes)
+    right = _int_arg("right_feast_halls", right_feast_halls, 0, 16)
+    if not isinstance(solo, (bool, np.bool_)):
+        raise ValueError(f"solo must be True or False, got {solo!r}")
+    if shrine_value is not None and (not _is_int(shrine_value) or int(shrine_value) not in _SHRINE_VALUES):
+        raise ValueError(f"shrine_value must be None or one of {_SHRINE_VALUES}, got {shrine_value!r}")
+    if starloom_place is not None:
+        _int_arg("starloom_place", starloom_place, 1, _MAX_PLAYERS)
     if K.M_SHRINE in bld and shrine_value is None:
         raise ValueError("shrine_value is needed when the Shrine of the Elder Tree is on the board")
     if K.M_STARLOOM in bld and starloom_place is None:
         raise ValueError("starloom_place is needed when The Starloom is on the board")
+    wh = np.zeros(16, dtype=np.int64)
+    left = cubes
+    for q in whs:
+        take = min(left, K.WAREHOUSE_CAP)
+        wh[q] = take
+        left -= take
     parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
-    total = K.score_board(bld, wh, int(right_feast_halls), 1 if solo else 0,
+    total = K.score_board(bld, wh, right, 1 if solo else 0,
                           int(shrine_value or 0), int(starloom_place or 1), parts)
     out = {"total": int(total)}
     for c in sorted(set(int(x) for x in bld if x >= 0)):
@@ -254,7 +315,7 @@ class Spec(GameSpec):
             raise ValueError(f"num_players must be an integer from 1 to 6, got {n!r}")
         n = int(n)
         variant = options.get("variant", "standard")
-        if variant not in ("standard", "town_hall"):
+        if not isinstance(variant, str) or variant not in ("standard", "town_hall"):
             raise ValueError(f"variant must be 'standard' or 'town_hall', got {variant!r}")
         if variant == "town_hall" and n < 2:
             raise ValueError("variant 'town_hall' needs num_players >= 2")
@@ -278,6 +339,9 @@ class Spec(GameSpec):
                 names = K.DATA["presets"]["first_game"]["cards"]
             elif isinstance(buildings, (list, tuple)):
                 names = list(buildings)
+            elif isinstance(buildings, (set, frozenset, dict)):
+                raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got a "
+                                 f"{type(buildings).__name__} (unordered containers are refused: pass a list)")
             else:
                 raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {buildings!r}")
             for name in names:
@@ -304,10 +368,13 @@ class Spec(GameSpec):
         config[5] = 0
         for t in range(1, 7):
             config[5 + t] = cards[t]
+        if buildings is not None and not isinstance(buildings, str):
+            buildings = tuple(K.CARD_NAMES[c] for c in [K.C_COTTAGE] + cards[1:])
         opts = {"num_players": n, "variant": variant, "monuments": bool(monuments),
-                "buildings": buildings, "cave_rule": bool(cave), "first_player": first}
+                "buildings": buildings, "cave_rule": bool(cave),
+                "first_player": None if first is None else int(first)}
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
-                          options=opts)
+                          options=opts, scratch=K.SCRATCH)
 
     # ------------------------------------------------------------ observation
     def observation_layout(self, cfg):
@@ -442,9 +509,18 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------- hidden information
     def reseed(self, state, cfg, seed):
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
         K.reseed(state, int(seed) & ((1 << 63) - 1))
 
     def determinize(self, state, cfg, observer, seed):
+        # The shell checks both; a seat out of range must never reach the kernel (it indexes
+        # the state with it), whoever calls this.
+        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
+                or not 0 <= int(observer) < cfg.num_players:
+            raise ValueError(f"observer must be a seat 0..{cfg.num_players - 1}, got {observer!r}")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
         K.determinize(state, int(observer), int(seed) & ((1 << 63) - 1))
 
     # --------------------------------------------------------------- game end

@@ -1,6 +1,8 @@
 """Tiny Towns (AEG 2019, base game, 1-6 players) as numba kernels on one flat int64 state.
 
-Rules: ``../shared/rules/tiny_towns.md``; every table comes from ``kernels/data/tiny_towns.yaml``.
+The rules are those documented in :mod:`envs.tiny_towns`; every table comes from
+``kernels/data/tiny_towns.yaml``, checked against its schema at import (:func:`check_data`,
+:func:`read_data`: a broken field raises :class:`kernels.data_files.DataError` naming it).
 
 Cards are numbered 0..24 (the 25 building cards in data order, Cottage first) and 25..39
 (the 15 monuments in data order).  Squares are ``row * 4 + col``.  Building types (colours)
@@ -18,14 +20,296 @@ Simultaneous placements are hidden commitments: each player's choices go to a pe
 buffer in its player block and are applied to the boards only when the last player of the
 round has committed.  Town Hall draws and solo refills are sampled lazily from per-resource
 counts of the unseen cards, so no future draw is stored in the state.
+
+Whose turn it is depends on public information only (two or more players):
+
+* a placement that could go to a Warehouse (imposed resource, an active Warehouse with room
+  or a cube to swap) always takes the DEST, SWAP and SWAP_SQUARE steps -- PASS only where
+  the step does not apply (``_warehouse_padded``) -- whether the cube went on a square, to
+  the Warehouse, swapped a cube, onto a Cottage or was set aside;
+* every player still building gets its build step as a decision, PASS only when nothing
+  fits (``_build_offered``): skipping it would show when a player's only legal
+  construction is its secret monument.  Solo keeps the rule: no legal construction, done.
+
+State layout: globals ``G_*`` (slots 0..PB-1), six player blocks of PSZ slots (``O_*``
+offsets), then the scratch tail ``G_SCR`` .. ``STATE_SIZE`` (``SCRATCH`` slots: the
+construction key of ``_build_key``), which carries no game information
+(``GameConfig.scratch``).  ``determinize`` refuses an observer that is not a seat
+(``ValueError``) before touching the state.
+
+Version history: v0 initial; v0.1 (this revision) public turn order (padded Warehouse
+steps, build step always offered with other players), scratch at the state tail,
+determinize redoes a mid-placement mover's earlier sub-choices and checks its observer,
+data file checked at load.
 """
 import numpy as np
+import yaml
 from numba import njit
 
 from kernels import data_files, rng
 from kernels.grid import pattern_fits
 
-DATA = data_files.load("tiny_towns", __file__)
+GAME = "tiny_towns"
+
+# The card names the rules below refer to; the data file must hold exactly these
+# (in any order: cards are numbered in data order).
+BUILDING_NAMES = ("Cottage", "Farm", "Granary", "Greenhouse", "Orchard", "Well", "Fountain", "Millstone",
+                  "Shed", "Chapel", "Abbey", "Cloister", "Temple", "Tavern", "Almshouse", "Inn",
+                  "Feast Hall", "Theater", "Bakery", "Market", "Tailor", "Factory", "Bank", "Trading Post",
+                  "Warehouse")
+MONUMENT_NAMES = ("Architect's Guild", "Archive of the Second Age", "Barrett Castle",
+                  "Cathedral of Caterina", "Fort Ironweed", "Grand Mausoleum of the Rodina",
+                  "Grove University", "Mandras Palace", "Obelisk of the Crescent", "Opaleye's Watch",
+                  "Shrine of the Elder Tree", "Silva Forum", "The Sky Baths", "The Starloom",
+                  "Statue of the Bondmaker")
+TYPE_NAMES = ("cottage", "red", "grey", "orange", "green", "yellow", "black")
+_VP = (-100, 100)       # any single VP figure in the data
+
+
+def _check_pattern(ck, path, codes):
+    rows = ck.sequence(path, min_len=1, max_len=4)
+    width = None
+    letters = 0
+    for r in range(len(rows)):
+        row = ck.string(f"{path}[{r}]")
+        ck.require(1 <= len(row) <= 4, f"{path}[{r}]", "a pattern row has 1 to 4 cells")
+        ck.require(width is None or len(row) == width, f"{path}[{r}]", "pattern rows must have equal lengths")
+        width = len(row)
+        for ch in row:
+            ck.require(ch == "." or ch in codes, f"{path}[{r}]",
+                       f"cells are resource codes {''.join(codes)} or '.', got {ch!r}")
+            letters += ch != "."
+    ck.require(letters > 0, path, "a pattern needs at least one resource cell")
+
+
+_SCORE_NUMBERS = ("fed", "unfed", "value", "per", "max", "min_weight", "base", "if_more")
+
+
+def _check_score(ck, path):
+    score = ck.mapping(path)
+    kind = ck.string(f"{path}.kind")
+    if kind == "flat":
+        ck.integer(f"{path}.value", *_VP)
+    for key in _SCORE_NUMBERS:
+        if key in score:
+            ck.integer(f"{path}.{key}", *_VP)
+    if "types_considered" in score:
+        ck.integer(f"{path}.types_considered", 7, 7)
+
+
+def check_data(data):
+    """Check a parsed Tiny Towns data file against the schema the kernel relies on: types,
+    ranges, the card list and the cross-field totals.  Raises
+    :class:`kernels.data_files.DataError` (a ``ValueError``) naming the first bad field,
+    e.g. ``buildings[3].pattern[1]``; returns ``data``.
+
+    Ranges that bound an observation value (Warehouse capacity, Shrine values, deck and
+    display sizes, Guild replacements) are those the observation normalises by, so a
+    valid file keeps every observation in [0, 1]."""
+    ck = data_files.Checker(data, GAME)
+    if not isinstance(data, dict):
+        ck.fail("<top>", f"expected a mapping, got {type(data).__name__}")
+    # facts the kernel is built on
+    ck.integer("schema_version", 1, 1)
+    ck.integer("players.min", 1, 1)
+    ck.integer("players.max", 6, 6)
+    ck.integer("players.solo_at", 1, 1)
+    ck.integer("board.rows", 4, 4)
+    ck.integer("board.cols", 4, 4)
+    ck.integer("setup.monuments.dealt_per_player", 2, 2)
+    ck.integer("setup.monuments.kept", 1, 1)
+    ck.integer("town_hall.min_players", 2, 2)
+    comps = ck.sequence("components")
+    for i in range(len(comps)):
+        ck.mapping(f"components[{i}]")
+        ck.integer(f"components[{i}].count", 0, 1000)
+        if "per_resource" in comps[i]:
+            ck.integer(f"components[{i}].per_resource", 0, 1000)
+    # resources and building types
+    res = ck.sequence("resources", length=5)
+    codes, ids = [], []
+    for i in range(len(res)):
+        ck.mapping(f"resources[{i}]")
+        ck.integer(f"resources[{i}].index", i, i)
+        c = ck.string(f"resources[{i}].code")
+        ck.require(len(c) == 1 and c.isalpha() and c.isupper(), f"resources[{i}].code",
+                   f"a resource code is one capital letter, got {c!r}")
+        codes.append(c)
+        ids.append(ck.string(f"resources[{i}].id"))
+    ck.require(len(set(codes)) == 5, "resources", "resource codes must be distinct")
+    ck.require(len(set(ids)) == 5, "resources", "resource ids must be distinct")
+    types = ck.sequence("building_types", length=7)
+    tids = []
+    for i in range(len(types)):
+        ck.mapping(f"building_types[{i}]")
+        ck.integer(f"building_types[{i}].index", i, i)
+        tids.append(ck.string(f"building_types[{i}].id", TYPE_NAMES))
+    ck.require(tuple(tids) == TYPE_NAMES, "building_types", f"the 7 types in the order {list(TYPE_NAMES)}")
+    # cards
+    blds = ck.sequence("buildings", length=len(BUILDING_NAMES))
+    bnames = []
+    for i in range(len(blds)):
+        p = f"buildings[{i}]"
+        ck.mapping(p)
+        bnames.append(ck.string(f"{p}.name", BUILDING_NAMES))
+        ck.string(f"{p}.type", TYPE_NAMES)
+        _check_pattern(ck, f"{p}.pattern", codes)
+        _check_score(ck, f"{p}.score")
+    ck.require(len(set(bnames)) == len(bnames), "buildings", "each building card once")
+    per_type = [sum(1 for b in blds if b["type"] == t) for t in TYPE_NAMES]
+    ck.require(per_type[0] == 1, "buildings", "exactly one card of type cottage (the Cottage)")
+    for k in range(1, 7):
+        ck.require(per_type[k] == 4, "buildings", f"the {TYPE_NAMES[k]} deck needs 4 cards, got {per_type[k]}")
+    ck.require(blds[bnames.index("Cottage")]["type"] == "cottage", "buildings", "the Cottage is of type cottage")
+    mons = ck.sequence("monuments", length=len(MONUMENT_NAMES))
+    mnames = []
+    for i in range(len(mons)):
+        p = f"monuments[{i}]"
+        ck.mapping(p)
+        mnames.append(ck.string(f"{p}.name", MONUMENT_NAMES))
+        if ck.get(f"{p}.type", None) is not None:
+            ck.string(f"{p}.type", ("cottage",))
+        _check_pattern(ck, f"{p}.pattern", codes)
+        _check_score(ck, f"{p}.score")
+        ob = mons[i].get("on_build")
+        if isinstance(ob, dict):
+            for key in ("max", "count"):
+                if key in ob:
+                    ck.integer(f"{p}.on_build.{key}", 0, 16)
+        elif ob is not None:
+            ck.string(f"{p}.on_build")
+    ck.require(len(set(mnames)) == len(mnames), "monuments", "each monument once")
+    bi = {n: i for i, n in enumerate(bnames)}
+    mi = {n: i for i, n in enumerate(mnames)}
+
+    def b(name, field, lo=_VP[0], hi=_VP[1]):
+        return ck.integer(f"buildings[{bi[name]}].{field}", lo, hi)
+
+    def m(name, field, lo=_VP[0], hi=_VP[1]):
+        return ck.integer(f"monuments[{mi[name]}].{field}", lo, hi)
+
+    def type_list(path):
+        lst = ck.sequence(path, min_len=1, max_len=7)
+        for j in range(len(lst)):
+            ck.string(f"{path}[{j}]", TYPE_NAMES)
+
+    b("Cottage", "score.fed")
+    b("Farm", "feeds.capacity", 0, 16)
+    for name in ("Fountain", "Millstone", "Abbey", "Bakery"):
+        b(name, "score.value")
+        type_list(f"buildings[{bi[name]}].score.types")
+    b("Cloister", "score.max", 0, 16)
+    b("Temple", "score.value")
+    b("Temple", "score.min_weight", 0, 32)
+    b("Inn", "score.value")
+    b("Feast Hall", "score.base")
+    b("Feast Hall", "score.if_more")
+    b("Tailor", "score.base")
+    ck.string(f"buildings[{bi['Theater']}].score.excluded_type", TYPE_NAMES)
+    b("Warehouse", "capacity", 1, 3)
+    b("Bank", "max_per_town", 1, 5)
+    m("Barrett Castle", "score.fed")
+    m("Barrett Castle", "cottage_weight", 1, 4)
+    m("Mandras Palace", "score.per")
+    m("The Sky Baths", "score.per")
+    m("Silva Forum", "score.base")
+    m("Grand Mausoleum of the Rodina", "unfed_cottage_value")
+    m("Grove University", "on_build.count", 1, 1)
+    m("Statue of the Bondmaker", "cottage_capacity", 1, 1)
+    m("Cathedral of Caterina", "empty_square_value")
+    m("Architect's Guild", "on_build.max", 0, 2)
+    m("Opaleye's Watch", "on_build.count", 1, 7)
+    # tables
+    for name, count, lo, hi in (("tavern", "count", *_VP), ("almshouse", "count", *_VP),
+                                ("shrine", "buildings", 0, 8), ("starloom", "place", *_VP)):
+        vp = ck.sequence(f"tables.{name}.vp", min_len=1, max_len=8 if name == "starloom" else 16)
+        for j in range(len(vp)):
+            ck.integer(f"tables.{name}.vp[{j}]", lo, hi)
+        ck.integer(f"tables.{name}.later" if name == "starloom" else f"tables.{name}.above_last", lo, hi)
+        ck.sequence(f"tables.{name}.{count}", length=len(vp))
+        for j in range(len(vp)):
+            ck.integer(f"tables.{name}.{count}[{j}]", j + 1, j + 1)
+    ck.integer("tables.empty_square.vp", *_VP)
+    ck.integer("tables.empty_square.with_cathedral", *_VP)
+    # board
+    for key in ("corners", "centre"):
+        sq = ck.sequence(f"board.{key}", length=4)
+        for j in range(4):
+            ck.integer(f"board.{key}[{j}]", 0, 15)
+        ck.require(len(set(sq)) == 4, f"board.{key}", "4 distinct squares")
+    # decided values
+    dv = ck.sequence("decided_values", min_len=1)
+    where = {}
+    for j in range(len(dv)):
+        ck.mapping(f"decided_values[{j}]")
+        k = ck.string(f"decided_values[{j}].key")
+        ck.require(k not in where, f"decided_values[{j}].key", f"{k!r} given twice")
+        where[k] = f"decided_values[{j}].value"
+    for k in ("barrett_feed_cost", "feast_hall_solo_each", "bank_ban_lifted_when_all_five_banked"):
+        ck.require(k in where, "decided_values", f"missing the entry {k!r}")
+    ck.integer(where["barrett_feed_cost"], 1, 1)
+    ck.integer(where["feast_hall_solo_each"], *_VP)
+    ck.boolean(where["bank_ban_lifted_when_all_five_banked"])
+    # variants
+    ck.integer("cave_rule.uses_per_game", 1, 16)
+    per = ck.integer("town_hall.deck.per_resource", 1, 3)
+    ck.integer("town_hall.deck.cards", 5 * per, 5 * per)
+    disc = ck.integer("town_hall.discard_face_down_after_shuffle", 0, 5 * per - 1)
+    ck.require(5 * per - disc <= 10, "town_hall.discard_face_down_after_shuffle",
+               "at most 10 cards may be drawn between two shuffles")
+    per = ck.integer("solo.deck.per_resource", 1, 3)
+    ck.integer("solo.deck.cards", 5 * per, 5 * per)
+    disp = ck.integer("solo.display", 1, 3)
+    ck.require(disp < 5 * per, "solo.display", "the display must leave cards in the deck")
+    ck.require(5 * per - disp <= 12, "solo.display", "at most 12 cards may start face down")
+    for key, names in (("removed_cards", bnames), ("removed_monuments", mnames)):
+        lst = ck.sequence(f"solo.{key}")
+        for j in range(len(lst)):
+            ck.string(f"solo.{key}[{j}]", names)
+    gone = set(data["solo"]["removed_cards"])
+    for k in range(1, 7):
+        ck.require(any(bb["type"] == TYPE_NAMES[k] and bb["name"] not in gone for bb in blds),
+                   "solo.removed_cards", f"the solo game needs a card of the {TYPE_NAMES[k]} deck")
+    ck.require(bnames.index("Cottage") >= 0 and "Cottage" not in gone, "solo.removed_cards",
+               "the Cottage is always in play")
+    ck.require(len(mnames) - len(set(data["solo"]["removed_monuments"])) >= 2, "solo.removed_monuments",
+               "the solo player is dealt 2 monuments")
+    ratings = ck.sequence("solo.ratings", min_len=1)
+    for j in range(len(ratings)):
+        p = f"solo.ratings[{j}]"
+        ck.mapping(p)
+        ck.string(f"{p}.title")
+        lo = ck.integer(f"{p}.min", *_VP) if "min" in ratings[j] else None
+        hi = ck.integer(f"{p}.max", *_VP) if "max" in ratings[j] else None
+        ck.require(lo is None or hi is None or lo <= hi, p, "min must not exceed max")
+    presets = ck.sequence("presets.first_game.cards", min_len=6, max_len=7)
+    for j in range(len(presets)):
+        ck.string(f"presets.first_game.cards[{j}]", bnames)
+    # the worked example (documentation; tests read it)
+    if "rulebook_example" in data:
+        ck.mapping("rulebook_example")
+        for key in ck.mapping("rulebook_example.breakdown"):
+            ck.integer(f"rulebook_example.breakdown.{key}", *_VP)
+        ck.integer("rulebook_example.total", *_VP)
+        ck.integer("rulebook_example.warehouse_cubes", 0, 3)
+    return data
+
+
+def read_data(path=None):
+    """The checked data of the game: the package's ``kernels/data/tiny_towns.yaml`` (what
+    the kernel runs on), or the file at ``path`` (to check an edited copy before
+    installing it).  :class:`kernels.data_files.DataError` names any bad field."""
+    if path is None:
+        return check_data(data_files.load(GAME, __file__))
+    try:
+        with open(path, "rb") as f:
+            data = yaml.safe_load(f.read())
+    except yaml.YAMLError as e:
+        raise data_files.DataError(f"{GAME} data: not valid YAML ({e})") from None
+    return check_data(data)
+
+
+DATA = read_data()
 
 # ----------------------------------------------------------------------------- data tables
 RES_CODES = "".join(r["code"] for r in DATA["resources"])          # "WHBGS"
@@ -273,7 +557,6 @@ G_OPAL_TYPE = 71
 G_FACEUP = 72      # 5: town hall face-up discards since the last shuffle
 G_GROVE_TYPE = 77
 G_OPAL_INIT = 78
-G_SCR = 100        # scratch: 16 key cells
 PB = 200
 PSZ = 200
 O_CUBE = 0
@@ -300,7 +583,9 @@ O_PSWR = 166
 O_PSWQ = 167
 O_PSTAGE = 168
 O_MCELL = 169
-STATE_SIZE = PB + MAXP * PSZ
+G_SCR = PB + MAXP * PSZ   # scratch tail (16 key cells): carries no game information
+SCRATCH = 16
+STATE_SIZE = G_SCR + SCRATCH
 CONFIG_SIZE = 12   # np, variant, monuments, cave, first_player, 7 cards (-1 random)
 
 # observation layout
@@ -387,7 +672,7 @@ def _bank_res_mask(state, p, skip_cell):
 
 @njit(cache=True)
 def _naming_mask(state, p):
-    m = _bank_res_mask(state, p, -1)
+    m = _bank_res_mask(state, p, np.int64(-1))
     if m == 31 and BANK_BAN_LIFT:
         return 31
     return 31 & ~m
@@ -531,22 +816,28 @@ def _commit_mask(state, p, ph, mask):
                     cnt = _wh_count(state, p, q)
                     if cnt < WAREHOUSE_CAP or (cnt > 0 and has_empty):
                         mask[A_SQ + q] = 1
-                elif bl == C_COTTAGE and state[b + O_EXTRA + q] < 0 and _monument_active(state, p, M_STATUE):
+                elif bl == C_COTTAGE and state[b + O_EXTRA + q] < 0 and _monument_active(state, p, np.int64(M_STATUE)):
                     mask[A_SQ + q] = 1
         if imp and state[G_CAVE] and state[b + O_CAVE] < CAVE_USES:
             mask[A_ASIDE] = 1
     elif ph == PH_SWAP:
         q = state[b + O_PDEST]
-        if _n_empty(state, p) > 0:
-            for r in range(NRES):
-                if state[b + O_WH + q * 5 + r] > 0:
-                    mask[A_RES + r] = 1
-        if _wh_count(state, p, q) < WAREHOUSE_CAP:
-            mask[A_PASS] = 1
+        if q < 0 or q >= 16 or state[b + O_BLD + q] != C_WAREHOUSE:
+            mask[A_PASS] = 1          # padding step: the cube did not go to a Warehouse
+        else:
+            if _n_empty(state, p) > 0:
+                for r in range(NRES):
+                    if state[b + O_WH + q * 5 + r] > 0:
+                        mask[A_RES + r] = 1
+            if _wh_count(state, p, q) < WAREHOUSE_CAP:
+                mask[A_PASS] = 1
     elif ph == PH_SWAP_SQ:
-        for q in range(16):
-            if _is_empty(state, p, q):
-                mask[A_SQ + q] = 1
+        if state[b + O_PSWR] < 0:
+            mask[A_PASS] = 1          # padding step: no swap
+        else:
+            for q in range(16):
+                if _is_empty(state, p, q):
+                    mask[A_SQ + q] = 1
 
 
 @njit(cache=True)
@@ -584,6 +875,31 @@ def _after_x(state, p):
 
 
 @njit(cache=True)
+def _warehouse_padded(state, p):
+    """p's placement takes the SWAP and SWAP_SQUARE steps whatever its destination.
+
+    True when a Warehouse of p could take the cube (public: the resource is imposed on p,
+    the Warehouse is active and has room or a cube to swap); then every destination is
+    followed by the two Warehouse steps (PASS-only when they do not apply), so the number
+    of steps p takes -- seen by everyone through the turn order -- does not reveal whether
+    the secret placement went on a square, to a Warehouse (with or without a swap), onto a
+    Cottage (Statue of the Bondmaker) or was set aside (cave rule).  Not in solo (nobody
+    to hide from)."""
+    if state[G_SOLO]:
+        return False
+    b = _pb(p)
+    if state[b + O_PIMP] == 0:
+        return False
+    has_empty = _n_empty(state, p) > 0
+    for q in range(16):
+        if state[b + O_BLD + q] == C_WAREHOUSE and _active_cell(state, p, q):
+            cnt = _wh_count(state, p, q)
+            if cnt < WAREHOUSE_CAP or (cnt > 0 and has_empty):
+                return True
+    return False
+
+
+@njit(cache=True)
 def _commit_apply(state, p, ph, a):
     """Apply action ``a`` of sub-phase ``ph``; return the next sub-phase or -1 when committed."""
     b = _pb(p)
@@ -600,19 +916,20 @@ def _commit_apply(state, p, ph, a):
     if ph == PH_DEST:
         if a == A_ASIDE:
             state[b + O_PDEST] = 16
-            return -1
+            return PH_SWAP if _warehouse_padded(state, p) else -1
         q = a - A_SQ
         state[b + O_PDEST] = q
-        if state[b + O_BLD + q] == C_WAREHOUSE:
+        if state[b + O_BLD + q] == C_WAREHOUSE or _warehouse_padded(state, p):
             return PH_SWAP
         return -1
     if ph == PH_SWAP:
-        if a == A_PASS:
-            return -1
-        state[b + O_PSWR] = a - A_RES
-        return PH_SWAP_SQ
+        if a != A_PASS:
+            state[b + O_PSWR] = a - A_RES
+            return PH_SWAP_SQ
+        return PH_SWAP_SQ if _warehouse_padded(state, p) else -1
     if ph == PH_SWAP_SQ:
-        state[b + O_PSWQ] = a - A_SQ
+        if a != A_PASS:
+            state[b + O_PSWQ] = a - A_SQ
         return -1
     return -1
 
@@ -716,6 +1033,8 @@ def _end_round(state):
 
 @njit(cache=True)
 def _set(state, phase, actor):
+    # callers pass phases as np.int64(PH_...): a bare module constant is typed as a
+    # literal and would compile one specialisation per phase (cold start)
     state[G_PHASE] = phase
     state[G_ACTOR] = actor
 
@@ -731,10 +1050,26 @@ def _finish_build_step(state, p):
 
 
 @njit(cache=True)
+def _build_offered(state, p):
+    """p gets a BUILD decision (PASS only when nothing fits) rather than being done at once.
+
+    The rules make a player with no legal construction done automatically.  With other
+    players at the table that would tell them something hidden: whether the player's
+    only legal construction is its secret monument, or (in a determinized copy) where
+    the placements just revealed went.  So with two or more players every player still
+    building gets its build step as a decision -- the turn order then follows the fixed
+    round order and depends on nothing hidden.  Solo (nobody to hide anything from)
+    keeps the rule as written."""
+    if state[G_SOLO] == 0:
+        return True
+    return _has_construction(state, p)
+
+
+@njit(cache=True)
 def _enter_build(state, p):
-    """Back to p's build step: a decision if a construction is possible, else done automatically."""
-    if _has_construction(state, p):
-        _set(state, PH_BUILD, p)
+    """Back to p's build step: a decision when ``_build_offered``, else done at once."""
+    if _build_offered(state, p):
+        _set(state, np.int64(PH_BUILD), p)
         return True
     _finish_build_step(state, p)
     return False
@@ -749,12 +1084,12 @@ def _run(state):
         if st == ST_KEEP:
             i = state[G_ORDI]
             if i < n:
-                _set(state, PH_KEEP, i)
+                _set(state, np.int64(PH_KEEP), i)
                 return
             _start_round(state)
             continue
         if st == ST_NAME:
-            _set(state, PH_NAME, state[G_MB])
+            _set(state, np.int64(PH_NAME), state[G_MB])
             return
         if st == ST_COMMIT:
             i = state[G_ORDI]
@@ -767,7 +1102,7 @@ def _run(state):
             if _n_empty(state, p) == 0:
                 state[G_ORDI] += 1
                 continue
-            if (state[G_VARIANT] == 1 and state[G_THKIND] == 1 and _monument_active(state, p, M_FORT)
+            if (state[G_VARIANT] == 1 and state[G_THKIND] == 1 and _monument_active(state, p, np.int64(M_FORT))
                     and _n_building(state) > 1):
                 state[G_ORDI] += 1
                 continue
@@ -818,7 +1153,7 @@ def _opal_next(state):
         state[G_OPAL_OWNER] = -1
         state[G_OPAL_PEND] = 0
         for p in range(n):
-            if n > 1 and _monument_active(state, p, M_OPALEYE):
+            if n > 1 and _monument_active(state, p, np.int64(M_OPALEYE)):
                 b = _pb(p)
                 cons = state[_pb((p + 1) % n) + O_CONS] | state[_pb((p + n - 1) % n) + O_CONS]
                 pend = 0
@@ -841,7 +1176,7 @@ def _opal_next(state):
         if state[G_CARDS + k] == C_BANK and _count_card(state, p, C_BANK) >= MAX_BANKS:
             continue
         state[G_OPAL_TYPE] = k
-        _set(state, PH_OPAL_SQ, p)
+        _set(state, np.int64(PH_OPAL_SQ), p)
         return True
     return False
 
@@ -881,22 +1216,22 @@ def _after_token(state, p, q):
     if _needs_resource(card):
         state[G_EFF_CELL] = q
         state[G_RET] = RET_BUILD
-        _set(state, PH_BRES, p)
+        _set(state, np.int64(PH_BRES), p)
         return
     if card == M_SHRINE:
         state[b + O_SHRINE] = SHRINE_VP[min(_count_buildings(state, p), 16)]
     elif card == M_GROVE:
         if _n_empty(state, p) > 0:
-            _set(state, PH_GROVE_TYPE, p)
+            _set(state, np.int64(PH_GROVE_TYPE), p)
             return
     elif card == M_GUILD:
         state[G_GUILD_LEFT] = GUILD_MAX
         state[G_GUILD_MASK] = 0
-        _set(state, PH_GUILD_TARGET, p)
+        _set(state, np.int64(PH_GUILD_TARGET), p)
         return
     elif card == M_OPALEYE:
         state[G_OPAL_N] = 0
-        _set(state, PH_OPAL_TYPE, p)
+        _set(state, np.int64(PH_OPAL_TYPE), p)
         return
     _resume_build(state, p)
 
@@ -953,7 +1288,7 @@ def init(state, config, seed):
         c = config[5 + k]
         if c < 0:
             while True:
-                c = DECK_CARDS[k, rng.randint(state, G_RNG, 4)]
+                c = DECK_CARDS[k, rng.randint(state, G_RNG, np.int64(4))]
                 if not (state[G_SOLO] and SOLO_REMOVED[c]):
                     break
         state[G_CARDS + k] = c
@@ -965,7 +1300,7 @@ def init(state, config, seed):
             if not (state[G_SOLO] and SOLO_REMOVED[NB + i]):
                 pool[m] = NB + i
                 m += 1
-        rng.shuffle(state, G_RNG, pool, m)
+        rng.shuffle(state, G_RNG, pool, np.int64(m))
         for p in range(n):
             state[_pb(p) + O_DEALT] = pool[2 * p]
             state[_pb(p) + O_DEALT + 1] = pool[2 * p + 1]
@@ -1046,7 +1381,7 @@ def legal_mask(state, mask):
                 mask[A_RES + r] = 1
     elif ph == PH_GROVE_TYPE:
         for k in range(NTYPES):
-            if _type_allowed(state, p, k, False):
+            if _type_allowed(state, p, k, np.bool_(False)):
                 mask[A_TYPE + k] = 1
     elif ph == PH_GROVE_SQ or ph == PH_OPAL_SQ:
         for q in range(16):
@@ -1115,8 +1450,8 @@ def step(state, action):
                 vac |= 1 << q
         state[G_CON_CARD] = card
         state[G_CON_VAC] = vac
-        state[G_CON_ANY] = 1 if (card == C_SHED or _monument_active(state, p, M_OBELISK)) else 0
-        _set(state, PH_TOKEN, p)
+        state[G_CON_ANY] = 1 if (card == C_SHED or _monument_active(state, p, np.int64(M_OBELISK))) else 0
+        _set(state, np.int64(PH_TOKEN), p)
     elif ph == PH_TOKEN:
         q = a - A_SQ
         card = state[G_CON_CARD]
@@ -1143,7 +1478,7 @@ def step(state, action):
             _run(state)
     elif ph == PH_GROVE_TYPE:
         state[G_GROVE_TYPE] = a - A_TYPE
-        _set(state, PH_GROVE_SQ, p)
+        _set(state, np.int64(PH_GROVE_SQ), p)
     elif ph == PH_GROVE_SQ:
         q = a - A_SQ
         card = state[G_CARDS + state[G_GROVE_TYPE]]
@@ -1152,7 +1487,7 @@ def step(state, action):
         if _needs_resource(card):
             state[G_EFF_CELL] = q
             state[G_RET] = RET_BUILD
-            _set(state, PH_BRES, p)
+            _set(state, np.int64(PH_BRES), p)
         else:
             _resume_build(state, p)
     elif ph == PH_GUILD_TARGET:
@@ -1161,7 +1496,7 @@ def step(state, action):
             _resume_build(state, p)
         else:
             state[G_GUILD_CELL] = a - A_SQ
-            _set(state, PH_GUILD_TYPE, p)
+            _set(state, np.int64(PH_GUILD_TYPE), p)
     elif ph == PH_GUILD_TYPE:
         q = state[G_GUILD_CELL]
         card = state[G_CARDS + a - A_TYPE]
@@ -1172,7 +1507,7 @@ def step(state, action):
         if _needs_resource(card):
             state[G_EFF_CELL] = q
             state[G_RET] = RET_GUILD
-            _set(state, PH_BRES, p)
+            _set(state, np.int64(PH_BRES), p)
         else:
             _guild_continue(state, p)
     elif ph == PH_OPAL_TYPE:
@@ -1190,7 +1525,7 @@ def step(state, action):
         if _needs_resource(card):
             state[G_EFF_CELL] = q
             state[G_RET] = RET_END
-            _set(state, PH_BRES, p)
+            _set(state, np.int64(PH_BRES), p)
         else:
             _run(state)
 
@@ -1198,7 +1533,7 @@ def step(state, action):
 @njit(cache=True)
 def _guild_continue(state, p):
     if state[G_GUILD_LEFT] > 0:
-        _set(state, PH_GUILD_TARGET, p)
+        _set(state, np.int64(PH_GUILD_TARGET), p)
     else:
         _resume_build(state, p)
 
@@ -2032,8 +2367,11 @@ def _monument_public(state, p):
 
 @njit(cache=True)
 def determinize(state, observer, seed):
-    reseed(state, seed)
     n = state[G_NP]
+    if observer < 0 or observer >= n:
+        # callers validate; a bad seat must still never index the state
+        raise ValueError("determinize: observer is not a seat of this game")
+    reseed(state, seed)
     ob = _pb(observer)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     # monuments the observer has not seen
@@ -2052,7 +2390,7 @@ def determinize(state, observer, seed):
             if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
                 pool[m] = i
                 m += 1
-        rng.shuffle(state, G_RNG, pool, m)
+        rng.shuffle(state, G_RNG, pool, np.int64(m))
         k = 0
         for p in range(n):
             if p == observer:
@@ -2081,6 +2419,16 @@ def determinize(state, observer, seed):
             if state[b + O_COMMITTED]:
                 _random_commit(state, p, mask)
             elif state[G_ACTOR] == p and state[G_PHASE] >= PH_CHOOSE and state[G_PHASE] <= PH_SWAP_SQ:
+                # p is in the middle of its placement: redo its earlier sub-choices at random
+                # up to the same step (the sequence of steps depends on public facts only,
+                # see _warehouse_padded), so the copy's turn order matches the game's.
+                target = state[G_PHASE]
                 ph = _commit_start(state, p)
+                while ph >= 0 and ph != target:
+                    mask[:] = 0
+                    _commit_mask(state, p, ph, mask)
+                    ph = _commit_apply(state, p, ph, _pick(state, mask))
+                if ph < 0:          # cannot happen; keep the copy a legal game anyway
+                    ph = _commit_start(state, p)
                 state[b + O_PSTAGE] = ph
                 _set(state, ph, p)

@@ -1,8 +1,8 @@
 """Plain-Python reference for Tiny Towns: legality of the current decision and town scoring.
 
-Written from ``shared/rules/tiny_towns.md`` without calling the kernel's rule functions; it
-only reads the kernel's state layout (the offsets of :mod:`kernels.tiny_towns`) and the data
-file.  Scoring brute-forces every feeding (all Greenhouse group choices, all Farm subsets).
+Written from the rules reference of the game (the rules described in :mod:`envs.tiny_towns`)
+without calling the kernel's rule functions; it only reads the kernel's state layout (the
+offsets of :mod:`kernels.tiny_towns`) and the data file.  Scoring brute-forces every feeding (all Greenhouse group choices, all Farm subsets).
 """
 import itertools
 
@@ -185,12 +185,16 @@ def legal_actions(state):
         return out
     if ph == K.PH_SWAP:
         q = v.p(p, K.O_PDEST)
+        if not 0 <= q < 16 or _bld_name(v, p, q) != "Warehouse":
+            return {A.A_PASS}        # padding: the cube went elsewhere (see warehouse_padded)
         stock = v.wh(p, q)
         if v.empties(p):
             out |= {A.A_RES + r for r in range(5) if stock[r] > 0}
         if sum(stock) < 3:
             out.add(A.A_PASS)
         return out
+    if ph == K.PH_SWAP_SQ and v.p(p, K.O_PSWR) < 0:
+        return {A.A_PASS}            # padding: no swap
     if ph in (K.PH_SWAP_SQ, K.PH_GROVE_SQ, K.PH_OPAL_SQ):
         return {A.A_SQ + q for q in v.empties(p)}
     if ph == K.PH_BUILD:
@@ -222,6 +226,28 @@ def legal_actions(state):
     if ph == K.PH_OPAL_TYPE:
         return {A.A_TYPE + k for k in range(7) if not v.p(p, K.O_OPAL, k)}
     raise AssertionError(f"unknown phase {ph}")
+
+
+def warehouse_padded(state, p):
+    """A placement by p is followed by the two Warehouse steps whatever its destination:
+    with others at the table, when the resource is imposed on p and one of p's active
+    Warehouses could take it (room, or a stored cube and an empty square to swap)."""
+    v = View(state)
+    if v.s[K.G_SOLO] or v.p(p, K.O_PIMP) != 1:
+        return False
+    empt = v.empties(p)
+    return any(_bld_name(v, p, q) == "Warehouse" and v.active(p, q)
+               and (sum(v.wh(p, q)) < 3 or (sum(v.wh(p, q)) > 0 and empt)) for q in range(16))
+
+
+def build_offered(state, p):
+    """p's build step is a decision (else p is done at once): always with others at the
+    table, so the turn order never depends on hidden information; solo only when p has a
+    legal construction (the rule as written)."""
+    v = View(state)
+    if not v.s[K.G_SOLO]:
+        return True
+    return bool(constructions(v, p))
 
 
 # --------------------------------------------------------------------------- scoring

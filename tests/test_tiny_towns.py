@@ -469,6 +469,10 @@ def test_tv17_warehouse():
     assert mask_of(st) == {K.A_RES + W, K.A_RES + B, K.A_PASS}
     check_ref(st)
     K.step(st, K.A_PASS)
+    # no swap: the SWAP_SQUARE step is still taken (PASS only), see test_warehouse_padding
+    assert st[K.G_PHASE] == K.PH_SWAP_SQ and st[K.G_ACTOR] == 0 and mask_of(st) == {K.A_PASS}
+    check_ref(st)
+    K.step(st, K.A_PASS)
     K.step(st, K.A_SQ + 5)             # seat 1 places its glass
     assert st[pb(0) + K.O_WH + G] == 1 and K._wh_count(st, 0, 0) == 3
     # full Warehouse next round: swap only
@@ -726,7 +730,12 @@ def test_tv36_completion():
     _start_placements(st, W)
     K.step(st, K.A_SQ + 15)          # seat 0: last empty square
     K.step(st, K.A_SQ + 14)          # seat 1
-    # nobody can construct: both done automatically
+    # nobody can construct: with two players each still gets its build step as a decision
+    # (PASS only), so the turn order shows nothing hidden (see test_build_step_is_offered...)
+    for p in (0, 1):
+        assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == p and mask_of(st) == {K.A_PASS}
+        check_ref(st)
+        K.step(st, K.A_PASS)
     assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
     assert st[pb(1) + K.O_STATUS] == 0
     assert st[K.G_ROUND] == 2 and st[K.G_MB] == 1 and st[K.G_PHASE] == K.PH_NAME
@@ -736,6 +745,8 @@ def test_tv36_completion():
     _start_placements(st, W)
     assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST
     K.step(st, K.A_SQ + 0)
+    assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0     # no placement, a build step
+    K.step(st, K.A_PASS)
     assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
 
 
@@ -882,7 +893,16 @@ def _play(n, variant, mon, cave, seed, check_every=1, policy=None):
                 assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
             if st[K.G_STAGE] == K.ST_COMMIT or st[K.G_PHASE] == K.PH_KEEP:
                 _hidden_check(st, (p + 1) % n, rs)
-        K.step(st, policy(rs, st, m))
+        a = policy(rs, st, m)
+        if st[K.G_PHASE] == K.PH_DEST:
+            # the reference decides on its own whether the Warehouse steps follow
+            p = int(st[K.G_ACTOR])
+            to_wh = K.A_SQ <= a < K.A_RES and st[pb(p) + K.O_BLD + a - K.A_SQ] == K.C_WAREHOUSE
+            follows = to_wh or R.warehouse_padded(st, p)
+            K.step(st, a)
+            assert (st[K.G_PHASE] == K.PH_SWAP and st[K.G_ACTOR] == p) == follows
+        else:
+            K.step(st, a)
         steps += 1
         assert steps < TT.Spec.max_steps
     sc = np.zeros(n, dtype=np.int64)
@@ -932,9 +952,59 @@ def test_determinism_and_copy():
         K.step(st1, a)
         K.step(st2, a)
         if steps == 40:
-            assert np.array_equal(cp, st1)
-        assert np.array_equal(st1, st2)
+            assert np.array_equal(game_part(cp), game_part(st1))
+        assert np.array_equal(game_part(st1), game_part(st2))
         steps += 1
+
+
+def game_part(st):
+    """The state without its scratch tail (which carries no game information)."""
+    return st[:K.STATE_SIZE - K.SCRATCH]
+
+
+def test_scratch_is_the_state_tail_and_carries_nothing():
+    """envs.spec contract: the last GameConfig.scratch slots are scratch only -- garbage
+    there never changes a mask, an observation, a score or the course of the game."""
+    cfg = TT.Spec().configure(num_players=3, cave_rule=True)
+    assert cfg.scratch == K.SCRATCH > 0 and cfg.state_size == K.STATE_SIZE
+    assert K.G_SCR == K.STATE_SIZE - K.SCRATCH
+    # every other state offset lies before the tail
+    offsets = [v for k, v in vars(K).items() if k.startswith("G_") and k != "G_SCR" and isinstance(v, int)]
+    assert max(offsets) < K.PB and K.PB + K.MAXP * K.PSZ == K.G_SCR
+    rs = np.random.default_rng(5)
+    for seed in range(3):
+        clean = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K.init(clean, cfg.config, seed)
+        m1 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        m2 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        s1 = np.zeros(3, dtype=np.int64)
+        s2 = np.zeros(3, dtype=np.int64)
+        while K.current_player(clean) >= 0:
+            dirty = clean.copy()
+            dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
+            K.legal_mask(clean, m1)
+            K.legal_mask(dirty, m2)
+            assert np.array_equal(m1, m2)
+            for p in range(3):
+                dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
+                K.observe(clean, p, o1)
+                K.observe(dirty, p, o2)
+                assert np.array_equal(o1, o2)
+            K.scores(clean, s1)
+            K.scores(dirty, s2)
+            assert np.array_equal(s1, s2)
+            a = _policy(rs, clean, m1)
+            dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
+            K.step(clean, a)
+            K.step(dirty, a)
+            assert np.array_equal(game_part(clean), game_part(dirty))
+    # the shell's game_state() leaves the tail out
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), num_players=2)
+    env.reset(seed=1)
+    assert env.game_state().shape == (K.STATE_SIZE - K.SCRATCH,)
 
 
 def test_reseed_keeps_observations():
@@ -1313,6 +1383,9 @@ def test_potential_counts_the_cube_to_place_and_the_token():
     token_value = _score(st, 0) + K.potential(st, 0)
     assert token_value > pass_value
     K.step(st, K.A_SQ + 5)
+    for p in (0, 1):                              # nothing more to build: PASS, PASS
+        assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == p and mask_of(st) == {K.A_PASS}
+        K.step(st, K.A_PASS)
     assert st[K.G_PHASE] == K.PH_NAME
     assert _score(st, 0) + K.potential(st, 0) == pytest.approx(token_value)
 
@@ -1325,3 +1398,477 @@ def test_potential_in_evaluate():
     v = [_score(st, p) + spec.potential_weight * K.potential(st, p) for p in range(2)]
     assert spec.evaluate(st, cfg, 0) == pytest.approx(v[0] - v[1])
     assert spec.evaluate(st, cfg, 1) == pytest.approx(v[1] - v[0])
+
+
+# ============================================== hidden information in the turn order
+def _seats_until_monument(a, b, rs, policy, max_steps=3000):
+    """Drive two games with the same actions (the policy's choice in ``a`` when legal in
+    both, else a random common action); return the steps compared.  Fails when the seat
+    to act differs while no monument has been built in either game."""
+    ma = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    mb = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+    built = lambda st: sum(int(st[pb(p) + K.O_MBUILT]) for p in range(int(st[K.G_NP])))
+    steps = 0
+    while K.current_player(a) >= 0 and steps < max_steps:
+        assert K.current_player(a) == K.current_player(b), (
+            f"step {steps}: seat {K.current_player(a)} acts in one game, {K.current_player(b)} in the "
+            f"other ({K.PHASE_NAMES[a[K.G_PHASE]]} / {K.PHASE_NAMES[b[K.G_PHASE]]}, round {a[K.G_ROUND]})")
+        if built(a) or built(b):
+            break
+        K.legal_mask(a, ma)
+        K.legal_mask(b, mb)
+        act = policy(rs, a, ma)
+        if not mb[act]:
+            common = np.flatnonzero(ma & mb)
+            act = int(rs.choice(common))
+        K.step(a, act)
+        K.step(b, act)
+        steps += 1
+    return steps
+
+
+def test_kept_monument_never_shows_in_the_turn_order():
+    """Issue 15 section 4 (seed 80): two games alike in every public action but a seat's kept
+    monument must ask the same seats to act.  Before the fix a player whose only legal
+    construction was its secret monument got a BUILD turn the others saw."""
+    # the position: seat 1 holds g g / w h, which fits The Starloom (GG / WH) and no card
+    # of the first game; seat 0 is Master Builder, so seat 1 places and builds first
+    def game(monument):
+        st = new_state(2, cards=FIRST, monuments=1, first=0)
+        skip_keep(st)
+        st[pb(1) + K.O_KEPT] = monument
+        set_board(st, 1, ["g g .. ..", "w h .. ..", ".. .. .. ..", ".. .. .. .."])
+        return st
+
+    seqs = []
+    for monument in (K.M_STARLOOM, K.M_MANDRAS):
+        st = game(monument)
+        _start_placements(st, W)
+        K.step(st, K.A_SQ + 15)          # seat 1
+        K.step(st, K.A_SQ + 15)          # seat 0
+        seq = []
+        while st[K.G_PHASE] == K.PH_BUILD:
+            seq.append(int(st[K.G_ACTOR]))
+            m = mask_of(st)
+            if st[K.G_ACTOR] == 1:
+                assert (monument == K.M_STARLOOM) == any(a >= 7 * 128 for a in m if a < 1024)
+            assert K.A_PASS in m
+            check_ref(st)
+            assert R.build_offered(st, int(st[K.G_ACTOR]))
+            K.step(st, K.A_PASS)
+        seqs.append(seq)
+        assert st[K.G_PHASE] == K.PH_NAME and st[K.G_ROUND] == 2
+    assert seqs[0] == seqs[1] == [1, 0]
+    # random games: seat 1's kept monument swapped for one nobody was dealt
+    for n in (2, 3, 4):
+        for seed in range(12 if n == 2 else 4):
+            a = new_state(n, seed=80 + seed, cave=seed % 2)
+            rs = np.random.default_rng(seed)
+            ma = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+            while a[K.G_PHASE] == K.PH_KEEP:
+                K.step(a, K.A_KEEP + int(rs.integers(2)))
+            dealt = {int(a[pb(p) + K.O_DEALT + i]) for p in range(n) for i in range(2)}
+            b = a.copy()
+            b[pb(1) + K.O_KEPT] = int(rs.choice([m for m in range(K.NB, K.NCARDS) if m not in dealt]))
+            assert _seats_until_monument(a, b, rs, TargetPolicy()) > 0
+
+
+def test_solo_build_step_follows_the_rule():
+    """Solo: nobody to hide from, so a player with no legal construction is done at once."""
+    st = new_state(1, monuments=0)
+    st[K.G_DISPLAY:K.G_DISPLAY + 5] = [2, 0, 0, 1, 0]
+    K._set(st, K.PH_CHOOSE, 0)
+    K.step(st, K.A_RES + W)
+    K.step(st, K.A_SQ + 0)
+    assert st[K.G_PHASE] == K.PH_CHOOSE and st[K.G_ROUND] == 2
+    assert not R.build_offered(st, 0)
+
+
+def _warehouse_game(cave=0, n=2):
+    cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"]
+    st = new_state(n, cards=cards, monuments=0, cave=cave, first=n - 1)
+    set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[pb(0) + K.O_WH + W] = 1
+    return st
+
+
+def test_warehouse_steps_do_not_depend_on_the_secret_destination():
+    """Issue 14 section 5: a placement that could go to a Warehouse always takes the SWAP and
+    SWAP_SQUARE steps (PASS only where they do not apply), so neither agent_selection nor
+    any observation of the others tells a square, a Warehouse, a swap or a set-aside apart;
+    the mover itself sees each of its choices.  Before the fix the seat kept acting only
+    after choosing a Warehouse."""
+    choices = {"square": [K.A_SQ + 5, K.A_PASS, K.A_PASS],
+               "store": [K.A_SQ + 0, K.A_PASS, K.A_PASS],
+               "swap": [K.A_SQ + 0, K.A_RES + W, K.A_SQ + 7],
+               "aside": [K.A_ASIDE, K.A_PASS, K.A_PASS]}
+    other_views, own_views, seats = {}, {}, {}
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    for name, actions in choices.items():
+        st = _warehouse_game(cave=1)
+        _start_placements(st, G)                  # glass, imposed on seat 0, which places first
+        assert st[K.G_ACTOR] == 0 and R.warehouse_padded(st, 0)
+        seq, others, own = [], [], []
+        for a in actions:
+            assert a in mask_of(st), (name, K.PHASE_NAMES[st[K.G_PHASE]])
+            check_ref(st)
+            K.step(st, a)
+            seq.append((int(st[K.G_ACTOR]), int(st[K.G_PHASE]) if st[K.G_ACTOR] == 0 else -1))
+            K.observe(st, 1, obs)
+            others.append(obs.tobytes())
+            K.observe(st, 0, obs)
+            own.append(obs.tobytes())
+        assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST      # seat 1's turn to place
+        seats[name], other_views[name], own_views[name] = seq, others, own
+    assert len({tuple(s) for s in seats.values()}) == 1
+    assert len({tuple(v) for v in other_views.values()}) == 1
+    # the mover tells every pair apart from its first sub-step on
+    for i, x in enumerate(choices):
+        for y in list(choices)[i + 1:]:
+            assert own_views[x][0] != own_views[y][0] or own_views[x][1] != own_views[y][1], (x, y)
+    # no Warehouse that could take the cube: one step, whatever the destination
+    st = _warehouse_game(cave=1)
+    set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."],
+              placed_round=st[K.G_ROUND])          # built this round: not active yet
+    _start_placements(st, G)
+    assert not R.warehouse_padded(st, 0) and K.A_SQ + 0 not in mask_of(st)
+    K.step(st, K.A_ASIDE)
+    assert st[K.G_ACTOR] == 1
+    # solo: nobody watches, no padding
+    st = new_state(1, cards=["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"], monuments=0)
+    set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    st[K.G_DISPLAY:K.G_DISPLAY + 5] = [3, 0, 0, 0, 0]
+    K._set(st, K.PH_CHOOSE, 0)
+    K.step(st, K.A_RES + W)
+    assert not R.warehouse_padded(st, 0)
+    K.step(st, K.A_SQ + 3)
+    assert st[K.G_PHASE] != K.PH_SWAP
+
+
+def boards_differ(real, copy):
+    """True once the two states differ in what sits on the boards, set-aside counts
+    included: information every seat sees (e.g. the placements of a round, revealed
+    together).  From there two determinized copies may differ openly."""
+    for p in range(int(real[K.G_NP])):
+        b = pb(p)
+        for lo, hi in ((K.O_CUBE, K.O_STATUS), (K.O_CAVE, K.O_CAVE + 1)):
+            if not np.array_equal(real[b + lo:b + hi], copy[b + lo:b + hi]):
+                return True
+    return False
+
+
+# For tests/test_conformance.py::test_whose_turn_depends_only_on_public_information: a
+# determinized copy re-draws the others' committed placements; once they are revealed
+# (the boards differ) the copies may differ openly, e.g. whether a town is complete.
+TURN_ORDER_REVEALED = (boards_differ, "placements are committed in secret and revealed together; "
+                                      "a re-drawn placement may fill or leave a town's last square")
+
+
+@pytest.mark.parametrize("n,opts", [(2, dict(cave_rule=True)), (3, dict(variant="town_hall", cave_rule=True))])
+def test_turn_order_until_the_reveal_matches_every_determinization(n, opts):
+    """The conformance check of whose turn it is, with Warehouses, cave rule and monuments
+    in play, stopping only at a draw of chance or when re-drawn placements are revealed."""
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), num_players=n, buildings=["Farm", "Well", "Chapel", "Tavern", "Theater",
+                                                         "Warehouse"], **opts)
+    slot = K.G_RNG + 1
+    for g in range(3):
+        env.reset(seed=50000 + g)
+        rng = np.random.default_rng(g)
+        steps = 0
+        while not all(env.terminations.values()):
+            if steps % 3 == 0:
+                for o in env.possible_agents:
+                    d = env.determinize(o, int(rng.integers(1 << 40)))
+                    real = env.clone()
+                    seed = int(rng.integers(1 << 40))
+                    real.reseed(seed)
+                    d.reseed(seed)
+                    for _ in range(60):
+                        if real._state[slot] != 0 or d._state[slot] != 0:
+                            break
+                        if boards_differ(real._state, d._state):
+                            break
+                        assert all(real.terminations.values()) == all(d.terminations.values())
+                        if all(real.terminations.values()):
+                            break
+                        assert real.agent_selection == d.agent_selection
+                        common = np.flatnonzero(real._mask & d._mask)
+                        a = int(common[rng.integers(common.size)])
+                        real.step(a)
+                        d.step(a)
+            legal = env.legal_actions()
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+
+
+# ========================================================================= solo end
+def test_solo_pays_the_score_and_names_the_title():
+    """Issue 14 section 4: solo has no win or loss; with reward_mode="rank" (the default)
+    too, the lone seat is paid its final score, and the infos carry the rating title."""
+    from envs.shell import CityEnv
+    for mode in ("rank", "score"):
+        env = CityEnv(TT.Spec(), num_players=1, reward_mode=mode)
+        for seed in range(3):
+            env.reset(seed=seed)
+            rs = np.random.default_rng(seed)
+            while not all(env.terminations.values()):
+                env.step(int(rs.choice(env.legal_actions())))
+            info = env.infos["player_0"]
+            score = info["scores"][0]
+            assert env._cumulative_rewards["player_0"] == float(score)
+            assert info["title"] == TT.solo_title(score)
+            assert info["winners"] == ["player_0"] and info["ranks"] == [1]
+    # the rating table of the rules reference
+    table = [(38, "Master Architect"), (60, "Master Architect"), (37, "Town Planner"),
+             (32, "Town Planner"), (31, "Engineer"), (25, "Engineer"), (24, "Carpenter"),
+             (18, "Carpenter"), (17, "Builder's Apprentice"), (10, "Builder's Apprentice"),
+             (9, "Aspiring Architect"), (-20, "Aspiring Architect")]
+    for score, title in table:
+        assert TT.solo_title(score) == title
+    for s in range(-30, 80):
+        assert TT.solo_title(s)                       # every score has a title
+    # the title reaches the infos through end_infos, for a finished solo state
+    st = new_state(1, monuments=0)
+    set_board(st, 0, ["Co Co Co Co", "Co Fa We We", "Ta Ta Ta Ta", "Ch Ch Ch Ch"])
+    st[pb(0) + K.O_STATUS] = 1
+    cfg = TT.Spec().configure(num_players=1)
+    extra = TT.Spec().end_infos(st, cfg)
+    total = extra["breakdown"][0]["total"]
+    assert extra["title"] == TT.solo_title(total)
+    with pytest.raises(ValueError, match="score"):
+        TT.solo_title(3.5)
+    with pytest.raises(ValueError, match="score"):
+        TT.solo_title("30")
+    two = TT.Spec().end_infos(new_state(2), TT.Spec().configure())
+    assert "title" not in two
+
+
+# ============================================================ bad input everywhere
+BAD_SEATS = [7, 10, 20, 50, 10 ** 6, -1, 2, 2.0, "1", True, None, [0], np.int64(9), 1 << 70]
+
+
+def test_determinize_refuses_bad_seats_at_every_level():
+    """Issue 15 section 1: seats 7, 10, 20, 50, 10**6 crashed the interpreter (SIGSEGV).  The
+    shell, the adapter and the kernel entry each refuse them with ValueError."""
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), num_players=2)
+    env.reset(seed=80)
+    before = env._state.copy()
+    spec, cfg = TT.Spec(), TT.Spec().configure(num_players=2)
+    for seat in BAD_SEATS:
+        with pytest.raises(ValueError):
+            env.determinize(seat, 1)
+        st = env._state.copy()
+        with pytest.raises(ValueError, match="observer"):
+            spec.determinize(st, cfg, seat, 1)
+        assert np.array_equal(st, before)
+    for seat in (7, 10, 20, 50, 10 ** 6, -1, 2, -(1 << 40)):
+        st = env._state.copy()
+        with pytest.raises(ValueError, match="observer"):
+            K.determinize(st, seat, 1)                     # the kernel entry itself
+        assert np.array_equal(st, before)
+    for seed in (1.5, "7", None, True, [1]):
+        with pytest.raises(ValueError):
+            env.determinize(0, seed)
+        with pytest.raises(ValueError, match="seed"):
+            spec.determinize(env._state.copy(), cfg, 0, seed)
+        with pytest.raises(ValueError, match="seed"):
+            spec.reseed(env._state.copy(), cfg, seed)
+    assert np.array_equal(env._state, before)
+    # good values still work, huge seeds included
+    for seat, seed in ((0, 0), (1, 1 << 64), ("player_1", -5)):
+        d = env.determinize(seat, seed)
+        assert d.legal_actions()
+
+
+SCORE_TOWN_GOOD = dict(rows=["cottage warehouse . .", "farm . . .", ". . . .", ". . . ."],
+                       warehouse_cubes=1, right_feast_halls=0, solo=False, shrine_value=None,
+                       starloom_place=None)
+SCORE_TOWN_BAD = {
+    "rows": [None, 5, "cottage . . .", {"a", "b", "c", "d"}, frozenset(), ["cottage . . ."] * 3,
+             [". . . ."] * 5, [1, 2, 3, 4], [["cottage", ".", ".", "."]] * 4, [b". . . ."] * 4,
+             ["castle . . .", ". . . .", ". . . .", ". . . ."], ["cottage . .", ". . . .", ". . . .", ". . . ."],
+             {0: ". . . ."}, 3.5, np.zeros((4, 4))],
+    "warehouse_cubes": [-1, 1.5, "1", True, None, [1], 10 ** 20, 4, np.float64(1.0)],
+    "right_feast_halls": [-1, 17, 2.5, "2", None, True, [0], 10 ** 30],
+    "solo": [1, 0, "yes", None, [True], 2.0],
+    "shrine_value": [0, 6, 7, 9, -1, 2.0, "5", True, [5], 10 ** 40],
+    "starloom_place": [0, 7, -1, 1.0, "1", True, [1], 10 ** 40],
+}
+
+
+def test_score_town_validates_every_argument():
+    """Issue 15 section 1: every argument of score_town is checked, with a ValueError naming
+    it -- never a TypeError, IndexError or numba error."""
+    assert score_town(**SCORE_TOWN_GOOD)["total"] == 3 - 1 - 13
+    for arg, values in SCORE_TOWN_BAD.items():
+        for v in values:
+            kw = dict(SCORE_TOWN_GOOD, **{arg: v})
+            with pytest.raises(ValueError, match=arg):
+                score_town(**kw)
+    with pytest.raises(ValueError, match="shrine_value"):
+        score_town(["shrine_of_the_elder_tree . . .", ". . . .", ". . . .", ". . . ."])
+    with pytest.raises(ValueError, match="starloom_place"):
+        score_town(["the_starloom . . .", ". . . .", ". . . .", ". . . ."])
+    with pytest.raises(ValueError, match="warehouse_cubes"):
+        score_town([". . . .", ". . . .", ". . . .", ". . . ."], warehouse_cubes=1)
+    # tuples, numpy strings and numpy integers are fine
+    assert score_town(tuple(SCORE_TOWN_GOOD["rows"]), warehouse_cubes=np.int64(1))["total"] == -11
+    assert score_town(np.array(SCORE_TOWN_GOOD["rows"]), solo=np.bool_(True))["total"] == -10
+
+
+def test_score_town_fuzz():
+    """Random mixes of good and bad arguments: a result or a ValueError, nothing else."""
+    rs = np.random.default_rng(15)
+    tokens = list(K.CARD_TOKENS) + list(K.RES_IDS) + [".", "..", "x", "", "COTTAGE"]
+    for _ in range(400):
+        kw = dict(SCORE_TOWN_GOOD)
+        for arg in kw:
+            if rs.random() < 0.25:
+                pool = SCORE_TOWN_BAD[arg]
+                kw[arg] = pool[int(rs.integers(len(pool)))]
+        if rs.random() < 0.5:
+            kw["rows"] = [" ".join(str(rs.choice(tokens)) for _ in range(int(rs.integers(3, 6))))
+                          for _ in range(int(rs.integers(3, 6)))]
+        if rs.random() < 0.3:
+            kw["shrine_value"] = int(rs.integers(-2, 10))
+            kw["starloom_place"] = int(rs.integers(-1, 8))
+        try:
+            res = score_town(**kw)
+        except ValueError:
+            continue
+        assert isinstance(res["total"], int)
+
+
+@pytest.mark.parametrize("opts,name", [
+    (dict(buildings={"Farm", "Well", "Chapel", "Tavern", "Theater", "Factory"}), "buildings"),
+    (dict(buildings=frozenset({"Farm"})), "buildings"),
+    (dict(buildings={"red": "Farm"}), "buildings"),
+    (dict(buildings=5), "buildings"),
+    (dict(buildings=[["Farm"], "Well", "Chapel", "Tavern", "Theater", "Factory"]), "buildings"),
+    (dict(buildings=[1, 2, 3, 4, 5, 6]), "buildings"),
+    (dict(buildings=["Farm", "Well", "Chapel", "Tavern", "Theater", None]), "buildings"),
+    (dict(buildings=b"first_game"), "buildings"),
+    (dict(variant=["standard"]), "variant"),
+    (dict(variant={"town_hall"}), "variant"),
+    (dict(variant=5), "variant"),
+    (dict(variant=np.array(["standard", "town_hall"])), "variant"),
+    (dict(num_players=2.0), "num_players"),
+    (dict(num_players=[2]), "num_players"),
+    (dict(num_players={2}), "num_players"),
+    (dict(monuments="yes"), "monuments"),
+    (dict(monuments=[True]), "monuments"),
+    (dict(cave_rule=None), "cave_rule"),
+    (dict(cave_rule={True}), "cave_rule"),
+    (dict(first_player=0.5), "first_player"),
+    (dict(first_player="0"), "first_player"),
+    (dict(first_player=[0]), "first_player"),
+    (dict(first_player=True), "first_player"),
+])
+def test_bad_option_types_name_the_option(opts, name):
+    """Issue 15 section 7: wrong types and unordered containers give ValueError naming the
+    option (never TypeError), through the spec and through envs.make."""
+    import envs
+    with pytest.raises(ValueError, match=name):
+        TT.Spec().configure(**opts)
+    with pytest.raises(ValueError, match=name):
+        envs.make("tiny_towns_v0", **opts)
+
+
+def test_building_lists_are_normalised():
+    a = TT.Spec().configure(buildings=["feast_hall", "Granary", "shed", "Abbey", "market", "Bank"])
+    b = TT.Spec().configure(buildings=("Bank", "Market", "Abbey", "Shed", "Granary", "Feast Hall", "Cottage"))
+    assert np.array_equal(a.config, b.config)
+    assert a.options["buildings"] == b.options["buildings"] == (
+        "Cottage", "Granary", "Shed", "Abbey", "Feast Hall", "Market", "Bank")
+
+
+# ===================================================================== data file
+def _mutations(D):
+    """(description, mutate(data), field the error must name)."""
+    bi = {b["name"]: i for i, b in enumerate(D["buildings"])}
+    mi = {m["name"]: i for i, m in enumerate(D["monuments"])}
+
+    def setp(path_fn, value):
+        def f(d):
+            obj, key = path_fn(d)
+            obj[key] = value
+        return f
+
+    def delp(path_fn):
+        def f(d):
+            obj, key = path_fn(d)
+            del obj[key]
+        return f
+
+    wh, farm, bank = bi["Warehouse"], bi["Farm"], bi["Bank"]
+    ow = mi["Opaleye's Watch"]
+    return [
+        (setp(lambda d: (d["resources"][0], "code"), 5), "resources[0].code"),
+        (setp(lambda d: (d["resources"][1], "code"), "W"), "resources"),
+        (lambda d: d["resources"].pop(), "resources"),
+        (setp(lambda d: (d["building_types"][2], "id"), "purple"), "building_types[2].id"),
+        (setp(lambda d: (d["buildings"][0], "pattern"), ["HX"]), "buildings[0].pattern[0]"),
+        (setp(lambda d: (d["buildings"][0], "pattern"), "HH"), "buildings[0].pattern"),
+        (setp(lambda d: (d["buildings"][0], "pattern"), ["H", "HH"]), "buildings[0].pattern[1]"),
+        (setp(lambda d: (d["buildings"][0], "pattern"), ["..", ".."]), "buildings[0].pattern"),
+        (setp(lambda d: (d["buildings"][0], "pattern"), ["HHHHH"]), "buildings[0].pattern[0]"),
+        (setp(lambda d: (d["buildings"][wh], "capacity"), -1), f"buildings[{wh}].capacity"),
+        (setp(lambda d: (d["buildings"][wh], "capacity"), 2.5), f"buildings[{wh}].capacity"),
+        (setp(lambda d: (d["buildings"][wh], "capacity"), 9), f"buildings[{wh}].capacity"),
+        (setp(lambda d: (d["buildings"][farm]["feeds"], "capacity"), "4"), f"buildings[{farm}].feeds.capacity"),
+        (delp(lambda d: (d["buildings"][bank], "max_per_town")), f"buildings[{bank}].max_per_town"),
+        (setp(lambda d: (d["buildings"][farm], "type"), "grey"), "buildings"),
+        (setp(lambda d: (d["buildings"][1], "name"), "Nope"), "buildings[1].name"),
+        (setp(lambda d: (d["buildings"][2], "name"), "Farm"), "buildings"),
+        (setp(lambda d: (d["buildings"][1]["score"], "value"), True), "buildings[1].score.value"),
+        (setp(lambda d: (d["monuments"][1], "name"), D["monuments"][0]["name"]), "monuments"),
+        (setp(lambda d: (d["monuments"][ow]["on_build"], "count"), 0), f"monuments[{ow}].on_build.count"),
+        (setp(lambda d: (d["tables"]["tavern"]["vp"], 0), 1.5), "tables.tavern.vp[0]"),
+        (setp(lambda d: (d["tables"]["shrine"]["vp"], 5), 9), "tables.shrine.vp[5]"),
+        (setp(lambda d: (d["tables"]["starloom"], "later"), "0"), "tables.starloom.later"),
+        (setp(lambda d: (d["tables"]["empty_square"], "vp"), None), "tables.empty_square.vp"),
+        (setp(lambda d: (d["town_hall"]["deck"], "per_resource"), 0), "town_hall.deck.per_resource"),
+        (setp(lambda d: (d["town_hall"], "discard_face_down_after_shuffle"), -5),
+         "town_hall.discard_face_down_after_shuffle"),
+        (setp(lambda d: (d["solo"], "display"), 99), "solo.display"),
+        (setp(lambda d: (d["solo"], "removed_cards"), ["Farm", "Granary", "Greenhouse", "Orchard"]),
+         "solo.removed_cards"),
+        (setp(lambda d: (d["solo"], "removed_monuments"), ["Castle"]), "solo.removed_monuments[0]"),
+        (setp(lambda d: (d["solo"]["ratings"][0], "min"), "x"), "solo.ratings[0].min"),
+        (setp(lambda d: (d["solo"]["ratings"][1], "min"), 40), "solo.ratings[1]"),
+        (setp(lambda d: (d["decided_values"][0], "value"), 2), "decided_values[0].value"),
+        (lambda d: d["decided_values"].pop(0), "decided_values"),
+        (setp(lambda d: (d["cave_rule"], "uses_per_game"), 0), "cave_rule.uses_per_game"),
+        (setp(lambda d: (d["board"], "corners"), [0, 3, 12, 16]), "board.corners[3]"),
+        (setp(lambda d: (d["presets"]["first_game"]["cards"], 1), "Castle"), "presets.first_game.cards[1]"),
+        (delp(lambda d: (d, "tables")), "tables.tavern.vp"),
+    ]
+
+
+def test_data_file_is_checked_at_load(tmp_path):
+    """Issue 15 section 8: the data file is checked against its schema when it is loaded
+    (``read_data``, the path the kernel takes at import); every broken field is named."""
+    import yaml
+    from kernels.data_files import DataError
+    path = K.data_files.DATA_DIR / "tiny_towns.yaml"
+    assert K.read_data(path) == K.DATA
+    with open(path) as f:
+        D = yaml.safe_load(f)
+    bad = tmp_path / "tiny_towns.yaml"
+    import copy
+    for mutate, field in _mutations(D):
+        d = copy.deepcopy(D)
+        mutate(d)
+        bad.write_text(yaml.safe_dump(d, allow_unicode=True))
+        with pytest.raises(DataError) as e:
+            K.read_data(bad)
+        assert isinstance(e.value, ValueError)
+        assert f"'{field}'" in str(e.value), (field, str(e.value))
+    bad.write_text("resources: [1, 2\n")
+    with pytest.raises(DataError):
+        K.read_data(bad)
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(DataError):
+        K.read_data(bad)
