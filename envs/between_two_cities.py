@@ -3,8 +3,9 @@
 Every player builds two 4x4 cities at once, one with each neighbour; a player's score
 is its *lower* city.  Tiles are drafted: each turn everyone secretly chooses two tiles
 from its hand, passes the rest, and places one chosen tile into each of its cities.
-The Korean rulebook is the edition implemented; rules live in
-:mod:`kernels.between_two_cities`, every table in ``kernels/data/between_two_cities.yaml``.
+The Korean rulebook is the edition implemented.  Rules as implemented, with the
+project's rulings: ``docs/rules/between_two_cities.md``; every table in
+``kernels/data/between_two_cities.yaml``.
 
 Agents and turn order
 ---------------------
@@ -142,8 +143,8 @@ potential), and then MCTS finished ahead of greedy in 40-55% of 20-30-game match
 whatever the budget (400-3000 simulations); with the greedy playouts and 100
 simulations (about 0.15 s per move) it finished ahead in 31 of 40 games.
 
-Encoding notes (deviations from the rules reference's suggestions)
-------------------------------------------------------------------
+Encoding notes (``docs/rules/between_two_cities.md``, section 11)
+-----------------------------------------------------------------
 * Simple solo: the tile the random assignment gives the Deep Learning City joins it at
   once instead of at the placement step (it is public either way; no decision differs).
 * Slot 1 is not masked when both waiting tiles are identical: the two actions have the

@@ -4,9 +4,9 @@ Each of 2 to 5 companies lays its two double-sided pads (and the improvement til
 owns) in secret; the visible icons set its price, production, research and
 logistics for the round.  Then, in turn order (cheapest first), companies take new
 tiles, research technologies (first to finish takes the patent), expand their offices
-across a world map of 12 regions and sell their goods to the buyers there.  The rules
-are those of ``../shared/rules/smartphone_inc.md``; the kernel is
-:mod:`kernels.smartphone_inc`.
+across a world map of 12 regions and sell their goods to the buyers there.  The kernel
+is :mod:`kernels.smartphone_inc` (its docstring details the observation and the
+planning encoding).
 
 Agents and options
 ------------------
@@ -21,8 +21,11 @@ Agents ``player_0`` .. ``player_{n-1}``.  Options:
 * ``tech_sides`` ``"front"`` (default), ``"back"``, ``"random"`` or a mapping from
   technology id (``gps``, ``wifi``, ``gamepad``, ``li_ion``, ``nfc``, ``4g``) to
   ``"front"``/``"back"``/``"random"`` (missing ids: front).
-* ``colours``: ``None`` (random, default) or a list of N distinct colours out of
-  green, blue, black, yellow, red (Steve's last); fixes start VP and home regions.
+* ``colours``: ``None`` (random, default) or a list (or tuple) of N distinct colours out
+  of green, blue, black, yellow, red, in seat order (Steve's last); fixes start VP and
+  home regions.  A set is refused: its order would depend on the process's hash seed.
+
+Wrong types or values raise ``ValueError`` naming the option.
 
 Actions
 -------
@@ -44,19 +47,28 @@ Observation
 -----------
 Flat ``float32`` vector (``observation_layout`` names every segment), values in
 [-1, 4]: global (round, phase, own pending block, reveal flag, technology sides and
-costs, patent holders, display, token supply, stack size), 12 regions (retailer and
-bonus, office slots, retailer slots, progress markers, buyers filled this round, the
-static buyers, size, cost), 5 companies ego-centric (self first: VP, start VP, price,
-ready goods, tokens, tiles by type, technologies, research markers and locks, markers
-to spend, offices used, goods sold, revealed plan outcome, colour, turn-order slot),
-and 5 plan planes of 8x9 cells x 11 channels (visible icon one-hot, bottom / top /
-tile layer): one's own plan at every moment, others' only once revealed.
+costs, patent holders, display, token supply, stack size, a retailer bonus in progress
+with the technology markers it still owes, the office-target kind while one is pending,
+the chosen move-office source), 12 regions (retailer, its bonus kind and amount, office
+slots, retailer slots, progress markers, buyers filled this round, the static buyers,
+size, cost), 5 companies ego-centric (self first: VP, start VP, price, ready goods,
+tokens, tiles by type and in acquisition order -- the order ``TILE_PICK`` counts in --,
+improvement picks owed, technologies, research markers and locks, markers to spend,
+offices used, goods sold, revealed plan outcome, colour, turn-order slot, and the plan:
+pad sides, arrangement, and per owned tile whether it is the tile picked for placement,
+placed, face down, over or under, its placement order, cells and orientation), and 5
+plan planes of 8x9 cells x 13 channels (visible icon one-hot, bottom / top / tile
+layer, under- and over-tiles covering the cell).  One's own plan is shown at every
+moment, others' only once revealed, so the player to move can tell apart every
+position it can tell apart at the table.
 
 Rewards
 -------
 At the end only, by the shell's ``reward_mode``: ``"rank"`` (default) among all
 companies including Steve, or ``"score"``.  Final score = VP track + patent VP +
-retailer VP; ties: more technologies, then more patents, else shared.
+retailer VP; ties: more technologies, then more patents, else shared -- with Steve
+too: an agent still tied with Steve for first of 3 companies gets +0.5, a solo agent
+tied with Steve 0.0 (and is listed in ``winners``, Steve never is).
 
 Greedy baseline
 ---------------
@@ -78,8 +90,15 @@ reconstructed and can be corrected there without code changes.
 Version history
 ---------------
 v0: initial.
+v0 (issues 14/15): observation gains the own plan in full (sides, arrangement, every
+tile's placement, the picked tile, tiles in acquisition order) and the public bonus
+state (kind, amount, markers left, office-target kind, move source): 8,198 values;
+under-tiles need no cell beneath the top pad (every physical stacking reachable);
+``colours`` must be a list or tuple and ``tech_sides`` a mapping of strings
+(``ValueError`` otherwise); the data file is validated at import.
 """
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -151,29 +170,37 @@ class Spec(GameSpec):
             raise ValueError("steve=False is impossible with num_players=1 (Steve is mandatory solo)")
         ts = options.get("tech_sides", "front")
         sides = [0] * K.NTECH
+        choice = "'front', 'back' or 'random'"
         if isinstance(ts, str):
             if ts not in _SIDE_MODE:
-                raise ValueError(f"tech_sides must be 'front', 'back', 'random' or a mapping, got {ts!r}")
+                raise ValueError(f"tech_sides must be {choice} or a mapping, got {ts!r}")
             sides = [_SIDE_MODE[ts]] * K.NTECH
-        elif isinstance(ts, dict):
-            for tid, v in ts.items():
-                if str(tid) not in K.TECH_IDS:
+        elif isinstance(ts, Mapping):
+            for tid, v in sorted(ts.items(), key=lambda kv: str(kv[0])):
+                if not isinstance(tid, str) or tid not in K.TECH_IDS:
                     raise ValueError(f"tech_sides: unknown technology {tid!r} (ids: {', '.join(K.TECH_IDS)})")
-                if v not in _SIDE_MODE:
-                    raise ValueError(f"tech_sides[{tid!r}] must be 'front', 'back' or 'random', got {v!r}")
-                sides[K.TECH_IDS.index(str(tid))] = _SIDE_MODE[v]
+                if not isinstance(v, str) or v not in _SIDE_MODE:
+                    raise ValueError(f"tech_sides[{tid!r}] must be {choice}, got {v!r}")
+                sides[K.TECH_IDS.index(tid)] = _SIDE_MODE[v]
+            ts = {tid: ts[tid] for tid in K.TECH_IDS if tid in ts}
         else:
-            raise ValueError(f"tech_sides must be 'front', 'back', 'random' or a mapping, got {ts!r}")
+            raise ValueError(f"tech_sides must be {choice} or a mapping from technology id to one of "
+                             f"them, got {ts!r}")
         ncomp = n + steve
         cols = options.get("colours", None)
         colv = [-1] * K.MAX_CO
         if cols is not None:
-            if isinstance(cols, str) or len(cols) != ncomp or len(set(cols)) != ncomp \
-                    or any(c not in K.COLOURS for c in cols):
+            # An ordered sequence only: seat i takes colour i, so a set (whose order
+            # depends on the hash seed) would give a different game in each process.
+            bad = (not isinstance(cols, (list, tuple)) or len(cols) != ncomp
+                   or any(not isinstance(c, str) or c not in K.COLOURS for c in cols)
+                   or len(set(cols)) != ncomp)
+            if bad:
                 raise ValueError(f"colours must be None or a list of {ncomp} distinct colours from "
-                                 f"{K.COLOURS} (Steve's last), got {cols!r}")
+                                 f"{K.COLOURS} (seat order, Steve's last), got {cols!r}")
             for i, c in enumerate(cols):
                 colv[i] = K.COLOURS.index(c)
+            cols = list(cols)
         config = np.array([n, int(steve)] + sides + colv, dtype=np.int64)
         norm = {"num_players": n, "steve": steve, "tech_sides": ts, "colours": cols}
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,

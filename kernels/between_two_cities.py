@@ -1,7 +1,7 @@
 """Between Two Cities: rules kernel (numba) on one flat ``int64`` state array.
 
-Contract: see :mod:`envs.spec`.  Rules: the game's rules reference (section numbers below are
-its sections; the Korean rulebook is the edition implemented).
+Contract: see :mod:`envs.spec`.  Rules: ``docs/rules/between_two_cities.md`` (section and
+ruling numbers below are its own; the Korean rulebook is the edition implemented).
 
 Tile codes (also the pick actions): ``0..8`` a single of kind id 0..8 (shop, factory,
 drink, food, music, lodging, office, park, house); ``9..32`` duplex id ``code - 9``.

@@ -1,8 +1,8 @@
-"""Smartphone Inc. rules kernel (see ``../shared/rules/smartphone_inc.md``).
+"""Smartphone Inc. rules kernel.
 
 The whole game lives in one flat ``int64`` state array (layout below).  Every table
 (pads, geometry, map, buyers, technologies, tiles, retailers, Steve) comes from
-``kernels/data/smartphone_inc.yaml``.
+``kernels/data/smartphone_inc.yaml``, validated at import by :func:`check_data`.
 
 Companies are numbered 0..N-1: the agents' seats first (company == seat), then Steve
 (company ``num_players``) when he plays.  Steve's decisions are taken inline by
@@ -12,17 +12,284 @@ Decisions (flat action ids, blocks of section 11 of the rules reference):
 SIDES 0(4), ARRANGE 4(120), TILE_PICK 124(10), TILE_PLACE 134(509), IMPROVE_PICK 643(5),
 RESEARCH 648(7), LOGISTICS 655(13), OFFICE_TARGET 668(12), MOVE_SOURCE 680(12),
 NFC_SELL 692(3), SELL 695(12), BONUS_TECH 707(6), BONUS_PRICE 713(2).
+
+Planning encoding
+-----------------
+TILE_PLACE ``4*domino + 2*orient + level`` puts the picked tile *over* (level 0: above
+the top pad) or *under* (level 1: on the bottom pad, beneath the top pad); the stack is
+bottom pad, under-tiles in placement order, top pad, over-tiles in placement order.  An
+under-tile may not touch a top-pad-only cell; since issue 14 it need not have a cell
+beneath the top pad either (alone it then looks like an over-tile, but a later
+under-tile can lie on it: the rules reference's T2 example, X = [PROD, LOG] on
+(4,3)-(4,4) under Y = [RES, PDOWN] that slides beneath the top pad at (3,4)).
+
+Result of the exhaustive enumeration (``tests/test_smartphone_inc.py``): a physically
+legal plan is a stacking in which every item lies wholly above or wholly below every
+item it overlaps (a layer order; bottom pad lowest), every tile cell below the top pad
+where they overlap rests on the bottom pad, tiles keep the 4G and no-burying rules.
+Over every pad plan, with two tiles, with and without 4G front (and with three tiles on
+the T2 pads), the visible canvases (with the face-down count) of such plans are exactly
+those the encoding reaches.  Before
+that they were not: with tiles [PROD, LOG] and [RES, PDOWN], over 1,000 canvases per side
+pair and a few outcome vectors (e.g. (1, 3, 1, 0, -4, 1, 3) with sides W0 B0) were
+physically legal but unreachable.  With
+more tiles the same holds by construction: the under-tiles are the tiles below the top
+pad, each group in any order the agent picks, so every layer order is reachable.
+
+Observation (``observe``; sizes from the data; named parts ``global``, ``regions``,
+``companies``, ``plans`` as in the adapter's ``observation_layout``)
+------------------------------------------------------------------------------------
+* global ``G_*``: round, phase, own pending block, reveal flag, technology sides, costs
+  and patent holders, display, token supply, stack size; retailer bonus in progress
+  (kind one-hot, technology markers still to place), office-target kind (Wi-Fi,
+  Gamepad, extra, move) while one is pending, chosen move-office source.
+* per region ``R_*``: retailer and bonus kind, bonus amount, office slots, retailer
+  slots, progress markers, buyers filled this round, static buyers, size, cost.
+* per company ``K_*``, ego-centric (self first): presence, Steve flag, committed,
+  to move, VP, start VP, price, ready goods, tokens, tiles by type, owned tiles in
+  acquisition order (the TILE_PICK index), improvement picks still owed, technologies,
+  research markers and locks, markers to spend, offices used, goods sold, revealed
+  outcome vector, colour, turn-order slot; and the plan (one's own at every moment,
+  every agent's once revealed): pad sides, arrangement (W on top, rotation, offset)
+  and per owned tile: picked for placement now, placed, face down, over / under,
+  placement order, its two cells, orientation.
+* plans: per company 8 x 9 cells x ``PLANE_CH``: visible icon one-hot, source layer
+  (bottom pad, top pad, tile), number of under- and over-tiles covering the cell.
+Values lie in [OBS_LOW, OBS_HIGH] = [-1, 4].
+
+Rewards: :func:`ranks` ranks every company, Steve included (score, then technologies,
+then patents; ties share the better rank); the shell turns ranks into rewards.
+
+Version history
+---------------
+v0: initial.
+v0 (issues 14/15): observation completes the mover's own plan (sides, arrangement, every tile's
+    placement, the picked tile, tiles in acquisition order) and the public bonus state
+    (kind, amount, markers left, office-target kind, move source); under-tiles no longer
+    need a cell beneath the top pad, so every physical stacking is reachable;
+    determinize clears the picked-tile slot of a secret plan; the data file is
+    validated at load; cold start: constants passed to jitted helpers are numpy
+    scalars (one specialisation each instead of one per literal: 92 -> 64 compiled) and
+    init/step link less flow code (import + make + reset + first step: ~20.5 -> ~15.7 s CPU).
 """
 import numpy as np
 from numba import njit
 
 from kernels import rng
-from kernels.data_files import load
+from kernels.data_files import Checker, load
 
-DATA = load("smartphone_inc", __file__)
+_ICON_SET = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
+_EFFECT_SET = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
+               "research_discount", "free_small_office", "res_counts_as_log", "produce_per_two_techs",
+               "direct_sale", "price_plus_one", "tile_overhang", "sell_without_office")
+_BONUS_SET = ("none", "produce", "tech_markers", "price_shift", "extra_office", "move_office")
+
+
+def check_data(data):
+    """Validate a parsed ``smartphone_inc.yaml`` (types, ranges, references, totals) before
+    any table is built from it; :class:`kernels.data_files.DataError` names the bad field.
+
+    The sizes that fix the action and observation spaces are checked to be the documented
+    ones: an 8 x 9 canvas, 60 top-pad positions, 6 technologies, 12 regions, 5 colours."""
+    ck = Checker(data, "smartphone_inc")
+    ck.mapping("constants")
+    rounds = ck.integer("constants.rounds.value", 1, 10)
+    for name, lo, hi in (("start_price", 1, 20), ("price_min", 1, 20), ("price_max", 1, 20),
+                         ("display_size", 5, 5), ("ready_goods_cap", 1, 100),
+                         ("goods_tokens_supply", 0, 100), ("office_markers_per_company", 1, 100),
+                         ("patent_cost_drop", 0, 10), ("tech_cost_min", 1, 20)):
+        ck.integer(f"constants.{name}.value", lo, hi)
+    ck.require(ck.get("constants.price_min.value") <= ck.get("constants.start_price.value")
+               <= ck.get("constants.price_max.value"), "constants.start_price.value",
+               "must lie between price_min and price_max")
+    lo_ov = ck.integer("constants.overlap_cells.min", 1, 6)
+    ck.integer("constants.overlap_cells.max", lo_ov, 6)
+    for name in ("improvement_phase_rounds", "display_refill_after_rounds"):
+        vals = ck.sequence(f"constants.{name}.value", max_len=rounds)
+        for i in range(len(vals)):
+            ck.integer(f"constants.{name}.value[{i}]", 1, rounds)
+        ck.require(len(set(vals)) == len(vals), f"constants.{name}.value", "rounds repeat")
+    ck.require(len(ck.get("constants.improvement_phase_rounds.value")) == 4,
+               "constants.improvement_phase_rounds.value",
+               "must name 4 rounds (at most 9 owned tiles: the TILE_PICK block has 10 actions)")
+    # pads and geometry
+    for pad in ("W", "B"):
+        for side in (0, 1):
+            rows = ck.sequence(f"pads.{pad}.side{side}", length=2)
+            for i in range(2):
+                ck.sequence(f"pads.{pad}.side{side}[{i}]", length=3)
+                for j in range(3):
+                    ck.string(f"pads.{pad}.side{side}[{i}][{j}]", _ICON_SET)
+            del rows
+    ck.integer("geometry.canvas.rows", 8, 8)
+    ck.integer("geometry.canvas.cols", 9, 9)
+    ck.sequence("geometry.bottom_pad_top_left.value", length=2)
+    br = ck.integer("geometry.bottom_pad_top_left.value[0]", 0, 6)
+    bc = ck.integer("geometry.bottom_pad_top_left.value[1]", 0, 6)
+    bottom = {(br + i, bc + j) for i in range(2) for j in range(3)}
+    total = 0
+    for k in range(4):
+        h, w = (2, 3) if k % 2 == 0 else (3, 2)
+        pos = ck.sequence(f"geometry.top_pad_positions.k{k}")
+        seen = set()
+        for i in range(len(pos)):
+            path = f"geometry.top_pad_positions.k{k}[{i}]"
+            ck.sequence(path, length=2)
+            r0 = ck.integer(path + "[0]", 0, 8 - h)
+            c0 = ck.integer(path + "[1]", 0, 9 - w)
+            ov = len(bottom & {(r0 + a, c0 + b) for a in range(h) for b in range(w)})
+            ck.require(1 <= ov <= 4, path, f"the top pad must overlap the bottom pad in 1-4 cells, got {ov}")
+            ck.require((r0, c0) not in seen, path, "position repeats")
+            seen.add((r0, c0))
+        total += len(pos)
+    ck.require(total == 60, "geometry.top_pad_positions", f"must list 60 positions in all, got {total}")
+    # technologies
+    techs = ck.sequence("technologies", length=6)
+    ids = []
+    for i in range(len(techs)):
+        path = f"technologies[{i}]"
+        ck.mapping(path)
+        tid = ck.get(path + ".id")
+        ck.require(isinstance(tid, (str, int)) and not isinstance(tid, bool), path + ".id",
+                   f"expected a string, got {tid!r}")
+        ids.append(str(tid))
+        ck.string(path + ".name")
+        ck.integer(path + ".board_index", 0, 5)
+        ck.integer(path + ".cost.value", 1, 30)
+        ck.integer(path + ".patent_vp.value", 0, 100)
+        for side in ("front", "back"):
+            ck.string(f"{path}.{side}.effect", _EFFECT_SET)
+            if ck.get(f"{path}.{side}.phase", None) is not None:
+                ck.integer(f"{path}.{side}.phase", 1, 7)
+            for key in ("amount", "max_goods", "max_cells_off_pad", "per_region"):
+                if key in ck.mapping(f"{path}.{side}"):
+                    ck.integer(f"{path}.{side}.{key}", 1, 18)
+    ck.require(len(set(ids)) == 6, "technologies", "technology ids repeat")
+    ck.require(sorted(t["board_index"] for t in techs) == list(range(6)), "technologies",
+               "board_index must number the technologies 0-5")
+    # regions
+    slots_of = {}
+    for size in ("S", "M", "L"):
+        path = f"region_types.{size}"
+        ck.integer(path + ".office_cost", 1, 20)
+        ns = ck.integer(path + ".office_slots", 1, 8)
+        vps = ck.sequence(path + ".slot_vp", length=ns)
+        for i in range(len(vps)):
+            ck.sequence(f"{path}.slot_vp[{i}]", length=2)
+            ck.integer(f"{path}.slot_vp[{i}][0]", 0, 100)
+            if vps[i][1] is not None:
+                ck.integer(f"{path}.slot_vp[{i}][1]", 0, 100)
+        slots_of[size] = ns
+    regs = ck.sequence("regions", length=12)
+    rids = [ck.string(f"regions[{i}].id") for i in range(len(regs))]
+    ck.require(len(set(rids)) == len(rids), "regions", "region ids repeat")
+    for i in range(len(regs)):
+        path = f"regions[{i}]"
+        ck.string(path + ".name")
+        ck.string(path + ".size", ("S", "M", "L"))
+        links = ck.sequence(path + ".links", min_len=1)
+        for j in range(len(links)):
+            ck.string(f"{path}.links[{j}]", [r for r in rids if r != rids[i]])
+        buyers = ck.sequence(path + ".buyers", min_len=1, max_len=8)
+        for j in range(len(buyers)):
+            b = buyers[j]
+            if isinstance(b, int) and not isinstance(b, bool):
+                ck.integer(f"{path}.buyers[{j}]", 1, 99)
+            else:
+                ck.require(isinstance(b, str) and b in ids, f"{path}.buyers[{j}]",
+                           f"expected a price cap 1-99 or a technology id {ids}, got {b!r}")
+    # tiles, colours, companies
+    mk = ck.sequence("improvement_tiles.market.tiles", min_len=1)
+    for i in range(len(mk)):
+        path = f"improvement_tiles.market.tiles[{i}]"
+        ck.sequence(path + ".icons", length=2)
+        for j in range(2):
+            ck.string(f"{path}.icons[{j}]", _ICON_SET)
+        ck.integer(path + ".count", 0, 50)
+    ck.integer("improvement_tiles.face_down_goods.value", 0, 10)
+    cols = ck.sequence("colours.value", length=5)
+    for i in range(5):
+        ck.string(f"colours.value[{i}]")
+    ck.require(len(set(cols)) == 5, "colours.value", "colours repeat")
+    comps = ck.sequence("companies", length=5)
+    svps = []
+    for i in range(len(comps)):
+        path = f"companies[{i}]"
+        ck.string(path + ".colour", cols)
+        svps.append(ck.integer(path + ".start_vp", 0, 100))
+        ck.string(path + ".home", rids)
+        ck.sequence(path + ".start_tile", length=2)
+        for j in range(2):
+            ck.string(f"{path}.start_tile[{j}]", _ICON_SET)
+    ck.require(sorted(c["colour"] for c in comps) == sorted(cols), "companies",
+               "must hold one company per colour")
+    ck.require(len(set(svps)) == 5, "companies", "start VPs must all differ (they break turn-order ties)")
+    # numbers the code is built for (documented in the file; a different value needs code)
+    for path, value in (("constants.companies.min", 2), ("constants.companies.max", 5),
+                        ("geometry.counts.arrangements_per_side_pair", 120),
+                        ("geometry.counts.physical_pad_plans", 480),
+                        ("geometry.counts.distinct_pad_outcomes", 80),
+                        ("map_facts.region_count.value", len(regs))):
+        ck.require(ck.integer(path, 0, 10**6) == value, path, f"the code is built for {value}")
+    ck.integer("constants.product_markers_per_company.value", 1, 100)
+    ck.integer("constants.improvement_tiles_total.value", 1, 100)
+    # retailers
+    rt = ck.sequence("retailers.tiles", min_len=1)
+    for i in range(len(rt)):
+        path = f"retailers.tiles[{i}]"
+        ck.string(path + ".id")
+        ck.string(path + ".size", ("S", "M", "L"))
+        for side in ("a", "b"):
+            kind = ck.string(f"{path}.{side}.bonus", _BONUS_SET)
+            if kind in ("produce", "tech_markers"):
+                ck.integer(f"{path}.{side}.n", 1, 18)
+            elif "n" in ck.mapping(f"{path}.{side}"):
+                ck.integer(f"{path}.{side}.n", 0, 18)
+    for size in ("S", "M", "L"):
+        n_size = sum(1 for t in rt if t["size"] == size)
+        ck.require(ck.integer(f"retailers.counts.value.{size}", 0, len(rt)) == n_size,
+                   f"retailers.counts.value.{size}", f"must count the {size} tiles listed ({n_size})")
+    for size in ("S", "M", "L"):
+        vps = ck.sequence(f"retailers.slot_vp.{size}", min_len=1, max_len=8)
+        for j in range(len(vps)):
+            ck.integer(f"retailers.slot_vp.{size}[{j}]", 0, 100)
+    for n in ("2", "3", "4", "5"):
+        path = f"retailers.layout_by_companies.{n}"
+        named = ck.sequence(path + ".named")
+        for j in range(len(named)):
+            ck.string(f"{path}.named[{j}]", rids)
+        m = ck.get(path + ".medium_without_home")
+        if m != "all":
+            ck.integer(path + ".medium_without_home", 0, 12)
+    # Steve
+    # which agent counts Steve may join (the environment's num_players/steve options)
+    allowed = ck.sequence("steve.allowed_with_agents", min_len=1)
+    for i in range(len(allowed)):
+        ck.integer(f"steve.allowed_with_agents[{i}]", 1, 4)
+    ck.require(allowed == [1, 2, 3, 4], "steve.allowed_with_agents",
+               "the code lets Steve join 1-4 agents (2-5 companies in all)")
+    mandatory = ck.sequence("steve.mandatory_with_agents", min_len=1)
+    for i in range(len(mandatory)):
+        ck.integer(f"steve.mandatory_with_agents[{i}]", 1, 1)
+    ck.sequence("steve.pad", length=2)
+    for i in range(2):
+        ck.sequence(f"steve.pad[{i}]", length=3)
+        for j in range(3):
+            ck.string(f"steve.pad[{i}][{j}]", _ICON_SET)
+    cyc = ck.sequence("steve.marker_cycle", min_len=1)
+    for i in range(len(cyc)):
+        ck.sequence(f"steve.marker_cycle[{i}]", length=2)
+        ck.integer(f"steve.marker_cycle[{i}][0]", 0, 1)
+        ck.integer(f"steve.marker_cycle[{i}][1]", 0, 2)
+    v = ck.integer("steve.policy.retailer_price_shift", -1, 1)
+    ck.require(v != 0, "steve.policy.retailer_price_shift", "must be -1 or +1")
+    return data
+
+
+DATA = check_data(load("smartphone_inc", __file__))
 
 # ----------------------------------------------------------------------------- icons
-ICON_NAMES = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
+ICON_NAMES = _ICON_SET
 BLANK, IMP, CHEAP, PUP, RES, LOG, PROD, PDOWN = range(8)
 NICON = 8
 _ICON = {n: i for i, n in enumerate(ICON_NAMES)}
@@ -111,11 +378,11 @@ for _r in range(CANVAS_R - 1):
 FACE_DOWN = 4 * NDOM   # TILE_PLACE code of a face-down tile
 
 # ----------------------------------------------------------------------------- technologies
-EFFECTS = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
-           "research_discount", "free_small_office", "res_counts_as_log", "produce_per_two_techs",
-           "direct_sale", "price_plus_one", "tile_overhang", "sell_without_office")
+EFFECTS = _EFFECT_SET
+# Constants passed as arguments to jitted functions are numpy scalars: numba compiles a
+# separate specialisation for every plain-int literal argument (cold start, issue 15).
 (E_NONE, E_PROD_DOUBLE, E_PRODUCE_NOW, E_SECOND_OFFICE, E_KEEP_UNSOLD, E_RES_DISCOUNT, E_FREE_SMALL,
- E_RES_AS_LOG, E_PER_TWO, E_DIRECT_SALE, E_PRICE_PLUS, E_OVERHANG, E_SELL_NO_OFFICE) = range(13)
+ E_RES_AS_LOG, E_PER_TWO, E_DIRECT_SALE, E_PRICE_PLUS, E_OVERHANG, E_SELL_NO_OFFICE) = (np.int64(i) for i in range(13))
 _TECHS = sorted(DATA["technologies"], key=lambda t: t["board_index"])
 NTECH = len(_TECHS)
 TECH_IDS = tuple(str(t["id"]) for t in _TECHS)
@@ -186,7 +453,7 @@ COL_HOME = np.array([_RIDX[_COMP[c]["home"]] for c in COLOURS], dtype=np.int64)
 COL_TILE = np.array([TILE_TYPES.index(tuple(_COMP[c]["start_tile"])) for c in COLOURS], dtype=np.int64)
 
 # ----------------------------------------------------------------------------- retailers
-BONUS_KINDS = ("none", "produce", "tech_markers", "price_shift", "extra_office", "move_office")
+BONUS_KINDS = _BONUS_SET
 B_NONE, B_PRODUCE, B_TECH, B_PRICE, B_EXTRA, B_MOVE = range(6)
 _RTL = DATA["retailers"]
 NRT = len(_RTL["tiles"])
@@ -228,7 +495,7 @@ BLOCK_SIZES = (4, NARR, MAX_TILES + 1, 4 * NDOM + 1, DISPLAY_SIZE, NTECH + 1, NR
                NREG, NREG, 3, NREG, NTECH, 2)
 BLOCK_OFF = tuple(int(sum(BLOCK_SIZES[:i])) for i in range(len(BLOCK_SIZES)))
 (P_SIDES, P_ARR, P_PICK, P_PLACE, P_IMPR, P_RES, P_LOG, P_OFF, P_MSRC, P_NFC, P_SELL,
- P_BTECH, P_BPRICE) = range(13)
+ P_BTECH, P_BPRICE) = (np.int64(i) for i in range(13))
 (A_SIDES, A_ARR, A_PICK, A_PLACE, A_IMPR, A_RES, A_LOG, A_OFF, A_MSRC, A_NFC, A_SELL,
  A_BTECH, A_BPRICE) = BLOCK_OFF
 NUM_ACTIONS = int(sum(BLOCK_SIZES))
@@ -238,7 +505,8 @@ for _b in range(len(BLOCK_SIZES)):
 BLOCK_OFF_A = np.array(BLOCK_OFF, dtype=np.int64)
 
 # office-target kinds
-OT_WIFI, OT_GAMEPAD, OT_EXTRA, OT_MOVE = 1, 2, 3, 4
+OT_WIFI, OT_GAMEPAD, OT_EXTRA, OT_MOVE = (np.int64(i) for i in (1, 2, 3, 4))
+PH_RESEARCH, PH_LOGISTICS, PH_SELLING = np.int64(5), np.int64(6), np.int64(7)
 
 # ----------------------------------------------------------------------------- state layout
 _off = [0]
@@ -290,6 +558,9 @@ PL_ORDC = PL_ORDT + MAX_TILES
 PSZ = PL_ORDC + MAX_TILES
 PB = _f(MAX_CO * PSZ)
 STATE_SIZE = _off[0]
+# Slots whose change makes hidden choices public at once (the plan reveal): a search copy
+# determinized before it may, from there, differ openly (e.g. in turn order).
+REVEAL_SLOTS = (REVEALED,)
 
 CONFIG_SIZE = 2 + NTECH + MAX_CO   # num_players, steve, tech side modes (0 front 1 back 2 random), colours
 
@@ -703,7 +974,7 @@ def eval_plan(state, c, out):
     for k in range(n):
         if state[p + PL_ORDC + k] == FACE_DOWN:
             d += 1
-    imp_total = 0
+    imp_total = np.int64(0)
     for v in range(6):
         imp_total += PAD_ICONS[0, state[p + PL_SW], v] == IMP
         imp_total += PAD_ICONS[1, state[p + PL_SB], v] == IMP
@@ -734,7 +1005,7 @@ def steve_plan(state, c, out):
     """Write the outcome of Steve's fixed plan for this round into ``out`` (O_* slots)."""
     cnt = np.zeros(NICON, dtype=np.int64)
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
-    imp_total = 0
+    imp_total = np.int64(0)
     for v in range(6):
         imp_total += STEVE_PAD[v] == IMP
         if v != cov:
@@ -765,8 +1036,8 @@ def place_legal(state, c, d, lv, tmask):
             return False
         if tmask[bcell] != 0 and not in_b(bcell):
             return False
-        if not ((in_b(a) and tmask[a] != 0) or (in_b(bcell) and tmask[bcell] != 0)):
-            return False
+        # (issue 14) no cell beneath the top pad is needed: such an under-tile differs from an
+        # over-tile once a later under-tile lies on it (see "Planning encoding" above).
     # no burying: every tile must keep a cell not covered by tiles above it
     p = pb(c)
     n = state[p + PL_N]
@@ -880,6 +1151,7 @@ def plan_apply(state, c, a):
             state[cb(c) + C_COMMIT] = 1
             state[PSEAT] += 1
             state[PSTAGE] = 0
+            state[PTILE] = 0
         else:
             state[PTILE] = t
             state[PSTAGE] = 3
@@ -891,6 +1163,7 @@ def plan_apply(state, c, a):
         state[p + PL_PLACED + u] = 1
         state[p + PL_N] = k + 1
         state[PSTAGE] = 2
+        state[PTILE] = 0
 
 
 # ============================================================================= flow
@@ -1056,10 +1329,10 @@ def advance(state):
                 if eff_amount(state, c, E_PER_TWO) > 0:
                     g += n_techs(state, c) // 2
                 add_goods(state, c, g)
-            start_phase(state, 4 if IMP_ROUND[state[ROUND]] != 0 else 5)
+            start_phase(state, np.int64(4 if IMP_ROUND[state[ROUND]] != 0 else 5))
         elif ph == 4:
             if state[OPOS] >= n:
-                start_phase(state, 5)
+                start_phase(state, PH_RESEARCH)
                 continue
             c = state[ORDER + state[OPOS]]
             b = cb(c)
@@ -1086,7 +1359,7 @@ def advance(state):
                 for c in range(n):
                     for t in range(NTECH):
                         state[cb(c) + C_LOCK + t] = 0
-                start_phase(state, 6)
+                start_phase(state, PH_LOGISTICS)
                 continue
             c = state[ORDER + state[OPOS]]
             b = cb(c)
@@ -1103,7 +1376,7 @@ def advance(state):
             state[OPOS] += 1
         elif ph == 6:
             if state[OPOS] >= n:
-                start_phase(state, 7)
+                start_phase(state, PH_SELLING)
                 continue
             c = state[ORDER + state[OPOS]]
             b = cb(c)
@@ -1439,7 +1712,7 @@ def init(state, config, seed):
     # technology sides
     for t in range(NTECH):
         m = config[2 + t]
-        state[TSIDE + t] = rng.randint(state, RNG, 2) if m == 2 else m
+        state[TSIDE + t] = rng.randint(state, RNG, np.int64(2)) if m == 2 else m
         state[PATENT + t] = -1
     # board
     for i in range(NREG * MAX_SLOTS):
@@ -1464,7 +1737,7 @@ def init(state, config, seed):
                 med -= 1
         if not target:
             continue
-        cnt = 0
+        cnt = np.int64(0)
         for t in range(NRT):
             if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
                 cnt += 1
@@ -1476,7 +1749,7 @@ def init(state, config, seed):
                 if k == 0:
                     rused[t] = 1
                     state[RET + r] = t
-                    state[RSIDE + r] = rng.randint(state, RNG, 2)
+                    state[RSIDE + r] = rng.randint(state, RNG, np.int64(2))
                     break
                 k -= 1
     # tiles
@@ -1501,7 +1774,12 @@ def init(state, config, seed):
     state[MSRC] = -1
     state[ROUND] = 1
     state[PHASE] = 1
-    run(state)
+    # What run(state) would do here: the first decision is always seat 0's SIDES (Steve
+    # plans inline at the reveal).  Set directly, so init links no flow code: every
+    # jitted caller re-optimises the code it links in (cold start, see step).
+    state[PSEAT] = 0
+    state[PSTAGE] = 0
+    need(state, np.int64(0), P_SIDES)
 
 
 @njit(cache=True)
@@ -1514,7 +1792,18 @@ def current_player(state):
 @njit(cache=True)
 def step(state, action):
     apply(state, action)
-    run(state)
+    # run(state), written out: each jitted caller re-optimises the code it links in, so
+    # one wrapper fewer between the entry points and advance() shortens the cold start
+    while advance(state):
+        if state[CUR] == state[STEVE]:
+            apply(state, steve_action(state))
+            continue
+        if state[PEND] == P_SELL:
+            r = forced_sell(state)
+            if r >= 0:
+                apply(state, A_SELL + r)
+                continue
+        return
 
 
 @njit(cache=True)
@@ -1575,7 +1864,11 @@ G_PAT = G_TCOST + NTECH
 G_DISP = G_PAT + NTECH * (MAX_CO + 1)
 G_TOK = G_DISP + DISPLAY_SIZE * (NTT + 1)
 G_STACK = G_TOK + 1
-G_SIZE = G_STACK + 1
+G_BKIND = G_STACK + 1                  # retailer bonus in progress (one-hot BONUS_KINDS, 0 = none)
+G_BLEFT = G_BKIND + len(BONUS_KINDS)   # retailer technology markers still to place / 3
+G_OTK = G_BLEFT + 1                    # office-target kind: Wi-Fi, Gamepad, extra, move (one-hot)
+G_MSRC = G_OTK + 4                     # chosen move-office source region (one-hot)
+G_SIZE = G_MSRC + NREG
 R_RET = 0
 R_BONUS = 1
 R_OFFS = R_BONUS + 6
@@ -1585,7 +1878,8 @@ R_BUY = R_MARK + MAX_CO
 R_STATIC = R_BUY + MAX_BUY * (MAX_CO + 1)
 R_SIZEOH = R_STATIC + MAX_BUY * (1 + NTECH)
 R_COST = R_SIZEOH + 3
-R_SZ = R_COST + 1
+R_BAMT = R_COST + 1                    # retailer bonus amount n (goods, markers) / 3
+R_SZ = R_BAMT + 1
 K_PRESENT, K_STEVE, K_COMMIT, K_CUR, K_VP, K_SVP, K_PRICE, K_READY, K_TOK = range(9)
 K_TILES = 9
 K_OWN = K_TILES + NTT
@@ -1598,8 +1892,16 @@ K_SOLD = K_OUSED + 1
 K_OUT = K_SOLD + 1
 K_COL = K_OUT + 7
 K_ORD = K_COL + len(COLOURS)
-K_SZ = K_ORD + MAX_CO
-PLANE_CH = NICON + 3
+K_IMPL = K_ORD + MAX_CO                # improvement picks still owed this phase / 3
+K_TSEQ = K_IMPL + 1                    # owned tiles in acquisition order: MAX_TILES x NTT one-hot
+# plan details (own plan at every moment, others' once revealed):
+K_PSIDE = K_TSEQ + MAX_TILES * NTT     # W side one-hot (2), B side one-hot (2)
+K_PARR = K_PSIDE + 4                   # arrangement: chosen, W on top, k one-hot (4), top-left row/8, col/8
+K_PTILE = K_PARR + 8                   # per owned tile k (acquisition order): PT_* fields
+PT_PICKED, PT_PLACED, PT_DOWN, PT_OVER, PT_UNDER, PT_ORDER, PT_AR, PT_AC, PT_BR, PT_BC, PT_ORIENT = range(11)
+PT_SZ = 11
+K_SZ = K_PTILE + MAX_TILES * PT_SZ
+PLANE_CH = NICON + 5                   # icon one-hot, source (bottom/top/tile), tiles under/over here
 OBS_GLOBAL = 0
 OBS_REGIONS = G_SIZE
 OBS_COMP = OBS_REGIONS + NREG * R_SZ
@@ -1637,12 +1939,19 @@ def observe(state, player, out):
         out[G_DISP + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
     out[G_TOK] = state[TOK] / 20.0
     out[G_STACK] = state[STACKN] / 22.0
+    out[G_BKIND + state[BKIND]] = 1.0
+    out[G_BLEFT] = state[BLEFT] / 3.0
+    if state[PEND] == P_OFF and state[OTK] > 0:
+        out[G_OTK + state[OTK] - 1] = 1.0
+    if state[MSRC] >= 0:
+        out[G_MSRC + state[MSRC]] = 1.0
     for r in range(NREG):
         o = OBS_REGIONS + r * R_SZ
         t = state[RET + r]
         if t >= 0:
             out[o + R_RET] = 1.0
             out[o + R_BONUS + RT_BONUS[t, state[RSIDE + r]]] = 1.0
+            out[o + R_BAMT] = RT_N[t, state[RSIDE + r]] / 3.0
             for s in range(MAX_RSLOT):
                 q = state[ROFF + r * MAX_RSLOT + s]
                 out[o + R_ROFF + s * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
@@ -1676,6 +1985,8 @@ def observe(state, player, out):
         out[o + K_TOK] = state[b + C_TOK] / 20.0
         for k in range(state[b + C_NT]):
             out[o + K_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
+            out[o + K_TSEQ + k * NTT + state[b + C_TILES + k]] = 1.0
+        out[o + K_IMPL] = state[b + C_IMPL] / 3.0
         for t in range(NTECH):
             out[o + K_OWN + t] = state[b + C_OWN + t]
             out[o + K_TM + t] = state[b + C_TM + t] / 6.0
@@ -1696,6 +2007,8 @@ def observe(state, player, out):
         if c == player or state[REVEALED] != 0:
             po = OBS_PLANES + e * NCELL * PLANE_CH
             write_planes(state, c, out, po)
+            if c != state[STEVE]:
+                write_plan_details(state, c, out, o)
     for i in range(OBS_SIZE):
         if out[i] > OBS_HIGH:
             out[i] = OBS_HIGH
@@ -1717,12 +2030,59 @@ def write_planes(state, c, out, po):
                 out[po + cell * PLANE_CH + STEVE_PAD[v]] = 1.0
                 out[po + cell * PLANE_CH + NICON] = 1.0
         return
-    paint(state, c, icon, src, state[pb(c) + PL_N])
+    p = pb(c)
+    paint(state, c, icon, src, state[p + PL_N])
     for i in range(NCELL):
         if icon[i] >= 0:
             out[po + i * PLANE_CH + icon[i]] = 1.0
             s = src[i]
             out[po + i * PLANE_CH + NICON + (s if s < 3 else 3) - 1] = 1.0
+    # every face-up tile's cells, visible or not: under-tiles, over-tiles (counts)
+    for k in range(state[p + PL_N]):
+        code = state[p + PL_ORDC + k]
+        if code == FACE_DOWN:
+            continue
+        ch = NICON + 4 if (code & 1) == 0 else NICON + 3
+        d = code >> 2
+        out[po + DOM_A[d] * PLANE_CH + ch] += 1.0
+        out[po + DOM_B[d] * PLANE_CH + ch] += 1.0
+
+
+@njit(cache=True)
+def write_plan_details(state, c, out, o):
+    """Company block fields K_PSIDE.. of c's plan (a company's own plan, or any revealed one)."""
+    p = pb(c)
+    if state[p + PL_SW] < 0:
+        return
+    out[o + K_PSIDE + state[p + PL_SW]] = 1.0
+    out[o + K_PSIDE + 2 + state[p + PL_SB]] = 1.0
+    a = state[p + PL_ARR]
+    if a >= 0:
+        i = a % 60
+        out[o + K_PARR] = 1.0
+        out[o + K_PARR + 1] = 1.0 if a < 60 else 0.0
+        out[o + K_PARR + 2 + ARR_K[i]] = 1.0
+        out[o + K_PARR + 6] = ARR_RC[i, 0] / 8.0
+        out[o + K_PARR + 7] = ARR_RC[i, 1] / 8.0
+    for k in range(state[p + PL_N]):
+        u = state[p + PL_ORDT + k]
+        code = state[p + PL_ORDC + k]
+        t = o + K_PTILE + u * PT_SZ
+        out[t + PT_PLACED] = 1.0
+        out[t + PT_ORDER] = (k + 1) / MAX_TILES
+        if code == FACE_DOWN:
+            out[t + PT_DOWN] = 1.0
+        else:
+            d = code >> 2
+            out[t + (PT_UNDER if (code & 1) != 0 else PT_OVER)] = 1.0
+            out[t + PT_AR] = (DOM_A[d] // CANVAS_C) / 8.0
+            out[t + PT_AC] = (DOM_A[d] % CANVAS_C) / 8.0
+            out[t + PT_BR] = (DOM_B[d] // CANVAS_C) / 8.0
+            out[t + PT_BC] = (DOM_B[d] % CANVAS_C) / 8.0
+            out[t + PT_ORIENT] = (code >> 1) & 1
+    if (state[PHASE] == 1 and state[OVER] == 0 and state[PEND] == P_PLACE and state[CUR] == c
+            and state[PSTAGE] == 3):
+        out[o + K_PTILE + state[PTILE] * PT_SZ + PT_PICKED] = 1.0
 
 
 # ============================================================================= hidden information
@@ -1739,7 +2099,7 @@ def random_plan(state, c, gen):
         for i in range(NUM_ACTIONS):
             mask[i] = 0
         plan_mask(state, c, mask)
-        cnt = 0
+        cnt = np.int64(0)
         for i in range(NUM_ACTIONS):
             cnt += mask[i]
         k = rng.randint(gen, 0, cnt)
@@ -1779,6 +2139,7 @@ def determinize(state, observer, seed):
             elif c == s:
                 reset_plan(state, c)
                 state[PSTAGE] = 0
+                state[PTILE] = 0    # the picked tile of a secret plan
     reseed(state, seed)
 
 

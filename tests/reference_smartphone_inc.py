@@ -1,5 +1,5 @@
 """Plain-Python reference for Smartphone Inc.: legality of every decision and scoring,
-written from ``../shared/rules/smartphone_inc.md`` (sections 4-7) without calling the
+written from the rules reference (sections 4-7) without calling the
 kernel's rule functions.  It reads the state through the kernel's *layout* constants
 and its data tables only (the YAML is re-read here for the rule parameters)."""
 import numpy as np
@@ -144,8 +144,7 @@ def tile_place_legal(bottom, top, tiles, cells, lv, overhang):
     if lv == 1:
         if any(x in T and x not in B for x in cells):
             return False
-        if not any(x in B and x in T for x in cells):
-            return False
+        # an under-tile needs no cell beneath the top pad: a later under-tile may lie on it
     placed = [t for t in tiles if t is not None] + [(cells, None, lv)]
     for i, (ci, _, li) in enumerate(placed):
         above = [set(cj) for j, (cj, _, lj) in enumerate(placed)

@@ -164,11 +164,14 @@ def test_same_seed_same_game_different_seed_different_game(game):
 # What the player to move knows, and what whose turn it is reveals.
 
 def _rng_slot(env):
-    """State slot of the game generator's draw counter (it moves whenever chance is drawn)."""
+    """State slots that move when chance is drawn (the game generator's draw counter) or
+    when hidden choices become public at once (a kernel's ``REVEAL_SLOTS``, e.g. Smartphone
+    Inc.'s plan reveal): from there a determinized copy may differ openly."""
     kernel = env.unwrapped.spec.kernel
+    reveals = [int(s) for s in getattr(kernel, "REVEAL_SLOTS", ())]
     for name in ("RNG", "G_RNG", "H_RNG"):
         if hasattr(kernel, name):
-            return int(getattr(kernel, name)) + 1
+            return np.array([int(getattr(kernel, name)) + 1] + reveals)
     raise AssertionError(f"{kernel.__name__} names no generator slot")
 
 
@@ -265,9 +268,9 @@ def test_whose_turn_depends_only_on_public_information(game, n):
                     seed = int(rng.integers(1 << 40))
                     real.reseed(seed)
                     d.reseed(seed)
-                    r0, d0 = real._state[slot], d._state[slot]
+                    r0, d0 = real._state[slot].copy(), d._state[slot].copy()
                     for _ in range(TURN_ORDER_HORIZON):
-                        if real._state[slot] != r0 or d._state[slot] != d0:
+                        if (real._state[slot] != r0).any() or (d._state[slot] != d0).any():
                             break     # chance was drawn: from here the copies may differ openly
                         if revealed is not None and revealed[0](real.game_state(), d.game_state()):
                             break     # re-drawn secrets were revealed: the copies part openly

@@ -355,13 +355,29 @@ def test_t6_placement_legality():
     assert m[K.A_PLACE + 4 * vt(4, 6)] == 0                    # (b)
     assert m[K.A_PLACE + 4 * hz(3, 4) + 1] == 1                # (c)
     assert m[K.A_PLACE + 4 * vt(2, 4) + 1] == 0                # (d)
-    assert m[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 34     # (f)
+    # (f) 34 placements as the rules reference counts them (under-tiles with a cell beneath
+    # the top pad); since issue 14 an under-tile needs none, so that a later under-tile can
+    # lie on it: 3 more dominoes on bottom-only cells, both ways round (40)
+    top = {int(x) for x in K.ARR_CELLS[63 % 60]}
+    bottom = {int(x) for x in K.BOTTOM_CELLS}
+
+    def reference_count(mask):
+        n = 0
+        for code in np.flatnonzero(mask[K.A_PLACE:K.A_PLACE + 4 * K.NDOM]):
+            d = code >> 2
+            cells = {int(K.DOM_A[d]), int(K.DOM_B[d])}
+            n += (code & 1) == 0 or bool(cells & top & bottom)
+        return n
+    assert reference_count(m) == 34
+    assert m[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 40
+    assert m[K.A_PLACE + 4 * hz(4, 3) + 1] == 1 and m[K.A_PLACE + 4 * vt(3, 3) + 3] == 1
     s4 = p0([("PROD", "RES")], four_g=True)
     K.step(s4, K.A_PICK + 0)
     m4 = mask_of(s4)
     assert m4[K.A_PLACE + 4 * hz(4, 5)] == 1
     assert m4[K.A_PLACE + 4 * vt(4, 6)] == 0
-    assert m4[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 62
+    assert reference_count(m4) == 62
+    assert m4[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 62 + 20   # + 7 dominoes one cell off
     # (c) fully hidden under-tile equals P0 with d = 0
     sc = p0([("PROD", "RES")])
     place(sc, 0, 4 * hz(3, 4) + 1)
@@ -1208,3 +1224,534 @@ def test_potential_read_only_and_evaluate_hook():
         K.legal_mask(st, m)
         K.step(st, int(rs.choice(np.flatnonzero(m))))
     assert K.potential(st, 0) == 0.0
+
+
+# ============================================================ issue 14 s2: what the mover knows
+def obs_of(st, p):
+    out = np.zeros(K.OBS_SIZE, np.float32)
+    K.observe(st, p, out)
+    return out
+
+
+def seen(st, p):
+    """What seat p sees: observation and, when it is to move, its mask."""
+    m = mask_of(st) if K.current_player(st) == p else np.zeros(K.NUM_ACTIONS, np.int8)
+    return obs_of(st, p).tobytes() + m.tobytes()
+
+
+def planning(tiles, sides=2, arr=63):
+    """Seat 0 of a 2-company game at its TILE_PICK step, owning ``tiles`` (icon pairs)."""
+    st = plan_state(tiles)
+    K.step(st, K.A_SIDES + sides)
+    K.step(st, K.A_ARR + arr)
+    assert st[K.PEND] == K.P_PICK and st[K.CUR] == 0
+    return st
+
+
+def test_obs_tile_pick_index_follows_acquisition_order():
+    # (a) same tiles, other order: TILE_PICK 0 picks a different tile, so the views differ
+    a = planning([("PROD", "RES"), ("LOG", "LOG")])
+    b = planning([("LOG", "LOG"), ("PROD", "RES")])
+    assert seen(a, 0) != seen(b, 0)
+    o = obs_of(a, 0)
+    k = K.OBS_COMP + K.K_TSEQ
+    assert o[k + K.TILE_TYPES.index(("PROD", "RES"))] == 1
+    assert o[k + K.NTT + K.TILE_TYPES.index(("LOG", "LOG"))] == 1
+    assert seen(a, 1) != seen(b, 1)          # owned tiles are public, in order too
+
+
+def test_obs_shows_the_picked_tile():
+    # (b) picking a [RES, LOG] or a [PROD, PUP] tile used to leave observation and mask equal
+    st = planning([("RES", "LOG"), ("PROD", "PUP")])
+    a, b = st.copy(), st.copy()
+    K.step(a, K.A_PICK + 0)
+    K.step(b, K.A_PICK + 1)
+    assert np.array_equal(mask_of(a), mask_of(b))
+    assert seen(a, 0) != seen(b, 0)
+    assert obs_of(a, 0)[K.OBS_COMP + K.K_PTILE + K.PT_PICKED] == 1
+    assert obs_of(b, 0)[K.OBS_COMP + K.K_PTILE + K.PT_SZ + K.PT_PICKED] == 1
+    assert obs_of(a, 1).tobytes() == obs_of(b, 1).tobytes()   # a secret from the others
+
+
+def test_obs_shows_the_w_side_at_arrange():
+    # (c) W side 0 or 1 with B side 0: the preview shows only B, the plan block shows W
+    a, b = plan_state(), plan_state()
+    K.step(a, K.A_SIDES + 0)
+    K.step(b, K.A_SIDES + 2)
+    assert a[K.PEND] == K.P_ARR
+    assert seen(a, 0) != seen(b, 0)
+    assert obs_of(a, 1).tobytes() == obs_of(b, 1).tobytes()
+
+
+def test_obs_shows_tiles_placed_face_down():
+    # (d) one tile face down, one by one: which one is visible to its owner
+    st = planning([("RES", "LOG"), ("PROD", "PUP")])
+    a, b = st.copy(), st.copy()
+    for s, u in ((a, 0), (b, 1)):
+        K.step(s, K.A_PICK + u)
+        K.step(s, K.A_PLACE + K.FACE_DOWN)
+    assert seen(a, 0) != seen(b, 0)
+    assert obs_of(a, 0)[K.OBS_COMP + K.K_PTILE + K.PT_DOWN] == 1
+    assert obs_of(b, 0)[K.OBS_COMP + K.K_PTILE + K.PT_SZ + K.PT_DOWN] == 1
+    # face down (+1 good) or fully hidden under the top pad (T6 (c)): same canvas, same mask
+    a, b = st.copy(), st.copy()
+    K.step(a, K.A_PICK + 0)
+    K.step(a, K.A_PLACE + K.FACE_DOWN)
+    K.step(b, K.A_PICK + 0)
+    K.step(b, K.A_PLACE + 4 * (8 * 3 + 4) + 1)
+    assert np.array_equal(mask_of(a), mask_of(b))
+    assert seen(a, 0) != seen(b, 0)
+    # and a tile placed under differs from the same placement over
+    a, b = st.copy(), st.copy()
+    K.step(a, K.A_PICK + 0)
+    K.step(b, K.A_PICK + 0)
+    code = 4 * (8 * 4 + 3)                   # (4,3)-(4,4), not beneath the top pad
+    K.step(a, K.A_PLACE + code)
+    K.step(b, K.A_PLACE + code + 1)
+    assert seen(a, 0) != seen(b, 0)
+
+
+def bonus_state():
+    st = game(2, cols=[YELLOW, GREEN])
+    clear_retailers(st)
+    st[K.PHASE] = 6
+    st[K.CUR] = 0
+    return st
+
+
+def test_obs_retailer_bonus_amount():
+    # an M retailer with "produce 3" (M1 a) or "produce 2" (M3 b) used to look the same
+    a, b = bonus_state(), bonus_state()
+    r = RG["india"]
+    a[K.RET + r], a[K.RSIDE + r] = K.RETAILER_IDS.index("M1"), 0
+    b[K.RET + r], b[K.RSIDE + r] = K.RETAILER_IDS.index("M3"), 1
+    assert K.BONUS_KINDS[K.RT_BONUS[a[K.RET + r], 0]] == K.BONUS_KINDS[K.RT_BONUS[b[K.RET + r], 1]] == "produce"
+    assert K.RT_N[a[K.RET + r], 0] != K.RT_N[b[K.RET + r], 1]
+    for p in range(2):
+        assert obs_of(a, p).tobytes() != obs_of(b, p).tobytes()
+
+
+def test_obs_move_source_office_kind_and_markers_left():
+    st = bonus_state()
+    P = 0
+    set_offices(st, RG["caribbean"], [P])
+    set_offices(st, RG["usa"], [1, P])
+    st[K.BKIND], st[K.BCO], st[K.MSRC] = K.B_MOVE, P, -1
+    K.run(st)
+    assert st[K.PEND] == K.P_MSRC and {K.A_MSRC + RG["caribbean"], K.A_MSRC + RG["usa"]} <= legal(st)
+    a, b = st.copy(), st.copy()
+    K.step(a, K.A_MSRC + RG["caribbean"])
+    K.step(b, K.A_MSRC + RG["usa"])
+    assert a[K.PEND] == b[K.PEND] == K.P_OFF and a[K.OTK] == K.OT_MOVE
+    assert seen(a, P) != seen(b, P) and obs_of(a, 1).tobytes() != obs_of(b, 1).tobytes()
+    # the office-target kind: an extra office or a moved one, same targets
+    c = a.copy()
+    c[K.OTK], c[K.BKIND], c[K.MSRC] = K.OT_EXTRA, K.B_EXTRA, -1
+    d = c.copy()
+    d[K.OTK] = K.OT_WIFI
+    for p in range(2):
+        assert obs_of(c, p).tobytes() != obs_of(d, p).tobytes()
+    # retailer technology markers still to place
+    e = bonus_state()
+    e[K.BKIND], e[K.BCO], e[K.BLEFT] = K.B_TECH, P, 2
+    K.run(e)
+    assert e[K.PEND] == K.P_BTECH
+    g = e.copy()
+    g[K.BLEFT] = 1                           # one marker left instead of two
+    assert np.array_equal(mask_of(e), mask_of(g))
+    assert seen(e, P) != seen(g, P) and obs_of(e, 1).tobytes() != obs_of(g, 1).tobytes()
+    f = e.copy()
+    K.step(f, K.A_BTECH + GPS)
+    assert f[K.PEND] == K.P_BTECH and f[K.BLEFT] == 1 and seen(f, P) != seen(e, P)
+
+
+def substep_check(env, seed, max_steps=None):
+    """The conformance check (every two results of the mover's legal actions that differ
+    as games look different to it) along one random game; returns positions checked."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    checked = steps = 0
+    while not all(env.terminations.values()) and (max_steps is None or steps < max_steps):
+        mover = env.agent_selection
+        legal_ids = env.unwrapped.legal_actions()
+        got = {}
+        for a in legal_ids:
+            c = env.unwrapped.clone()
+            c.step(a)
+            if all(c.terminations.values()) or c.agent_selection != mover:
+                continue
+            o = c.observe(mover)
+            key = o["observation"].tobytes() + o["action_mask"].tobytes()
+            state = c.game_state()
+            for b, other in got.get(key, ()):
+                assert np.array_equal(other, state), (env.unwrapped.action_label(b), env.unwrapped.action_label(a))
+            got.setdefault(key, []).append((a, state))
+            checked += 1
+        env.step(int(legal_ids[rng.integers(len(legal_ids))]))
+        steps += 1
+    return checked
+
+
+@pytest.mark.parametrize("n,steve", [(1, True), (2, True), (3, True), (4, True), (2, False), (5, False)])
+def test_mover_tells_substeps_apart_with_and_without_steve(n, steve):
+    import envs
+    env = envs.make("smartphone_inc_v0", num_players=n, steve=steve)
+    assert substep_check(env, 300 + 10 * n + steve) > 100
+
+
+# ============================================================ issue 15 s4: whose turn is public
+@pytest.mark.parametrize("n,steve", [(2, False), (2, True), (3, False)])
+def test_whose_turn_is_public_until_the_reveal(n, steve):
+    """Conformance's turn-order check, stopped where hidden plans become public (the
+    reveal after the last commit: from there the copy's re-drawn plans set other prices
+    and so, openly, another turn order) as well as where chance is drawn."""
+    import envs
+    env = envs.make("smartphone_inc_v0", num_players=n, steve=steve)
+    env.reset(seed=9000 + 100 * n)
+    rng = np.random.default_rng(100)
+    slots = (K.RNG + 1,) + K.REVEAL_SLOTS
+    steps = compared = 0
+    while not all(env.terminations.values()) and steps < 200:
+        if steps % 3 == 0:
+            for o in env.possible_agents:
+                d = env.unwrapped.determinize(o, int(rng.integers(1 << 40)))
+                real = env.unwrapped.clone()
+                seed = int(rng.integers(1 << 40))
+                real.reseed(seed)
+                d.reseed(seed)
+                r0, d0 = real._state[list(slots)].copy(), d._state[list(slots)].copy()
+                for _ in range(40):
+                    if (real._state[list(slots)] != r0).any() or (d._state[list(slots)] != d0).any():
+                        break
+                    if all(real.terminations.values()):
+                        break
+                    assert real.agent_selection == d.agent_selection
+                    compared += 1
+                    common = np.flatnonzero(np.array(real._mask) & np.array(d._mask))
+                    if common.size == 0:
+                        break
+                    a = int(common[rng.integers(common.size)])
+                    real.step(a)
+                    d.step(a)
+        legal_ids = env.unwrapped.legal_actions()
+        env.step(int(legal_ids[rng.integers(len(legal_ids))]))
+        steps += 1
+    assert compared > 0
+
+
+# ============================================================ issue 14 s3: planning encoding
+def pad_sets(sides, arr):
+    """(bottom {cell: icon}, top {cell: icon}) of a pad plan, from the data pads."""
+    sw, sb = sides // 2, sides % 2
+    top_w = arr // 60 == 0
+    bot = (1, sb) if top_w else (0, sw)
+    top = (0, sw) if top_w else (1, sb)
+    B = {int(K.BOTTOM_CELLS[v]): int(K.PAD_ICONS[bot[0], bot[1], v]) for v in range(6)}
+    T = {int(K.ARR_CELLS[arr % 60, v]): int(K.PAD_ICONS[top[0], top[1], v]) for v in range(6)}
+    return B, T
+
+
+def physical_canvases(sides, arr, tiles, overhang):
+    """Every (visible canvas, face-down count) of a physically legal plan: each tile face
+    down or on a domino (either way round) with at most ``overhang`` cells off the pads,
+    and a layer order of the tiles and the top pad (the bottom pad lowest) in which a
+    tile below the top pad touches it only where the bottom pad lies beneath, and no tile
+    has both cells covered by tiles above it."""
+    import itertools
+    B, T = pad_sets(sides, arr)
+    U = set(B) | set(T)
+    per = []
+    for tt in tiles:
+        i0, i1 = int(K.TT_ICONS[tt, 0]), int(K.TT_ICONS[tt, 1])
+        opts = [None]
+        for d in range(K.NDOM):
+            a, b = int(K.DOM_A[d]), int(K.DOM_B[d])
+            if (a not in U) + (b not in U) <= overhang:
+                opts += [((a, b), (i0, i1)), ((a, b), (i1, i0))]
+        per.append(opts)
+    out = set()
+    for combo in itertools.product(*per):
+        up = [k for k in range(len(tiles)) if combo[k] is not None]
+        for order in itertools.permutations(up + ["T"]):
+            pos = {x: i for i, x in enumerate(order)}
+            ok = True
+            for k in up:
+                cells = combo[k][0]
+                if pos[k] < pos["T"] and any(x in T and x not in B for x in cells):
+                    ok = False
+                    break
+                above = [set(combo[j][0]) for j in up if pos[j] > pos[k]]
+                if all(any(x in s for s in above) for x in cells):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            vis = dict(B)
+            for x in order:
+                if x == "T":
+                    vis.update(T)
+                else:
+                    (a, b), (i0, i1) = combo[x]
+                    vis[a], vis[b] = i0, i1
+            out.add((tuple(sorted(vis.items())), len(tiles) - len(up)))
+    return out
+
+
+def encoded_canvases(sides, arr, tiles, four_g):
+    """Every (visible canvas, face-down count) the kernel's planning actions reach."""
+    st = plan_state([K.TILE_TYPES[t] for t in tiles], four_g)
+    K.step(st, K.A_SIDES + sides)
+    K.step(st, K.A_ARR + arr)
+    icon = np.zeros(K.NCELL, np.int64)
+    src = np.zeros(K.NCELL, np.int64)
+    p = K.pb(0)
+    out = set()
+
+    def rec(s):
+        n = int(s[p + K.PL_N])
+        if n == len(tiles):
+            K.paint(s, 0, icon, src, n)
+            down = sum(1 for k in range(n) if s[p + K.PL_ORDC + k] == K.FACE_DOWN)
+            out.add((tuple((i, int(icon[i])) for i in range(K.NCELL) if icon[i] >= 0), down))
+            return
+        for u in range(len(tiles)):
+            if s[p + K.PL_PLACED + u]:
+                continue
+            s1 = s.copy()
+            K.plan_apply(s1, 0, K.A_PICK + u)
+            m = np.zeros(K.NUM_ACTIONS, np.int8)
+            K.plan_mask(s1, 0, m)
+            for a in np.flatnonzero(m):
+                s2 = s1.copy()
+                K.plan_apply(s2, 0, int(a))
+                rec(s2)
+    rec(st)
+    return out
+
+
+ENUM_TILES = (("PROD", "LOG"), ("RES", "PDOWN"))
+
+
+def enumerate_and_compare(pad_plans, overhangs=(0, 1)):
+    tiles = [K.TILE_TYPES.index(t) for t in ENUM_TILES]
+    for sides, arr in pad_plans:
+        for ov in overhangs:
+            phys = physical_canvases(sides, arr, tiles, ov)
+            enc = encoded_canvases(sides, arr, tiles, ov == 1)
+            assert enc <= phys, ("the encoding reaches a physically illegal plan", sides, arr, ov)
+            assert phys <= enc, ("a physical stacking the encoding misses", sides, arr, ov,
+                                 sorted(phys - enc)[:1])
+
+
+def test_issue_example_under_tile_on_a_bottom_only_tile():
+    # T2 pads (P0); X = [PROD, LOG] on (4,3)-(4,4); Y = [RES, PDOWN] lying on X at (4,4)
+    # and sliding beneath the top pad at (3,4)
+    st = planning([("PROD", "LOG"), ("RES", "PDOWN")])
+    x = 4 * (8 * 4 + 3) + 1                  # horizontal (4,3)-(4,4), PROD left, under
+    y = 4 * (64 + 9 * 3 + 4) + 2 + 1         # vertical (3,4)-(4,4), PDOWN up, RES down, under
+    place(st, 0, x)
+    place(st, 1, y)
+    icon = np.zeros(K.NCELL, np.int64)
+    src = np.zeros(K.NCELL, np.int64)
+    K.paint(st, 0, icon, src, 2)
+    cell = lambda r, c: r * K.CANVAS_C + c    # noqa: E731
+    assert K.ICON_NAMES[icon[cell(4, 3)]] == "PROD" and K.ICON_NAMES[icon[cell(4, 4)]] == "RES"
+    assert src[cell(3, 4)] == 2               # the top pad hides Y's PDOWN
+    assert R.legal_actions(st) == legal(st)
+
+
+def test_every_physical_stacking_is_reachable_bounded():
+    # P0 and one arrangement of each rotation for every side pair, with and without 4G
+    plans = [(2, 63)] + [(s, a) for s in range(4) for a in (3, 20, 36, 50, 75, 111)]
+    enumerate_and_compare(plans)
+
+
+@pytest.mark.slow
+def test_every_physical_stacking_is_reachable_all_pad_plans():
+    enumerate_and_compare([(s, a) for s in range(4) for a in range(K.NARR)])
+
+
+@pytest.mark.slow
+def test_every_physical_stacking_is_reachable_three_tiles():
+    # 11,753 canvases on the T2 pads (P0), without 4G
+    tiles = [K.TILE_TYPES.index(t) for t in (("PROD", "LOG"), ("RES", "PDOWN"), ("PUP", "PUP"))]
+    assert physical_canvases(2, 63, tiles, 0) == encoded_canvases(2, 63, tiles, False)
+
+
+# ============================================================ issue 15 s3: ties with Steve
+def finished_env(n, steve, seed, vps):
+    """A shell game reset with ``seed`` and ended at once with track VP ``vps`` per company."""
+    import envs
+    env = envs.make("smartphone_inc_v0", num_players=n, steve=steve)
+    env.reset(seed=seed)
+    st = env.unwrapped._state
+    for c, v in enumerate(vps):
+        cset(st, c, K.C_VP, v)
+    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
+    st[K.OVER], st[K.PEND], st[K.CUR] = 1, -1, -1
+    env.unwrapped._after_move()
+    return env
+
+
+def test_tie_with_steve_for_first_shares_the_place():
+    # 2 agents + Steve (the case of seed 4459): player_0 tied with Steve, player_1 last
+    env = finished_env(2, True, 4459, [50, 40, 50])
+    info = env.infos["player_0"]
+    assert info["ranks"] == [1, 3] and info["winners"] == ["player_0"]
+    assert info["steve_rank"] == 1 and info["steve_score"] == info["scores"][0]
+    assert env._cumulative_rewards == {"player_0": 0.5, "player_1": -1.0}
+    # solo tied with Steve (the case of seed 8880): 0.0, and still listed as winner
+    env = finished_env(1, None, 8880, [60, 60])
+    assert env._cumulative_rewards == {"player_0": 0.0}
+    assert env.infos["player_0"]["winners"] == ["player_0"] and env.infos["player_0"]["ranks"] == [1]
+    # a tie broken by technologies is no tie
+    env = finished_env(1, None, 8880, [60, 60])
+    env.reset(seed=8880)
+    st = env.unwrapped._state
+    cset(st, 0, K.C_VP, 60)
+    cset(st, 1, K.C_VP, 60)
+    cset(st, 1, K.C_OWN, 1, GPS)
+    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
+    st[K.OVER], st[K.PEND], st[K.CUR] = 1, -1, -1
+    env.unwrapped._after_move()
+    assert env._cumulative_rewards == {"player_0": -1.0} and env.infos["player_0"]["winners"] == []
+    # three-way tie of 2 agents and Steve: everyone 0.0
+    env = finished_env(2, True, 4459, [50, 50, 50])
+    assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+# ============================================================ issue 15 s11: determinize
+def test_determinize_clears_the_picked_tile_of_a_secret_plan():
+    st = game(2, cols=[GREEN, BLUE], seed=5)
+    cset(st, 0, K.C_NT, 3)
+    cset(st, 0, K.C_TILES, 1, 1)
+    cset(st, 0, K.C_TILES, 2, 2)
+    K.step(st, K.A_SIDES + 1)
+    K.step(st, K.A_ARR + 10)
+    K.step(st, K.A_PICK + 2)
+    assert st[K.PTILE] == 2 and st[K.PSTAGE] == 3
+    s2 = st.copy()
+    K.determinize(s2, 1, 77)
+    assert s2[K.PTILE] == 0 and s2[K.PSTAGE] == 0
+    assert obs_of(s2, 1).tobytes() == obs_of(st, 1).tobytes()
+    s3 = st.copy()
+    K.determinize(s3, 0, 77)                 # the planner itself keeps its pick
+    assert s3[K.PTILE] == 2 and seen(s3, 0) == seen(st, 0)
+    # through the shell
+    import envs
+    env = envs.make("smartphone_inc_v0", num_players=2)
+    env.reset(seed=5)
+    env.unwrapped._state[:] = st
+    env.unwrapped._after_move()
+    d = env.unwrapped.determinize("player_1", 3)
+    assert d._state[K.PTILE] == 0
+
+
+# ============================================================ issue 15 s7: options
+def test_options_wrong_types_are_value_errors():
+    import envs
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    for bad in (dict(colours=5), dict(colours=[["red"], "blue"]), dict(colours={"red", "blue"}),
+                dict(colours=frozenset({"red", "blue"})), dict(colours="redblue"),
+                dict(colours={"red": 0, "blue": 1}), dict(colours=[None, "blue"]),
+                dict(tech_sides={"gps": ["front"]}), dict(tech_sides={("gps",): "front"}),
+                dict(tech_sides={4: "front"}), dict(tech_sides=["front"] * 6), dict(tech_sides=None),
+                dict(tech_sides={"gps"}), dict(num_players=2.0), dict(steve=1)):
+        with pytest.raises(ValueError) as e:
+            sp.configure(**bad)
+        assert list(bad)[0] in str(e.value)
+        with pytest.raises(ValueError):
+            envs.make("smartphone_inc_v0", **bad)
+    c = sp.configure(num_players=2, colours=("red", "blue"), tech_sides={"4g": "back", "gps": "random"})
+    assert list(c.config[2 + K.NTECH:4 + K.NTECH]) == [RED, BLUE]
+    assert c.config[2 + G4] == 1 and c.config[2 + GPS] == 2 and c.options["colours"] == ["red", "blue"]
+
+
+# ============================================================ issue 15 s8: data file
+def test_data_file_is_valid_and_checked_at_import():
+    import copy
+    assert K.check_data(copy.deepcopy(K.DATA)) is not None
+
+
+def mutated(path, value=None, delete=False):
+    import copy
+    from kernels.data_files import _split_path
+    d = copy.deepcopy(K.DATA)
+    keys = _split_path(path)
+    node = d
+    for k in keys[:-1]:
+        node = node[k]
+    if delete:
+        del node[keys[-1]]
+    else:
+        node[keys[-1]] = value
+    return d
+
+
+DATA_MUTATIONS = [
+    ("improvement_tiles.market.tiles[0].count", -1),
+    ("improvement_tiles.market.tiles[0].count", 2.5),
+    ("improvement_tiles.market.tiles[0].count", "3"),
+    ("improvement_tiles.market.tiles[0].icons[0]", "LASER"),
+    ("improvement_tiles.face_down_goods.value", True),
+    ("constants.rounds.value", 5.0),
+    ("constants.goods_tokens_supply.value", -3),
+    ("constants.improvement_phase_rounds.value", [1, 2, 3, 7]),
+    ("constants.start_price.value", 42),
+    ("constants.display_size.value", 6),
+    ("companies[0].home", "atlantis"),
+    ("companies[1].start_vp", 1),
+    ("companies[2].start_tile", ["PROD"]),
+    ("regions[0].buyers[0]", 0),
+    ("regions[0].buyers[4]", "bluetooth"),
+    ("regions[1].links[0]", "atlantis"),
+    ("regions[2].size", "XL"),
+    ("regions", []),
+    ("region_types.M.office_cost", "3"),
+    ("region_types.S.slot_vp", [[1, None]]),
+    ("technologies[0].cost.value", 0),
+    ("technologies[0].front.effect", "teleport"),
+    ("technologies[1].board_index", 0),
+    ("pads.W.side0", [["LOG", "CHEAP"], ["BLANK", "RES", "CHEAP"]]),
+    ("geometry.canvas.rows", 9),
+    ("geometry.top_pad_positions.k0[0]", [0, 0]),
+    ("retailers.tiles[0].a.n", -2),
+    ("retailers.tiles[0].b.bonus", "free_lunch"),
+    ("retailers.layout_by_companies.4.named", ["atlantis"]),
+    ("steve.marker_cycle[0]", [2, 0]),
+    ("steve.policy.retailer_price_shift", 0),
+    ("colours.value", ["green", "green", "black", "yellow", "red"]),
+]
+
+
+@pytest.mark.parametrize("path,value", DATA_MUTATIONS)
+def test_data_mutations_are_refused_naming_the_field(path, value):
+    from kernels.data_files import DataError
+    with pytest.raises(DataError) as e:
+        K.check_data(mutated(path, value))
+    head = path.split("[")[0].split(".")[0]
+    assert head in str(e.value)
+
+
+@pytest.mark.parametrize("path", ["constants.rounds", "technologies[2].cost", "regions[3].buyers", "steve.pad"])
+def test_data_missing_keys_are_refused(path):
+    from kernels.data_files import DataError
+    with pytest.raises(DataError, match="missing"):
+        K.check_data(mutated(path, delete=True))
+
+
+def test_a_broken_data_file_fails_the_import(tmp_path):
+    """The path a user takes: edit kernels/data/smartphone_inc.yaml, import the kernel."""
+    import shutil
+    import subprocess
+    import yaml
+    root = os.path.dirname(os.path.dirname(os.path.abspath(K.__file__)))
+    pkg = tmp_path / "kernels"
+    shutil.copytree(os.path.join(root, "kernels"), pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    data = mutated("improvement_tiles.market.tiles[3].count", -4)
+    (pkg / "data" / "smartphone_inc.yaml").write_text(yaml.safe_dump(data))
+    r = subprocess.run([sys.executable, "-c", "import kernels.smartphone_inc"], cwd=tmp_path,
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert r.returncode != 0
+    assert "DataError" in r.stderr and "improvement_tiles.market.tiles[3].count" in r.stderr
