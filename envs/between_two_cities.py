@@ -149,7 +149,7 @@ Encoding notes (``docs/rules/between_two_cities.md``, section 11)
   once instead of at the placement step (it is public either way; no decision differs).
 * Slot 1 is not masked when both waiting tiles are identical: the two actions have the
   same effect.
-* Extra observation parts beyond the suggestion: ``committed``, ``num_seats``, ``mode``,
+* Observation parts that carry the table's set-up: ``committed``, ``num_seats``, ``mode``,
   ``assign_at_selection``; solo's Deep Learning City is the third relative city (its
   grid planes stay empty; its contents are ``dlc_kind_counts``).
 
@@ -176,7 +176,7 @@ from kernels import between_two_cities as K
 
 _RANKS = {"most": 0, "second": 1, "other": 2}
 _CHAR_TO_KIND = {ch: k for k, ch in enumerate(K.KIND_CHAR)}
-# the rules reference's grid letters for taverns are accepted too: D drink, E food, M music, L lodging
+# the letters of docs/rules/between_two_cities.md's grids are accepted for taverns too: D drink, E food, M music, L lodging
 _CHAR_TO_KIND.update({"D": K.KIND_NAMES.index("tavern_drink"), "E": K.KIND_NAMES.index("tavern_food"),
                       "M": K.KIND_NAMES.index("tavern_music"), "L": K.KIND_NAMES.index("tavern_lodging")})
 _LETTER = {0: "s", 1: "f", 2: "D", 3: "E", 4: "M", 5: "L", 6: "o", 7: "p", 8: "h"}
@@ -218,8 +218,8 @@ def _score_canvas(g, fpp):
 
 def score_city(rows, factory_rank):
     """Score one 4x4 city.  ``rows``: 4 strings of ``s f o p h`` and tavern digits ``1``
-    music, ``2`` food, ``3`` drink, ``4`` lodging (``.`` empty; the rules reference's
-    letters ``M E D L`` are accepted for taverns too); ``factory_rank``:
+    music, ``2`` food, ``3`` drink, ``4`` lodging (``.`` empty; the letters
+    ``M E D L`` of docs/rules/between_two_cities.md are accepted for taverns too); ``factory_rank``:
     ``"most"``, ``"second"`` or ``"other"``.  Returns a dict of ints.  Anything else
     raises ``ValueError`` naming the argument."""
     if not isinstance(factory_rank, str) or factory_rank not in _RANKS:
