@@ -1290,7 +1290,8 @@ DATA_MUTATIONS = [
 ]
 
 
-@pytest.mark.parametrize("path,value,field", DATA_MUTATIONS, ids=[f"{m[0]}={m[1]!r}"[:60] for m in DATA_MUTATIONS])
+@pytest.mark.parametrize("path,value,field", DATA_MUTATIONS, ids=[(f"{m[0]}=<deleted>" if m[1] is _DELETE else f"{m[0]}={m[1]!r}")[:60]
+                              for m in DATA_MUTATIONS])
 def test_data_file_mutations_are_refused_naming_the_field(tmp_path, path, value, field):
     """Issue 15 section 8: an impossible data file is refused at load with a DataError (a
     ValueError) naming the field; the file goes through the same parse-and-check path as
