@@ -65,11 +65,15 @@ Warehouse always takes the ``DEST``, ``SWAP`` and ``SWAP_SQUARE`` steps (``PASS`
 action where a step does not apply: the cube went on a square, onto a Cottage or was set
 aside, or no cube is swapped), so the number of steps -- which everybody sees through
 ``agent_selection`` -- does not depend on the secret destination.  With two or more
-players every player still building gets its ``BUILD`` step as a decision, ``PASS`` the
-only action when nothing fits: the rules' "a player with no legal construction is done at
-once" would tell the table when a player's only legal construction is its secret
-monument.  Solo keeps that rule (the one automatic decision); every other forced choice
-is a one-action mask.
+players the ``BUILD`` step is judged from public information: a player still building
+gets it as a decision when a card in play fits its board, or when a monument nobody has
+built yet could fit it and the player has not built its own (the table does not know
+which one it kept; a built monument is public).  ``PASS`` is then the only action when
+nothing of the player's own fits; when nothing could fit the player is done at once.
+The rules' "a player with no legal construction is done at once", applied literally,
+would tell the table when a player's only legal construction is its secret monument.
+Solo keeps that rule as written (a player with no legal construction is done at once);
+every other forced choice is a one-action mask.
 
 Action encoding (the flat space suggested by the rules reference, section 11)
 ---------------------------------------------------------------------------
@@ -159,6 +163,10 @@ build step offered to every player still building when others are at the table);
 pays the score in every reward mode, with the rating ``title`` in the infos; options,
 ``score_town``, ``solo_title`` and ``determinize`` validate their arguments; the data file
 is checked at load; the kernel's scratch lives at the state tail.
+v0.2: the ``BUILD`` step is offered only when a card in play or a monument nobody has
+built could fit the player's board (public information), no longer to every player still
+building: as leak-free, with far fewer ``PASS``-only steps (random games 108 -> 77 steps
+at 2 players, 198 -> 136 at 4).
 """
 import numpy as np
 

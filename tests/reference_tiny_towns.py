@@ -114,6 +114,51 @@ def n_banks(v, p):
     return sum(1 for q in range(16) if _bld_name(v, p, q) == "Bank")
 
 
+def _cells(img):
+    """The resource cells of a pattern image: (row, col, resource index)."""
+    return [(dr, dc, RES.index(img[dr, dc])) for dr in range(img.shape[0]) for dc in range(img.shape[1])
+            if img[dr, dc] != "."]
+
+
+CELLS = [{t: (img.shape, _cells(img)) for t, img in IMAGES[c].items()} for c in range(len(CARDS))]
+ANY = 5     # board key of an active Trading Post: stands for any resource
+
+
+def board_key(v, p):
+    """Per square of p's board: the loose cube's resource, ANY for an active Trading Post,
+    else None."""
+    key = []
+    for q in range(16):
+        if v.cube(p, q) >= 0:
+            key.append(v.cube(p, q))
+        elif _bld_name(v, p, q) == "Trading Post" and v.active(p, q):
+            key.append(ANY)
+        else:
+            key.append(None)
+    return key
+
+
+def _placements(v, p, c, key=None):
+    """(t, anchor) of every placement of card c's pattern on p's cubes (an active Trading
+    Post may stand for any resource, but at least one real cube is used)."""
+    key = board_key(v, p) if key is None else key
+    out = []
+    for t, ((h, w), cells) in CELLS[c].items():
+        for r0 in range(4 - h + 1):
+            for c0 in range(4 - w + 1):
+                ok, real = True, False
+                for dr, dc, r in cells:
+                    k = key[(r0 + dr) * 4 + c0 + dc]
+                    if k == r:
+                        real = True
+                    elif k != ANY:
+                        ok = False
+                        break
+                if ok and real:
+                    out.append((t, r0 * 4 + c0))
+    return out
+
+
 def constructions(v, p):
     """Legal CONSTRUCT action ids of player p."""
     acts = set()
@@ -125,26 +170,10 @@ def constructions(v, p):
         slots.append((slot, c))
     if v.s[K.G_MONU] and v.p(p, K.O_KEPT) >= 0 and not v.p(p, K.O_MBUILT):
         slots.append((7, v.p(p, K.O_KEPT)))
+    key = board_key(v, p)
     for slot, c in slots:
-        for t, img in IMAGES[c].items():
-            h, w = img.shape
-            for r0 in range(4 - h + 1):
-                for c0 in range(4 - w + 1):
-                    ok, real = True, False
-                    for dr in range(h):
-                        for dc in range(w):
-                            ch = img[dr, dc]
-                            if ch == ".":
-                                continue
-                            q = (r0 + dr) * 4 + c0 + dc
-                            if v.cube(p, q) == RES.index(ch):
-                                real = True
-                            elif _bld_name(v, p, q) == "Trading Post" and v.active(p, q) and v.cube(p, q) < 0:
-                                pass
-                            else:
-                                ok = False
-                    if ok and real:
-                        acts.add(128 * slot + 16 * t + r0 * 4 + c0)
+        for t, anchor in _placements(v, p, c, key):
+            acts.add(128 * slot + 16 * t + anchor)
     return acts
 
 
@@ -240,14 +269,33 @@ def warehouse_padded(state, p):
                and (sum(v.wh(p, q)) < 3 or (sum(v.wh(p, q)) > 0 and empt)) for q in range(16))
 
 
-def build_offered(state, p):
-    """p's build step is a decision (else p is done at once): always with others at the
-    table, so the turn order never depends on hidden information; solo only when p has a
-    legal construction (the rule as written)."""
+def unbuilt_monuments(v):
+    """Monuments nobody has built (public: a built monument is revealed), solo removals out."""
+    built = {v.p(j, K.O_KEPT) for j in range(v.n) if v.p(j, K.O_MBUILT)}
+    removed = set(D["solo"]["removed_monuments"]) if v.s[K.G_SOLO] else set()
+    return [c for c in range(NB, len(CARDS)) if c not in built and NAMES[c] not in removed]
+
+
+def monument_could_fit(state, p):
+    """What the others can tell: p has not built its monument and some monument nobody
+    has built yet (whichever p kept) fits p's board."""
     v = View(state)
-    if not v.s[K.G_SOLO]:
+    if not v.s[K.G_MONU] or v.p(p, K.O_MBUILT):
+        return False
+    key = board_key(v, p)
+    return any(_placements(v, p, c, key) for c in unbuilt_monuments(v))
+
+
+def build_offered(state, p):
+    """p's build step is a decision (else p is done at once) when p has a legal
+    construction, or -- with others at the table -- when a monument nobody has built yet
+    could fit p's board: judged from public information only, so the turn order never
+    shows which monument p kept.  Solo: only when p has a legal construction (the rule as
+    written)."""
+    v = View(state)
+    if constructions(v, p):
         return True
-    return bool(constructions(v, p))
+    return not v.s[K.G_SOLO] and monument_could_fit(state, p)
 
 
 # --------------------------------------------------------------------------- scoring
