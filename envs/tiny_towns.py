@@ -10,9 +10,9 @@ or of their own secret monument.  A town is complete when its owner ends a build
 with no empty square; the game ends when every town is complete, and every building,
 fed Cottage and monument scores (squares without a building cost 1 VP each).
 
-The rules are those of the base-game rulebook; where the rulebook is silent the
-environment follows the rulings documented in this module and the values of
-``kernels/data/tiny_towns.yaml`` marked ``reconstructed`` (``decided_values``).
+Rules: ``docs/rules/tiny_towns.md`` (the base-game rulebook with the project's rulings
+R1-R34 and the turn-order modelling M1-M2); its ``reconstructed`` values are the
+``decided_values`` of ``kernels/data/tiny_towns.yaml``.
 
 =================  ==============================================================
 Import             ``envs.make("tiny_towns_v0")`` / ``envs.tiny_towns_v0.env()``
@@ -75,7 +75,7 @@ would tell the table when a player's only legal construction is its secret monum
 Solo keeps that rule as written (a player with no legal construction is done at once);
 every other forced choice is a one-action mask.
 
-Action encoding (the flat space suggested by the rules reference, section 11)
+Action encoding (``docs/rules/tiny_towns.md``, section 11.2)
 ---------------------------------------------------------------------------
 =============  ==================================================================
 ids            action
@@ -127,7 +127,7 @@ by the shell, the adapter and the kernel entry.
 
 Scores and infos
 ----------------
-``infos[agent]["scores"]`` are the best-feeding town scores (section 6);
+``infos[agent]["scores"]`` are the best-feeding town scores (``docs/rules/tiny_towns.md``, section 6);
 ``end_infos`` adds ``breakdown`` (per player, per card token, ``empty``, ``fed`` squares)
 and, in solo, ``title`` (the rating of data ``solo.ratings``).  Tie-breaks: fewer
 Master Builder turns (standard multi-player only), fewer squares without a building,

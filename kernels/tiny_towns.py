@@ -1,6 +1,6 @@
 """Tiny Towns (AEG 2019, base game, 1-6 players) as numba kernels on one flat int64 state.
 
-The rules are those documented in :mod:`envs.tiny_towns`; every table comes from
+Rules: ``docs/rules/tiny_towns.md``; every table comes from
 ``kernels/data/tiny_towns.yaml``, checked against its schema at import (:func:`check_data`,
 :func:`read_data`: a broken field raises :class:`kernels.data_files.DataError` naming it).
 
@@ -8,7 +8,7 @@ Cards are numbered 0..24 (the 25 building cards in data order, Cottage first) an
 (the 15 monuments in data order).  Squares are ``row * 4 + col``.  Building types (colours)
 are 0..6 = cottage, red, grey, orange, green, yellow, black.
 
-Flat action space (1056), as suggested by the rules reference (section 11):
+Flat action space (1056), ``docs/rules/tiny_towns.md`` section 11.2:
 
 * ``0..1023``   CONSTRUCT ``128*slot + 16*t + anchor`` (slot 0 Cottage, 1..6 the card in play
   of type red..black, 7 the own kept monument; t = transform, data ``encoding.transforms``;
@@ -482,7 +482,7 @@ PATTERNS = [b["pattern"] for b in DATA["buildings"]] + [m["pattern"] for m in DA
 KMAX = max(sum(ch != "." for row in p for ch in row) for p in PATTERNS)
 # offsets in the (dr, dc, value) format of kernels.grid.pattern_fits, in the rules' t order
 # (grid.pack_patterns orders and de-duplicates images differently, so the action encoding
-# of the rules reference needs its own table)
+# of docs/rules/tiny_towns.md (section 11.2) needs its own table)
 OFFS = np.zeros((NCARDS, 8, KMAX, 3), dtype=np.int64)
 PSIZE = np.zeros(NCARDS, dtype=np.int64)
 TVALID = np.zeros((NCARDS, 8), dtype=np.int64)
