@@ -722,6 +722,13 @@ def _slot_card(state, p, slot):
     return state[b + O_KEPT]
 
 
+# resources of each card's pattern, by type (the same in every transform)
+PATTERN_NEED = np.zeros((NCARDS, 5), dtype=np.int64)
+for _c in range(NCARDS):
+    for _k in range(PSIZE[_c]):
+        PATTERN_NEED[_c, OFFS[_c, 0, _k, 2]] += 1
+
+
 @njit(cache=True)
 def _placement_ok(state, card, t, anchor):
     """Uses the scratch key of ``_build_key``."""
@@ -1069,9 +1076,20 @@ def _could_build_monument(state, p):
     if state[G_MONU] == 0 or state[_pb(p) + O_MBUILT] != 0:
         return False
     _build_key(state, p)
+    have = np.zeros(6, dtype=np.int64)      # resources 0..4 on the board, 5 = wildcards
+    for q in range(16):
+        v = state[G_SCR + q]
+        if v >= 0 and v <= 5:
+            have[v] += 1
     for i in range(NM):
         card = NB + i
         if state[G_SOLO] and SOLO_REMOVED[card]:
+            continue
+        short = 0                            # cheap necessary condition before the search
+        for r in range(5):
+            if PATTERN_NEED[card, r] > have[r]:
+                short += PATTERN_NEED[card, r] - have[r]
+        if short > have[5]:
             continue
         built = False
         for j in range(state[G_NP]):
