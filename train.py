@@ -450,6 +450,7 @@ def make_vec_env(cfg, out):
 
     import envs
     from agents.policy import SnapshotPool
+    import agents
 
     probe = envs.make(cfg["game"], **cfg["options"])
     n_opp = len(probe.possible_agents) - 1
@@ -463,6 +464,7 @@ def make_vec_env(cfg, out):
                                  baselines=baselines,
                                  baseline_prob=cfg["baseline_prob"] if mode == "mix" else 0.0)
     fns = [functools.partial(envs.SingleAgentEnv, cfg["game"], opponents=opponents,
+                             agent_factory=agents.make,
                              shaping=cfg["shaping"], reward_scale=cfg["reward_scale"],
                              **cfg["options"])
            for _ in range(cfg["n_envs"])]

@@ -38,7 +38,8 @@ raise ``ValueError``.  ``info`` holds ``"action_mask"`` (int8), ``"seat"``, and 
 
 The constructor arguments are plain picklable values, so the env works in stable-baselines3's
 ``SubprocVecEnv``; ``opponents`` may be an agent name (``"random"``, ``"greedy"``...) to keep
-them trivially picklable.
+them trivially picklable, together with ``agent_factory`` (name -> agent, e.g.
+``agents.make``): ``envs`` never imports the agents that play it.
 """
 from __future__ import annotations
 
@@ -74,13 +75,16 @@ class MaskedDiscrete(spaces.Discrete):
         return f"Discrete({self.n})"
 
 
-def _resolve_agent(spec, named=None):
-    """An agent from an agent instance or an agent name (built once per name and env)."""
+def _resolve_agent(spec, named=None, factory=None):
+    """An agent from an agent instance or an agent name (built once per name and env by
+    ``factory``)."""
     if isinstance(spec, str):
         if named is not None and spec in named:
             return named[spec]
-        import agents
-        agent = agents.make(spec)
+        if factory is None:
+            raise ValueError(f"opponent {spec!r} is a name: pass agent_factory= (e.g. agents.make) "
+                             "to build agents from names, or pass agent objects")
+        agent = factory(spec)
         if named is not None:
             named[spec] = agent
         return agent
@@ -88,6 +92,18 @@ def _resolve_agent(spec, named=None):
         raise TypeError(f"an opponent must be an agent (with act(env, agent)) or an agent name, "
                         f"got {spec!r}")
     return spec
+
+
+class _UniformOpponent:
+    """The default opponent: a uniformly random legal action, drawn as ``agents.RandomAgent``
+    draws it (``envs`` does not import ``agents``)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def act(self, env, agent):
+        legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        return int(legal[self.rng.integers(legal.size)])
 
 
 def _seed_agent(agent, seed):
@@ -111,7 +127,10 @@ class SingleAgentEnv(gymnasium.Env):
         one agent/name per other seat (in seat order, the learner's seat skipped), or a
         callable returning one of those.  A callable is called at every ``reset``, with the
         env's seeded ``numpy.random.Generator`` when it takes an argument; that is how a
-        self-play pool hands out fresh snapshots.
+        self-play pool hands out fresh snapshots.  Names need ``agent_factory``.
+    agent_factory:
+        A callable ``name -> agent`` (e.g. ``agents.make``) that builds named opponents;
+        ``envs`` never imports the agents that play it.
     seat:
         The learner's seat (0-based), or ``None`` for a random seat each episode.
     shaping:
@@ -125,8 +144,12 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(self, game_id, opponents=None, seat=None, render_mode=None, shaping=0.0,
-                 reward_scale=1.0, **options):
+                 reward_scale=1.0, agent_factory=None, **options):
         super().__init__()
+        if agent_factory is not None and not callable(agent_factory):
+            raise ValueError(f"agent_factory must be a callable name -> agent, got {agent_factory!r}")
+        self.agent_factory = agent_factory
+        self._uniform = _UniformOpponent()
         shaping = float(shaping)
         if not np.isfinite(shaping) or shaping < 0:
             raise ValueError(f"shaping must be a finite number >= 0, got {shaping!r}")
@@ -196,7 +219,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _draw_opponents(self):
         spec = self.opponents
         if spec is None:
-            spec = "random"
+            spec = self._uniform
         if callable(spec) and not hasattr(spec, "act") and not isinstance(spec, str):
             if self._factory_takes_rng is None:
                 try:
@@ -211,9 +234,9 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(spec, (list, tuple)):
             if len(spec) != len(others):
                 raise ValueError(f"{len(spec)} opponents given for {len(others)} other seat(s)")
-            chosen = [_resolve_agent(s, self._named) for s in spec]
+            chosen = [_resolve_agent(s, self._named, self.agent_factory) for s in spec]
         else:
-            one = _resolve_agent(spec, self._named)
+            one = _resolve_agent(spec, self._named, self.agent_factory)
             chosen = [one] * len(others)
         self._seat_agents = dict(zip(others, chosen))
         seen = set()

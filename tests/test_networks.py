@@ -118,7 +118,7 @@ def test_slot_logits_read_the_laid_type_at_the_cell():
 
 
 def test_policy_trains_saves_and_plays_legal_moves(tmp_path):
-    env = SingleAgentEnv("expancity_v0", opponents="random", reward_mode="score")
+    env = SingleAgentEnv("expancity_v0", opponents="random", agent_factory=agents.make, reward_mode="score")
     model = MaskablePPO(ExpancityPolicy, env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(128)
     path = str(tmp_path / "ex.zip")

@@ -42,11 +42,11 @@ def test_check_env_toy():
 def test_check_env_games(game):
     # Default options: check_env steps an action sampled before a reset, which may be
     # illegal after it; the wrapper's default ends the game instead of raising.
-    _check(SingleAgentEnv(game, opponents="random"))
+    _check(SingleAgentEnv(game, opponents="random", agent_factory=agents.make))
 
 
 def test_toy_episode_semantics():
-    env = SingleAgentEnv(toy3, opponents=["random", agents.RandomAgent(seed=3)])
+    env = SingleAgentEnv(toy3, opponents=["random", agents.RandomAgent(seed=3)], agent_factory=agents.make)
     seats, rewards = set(), []
     for ep in range(60):
         obs, info = env.reset(seed=ep)
@@ -92,11 +92,11 @@ def test_fixed_seat_reproducible_and_callable_opponents():
     with pytest.raises(ValueError):
         SingleAgentEnv(toy3, seat=3)
     with pytest.raises(ValueError):
-        SingleAgentEnv(toy3, opponents=["random"]).reset(seed=0)
+        SingleAgentEnv(toy3, opponents=["random"], agent_factory=agents.make).reset(seed=0)
 
 
 def test_illegal_action_terminates_by_default():
-    env = SingleAgentEnv(envs.GAMES[0], opponents="random", seat=0)
+    env = SingleAgentEnv(envs.GAMES[0], opponents="random", agent_factory=agents.make, seat=0)
     env.reset(seed=0)
     bad = int(np.flatnonzero(~env.action_masks())[0])
     obs, reward, terminated, truncated, info = env.step(bad)
@@ -110,7 +110,7 @@ def test_illegal_action_terminates_by_default():
 
 def test_illegal_action_raises():
     game = envs.GAMES[0]
-    env = SingleAgentEnv(game, opponents="random", seat=0, illegal_action="raise")
+    env = SingleAgentEnv(game, opponents="random", agent_factory=agents.make, seat=0, illegal_action="raise")
     env.reset(seed=0)
     mask = env.action_masks()
     assert not mask.all(), "need a position with an illegal action"
@@ -127,7 +127,7 @@ def test_illegal_action_raises():
 
 def test_copied_env_keeps_sampling_legal_actions():
     import copy
-    env = SingleAgentEnv(envs.GAMES[0], opponents="random", seat=0)
+    env = SingleAgentEnv(envs.GAMES[0], opponents="random", agent_factory=agents.make, seat=0)
     env.reset(seed=2)
     env.action_space.seed(9)
     for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
@@ -146,8 +146,8 @@ def test_shaping_and_reward_scale(game):
     shaping c and scale s is s * (plain reward + c * change of the greedy evaluation), and the
     plain rewards add up to the final score margin (score mode, 2 seats)."""
     c, s = 0.3, 0.05
-    plain = SingleAgentEnv(game, opponents="random", seat=1, reward_mode="score")
-    shaped = SingleAgentEnv(game, opponents="random", seat=1, reward_mode="score",
+    plain = SingleAgentEnv(game, opponents="random", agent_factory=agents.make, seat=1, reward_mode="score")
+    shaped = SingleAgentEnv(game, opponents="random", agent_factory=agents.make, seat=1, reward_mode="score",
                             shaping=c, reward_scale=s)
     plain.reset(seed=4)
     shaped.reset(seed=4)
@@ -183,7 +183,7 @@ def test_subproc_vec_env():
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     game = envs.GAMES[0]
-    fns = [lambda: SingleAgentEnv(game, opponents="random") for _ in range(2)]
+    fns = [lambda: SingleAgentEnv(game, opponents="random", agent_factory=agents.make) for _ in range(2)]
     venv = SubprocVecEnv(fns, start_method="fork")   # fork: fast start for the test
     try:
         venv.seed(0)
@@ -339,3 +339,23 @@ def test_per_game_defaults_and_overrides():
         train.policy_class("transformer")
     with pytest.raises(SystemExit):
         parse(["--game", "expancity_v0", "--policy", "transformer"])
+
+
+def test_envs_never_import_agents():
+    """Environments do not depend on the agents that play them: agent names need a factory."""
+    import subprocess
+    import sys
+    probe = """
+import sys, envs
+env = envs.SingleAgentEnv("kingdomino_duel_v0", opponents=None)
+try:
+    envs.SingleAgentEnv("kingdomino_duel_v0", opponents="random").reset(seed=0)
+except ValueError as err:
+    assert "agent_factory" in str(err), err
+else:
+    raise AssertionError("a name without agent_factory was accepted")
+assert "agents" not in sys.modules, "envs imported agents"
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stdout + out.stderr
