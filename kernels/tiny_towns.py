@@ -730,6 +730,18 @@ for _c in range(NCARDS):
 
 
 @njit(cache=True)
+def _card_fits(state, card):
+    """Some transform and anchor of ``card``'s pattern fits (scratch key of ``_build_key``)."""
+    for t in range(8):
+        if TVALID[card, t] == 0:
+            continue
+        for anchor in range(16):
+            if _placement_ok(state, card, t, anchor):
+                return True
+    return False
+
+
+@njit(cache=True)
 def _placement_ok(state, card, t, anchor):
     """Uses the scratch key of ``_build_key``."""
     if TVALID[card, t] == 0:
@@ -779,14 +791,8 @@ def _has_construction(state, p):
     _build_key(state, p)
     for slot in range(8):
         card = _slot_card(state, p, slot)
-        if card < 0:
-            continue
-        for t in range(8):
-            if TVALID[card, t] == 0:
-                continue
-            for anchor in range(16):
-                if _placement_ok(state, card, t, anchor):
-                    return True
+        if card >= 0 and _card_fits(state, card):
+            return True
     return False
 
 
@@ -1095,14 +1101,8 @@ def _could_build_monument(state, p):
         for j in range(state[G_NP]):
             if state[_pb(j) + O_MBUILT] != 0 and state[_pb(j) + O_KEPT] == card:
                 built = True
-        if built:
-            continue
-        for t in range(8):
-            if TVALID[card, t] == 0:
-                continue
-            for anchor in range(16):
-                if _placement_ok(state, card, t, anchor):
-                    return True
+        if not built and _card_fits(state, card):
+            return True
     return False
 
 
