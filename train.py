@@ -25,80 +25,37 @@ same actor as ``OUT/final_model.npz`` plays without torch), a
 final evaluation over ``--final-eval-games`` games, ``OUT/learning_curve.png`` and
 ``OUT/summary.json``.
 
-Per-game defaults (network, PPO hyper-parameters, budget) are in ``GAME_DEFAULTS``; every
-one can be overridden on the command line.  ``--n-envs`` > 1 runs the games in
-``SubprocVecEnv`` worker processes, or all in the training process with ``--vec-env dummy``
-(batched policy calls: the better choice when the network costs more than the games).
+Every setting of a run is a field of :class:`TrainConfig` (type, default, help); the
+command line is generated from it, and the per-game defaults are ``TrainConfig`` instances
+in ``GAME_DEFAULTS`` (every one can be overridden on the command line).  ``--n-envs`` > 1
+runs the games in ``SubprocVecEnv`` worker processes, or all in the training process with
+``--vec-env dummy`` (batched policy calls: the better choice when the network costs more
+than the games).
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import json
 import os
 import sys
+import textwrap
 import time
+import typing
+from dataclasses import dataclass, field, replace
+from typing import Optional
 
 import numpy as np
 
-# Per-game defaults.  ``timesteps`` is the short default job: about 10 minutes on 2 CPU
-# cores including evaluations (see README / benchmarks/training_report.py).
-FALLBACK_DEFAULTS = dict(
-    net_arch=[256, 256], n_steps=1024, batch_size=256, learning_rate=3e-4, n_epochs=5,
-    gamma=0.995, gae_lambda=0.95, ent_coef=0.01, clip_range=0.2, timesteps=150_000, shaping=0.0,
-    n_envs=2, eval_games=50, final_eval_games=200, num_players=None, opponents="mix",
-    reward_mode="rank", reward_scale=1.0, policy="mlp", torch_threads=1, vec_env="auto",
-)
-GAME_DEFAULTS = {
-    # ~50 learner decisions per game, 872 observation values, 204 actions.  Measured on
-    # 2 shared cores: 340-530 steps/s, so 200k steps take ~6.5-10 min with the evaluations;
-    # 30k steps (70 s) already beat Random in 90 % and Greedy in 67 % of 200 games.
-    "kingdomino_duel_v0": dict(net_arch=[256, 256], n_steps=1024, batch_size=256,
-                               learning_rate=3e-4, n_epochs=5, gamma=0.995, ent_coef=0.01,
-                               timesteps=200_000),
-    # Large observations (6208 and 8182 values): a narrower first layer and 4 epochs keep a
-    # PPO update affordable on one core.  The other games reward the learner only at the
-    # end, so they use potential-based shaping (SingleAgentEnv, shaping=c): every step also
-    # pays c times the change of greedy's evaluation, with c about half a point of reward
-    # per margin_scale points of lead.  Measured (benchmarks/results/<game>/training.md):
-    # Smartphone Inc. 100% vs Random and 68% vs Greedy in 6.7 min.
-    "smartphone_inc_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.05, timesteps=100_000),
-    # Self-play and rank rewards left these two at 50-70% vs Random; the score margin as the
-    # reward, random opponents and no entropy bonus (large masks make the bonus favour
-    # uniform play) make Tiny Towns learn steadily (500k steps, 7.2 min: 91.5% vs Random).
-    # Expancity: an MLP (and a convolutional net that also gave pointing actions an
-    # index-specific logit) learnt to build and roof but laid its tiles no better than
-    # chance, 57-83% vs Random.  The structured policy of agents.networks scores placements
-    # by the cell they fill; full-weight shaping (c=1: every step pays the change of
-    # greedy's evaluation) with gamma 0.95 credits a placement within a few turns.  The
-    # convolutions dominate the cost, so 8 games run in the training process (batched
-    # forward passes) and torch takes both cores.  --opponents mix reached the same win
-    # rates per step (96-98% vs Random, 46-62% vs Greedy at 150-210k) at half the speed.
-    "expancity_v0": dict(policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
-                         n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0,
-                         reward_scale=0.05, timesteps=300_000, opponents="random",
-                         reward_mode="score", ent_coef=0.0),
-    "tiny_towns_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.1, timesteps=500_000,
-                          opponents="random", reward_mode="score", ent_coef=0.0),
-    # Two players (the game's default is 3), as in the baseline tournaments: 86% vs Random
-    # in 16.8 min.
-    "between_two_cities_v0": dict(net_arch=[128, 128], n_epochs=4, shaping=0.05, num_players=2,
-                                  timesteps=150_000),
-}
 EVAL_OPPONENTS = ("random", "greedy")
 # --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
 POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy"}
 OPPONENT_MODES = ("random", "greedy", "self", "mix")
 
 
-def defaults_for(game):
-    out = dict(FALLBACK_DEFAULTS)
-    out.update(GAME_DEFAULTS.get(game, {}))
-    return out
-
-
-# ------------------------------------------------------------------ arguments
+# ------------------------------------------------------------------ settings
 def _parse_option(text):
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
@@ -110,126 +67,228 @@ def _parse_option(text):
     return key, value
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the description's layout; appends a default only where it says something."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if ("default" not in text and action.default not in (None, False, [], argparse.SUPPRESS)
-                and action.option_strings):
-            text += " (default: %(default)s)"
-        return text
+def _parse_net_arch(text):
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected layer sizes like 256,256, got {text!r}") from None
 
 
+def _setting(default, help, group, **cli):
+    """A :class:`TrainConfig` field: its default, its ``--help`` text, its help group and
+    any argparse details (``flags``, ``choices``, ``type``, ``nargs``, ``action``,
+    ``metavar``, ``required``).  ``summary=False`` keeps it out of ``summary.json``."""
+    return field(default=default, metadata={"help": help, "group": group, **cli})
+
+
+GAME, TRAINING, PPO, OUTPUT = "game", "training", "PPO hyper-parameters", "evaluation and output"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every setting of one training run.  The command line (:func:`build_parser`) is
+    generated from these fields: flag ``--name-with-dashes`` (plus ``flags`` aliases), a
+    bool ``x`` that defaults to True becomes ``--no-x``.  Values left at ``None`` are
+    derived by :meth:`resolved`."""
+
+    # game
+    game: Optional[str] = _setting(None, "game id (see envs.GAMES)", GAME, required=True)
+    num_players: Optional[int] = _setting(
+        None, "player count (default: the game's own, unless its defaults below set one)", GAME)
+    option: tuple = _setting(
+        (), "extra game option passed to envs.make (value parsed as JSON if possible); repeatable",
+        GAME, action="append", type=_parse_option, metavar="KEY=VALUE")
+    reward_mode: str = _setting(
+        "rank", "learner reward at game end: rank (+1 win .. -1 last) or score margin", GAME,
+        choices=("rank", "score"))
+    shaping: float = _setting(
+        0.0, "weight of potential-based reward shaping by the game's greedy evaluation (score "
+        "margin + positional potential; see envs.SingleAgentEnv); 0 = off", GAME)
+    reward_scale: float = _setting(
+        1.0, "factor on every training reward, terminal and shaping (score margins of tens of "
+        "points want ~1/20; the logged training rewards are scaled too)", GAME)
+    # training
+    timesteps: int = _setting(150_000, "learner decisions to train on", TRAINING)
+    n_envs: int = _setting(
+        2, "parallel games; >1 uses SubprocVecEnv worker processes unless --vec-env dummy", TRAINING)
+    opponents: str = _setting("mix", "who plays the other seats during training", TRAINING,
+                              choices=OPPONENT_MODES)
+    vec_env: str = _setting(
+        "auto", "auto: SubprocVecEnv when --n-envs > 1, else DummyVecEnv; dummy runs every game "
+        "in the training process (batched policy calls, no IPC)", TRAINING,
+        choices=("auto", "subproc", "dummy"))
+    seed: int = _setting(0, "seed of everything", TRAINING)
+    out: Optional[str] = _setting(None, "output directory (default runs/GAME)", TRAINING,
+                                  summary=False)
+    snapshot_every: Optional[int] = _setting(
+        None, "steps between self-play snapshots (default timesteps/20)", TRAINING)
+    pool_size: int = _setting(20, "newest snapshots opponents are drawn from", TRAINING)
+    latest_prob: float = _setting(
+        0.5, "probability that a self-play seat gets the newest snapshot", TRAINING)
+    baseline_prob: float = _setting(
+        0.3, "--opponents mix: probability that a seat is a random/greedy baseline", TRAINING)
+    init_model: Optional[str] = _setting(None, "continue training from this saved model", TRAINING,
+                                         summary=False)
+    # PPO
+    policy: str = _setting(
+        "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
+        "network (agents.networks; expancity: per-cell action scores)", PPO,
+        choices=tuple(sorted(POLICY_CHOICES)))
+    net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
+                               type=_parse_net_arch)
+    learning_rate: float = _setting(3e-4, "Adam learning rate", PPO, flags=("--lr",))
+    n_steps: int = _setting(1024, "rollout length per env", PPO)
+    batch_size: int = _setting(256, "minibatch size (at most n_steps x n_envs)", PPO)
+    n_epochs: int = _setting(5, "passes over each rollout", PPO)
+    gamma: float = _setting(0.995, "discount factor", PPO)
+    gae_lambda: float = _setting(0.95, "GAE lambda", PPO)
+    ent_coef: float = _setting(0.01, "entropy bonus coefficient", PPO)
+    clip_range: float = _setting(0.2, "PPO clipping range", PPO)
+    # evaluation and output
+    eval_games: int = _setting(50, "games per baseline at each periodic evaluation", OUTPUT)
+    eval_every: Optional[int] = _setting(
+        None, "steps between evaluations (default timesteps/10; 0 disables periodic ones)", OUTPUT)
+    final_eval_games: int = _setting(200, "games per baseline in the final evaluation", OUTPUT)
+    eval_opponents: tuple = _setting(
+        EVAL_OPPONENTS, "baseline agent names to evaluate against (unknown names are skipped)",
+        OUTPUT, nargs="+")
+    progress: bool = _setting(True, "no progress bar", OUTPUT, summary=False)
+    tensorboard: bool = _setting(True, "do not write TensorBoard logs", OUTPUT, summary=False)
+    plot: bool = _setting(True, "do not draw learning_curve.png", OUTPUT, summary=False)
+    device: str = _setting("cpu", "torch device", OUTPUT)
+    torch_threads: int = _setting(
+        1, "torch threads of the training process (the env workers idle during PPO updates, so "
+        "2 pays off for convolutions)", OUTPUT)
+    verbose: int = _setting(1, "0 quiet, 1 evaluations, 2 + PPO logs", OUTPUT, flags=("-v",),
+                            summary=False)
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices")
+            value = getattr(self, f.name)
+            if choices and value is not None and value not in choices:
+                raise ValueError(f"{f.name} must be one of {list(choices)}, got {value!r}")
+
+    @property
+    def options(self):
+        """The game options for ``envs.make``: ``--option``s, num_players and reward_mode."""
+        options = dict(self.option)
+        if self.num_players is not None:   # None: the game's own default
+            options["num_players"] = self.num_players
+        options["reward_mode"] = self.reward_mode
+        return options
+
+    def resolved(self):
+        """This config with the derived values filled in: ``eval_every`` (timesteps/10),
+        ``snapshot_every`` (timesteps/20), ``out`` (runs/GAME), and ``batch_size`` capped at
+        one rollout (a larger batch makes PPO warn and truncate)."""
+        steps = int(self.timesteps)
+        return replace(
+            self, timesteps=steps,
+            eval_every=self.eval_every if self.eval_every is not None else max(1, steps // 10),
+            snapshot_every=(self.snapshot_every if self.snapshot_every is not None
+                            else max(1, steps // 20)),
+            out=self.out or os.path.join("runs", self.game),
+            batch_size=int(min(self.batch_size, self.n_steps * self.n_envs)))
+
+    def summary(self):
+        """The settings recorded in ``summary.json`` (not the output switches)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.metadata.get("summary", True) and f.name != "option"}
+
+
+BASE = TrainConfig()
+
+
+def _game(game, **changes):
+    return replace(BASE, game=game, **changes)
+
+
+# Per-game defaults; why each value was chosen, with the measurements behind it:
+# benchmarks/results/<game>/training.md.
+GAME_DEFAULTS = {cfg.game: cfg for cfg in (
+    _game("kingdomino_duel_v0", timesteps=200_000),
+    _game("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
+    _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
+          n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
+          timesteps=300_000, opponents="random", reward_mode="score", ent_coef=0.0),
+    _game("tiny_towns_v0", net_arch=(128, 128), n_epochs=4, shaping=0.1, timesteps=500_000,
+          opponents="random", reward_mode="score", ent_coef=0.0),
+    _game("between_two_cities_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, num_players=2,
+          timesteps=150_000),
+)}
+
+
+def defaults_for(game):
+    """The default :class:`TrainConfig` of ``game`` (:data:`BASE` for a game not listed)."""
+    return GAME_DEFAULTS.get(game) or _game(game)
+
+
+def _changes(cfg, base=BASE):
+    """``{name: value}`` of the fields where ``cfg`` differs from ``base`` (except game)."""
+    return {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)
+            if f.name != "game" and getattr(cfg, f.name) != getattr(base, f.name)}
+
+
+def _show(value, sep=","):
+    if isinstance(value, tuple):
+        return sep.join(str(v) for v in value)
+    return str(value)
+
+
+# ------------------------------------------------------------------ command line
 def build_parser():
-    per_game = "\n".join(f"  {g}: " + ", ".join(f"{k}={v}" for k, v in defaults_for(g).items())
-                         for g in GAME_DEFAULTS)
-    p = argparse.ArgumentParser(
-        prog="train.py", description=__doc__,
-        epilog="per-game defaults (every one can be overridden):\n" + per_game,
-        formatter_class=_HelpFormatter)
-    g = p.add_argument_group("game")
-    g.add_argument("--game", required=True, help="game id (see envs.GAMES)")
-    g.add_argument("--num-players", type=int, default=None,
-                   help="player count (default: the per-game default below, else the game's own)")
-    g.add_argument("--option", action="append", type=_parse_option, default=[], metavar="KEY=VALUE",
-                   help="extra game option passed to envs.make (value parsed as JSON if possible); "
-                        "repeatable")
-    g.add_argument("--reward-mode", default=None, choices=("rank", "score"),
-                   help="learner reward at game end: rank (+1 win .. -1 last) or score margin "
-                        "(default: per game, else rank)")
-    g.add_argument("--shaping", type=float, default=None,
-                   help="weight of potential-based reward shaping by the game's greedy "
-                        "evaluation (score margin + positional potential; see "
-                        "envs.SingleAgentEnv); 0 = off (default: per game)")
-    g.add_argument("--reward-scale", type=float, default=None,
-                   help="factor on every training reward, terminal and shaping (score margins of "
-                        "tens of points want ~1/20; the logged training rewards are scaled too) "
-                        "(default: per game, else 1)")
-    t = p.add_argument_group("training")
-    t.add_argument("--timesteps", type=int, default=None,
-                   help="learner decisions to train on (default: per-game budget)")
-    t.add_argument("--n-envs", type=int, default=None,
-                   help="parallel games (default 2); >1 uses SubprocVecEnv worker processes unless "
-                        "--vec-env dummy")
-    t.add_argument("--opponents", default=None, choices=OPPONENT_MODES,
-                   help="who plays the other seats during training (default: per game, else mix)")
-    t.add_argument("--vec-env", default=None, choices=("auto", "subproc", "dummy"),
-                   help="auto: SubprocVecEnv when --n-envs > 1, else DummyVecEnv; dummy runs every "
-                        "game in the training process (batched policy calls, no IPC) (default: "
-                        "per game, else auto)")
-    t.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
-    t.add_argument("--out", default=None, help="output directory (default runs/GAME)")
-    t.add_argument("--snapshot-every", type=int, default=None,
-                   help="steps between self-play snapshots (default timesteps/20)")
-    t.add_argument("--pool-size", type=int, default=20, help="newest snapshots opponents are drawn from")
-    t.add_argument("--latest-prob", type=float, default=0.5,
-                   help="probability that a self-play seat gets the newest snapshot")
-    t.add_argument("--baseline-prob", type=float, default=0.3,
-                   help="--opponents mix: probability that a seat is a random/greedy baseline")
-    t.add_argument("--init-model", default=None, help="continue training from this saved model")
-    h = p.add_argument_group("PPO hyper-parameters (default: per game)")
-    h.add_argument("--policy", default=None, choices=sorted(POLICY_CHOICES),
-                   help="network: mlp (flat observation, --net-arch hidden layers) or a game's "
-                        "structured network (agents.networks; expancity: per-cell action scores)")
-    h.add_argument("--net-arch", type=lambda s: [int(x) for x in s.split(",")], default=None,
-                   help="hidden layer sizes, comma separated, e.g. 256,256")
-    h.add_argument("--learning-rate", "--lr", type=float, default=None)
-    h.add_argument("--n-steps", type=int, default=None, help="rollout length per env")
-    h.add_argument("--batch-size", type=int, default=None)
-    h.add_argument("--n-epochs", type=int, default=None)
-    h.add_argument("--gamma", type=float, default=None)
-    h.add_argument("--gae-lambda", type=float, default=None)
-    h.add_argument("--ent-coef", type=float, default=None)
-    h.add_argument("--clip-range", type=float, default=None)
-    e = p.add_argument_group("evaluation and output")
-    e.add_argument("--eval-games", type=int, default=None,
-                   help="games per baseline at each periodic evaluation (default 50)")
-    e.add_argument("--eval-every", type=int, default=None,
-                   help="steps between evaluations (default timesteps/10; 0 disables periodic ones)")
-    e.add_argument("--final-eval-games", type=int, default=None,
-                   help="games per baseline in the final evaluation (default 200)")
-    e.add_argument("--eval-opponents", nargs="+", default=list(EVAL_OPPONENTS),
-                   help="baseline agent names to evaluate against (unknown names are skipped)")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
-    e.add_argument("--no-tensorboard", action="store_true", help="do not write TensorBoard logs")
-    e.add_argument("--no-plot", action="store_true", help="do not draw learning_curve.png")
-    e.add_argument("--device", default="cpu", help="torch device")
-    e.add_argument("--torch-threads", type=int, default=None,
-                   help="torch threads of the training process (default: per game, else 1; the "
-                        "env workers idle during PPO updates, so 2 pays off for convolutions)")
-    e.add_argument("-v", "--verbose", type=int, default=1, help="0 quiet, 1 evaluations, 2 + PPO logs")
+    """The command line, generated from the fields of :class:`TrainConfig`.  Every flag
+    defaults to "not given" (so that :func:`parse_config` knows what to take from the
+    game's defaults); the help shows the defaults of :data:`BASE` and the per-game ones."""
+    per_game = {name for cfg in GAME_DEFAULTS.values() for name in _changes(cfg)}
+    epilog = ["per-game defaults (where they differ from the defaults above; every one can be "
+              "overridden):"]
+    for game, cfg in GAME_DEFAULTS.items():
+        text = ", ".join(f"{k}={_show(v)}" for k, v in _changes(cfg).items())
+        epilog += textwrap.wrap(text, 92, initial_indent=f"  {game}: ", subsequent_indent=" " * 6)
+    epilog += ["", "Why these values (with measurements): benchmarks/results/<game>/training.md."]
+    p = argparse.ArgumentParser(prog="train.py", description=__doc__, epilog="\n".join(epilog),
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                argument_default=argparse.SUPPRESS)
+    groups = {}
+    hints = typing.get_type_hints(TrainConfig)
+    for f in dataclasses.fields(TrainConfig):
+        meta = dict(f.metadata)
+        group = meta.pop("group")
+        if group not in groups:
+            groups[group] = p.add_argument_group(group)
+        text = meta.pop("help")
+        meta.pop("summary", None)
+        aliases = meta.pop("flags", ())
+        kind = hints[f.name]
+        if typing.get_origin(kind) is typing.Union:   # Optional[X]
+            kind = next(a for a in typing.get_args(kind) if a is not type(None))
+        if kind is bool:
+            if f.default is not True:
+                raise TypeError(f"bool setting {f.name} must default to True (flag --no-...)")
+            flags = ["--no-" + f.name.replace("_", "-")]
+            meta.update(action="store_false", dest=f.name)
+        else:
+            flags = ["--" + f.name.replace("_", "-")]
+            if "action" not in meta and kind is not tuple:
+                meta.setdefault("type", kind)
+            if f.default is not None and f.default != ():
+                shown = _show(f.default, " " if "nargs" in meta else ",")
+                text += f" (default: {shown}{'; per game below' if f.name in per_game else ''})"
+        short = [a for a in aliases if not a.startswith("--")]
+        groups[group].add_argument(*short, *flags, *[a for a in aliases if a.startswith("--")],
+                                   help=text, **meta)
     return p
 
 
-def resolve_config(args):
-    """All settings of a run as one dict (command line over per-game defaults)."""
-    d = defaults_for(args.game)
-    cfg = {k: d[k] for k in d}
-    for key in ("policy", "net_arch", "learning_rate", "n_steps", "batch_size", "n_epochs", "gamma",
-                "gae_lambda", "ent_coef", "clip_range", "timesteps", "n_envs", "eval_games", "shaping",
-                "reward_scale", "final_eval_games", "torch_threads", "vec_env"):
-        value = getattr(args, key, None)
-        if value is not None:
-            cfg[key] = value
-    cfg["timesteps"] = int(cfg["timesteps"])
-    cfg["eval_every"] = (args.eval_every if args.eval_every is not None
-                         else max(1, cfg["timesteps"] // 10))
-    cfg["snapshot_every"] = (args.snapshot_every if args.snapshot_every is not None
-                             else max(1, cfg["timesteps"] // 20))
-    # A batch larger than a rollout would make PPO warn and truncate.
-    cfg["batch_size"] = int(min(cfg["batch_size"], cfg["n_steps"] * cfg["n_envs"]))
-    options = dict(args.option)
-    num_players = args.num_players if args.num_players is not None else d["num_players"]
-    if num_players is not None:      # None: the game's own default
-        options["num_players"] = num_players
-    options["reward_mode"] = args.reward_mode or d["reward_mode"]
-    cfg.update(num_players=num_players, reward_mode=options["reward_mode"])
-    cfg.update(game=args.game, options=options, opponents=args.opponents or d["opponents"], seed=args.seed,
-               pool_size=args.pool_size, latest_prob=args.latest_prob,
-               baseline_prob=args.baseline_prob, eval_opponents=list(args.eval_opponents),
-               device=args.device)
-    return cfg
+def parse_config(argv=None):
+    """The :class:`TrainConfig` of a command line: the flags given over the game's defaults."""
+    given = vars(build_parser().parse_args(argv))
+    for name, value in given.items():
+        if isinstance(value, list):
+            given[name] = tuple(value)
+    return replace(defaults_for(given["game"]), **given)
 
 
 # ---------------------------------------------------------------- evaluation
@@ -248,25 +307,6 @@ def available_agents(names):
     return ok
 
 
-def play_game(env, seat_agents, seed):
-    """One game on the AEC ``env``; ``seat_agents[i]`` plays seat ``i``.  Returns the final infos."""
-    env.reset(seed=seed)
-    for agent in {id(a): a for a in seat_agents}.values():
-        if hasattr(agent, "reset"):
-            agent.reset()
-    names = env.possible_agents
-    index = {a: i for i, a in enumerate(names)}
-    limit = getattr(getattr(env, "spec", None), "max_steps", 100_000)
-    for _ in range(limit * max(1, len(names))):
-        who = env.agent_selection
-        if env.terminations[who] or env.truncations[who]:
-            break
-        env.step(int(seat_agents[index[who]].act(env, who)))
-    else:
-        raise RuntimeError("game did not end within the step limit")
-    return env.infos[names[0]], {a: float(env.rewards[a]) for a in names}
-
-
 def evaluate(learner, opponent_name, game, options, n_games, seed=0):
     """``learner`` (an agent) against ``opponent_name`` on every other seat, seats rotating.
 
@@ -275,22 +315,21 @@ def evaluate(learner, opponent_name, game, options, n_games, seed=0):
     the mean of the others'."""
     import agents
     import envs
+    from agents.play import play_game
 
     env = envs.make(game, **options)
     n = len(env.possible_agents)
-    try:
-        opponent = agents.make(opponent_name, seed=seed)
-    except TypeError:   # an agent without a seed option
-        opponent = agents.make(opponent_name)
+    opponent = agents.make(opponent_name, seed=seed)
     wins, rewards, margins = 0, [], []
     for i in range(n_games):
         seat = i % n
         seat_agents = [opponent] * n
         seat_agents[seat] = learner
-        info, reward = play_game(env, seat_agents, seed=seed * 1_000_003 + i)
+        record = play_game(env, seat_agents, seed=seed * 1_000_003 + i)
+        info = record.info
         me = env.possible_agents[seat]
         wins += me in info.get("winners", ())
-        rewards.append(reward[me])
+        rewards.append(record.rewards[me])
         scores = info.get("scores", [0] * n)
         others = [s for j, s in enumerate(scores) if j != seat]
         margins.append(scores[seat] - (np.mean(others) if others else 0.0))
@@ -318,7 +357,7 @@ def _make_callback(cfg, out, eval_names, verbose):
             self.ckpt_dir = os.path.join(out, "checkpoints")
             self.csv_path = os.path.join(out, "eval.csv")
             self.next_snapshot = 0
-            self.next_eval = cfg["eval_every"] if cfg["eval_every"] else None
+            self.next_eval = cfg.eval_every if cfg.eval_every else None
             self.last_eval_step = -1
             self.best = -1.0
             self.start = time.time()
@@ -331,10 +370,10 @@ def _make_callback(cfg, out, eval_names, verbose):
                 csv.writer(f).writerow(EVAL_FIELDS)
             self.start = time.time()
             if self.next_eval is not None:   # relative to the start (--init-model continues)
-                self.next_eval = self.num_timesteps + cfg["eval_every"]
+                self.next_eval = self.num_timesteps + cfg.eval_every
             self.snapshot()
             if self.next_eval is not None and eval_names:
-                self.run_eval(cfg["eval_games"])   # the untrained policy: the curve's origin
+                self.run_eval(cfg.eval_games)   # the untrained policy: the curve's origin
 
         def snapshot(self):
             steps = self.num_timesteps
@@ -345,7 +384,7 @@ def _make_callback(cfg, out, eval_names, verbose):
                 tmp = os.path.join(self.pool_dir, f"tmp_{steps}.zip")
                 self.model.save(tmp)
                 os.replace(tmp, path + ".zip")
-            self.next_snapshot = steps + cfg["snapshot_every"]
+            self.next_snapshot = steps + cfg.snapshot_every
 
         def train_stats(self):
             buf = list(self.model.ep_info_buffer or [])
@@ -362,8 +401,8 @@ def _make_callback(cfg, out, eval_names, verbose):
             rows, rates = [], []
             for k, name in enumerate(eval_names):
                 t0 = time.time()
-                res = evaluate(learner, name, cfg["game"], cfg["options"], n_games,
-                               seed=cfg["seed"] * 7919 + 17 * k + (0 if final else steps % 9973 + 1))
+                res = evaluate(learner, name, cfg.game, cfg.options, n_games,
+                               seed=cfg.seed * 7919 + 17 * k + (0 if final else steps % 9973 + 1))
                 rates.append(res["win_rate"])
                 row = {"timesteps": steps, "elapsed_s": round(time.time() - self.start, 1),
                        "opponent": name + (" (final)" if final else ""), **res,
@@ -397,12 +436,12 @@ def _make_callback(cfg, out, eval_names, verbose):
                 self.logger.record("rollout/win_rate", win)
 
         def _on_step(self):
-            if cfg["opponents"] in ("self", "mix") and self.num_timesteps >= self.next_snapshot:
+            if cfg.opponents in ("self", "mix") and self.num_timesteps >= self.next_snapshot:
                 self.snapshot()
             if self.next_eval is not None and self.num_timesteps >= self.next_eval:
-                self.run_eval(cfg["eval_games"])
+                self.run_eval(cfg.eval_games)
                 while self.next_eval <= self.num_timesteps:
-                    self.next_eval += cfg["eval_every"]
+                    self.next_eval += cfg.eval_every
             return True
 
     return SelfPlayCallback()
@@ -452,28 +491,28 @@ def make_vec_env(cfg, out):
     from agents.policy import SnapshotPool
     import agents
 
-    probe = envs.make(cfg["game"], **cfg["options"])
+    probe = envs.make(cfg.game, **cfg.options)
     n_opp = len(probe.possible_agents) - 1
-    mode = cfg["opponents"]
+    mode = cfg.opponents
     if mode in ("random", "greedy"):
         opponents = mode
     else:
         baselines = tuple(available_agents(EVAL_OPPONENTS)) if mode == "mix" else ()
         opponents = SnapshotPool(os.path.join(out, "pool"), num_opponents=n_opp,
-                                 latest_prob=cfg["latest_prob"], window=cfg["pool_size"],
+                                 latest_prob=cfg.latest_prob, window=cfg.pool_size,
                                  baselines=baselines,
-                                 baseline_prob=cfg["baseline_prob"] if mode == "mix" else 0.0)
-    fns = [functools.partial(envs.SingleAgentEnv, cfg["game"], opponents=opponents,
+                                 baseline_prob=cfg.baseline_prob if mode == "mix" else 0.0)
+    fns = [functools.partial(envs.SingleAgentEnv, cfg.game, opponents=opponents,
                              agent_factory=agents.make,
-                             shaping=cfg["shaping"], reward_scale=cfg["reward_scale"],
-                             **cfg["options"])
-           for _ in range(cfg["n_envs"])]
-    kind = cfg.get("vec_env", "auto")
-    if kind == "subproc" or (kind == "auto" and cfg["n_envs"] > 1):
+                             shaping=cfg.shaping, reward_scale=cfg.reward_scale,
+                             **cfg.options)
+           for _ in range(cfg.n_envs)]
+    kind = cfg.vec_env
+    if kind == "subproc" or (kind == "auto" and cfg.n_envs > 1):
         venv = SubprocVecEnv(fns)
     else:
         venv = DummyVecEnv(fns)
-    venv.seed(cfg["seed"])
+    venv.seed(cfg.seed)
     return VecMonitor(_mask_cache_wrapper()(venv), info_keywords=("won",))
 
 
@@ -525,35 +564,37 @@ def policy_class(name):
     return getattr(networks, POLICY_CHOICES[name])
 
 
-def train(cfg, out, progress=True, tensorboard=True, plot=True, verbose=1, init_model=None):
-    """Run one training job described by ``cfg`` (see :func:`resolve_config`); returns the summary."""
+def train(cfg):
+    """Run the training job described by ``cfg`` (a :class:`TrainConfig`); returns the summary."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    torch.set_num_threads(int(cfg.get("torch_threads", 1)))
+    torch.set_num_threads(int(cfg.torch_threads))
     # Argument validation of torch distributions costs more than the small networks here.
     torch.distributions.Distribution.set_default_validate_args(False)
+    cfg = cfg.resolved()
+    out, verbose, init_model = cfg.out, cfg.verbose, cfg.init_model
     os.makedirs(out, exist_ok=True)
     t_start = time.time()
-    eval_names = available_agents(cfg["eval_opponents"])
+    eval_names = available_agents(cfg.eval_opponents)
     venv = make_vec_env(cfg, out)
     try:
-        hyper = dict(learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
-                     batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"], gamma=cfg["gamma"],
-                     gae_lambda=cfg["gae_lambda"], ent_coef=cfg["ent_coef"],
-                     clip_range=cfg["clip_range"])
+        hyper = dict(learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+                     batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+                     gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
+                     clip_range=cfg.clip_range)
         if init_model:
-            model = MaskablePPO.load(init_model, env=venv, device=cfg["device"], **hyper)
+            model = MaskablePPO.load(init_model, env=venv, device=cfg.device, **hyper)
         else:
-            model = MaskablePPO(policy_class(cfg["policy"]), venv, seed=cfg["seed"],
-                                device=cfg["device"],
-                                policy_kwargs=dict(net_arch=list(cfg["net_arch"])), verbose=0,
+            model = MaskablePPO(policy_class(cfg.policy), venv, seed=cfg.seed,
+                                device=cfg.device,
+                                policy_kwargs=dict(net_arch=list(cfg.net_arch)), verbose=0,
                                 **hyper)
         formats = ["csv"]
         if verbose >= 2:
             formats.append("stdout")
-        if tensorboard:
+        if cfg.tensorboard:
             try:
                 import tensorboard  # noqa: F401
                 formats.append("tensorboard")
@@ -564,10 +605,10 @@ def train(cfg, out, progress=True, tensorboard=True, plot=True, verbose=1, init_
         model.set_logger(configure(os.path.join(out, "logs"), formats))
         callback = _make_callback(cfg, out, eval_names, verbose)
         if verbose:
-            print(f"[train] {cfg['game']} {cfg['options']}: {cfg['timesteps']:,} steps, "
-                  f"{cfg['n_envs']} env(s), opponents={cfg['opponents']}, out={out}",
+            print(f"[train] {cfg.game} {cfg.options}: {cfg.timesteps:,} steps, "
+                  f"{cfg.n_envs} env(s), opponents={cfg.opponents}, out={out}",
                   file=sys.stderr, flush=True)
-        use_bar = progress
+        use_bar = cfg.progress
         if use_bar:
             try:
                 import rich  # noqa: F401
@@ -576,7 +617,7 @@ def train(cfg, out, progress=True, tensorboard=True, plot=True, verbose=1, init_
                 use_bar = False
         t_train = time.time()
         start_steps = int(model.num_timesteps) if init_model else 0
-        model.learn(total_timesteps=cfg["timesteps"], callback=callback, progress_bar=use_bar,
+        model.learn(total_timesteps=cfg.timesteps, callback=callback, progress_bar=use_bar,
                     reset_num_timesteps=not init_model)
         train_s = time.time() - t_train
         model.save(os.path.join(out, "final_model.zip"))
@@ -588,23 +629,23 @@ def train(cfg, out, progress=True, tensorboard=True, plot=True, verbose=1, init_
     finally:
         venv.close()
     t_eval = time.time()
-    final_rows = callback.run_eval(cfg["final_eval_games"], final=True) if eval_names else []
+    final_rows = callback.run_eval(cfg.final_eval_games, final=True) if eval_names else []
     if final_rows:
         model.logger.dump(model.num_timesteps)
     final_eval_s = time.time() - t_eval
-    if plot and callback.history:
-        plot_learning_curve(callback.history, os.path.join(out, "learning_curve.png"), cfg["game"])
+    if cfg.plot and callback.history:
+        plot_learning_curve(callback.history, os.path.join(out, "learning_curve.png"), cfg.game)
     summary = {
-        "game": cfg["game"], "options": cfg["options"], "timesteps": int(model.num_timesteps),
+        "game": cfg.game, "options": cfg.options, "timesteps": int(model.num_timesteps),
         "train_seconds": round(train_s, 1), "final_eval_seconds": round(final_eval_s, 1),
         "total_seconds": round(time.time() - t_start, 1),
         "steps_per_second": round((model.num_timesteps - start_steps) / max(train_s, 1e-9), 1),
         "final_win_rates": {r["opponent"].replace(" (final)", ""): r["win_rate"] for r in final_rows},
         "final_mean_rewards": {r["opponent"].replace(" (final)", ""): r["mean_reward"]
                                for r in final_rows},
-        "final_eval_games": cfg["final_eval_games"],
+        "final_eval_games": cfg.final_eval_games,
         "model": os.path.join(out, "final_model.zip"),
-        "config": {k: v for k, v in cfg.items() if k != "options"},
+        "config": cfg.summary(),
     }
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=str)
@@ -617,14 +658,11 @@ def train(cfg, out, progress=True, tensorboard=True, plot=True, verbose=1, init_
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    cfg = parse_config(argv)
     import envs
-    if args.game not in envs.GAMES:
-        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
-    cfg = resolve_config(args)
-    out = args.out or os.path.join("runs", args.game)
-    return train(cfg, out, progress=not args.no_progress, tensorboard=not args.no_tensorboard,
-                 plot=not args.no_plot, verbose=args.verbose, init_model=args.init_model)
+    if cfg.game not in envs.GAMES:
+        raise SystemExit(f"unknown game {cfg.game!r}; registered games: {', '.join(envs.GAMES)}")
+    return train(cfg)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,16 @@
 """Agents that play any cityzoo environment: ``act(env, agent) -> int``.
 
-``agents.make(name, **options)`` builds one by name: ``"random"``, ``"greedy"``, ``"mcts"``, ``"policy"`` (``path=``).
+``agents.make(name, seed=None, **options)`` builds one by name: ``"random"``, ``"greedy"``,
+``"mcts"``, ``"policy"`` (``path=``); every agent takes ``seed=`` in its constructor.
+``agents.play_game(env, seat_agents, seed)`` plays one game (the loop of the tournaments
+and of ``train.py``'s evaluations).
 """
 from agents.base import Agent, make, register
 from agents.greedy import GreedyAgent
 from agents.mcts import MCTSAgent
+from agents.play import GameRecord, play_game
 from agents.policy import PolicyAgent  # torch is imported only when a policy is loaded
 from agents.random_agent import RandomAgent
 
-__all__ = ["Agent", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "make", "register"]
+__all__ = ["Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "make",
+           "play_game", "register"]

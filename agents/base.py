@@ -1,13 +1,33 @@
 """The agent protocol and the by-name registry."""
+import numpy as np
+
+from kernels.playout import new_generator
 
 _REGISTRY = {}
 
 
 class Agent:
     """Plays one seat: ``act(env, agent)`` returns a legal action for ``agent``, the agent
-    to move in ``env``.  ``reset()`` is called before each new game (optional)."""
+    to move in ``env``.  ``reset()`` is called before each new game (optional).
+
+    Every agent takes ``seed=`` (an integer, or None for fresh entropy) in its constructor,
+    so that the tournament and ``train.py`` can seed any agent they build by name.
+    ``set_seed(seed)`` (re)starts the agent's random streams -- ``envs.SingleAgentEnv`` calls
+    it at every seeded reset: ``self.rng``, a numpy Generator for draws in Python, and
+    ``self.gen``, a :mod:`kernels.rng` generator for draws in jitted code."""
 
     name = "agent"
+
+    def __init__(self, seed=None):
+        self.set_seed(seed)
+
+    def set_seed(self, seed):
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        start = int(np.random.SeedSequence().entropy) if seed is None else int(seed)
+        self.gen = new_generator(start % (1 << 63))
 
     def act(self, env, agent) -> int:
         raise NotImplementedError
@@ -31,6 +51,8 @@ def register(name):
 
 
 def make(name, **options):
+    """A new agent ``name`` (see :func:`register`) built with the keyword ``options`` of its
+    constructor; every agent accepts ``seed=``."""
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name](**options)

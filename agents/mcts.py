@@ -27,8 +27,9 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, action_mask, register
+from agents.settings import search_settings
 from kernels import outcome, rng
-from kernels.playout import new_generator, pick_uniform
+from kernels.playout import new_generator, per_kernel, pick_uniform
 
 
 # ---------------------------------------------------------------- jitted search
@@ -40,65 +41,25 @@ from kernels.playout import new_generator, pick_uniform
 FIRST, NEXT, ACTION = 0, 1, 2
 VISITS, VALUE, AVAIL = 0, 1, 2
 
-_ITERATE = {}
 _WARM = set()
 
 
-@njit(cache=True)
-def _no_potential(state, p):
-    return 0.0
-
-
+@per_kernel
 def _iteration_function(kernel):
     """The jitted MCTS iteration of one kernel, compiled once per process.
 
     The kernel functions are closed over (numba treats them as constants), so calling
     the result from Python costs a microsecond instead of the ~25 us that passing
     dispatchers as arguments costs on every call."""
-    key = kernel.__name__
-    fn = _ITERATE.get(key)
-    if fn is not None:
-        return fn
     step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
-    k_ranks, k_scores = kernel.ranks, kernel.scores
-    potential = getattr(kernel, "potential", _no_potential)
+    k_ranks = kernel.ranks
+    values_of = outcome.value_function(kernel)
+    position_value = outcome.position_value_function(kernel)
 
     @njit
-    def margin(state, seat, sc, weight):
-        """GreedyAgent's evaluation of ``seat``: score + weight * potential, minus the
-        mean of the other seats' (the seat's own value when it is alone)."""
-        n_players = sc.shape[0]
-        k_scores(state, sc)
-        mine = 0.0
-        others = 0.0
-        for i in range(n_players):
-            v = sc[i] + weight * potential(state, i)
-            if i == seat:
-                mine = v
-            else:
-                others += v
-        if n_players == 1:
-            return mine
-        return mine - others / (n_players - 1)
-
-    @njit
-    def leads(state, sc, weight, out):
-        """``out[i]``: seat i's greedy evaluation (score + weight * potential) minus the
-        mean of the other seats' (see margin; at least two seats)."""
-        n_players = out.shape[0]
-        k_scores(state, sc)
-        total = 0.0
-        for i in range(n_players):
-            out[i] = sc[i] + weight * potential(state, i)
-            total += out[i]
-        for i in range(n_players):
-            out[i] = out[i] - (total - out[i]) / (n_players - 1)
-
-    @njit
-    def greedy_action(state, mask, scratch, sc, rk, weight):
+    def greedy_action(state, mask, scratch, n_seats, sc, vals, rk):
         """GreedyAgent's move (first best on ties): the legal action whose result has the
-        best evaluation for the seat to move; as in GreedyAgent, an ended game counts a
-        million times the seat's rank reward (+1 first .. -1 last)."""
+        best :func:`kernels.outcome.position_value_function` for the seat to move."""
         seat = current_player(state)
         best_a = -1
         best_m = -np.inf
@@ -107,22 +68,18 @@ def _iteration_function(kernel):
                 continue
             scratch[:] = state
             step(scratch, a)
-            if current_player(scratch) < 0:
-                k_ranks(scratch, rk)
-                m = 1e6 * outcome.rank_reward(rk, seat)
-            else:
-                m = margin(scratch, seat, sc, weight)
+            m = position_value(scratch, seat, n_seats, sc, vals, rk)
             if m > best_m:
                 best_m = m
                 best_a = a
         return best_a
 
     @njit
-    def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc,
-                c, max_steps, weight, scale, ordered, scratch, greedy):
+    def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc, vals,
+                c, max_steps, scale, ordered, scratch, greedy):
         u = 0
         depth = 0
-        n_players = sc.shape[0]      # seats; rk also ranks the automata after them
+        n_seats = reward.shape[0]      # rk, sc and vals also hold the automata, after the seats
         # Selection and expansion.
         while True:
             seat = current_player(state)
@@ -153,11 +110,7 @@ def _iteration_function(kernel):
                         if mask[a] != 0 and tried[a] == 0:
                             scratch[:] = state
                             step(scratch, a)
-                            if current_player(scratch) < 0:
-                                k_ranks(scratch, rk)
-                                m = 1e6 * outcome.rank_reward(rk, seat)
-                            else:
-                                m = margin(scratch, seat, sc, weight)
+                            m = position_value(scratch, seat, n_seats, sc, vals, rk)
                             if m > best_m:
                                 best_m = m
                                 pick = a
@@ -212,53 +165,41 @@ def _iteration_function(kernel):
         while n_steps < max_steps and current_player(state) >= 0:
             legal_mask(state, mask)
             if greedy:
-                step(state, greedy_action(state, mask, scratch, sc, rk, weight))
+                step(state, greedy_action(state, mask, scratch, n_seats, sc, vals, rk))
             else:
                 step(state, pick_uniform(mask, gen, 0))
             n_steps += 1
         # Result: the shell's rank reward of every seat at the end; for a playout cut
-        # short, the heuristic estimate below.
-        if scale > 0.0 and n_players > 1 and current_player(state) >= 0:
-            # Evaluation as in GreedyAgent (see margin), squashed into (-1, 1) like a
-            # rank reward.
-            leads(state, sc, weight, reward)
-            for i in range(n_players):
-                reward[i] = np.tanh(reward[i] / scale)
-            for d in range(depth):
-                floats[VISITS, path[d]] += 1.0
-                floats[VALUE, path[d]] += reward[seats[d]]
-            return n_nodes
-        if current_player(state) < 0:
+        # short, the evaluation of kernels.outcome squashed into (-1, 1) like a rank reward
+        # (against the other participants, automata included).
+        if current_player(state) >= 0:
+            values_of(state, n_seats, sc, vals)
+            if scale > 0.0:   # (a lone participant's margin is its own value)
+                outcome.margins(vals, n_seats, reward)
+                for i in range(n_seats):
+                    reward[i] = np.tanh(reward[i] / scale)
+            else:   # unfinished after max_steps: ranked by the values so far
+                outcome.ranks_by_value(vals, rk)
+                outcome.rank_rewards(rk, n_seats, reward)
+        else:
             k_ranks(state, rk)
-        else:   # unfinished (max_steps): seats ranked by current scores, automata last
-            k_scores(state, sc)
-            for i in range(rk.shape[0]):
-                rk[i] = rk.shape[0]
-            for i in range(n_players):
-                r = 1
-                for j in range(n_players):
-                    if sc[j] > sc[i]:
-                        r += 1
-                rk[i] = r
-        outcome.rank_rewards(rk, n_players, reward)
+            outcome.rank_rewards(rk, n_seats, reward)
         # Backpropagation.
         for d in range(depth):
             floats[VISITS, path[d]] += 1.0
             floats[VALUE, path[d]] += reward[seats[d]]
         return n_nodes
 
-    _ITERATE[key] = iterate
     return iterate
 
 
 class Playout(NamedTuple):
     """How an MCTS iteration finishes: ``moves`` moves of ``policy`` (``"random"``,
     ``"heuristic"``: random moves, or ``"greedy"``), then -- unless the game ended or
-    ``scale`` is 0 -- the greedy evaluation with the potential weighted by ``weight``,
-    squashed as tanh(margin / scale)."""
+    ``scale`` is 0 -- the evaluation of :mod:`kernels.outcome`, squashed as
+    tanh(margin / scale)."""
     policy: str
     moves: int
-    weight: float
     scale: float
 
 
@@ -273,17 +214,16 @@ class MCTSAgent(Agent):
     budget the agent is fully reproducible.
     ``playout``: ``"random"`` plays uniformly random legal moves to the end of the game and
     backs up the rank rewards; ``"heuristic"`` plays ``playout_depth`` random moves and
-    then backs up ``tanh(margin / spec.margin_scale)`` per seat, where ``margin`` is the
-    seat's greedy evaluation (score + ``spec.potential_weight`` * ``kernel.potential``,
-    minus the others' mean; see :mod:`agents.greedy`); ``"greedy"`` does the same after
+    then backs up ``tanh(margin / margin_scale)`` per seat, where ``margin`` is the seat's
+    evaluation of :mod:`kernels.outcome` (score plus the kernel's ``potential``, minus the
+    mean of the other participants', automata included); ``"greedy"`` does the same after
     ``playout_depth`` moves in which every seat plays GreedyAgent's move (first best on
     ties; one evaluation per legal action, so each move costs far more than a random
     one).  A playout that reaches the end backs up the rank rewards.  ``"auto"``
-    (default) is the game's choice: ``spec.mcts_playout`` with
-    ``spec.mcts_playout_depth`` moves (see :meth:`playout_settings`).
+    (default) is the game's choice in :mod:`agents.settings`.
     ``playout_depth``: moves before the evaluation (``"heuristic"`` and ``"greedy"``;
-    default: the game's ``spec.mcts_playout_depth``, or 0).
-    ``margin_scale``: the score lead squashed to tanh(1) (default: ``spec.margin_scale``).
+    default: the game's setting).
+    ``margin_scale``: the score lead squashed to tanh(1) (default: the game's setting).
     ``ordered_expansion``: with a heuristic or greedy playout, expand a node's untried actions in
     the order of the greedy evaluation (best first) instead of at random.  It costs one
     evaluation per untried action at each expansion.
@@ -320,18 +260,16 @@ class MCTSAgent(Agent):
     def playout_settings(self, spec):
         """The :class:`Playout` this agent runs in ``spec``'s game.
 
-        ``"auto"`` takes the game's ``spec.mcts_playout`` when ``spec.mcts_playout_depth``
-        is set, else ``"random"``.  A ``"random"``
-        playout runs to the end (``moves = spec.max_steps``, ``scale = 0``: rank rewards)."""
-        game_depth = getattr(spec, "mcts_playout_depth", None)
-        policy = self.playout
-        if policy == "auto":
-            policy = "random" if game_depth is None else getattr(spec, "mcts_playout", "heuristic")
+        ``"auto"`` takes the game's setting (:func:`agents.settings.search_settings`).  A
+        ``"random"`` playout runs to the end (``moves = spec.max_steps``, ``scale = 0``:
+        rank rewards)."""
+        game = search_settings(spec.game_id)
+        policy = game.playout if self.playout == "auto" else self.playout
         if policy == "random":
-            return Playout("random", int(spec.max_steps), 0.0, 0.0)
-        depth = self.playout_depth if self.playout_depth is not None else (game_depth or 0)
-        scale = self.margin_scale if self.margin_scale is not None else getattr(spec, "margin_scale", 10.0)
-        return Playout(policy, int(depth), float(getattr(spec, "potential_weight", 1.0)), float(scale))
+            return Playout("random", int(spec.max_steps), 0.0)
+        depth = self.playout_depth if self.playout_depth is not None else game.playout_depth
+        scale = self.margin_scale if self.margin_scale is not None else game.margin_scale
+        return Playout(policy, int(depth), float(scale))
 
     def warm_up(self, env):
         """Compile the search for ``env``'s game now (once per process), so that the
@@ -370,14 +308,16 @@ class MCTSAgent(Agent):
         iterate = _iteration_function(kernel)
         n_players = cfg.num_players
         participants = int(cfg.num_participants)
-        policy, max_steps, weight, scale = self.playout_settings(spec)
+        policy, max_steps, scale = self.playout_settings(spec)
         greedy = policy == "greedy"
         ordered = bool(self.ordered_expansion and scale > 0)
         scratch = np.zeros_like(raw._state)
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         tried = np.zeros(spec.num_actions, dtype=np.int8)
-        rk = np.zeros(max(participants, n_players), dtype=np.int64)   # automata after the seats
-        sc = np.zeros(n_players, dtype=np.int64)
+        m = max(participants, n_players)     # every participant, automata after the seats
+        rk = np.zeros(m, dtype=np.int64)
+        sc = np.zeros(m, dtype=np.int64)
+        vals = np.zeros(m)
         reward = np.zeros(n_players)
         gen = new_generator(int(self.rng.integers(1 << 62)))
         det_rng = self.rng
@@ -408,7 +348,7 @@ class MCTSAgent(Agent):
             # Plan on a determinization only: never on the true state.
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
             n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
-                              reward, rk, sc, c, max_steps, weight, scale,
+                              reward, rk, sc, vals, c, max_steps, scale,
                               ordered, scratch, greedy)
             done += 1
         self.last_simulations = done

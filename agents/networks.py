@@ -40,13 +40,19 @@ class ExpancityExtractor(BaseFeaturesExtractor):
 
     def __init__(self, observation_space, channels=16, conv_layers=2, hidden=128):
         n_obs = int(np.prod(observation_space.shape))
-        planes = EK.N_WIN_PLANES
-        k2, rest = divmod(n_obs - EK.OBS_SIZE - 3, planes)
+        planes = len(EK.WIN_PLANES)
+        k2, rest = divmod(n_obs - EK.OBS.size - EK.WINDOW_INFO.size, planes)
         win = int(round(np.sqrt(max(k2, 0))))
         if rest or win * win != k2 or win < 5:
             raise ValueError("ExpancityPolicy needs Expancity's observation with its spatial crop "
                              f"(obs_window > 0); got {n_obs} observation values")
-        n_actions = EK.A_KEEPT + 2
+        # the observation's parts by name (offsets do not depend on the data file)
+        layout = EK.observation_layout(EK.make_config(obs_window=win))
+        self._parts = {name: (layout.slice(name), layout.shape(name))
+                       for name in ("tiles", "hand", "window_info", "window")}
+        self._n_table = layout.offset("window_info")      # every part before the crop
+        actions = EK.ACTIONS
+        n_actions = actions.num_actions
         super().__init__(observation_space, features_dim=n_actions + hidden)
         self.n_actions = n_actions
         self.win = win
@@ -59,7 +65,7 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         for i in range(conv_layers):
             convs += [nn.Conv2d(planes if i == 0 else channels, channels, 3, padding=1), nn.ReLU()]
         self.cells = nn.Sequential(*convs)
-        self.table = nn.Sequential(nn.Linear(EK.OBS_SIZE + 2 * channels, hidden), nn.ReLU(),
+        self.table = nn.Sequential(nn.Linear(self._n_table + 2 * channels, hidden), nn.ReLU(),
                                    nn.Linear(hidden, hidden), nn.ReLU())
         self.context = nn.Linear(hidden, channels)
         # per cell: one score per tile type laid there, then BUILD and ROOF on the cell's tile
@@ -70,11 +76,20 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         # the 610 pointing actions separately and drown the shared cell scores.  The MLP
         # scores the 6 other actions (GATHER, STOP, keep contract / tile 0 / 1).
         self.register_buffer("other_actions", torch.as_tensor(
-            [EK.A_GATHER, EK.A_STOP, EK.A_KEEPC, EK.A_KEEPC + 1, EK.A_KEEPT, EK.A_KEEPT + 1]),
+            [actions.action("gather"), actions.action("stop"), actions.action("keep_contract", 0),
+             actions.action("keep_contract", 1), actions.action("keep_tile", 0), actions.action("keep_tile", 1)]),
             persistent=False)
+        self._place = (actions.offset("place"), actions.size("place") // EK.HAND_SLOTS)
+        self._build = slice(actions.offset("build"), actions.offset("build") + actions.size("build"))
+        self._roof = slice(actions.offset("roof"), actions.offset("roof") + actions.size("roof"))
         self.other_logits = nn.Linear(hidden, len(self.other_actions))
         self.kind_bias = nn.Linear(hidden, 3)
         self.value = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
+
+    def _part(self, obs, name):
+        """The observation part ``name`` of a batch, in its declared shape."""
+        where, shape = self._parts[name]
+        return obs[:, where].reshape(obs.shape[0], *shape)
 
     def _cell_index(self, x, y, cx, cy):
         h = self.win // 2
@@ -87,16 +102,16 @@ class ExpancityExtractor(BaseFeaturesExtractor):
     def forward(self, obs):
         b = obs.shape[0]
         scaled = obs / self.scale
-        tiles = obs[:, :EK.OBS_TILES].view(b, EK.MAX_T, EK.F_TILE)
-        placed = tiles[..., 0] > 0.5
-        tx, ty = tiles[..., 1], tiles[..., 2]
-        w0 = EK.O_OBS_WINDOW
-        cx, cy = obs[:, w0 + 1], obs[:, w0 + 2]
-        grid = scaled[:, w0 + 3:].view(b, EK.N_WIN_PLANES, self.win, self.win)
+        tiles = self._part(obs, "tiles")                                     # (b, 61, 25)
+        placed = tiles[..., EK.TILE_ROW.offset("placed")] > 0.5
+        tx, ty = tiles[..., EK.TILE_ROW.offset("x")], tiles[..., EK.TILE_ROW.offset("y")]
+        info = self._part(obs, "window_info")
+        cx, cy = info[:, EK.WINDOW_INFO.offset("centre_x")], info[:, EK.WINDOW_INFO.offset("centre_y")]
+        grid = self._part(scaled, "window")                                  # (b, 14, K, K)
 
         cells = self.cells(grid)
         pooled = torch.cat([cells.mean(dim=(2, 3)), cells.amax(dim=(2, 3))], dim=1)
-        g = self.table(torch.cat([scaled[:, :EK.OBS_SIZE], pooled], dim=1))
+        g = self.table(torch.cat([scaled[:, :self._n_table], pooled], dim=1))
         ctx = self.context(g)[:, :, None, None].expand(-1, -1, self.win, self.win)
         heads = self.cell_head(torch.cat([cells, ctx], dim=1)).flatten(2)   # (b, 14, K*K)
 
@@ -107,19 +122,17 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         flat, inside = self._cell_index(tx[:, :, None] + self.dx, ty[:, :, None] + self.dy, cx, cy)
         ok = (inside & placed[:, :, None]).flatten(1).float()                # (b, 244)
         flat = flat.flatten(1)
-        hand = obs[:, EK.O_OBS_PRIVATE:EK.O_OBS_PRIVATE + 2 * EK.NTYPES].view(b, 2, EK.NTYPES)
+        hand = self._part(obs, "hand")                                       # (b, 2, 12)
         per_type = heads[:, :EK.NTYPES]                                        # (b, 12, K*K)
-        slot_size = EK.MAX_T * EK.NDIRS
-        for s in range(2):
+        first, slot_size = self._place
+        for s in range(EK.HAND_SLOTS):
             score = torch.einsum("bt,btn->bn", hand[:, s], per_type)
-            logits[:, s * slot_size:(s + 1) * slot_size] = score.gather(1, flat) * ok + bias[:, :1]
+            logits[:, first + s * slot_size:first + (s + 1) * slot_size] = score.gather(1, flat) * ok + bias[:, :1]
         # BUILD / ROOF on tile t: the scores at the tile's own cell
         flat_t, inside_t = self._cell_index(tx[:, :, None], ty[:, :, None], cx, cy)
         flat_t, ok_t = flat_t[:, :, 0], (inside_t[:, :, 0] & placed).float()
-        logits[:, EK.A_BUILD:EK.A_BUILD + EK.MAX_T] = (heads[:, EK.NTYPES].gather(1, flat_t) * ok_t
-                                                        + bias[:, 1:2])
-        logits[:, EK.A_ROOF:EK.A_ROOF + EK.MAX_T] = (heads[:, EK.NTYPES + 1].gather(1, flat_t) * ok_t
-                                                      + bias[:, 2:3])
+        logits[:, self._build] = heads[:, EK.NTYPES].gather(1, flat_t) * ok_t + bias[:, 1:2]
+        logits[:, self._roof] = heads[:, EK.NTYPES + 1].gather(1, flat_t) * ok_t + bias[:, 2:3]
         value = self.value(torch.cat([g, pooled], dim=1))
         return torch.cat([logits, value], dim=1)
 

@@ -138,8 +138,7 @@ class PolicyAgent(Agent):
         self.path = None if path is None else str(path)
         self.deterministic = bool(deterministic)
         self.temperature = float(temperature)
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        super().__init__(seed)
         self._layers = None
         if model is None and self.path.endswith(".npz"):
             self.model = self.policy = None
@@ -157,10 +156,6 @@ class PolicyAgent(Agent):
         other than sb3's flat MLP actor use torch at every call instead."""
         if self.policy is not None:
             self._layers = _numpy_actor(self.policy)
-
-    def set_seed(self, seed):
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
 
     def logits(self, observation, mask):
         """Masked action logits (``-inf`` on illegal actions) for one observation."""

@@ -2,24 +2,23 @@
 import numpy as np
 
 from agents.base import Agent, action_mask, register
+from kernels.playout import pick_uniform
 
 
 @register("random")
 class RandomAgent(Agent):
-    """Picks uniformly among the legal actions, from its own seeded generator."""
+    """Picks uniformly among the legal actions, from its own seeded generator.
 
-    def __init__(self, seed=None):
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self):
-        pass
+    The draw is :func:`kernels.playout.pick_uniform` on a :mod:`kernels.rng` generator
+    seeded with ``seed`` (``self.gen``, see :class:`agents.base.Agent`): the same choice the
+    batched games' in-kernel random opponents make (:mod:`envs.vector`)."""
 
     def act(self, env, agent) -> int:
-        legal = np.flatnonzero(action_mask(env, agent))
-        if legal.size == 0:
+        mask = np.ascontiguousarray(action_mask(env, agent), dtype=np.int8)
+        a = int(pick_uniform(mask, self.gen, 0))
+        if a < 0:
             raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
-        return int(legal[self.rng.integers(legal.size)])
+        return a
 
     def __repr__(self):
         return f"RandomAgent(seed={self.seed!r})"

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import inspect
 import itertools
 import json
 import math
@@ -129,59 +128,31 @@ def _env_for(game, num_players, env_options):
 def _build_agent(name, seed, options):
     import agents
 
-    options = dict(options)
-    cls = agents.base._REGISTRY.get(name)
-    takes_seed = cls is None or "seed" in inspect.signature(cls).parameters
-    if takes_seed and "seed" not in options:
-        options["seed"] = seed
-    return agents.make(name, **options)
+    return agents.make(name, **{"seed": seed, **options})   # an explicit seed option wins
 
 
-def play_game(job):
+def play_job(job):
     """Play one scheduled game; return its result (a plain dict).  Top-level, so that
     spawned processes and ray workers can import it."""
+    from agents.play import play_game
+
     env = _env_for(job["game"], job["num_players"], job["env_options"])
     bots = [_build_agent(n, s, o) for n, s, o in zip(job["names"], job["agent_seeds"], job["options"])]
-    for bot in bots:
-        reset = getattr(bot, "reset", None)
-        if reset is not None:
-            reset()
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    think = [0.0] * len(bots)
-    moves = [0] * len(bots)
-    final = None
-    env.reset(seed=job["env_seed"])
-    for bot in bots:   # compile search code before the clock starts (MCTSAgent)
-        warm_up = getattr(bot, "warm_up", None)
-        if warm_up is not None:
-            warm_up(env)
-    start = time.perf_counter()
-    limit = getattr(env.unwrapped.spec, "max_steps", 100_000)
-    for agent in env.agent_iter():
-        _, _, term, trunc, info = env.last()
-        if term or trunc:
-            if final is None:
-                final = dict(info)
-            env.step(None)
-            continue
-        seat = seat_of[agent]
-        t0 = time.perf_counter()
-        action = bots[seat].act(env, agent)
-        think[seat] += time.perf_counter() - t0
-        moves[seat] += 1
-        env.step(action)
-        if sum(moves) > limit:
-            raise RuntimeError(f"game {job['index']} exceeded {limit} steps")
+    try:
+        record = play_game(env, bots, seed=job["env_seed"])
+    except RuntimeError as exc:
+        raise RuntimeError(f"game {job['index']}: {exc}") from exc
     n = job["num_players"]
-    final = final or {}
+    final = record.info
     scores = [int(x) for x in final.get("scores", [0] * n)]
     ranks = [int(x) for x in final.get("ranks", [1] * n)]
     winners = [seat_of[w] for w in final.get("winners", [])]
     return {
         "index": job["index"], "table": job["table"], "rotation": job["rotation"],
         "seats": list(job["seats"]), "scores": scores, "ranks": ranks, "winners": winners,
-        "moves": moves, "think_seconds": [round(t, 6) for t in think],
-        "seconds": round(time.perf_counter() - start, 6),
+        "moves": record.moves, "think_seconds": [round(t, 6) for t in record.think_seconds],
+        "seconds": round(record.seconds, 6),
         "env_seed": job["env_seed"], "agent_seeds": list(job["agent_seeds"]),
     }
 
@@ -203,7 +174,7 @@ def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
             raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
         elif workers <= 1 or len(jobs) <= 1:
             for job in jobs:
-                results.append(play_game(job))
+                results.append(play_job(job))
                 bar.update(1)
         else:
             import multiprocessing as mp
@@ -213,7 +184,7 @@ def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
             # BrokenProcessPool instead of hanging as multiprocessing.Pool would.
             with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
                                      mp_context=mp.get_context("spawn")) as pool:
-                futures = [pool.submit(play_game, job) for job in jobs]
+                futures = [pool.submit(play_job, job) for job in jobs]
                 try:
                     for fut in as_completed(futures):
                         results.append(fut.result())
@@ -236,7 +207,7 @@ def _run_ray(jobs, workers, bar):
         path = os.pathsep.join(p for p in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if p)
         ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
                  runtime_env={"env_vars": {"PYTHONPATH": path}})
-    remote = ray.remote(play_game)
+    remote = ray.remote(play_job)
     pending = [remote.remote(job) for job in jobs]
     results = []
     while pending:

@@ -4,6 +4,8 @@
 
 Every AEC environment is driven by the same loop (``last()``, a uniformly random legal
 action from the mask, ``step()``), so the ratios compare environments, not loops.  The
+rule-less game of :mod:`benchmarks.floor_game` through the same shell is the floor of that
+loop: each game's AEC figure is also given as a share of it.  The
 pure-kernel column plays the same random games inside numba
 (:func:`kernels.playout.random_playout`) on one core.
 """
@@ -87,7 +89,14 @@ def openspiel_connect_four(seconds, seed=0):
 def measure(game_ids, seconds):
     from pettingzoo.classic import connect_four_v3
 
+    from benchmarks.floor_game import FloorSpec
+    from envs.shell import CityEnv
+
     rows = []
+    floor_env = CityEnv(FloorSpec())
+    aec_random_play(floor_env, 0.2)
+    floor = aec_random_play(floor_env, seconds)
+    rows.append(("rule-less floor (same shell)", 2, floor, None))
     c4 = aec_random_play(connect_four_v3.env(), seconds)
     rows.append(("pettingzoo connect_four_v3", 2, c4, None))
     spiel = openspiel_connect_four(seconds)
@@ -101,14 +110,15 @@ def measure(game_ids, seconds):
         kern = kernel_random_play(gid, seconds,
                                   num_players=n if gid != "kingdomino_duel_v0" else None)
         rows.append((gid, env.cfg.num_players, aec, kern))
-    return rows, c4[0]
+    return rows, c4[0], floor[0]
 
 
-def table(rows, c4_steps):
-    lines = ["| environment | players | AEC steps/s | AEC games/s | x connect_four (AEC) | kernel steps/s | kernel games/s |",
-             "|---|---|---|---|---|---|---|"]
+def table(rows, c4_steps, floor_steps):
+    lines = ["| environment | players | AEC steps/s | AEC games/s | x connect_four (AEC) | share of the floor | kernel steps/s | kernel games/s |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, n, aec, kern in rows:
-        a = (f"{aec[0]:,.0f} | {aec[1]:,.1f} | {aec[0] / c4_steps:.1f}x" if aec else "— | — | —")
+        a = (f"{aec[0]:,.0f} | {aec[1]:,.1f} | {aec[0] / c4_steps:.1f}x | {aec[0] / floor_steps:.0%}"
+             if aec else "— | — | — | —")
         k = f"{kern[0]:,.0f} | {kern[1]:,.1f}" if kern else "— | —"
         lines.append(f"| {name} | {n} | {a} | {k} |")
     return "\n".join(lines)
@@ -119,8 +129,8 @@ def main(argv=None):
     p.add_argument("--seconds", type=float, default=3.0, help="measuring time per row")
     p.add_argument("--games", nargs="*", default=list(envs.GAMES), help="game ids (default: all)")
     args = p.parse_args(argv)
-    rows, c4 = measure(args.games, args.seconds)
-    print(table(rows, c4))
+    rows, c4, floor = measure(args.games, args.seconds)
+    print(table(rows, c4, floor))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ into ``benchmarks/results/<game>/``:
 ``training.csv``   every evaluation (``eval.csv`` of the run);
 ``training.json``  the run summary: budget, runtime, steps/s, final win rates vs Random
                    and Greedy over ``final_eval_games`` games, hyper-parameters;
-``training.md``    the same as a short table.
+``training.md``    the same as a short table, followed by the file's own section
+                   "## Why these defaults" (the reasons and experiments behind the game's
+                   defaults, written by hand), which is kept when the report is rewritten.
 
 A full report takes about ten minutes per game on 2 CPU cores.
 """
@@ -22,6 +24,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -31,19 +34,17 @@ import envs  # noqa: E402
 import train  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
+NOTES_HEADING = "## Why these defaults"
 
 
 def run_game(game, args):
-    argv = ["--game", game, "--opponents" if args.opponents else None, args.opponents, "--seed", str(args.seed),
-            "--out", os.path.join(args.runs, game), "--no-progress" if args.no_progress else None]
-    argv = [a for a in argv if a is not None]
-    for flag in ("timesteps", "n_envs", "eval_every", "eval_games", "final_eval_games"):
-        value = getattr(args, flag)
-        if value is not None:
-            argv += ["--" + flag.replace("_", "-"), str(value)]
-    if args.vec_env:
-        argv += ["--vec-env", args.vec_env]
-    summary = train.main(argv)
+    changes = {name: getattr(args, name) for name in
+               ("timesteps", "n_envs", "vec_env", "eval_every", "eval_games", "final_eval_games",
+                "opponents")
+               if getattr(args, name) is not None}
+    cfg = replace(train.defaults_for(game), seed=args.seed, out=os.path.join(args.runs, game),
+                  progress=not args.no_progress, **changes)
+    summary = train.train(cfg)
     run = os.path.join(args.runs, game)
     out = os.path.join(args.results, game)
     os.makedirs(out, exist_ok=True)
@@ -52,8 +53,15 @@ def run_game(game, args):
             shutil.copyfile(os.path.join(run, src), os.path.join(out, dst))
     with open(os.path.join(out, "training.json"), "w") as f:
         json.dump(summary, f, indent=2, default=str)
-    with open(os.path.join(out, "training.md"), "w") as f:
-        f.write(markdown(summary))
+    path = os.path.join(out, "training.md")
+    notes = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        if NOTES_HEADING in old:
+            notes = "\n" + old[old.index(NOTES_HEADING):]
+    with open(path, "w") as f:
+        f.write(markdown(summary) + notes)
     return summary
 
 

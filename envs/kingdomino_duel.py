@@ -22,6 +22,9 @@ Observation        ``Box(872,)`` float32 + ``action_mask`` int8 (204)
 
 Options
 -------
+Declared as a table in ``Spec.options`` (name, type, allowed values, default; checked by
+:func:`envs.options.validate`; every refusal is a ``ValueError`` naming the option):
+
 ``num_players``
     Only ``2`` is accepted (default 2).
 ``first_start_player``
@@ -35,14 +38,20 @@ Decisions (phases)
 ``DOUBLE_PICK_WINDOW``, ``DRAFT_PICK``, ``TURN_DIE_WINDOW``, ``IGNORE_CONN_WINDOW``,
 ``SPLIT_WINDOW``, ``PASS_ONLY``, ``CASTLE_WINDOW``, ``NAME_WILD``, ``PLACE_DOMINO``,
 ``SPLIT_FIRST``, ``SPLIT_SECOND``, ``DOMAIN_BONUS_NAME``, ``ADD_CROSS_TARGET`` and
-``GAME_OVER``.  A window is opened only when it has an option besides ``SKIP``.  Step 3
-(drawing) is played by the start player first, then by the other (R13).  When a player
-cannot draw, they face ``PASS_ONLY``: an explicit decision whose only legal action is
-``PASS`` (so a pass always shows up in the action history).  Rolling, handing over the
-last die (or two), spellbook marks, the end check and the start-player swap are automatic.
+``GAME_OVER`` (``K.PH_*``, named in ``K.PHASE_NAMES``; ``env.phase`` gives the name in
+lower case, e.g. ``"draft_pick"``, ``"game_over"``).  A window is opened only when it has
+an option besides ``SKIP``.  Step 3 (drawing) is played by the start player first, then
+by the other (R13).  When a player cannot draw, they face ``PASS_ONLY``: an explicit
+decision whose only legal action is ``PASS`` (so a pass always shows up in the action
+history).  Rolling, handing over the last die (or two), spellbook marks, the end check
+and the start-player swap are automatic.
 
 Action encoding (``docs/rules/kingdomino_duel.md``, section 8.2)
 -----------------------------------------------------------------
+Declared as consecutive blocks (``kernels.kingdomino_duel.ACTIONS``: ``pick_die``,
+``skip``, ``double_first_pick``, ``turn_die``, ``ignore_connection``, ``split_domino``,
+``castle_bonus``, ``family``, ``place``, ``cell``, ``pass``):
+
 =========  ============================  ===============================================
 ids        action                        when
 =========  ============================  ===============================================
@@ -64,33 +73,39 @@ ids        action                        when
 =========  ============================  ===============================================
 
 Cells are ``7*row + col``; slot 0 of a player is the die with the lower id they hold.
+``env.unwrapped.action_label(a)`` spells an action out in the current state.
 
 Observation (from the observing seat's point of view, "me" first)
 ------------------------------------------------------------------
-``planes`` (20 x 5 x 7): for me then the opponent, 6 family one-hots, empty, crosses >= 1,
-crosses == 2 (9 planes each); a castle plane; the split first cell chosen this step.  The
-castle cell is in no family plane and not in the empty plane (only in the castle plane).
+Declared part by part, with bounds, as ``kernels.kingdomino_duel.OBS``;
+``env.unwrapped.split_observation(obs)`` returns these parts by name:
 
-``vector`` (172):
+* ``maps`` (2 x 9 x 5 x 7): for me then the opponent, 6 family one-hots, empty,
+  crosses >= 1, crosses == 2 (planes ``PLANE_*``); the castle cell is in no family plane
+  and not in the empty plane;
+* ``castle`` (5 x 7): the castle cell; ``split_first_cell`` (5 x 7): the split first cell
+  chosen this step;
+* ``dice`` (4 x 21, one ``DIE_OBS`` record per die): face index one-hot (6),
+  family-or-``?`` one-hot (7), printed crosses one-hot (3), holder one-hot (none / me /
+  opponent, 3), turned flag, castle-bonus target flag;
+* ``wild_names`` (2 x 7): the families I named for my two slots' ``?`` faces this round
+  (last = none);
+* ``spellbook`` (6 x 6, one ``ROW_OBS`` record per family): my marks / row length,
+  opponent's marks / row length, owner one-hot (none / me / opponent), used flag;
+* ``castle_used`` (me, opponent), ``bonus_family`` (2 x 7, last = none), ``declared``
+  (the spells I declared this round: ignore, split), ``is_start_player``, ``round``
+  (round / 33), ``phase`` (one-hot, 14), ``filled`` (cells / 34: me, opponent),
+  ``scores`` (score / 100: me, opponent).
 
-* per die (4 x 21): face index one-hot (6), family-or-``?`` one-hot (7), printed crosses
-  one-hot (3), holder one-hot (none / me / opponent, 3), turned flag, castle-bonus target flag;
-* the families I named for my two slots' ``?`` faces this round (2 x 7, last = none);
-* spellbook per family (6 x 6): my marks / row length, opponent's marks / row length,
-  owner one-hot (none / me / opponent), used flag;
-* castle bonus used (me, opponent), domain_bonus family (2 x 7, last = none), spells I
-  declared this round (ignore, split), "I am start player", round / 33, phase one-hot (14),
-  filled cells / 34 (me, opponent), current scores / 100 (me, opponent).
-
-Every value is in [0, 1] except the two scores (in [0, ~24]).  As
+Every value is in [0, 1] except the two scores (in [0, ~24]; the Box bound is the
+declaration's loose ``SCORE_OBS_MAX``).  The size does not depend on the options.  As
 ``docs/rules/kingdomino_duel.md`` (section 8.3) describes, the ``?`` names and the declared
 spells are given for the observer's own seat only: they matter only while that seat is
 drawing (names become map cells at placement; the opponent's declared spells show as used
-spells it owns).  Everything is public except
-the future dice rolls (R32); the generator state is never observed.  The seat to move
-sees every choice it made earlier in the same turn (turned die, declared spells,
-castle-bonus target, ``?`` names, split first cell): any two of its actions that lead to
-different games give it different observations or masks (tested over many random games).
+spells it owns).  The seat to move sees every choice it made earlier in the same turn
+(turned die, declared spells, castle-bonus target, ``?`` names, split first cell): any
+two of its actions that lead to different games give it different observations or masks
+(tested over many random games).
 
 Rewards
 -------
@@ -99,31 +114,39 @@ draw, after the tie-break (larger largest domain).  ``reward_mode="score"`` (ali
 ``"score_diff"``): own score minus the opponent's.  ``infos`` at the end hold ``scores``,
 ``winners`` and ``ranks``.
 
-Search helpers
---------------
-``reseed(seed)`` re-keys the generator (future rolls only; current faces stay);
-``determinize`` is the same re-keying, since nothing else is hidden.  Seeds are any
-integer, taken modulo 2**63; anything else raises ``ValueError``, as does an observer other
-than seat 0 or 1.  Before ``reset()`` nothing is computed from the all-zero state: every
-method raises ``AssertionError`` (the adapter's own methods check this too).
+Hidden information
+------------------
+Everything is public except the future dice rolls (R32); the generator state is never
+observed.  ``reseed(seed)`` re-keys the generator (future rolls only; current faces
+stay); ``determinize`` is the same re-keying, since nothing else is hidden.  Both are
+numba functions of the kernel (``kernels.kingdomino_duel.reseed`` / ``determinize``).
+Seeds are any integer, taken modulo 2**63; anything else raises ``ValueError``, as does
+an observer other than seat 0 or 1.  Before ``reset()`` nothing is computed from the
+all-zero state: every method raises ``AssertionError`` (the adapter's own methods check
+this too).
 
-Greedy baseline
+Scoring helpers
 ---------------
-``Spec.evaluate`` (one-ply greedy) adds ``kernels.kingdomino_duel.potential`` to the live
-score: domains that can still grow (a crossless one waits for its first cross, a crossed
-one gains its crosses per added cell), a cost for holes no domino can fill, the best
+``score_kingdom(families, crosses, bonus_family=None)`` and
+``largest_domain(families)``: pure functions, see their docstrings.  They take 5x7
+integer array-likes and raise ``ValueError`` naming the argument for anything else
+(floats, bools, strings, sets, ragged or wrongly shaped input, out-of-range values, a bad
+``bonus_family``).
+
+Baselines
+---------
+Greedy (one-ply), MCTS's cut-off playouts and reward shaping share one evaluation,
+:mod:`kernels.outcome` (also ``Spec.evaluate``): a seat's score plus
+``kernels.kingdomino_duel.potential``, minus the opponent's.  The potential counts
+domains that can still grow (a crossless one waits for its first cross, a crossed one
+gains its crosses per added cell), a cost for holes no domino can fill, the best
 immediate gain of the dice a player holds but has not drawn (this is what orders draft
 picks, ``?`` names, turn_die and the castle bonus), spellbook progress and unused spells,
 and the unused castle bonus.  Against ``RandomAgent`` greedy finishes ahead in 99.5% and
 100% of 200 games (tournament seeds 7 and 8; 75% without the potential), at about
-0.0002 s per move.
-
-Pure functions
---------------
-``score_kingdom(families, crosses, bonus_family=None)`` and
-``largest_domain(families)``: see their docstrings.  They take 5x7 integer array-likes
-and raise ``ValueError`` naming the argument for anything else (floats, bools, strings,
-sets, ragged or wrongly shaped input, out-of-range values, a bad ``bonus_family``).
+0.0002 s per move.  MCTS's settings for this game are in ``agents/settings.py`` (not on
+the spec): the leaf is scored by that evaluation at once (no playout moves), a lead of
+10 points counting as tanh(1).
 
 Data and provenance
 -------------------
@@ -143,14 +166,16 @@ Version history
   helpers and adapter methods validate their arguments (``ValueError``) and refuse an
   uninitialised state (``AssertionError``); faster cold start (fewer numba
   specialisations).
+* v0, rev. 3: declared layouts (state, observation, actions), options table, phase names
+  in snake_case, re-draws in the kernel; no rule change.  Same observation values: the
+  observation is split into named parts (``maps`` ... ``scores``) instead of ``planes`` +
+  ``vector``; ``phase`` names are lower case (``"draft_pick"``, ``"game_over"``).
 """
 import numpy as np
 
-from envs.spec import GameConfig, GameSpec
+from envs.spec import GameConfig, GameSpec, Option
 from kernels import kingdomino_duel as K
 
-FAMILY_CHARS = "0123456"          # family digit in text maps; '?' for wild
-FAMILY_LETTERS = ("dot", "stripe", "ddot", "dstripe", "black", "quarters")
 DIR_NAMES = ("N", "E", "S", "W")
 SEED_MODULUS = 1 << 63            # seeds reach the kernel reduced into [0, 2**63)
 PHASE_NAMES = K.PHASE_NAMES
@@ -184,23 +209,23 @@ def _int_grid(value, name):
 
 
 def _as_maps(families, crosses):
-    """Checked NC-long kernel arrays (castle cell neutralised) from the 5x7 arguments."""
+    """Checked NUM_CELLS-long kernel arrays (castle cell neutralised) from the 5x7 arguments."""
     fam_in = _int_grid(families, "families")
     cr_in = _int_grid(crosses, "crosses")
     off_castle = np.ones((K.ROWS, K.COLS), dtype=bool)
-    off_castle[K.CASTLE // K.COLS, K.CASTLE % K.COLS] = False
+    off_castle[K.CASTLE_CELL // K.COLS, K.CASTLE_CELL % K.COLS] = False
     f = fam_in[off_castle]
-    if f.min() < -1 or f.max() >= K.NF:
-        bad = f[(f < -1) | (f >= K.NF)][0]
-        raise ValueError(f"families must hold -1 (empty) or 0..{K.NF - 1} outside the castle "
+    if f.min() < -1 or f.max() >= K.NUM_FAMILIES:
+        bad = f[(f < -1) | (f >= K.NUM_FAMILIES)][0]
+        raise ValueError(f"families must hold -1 (empty) or 0..{K.NUM_FAMILIES - 1} outside the castle "
                          f"cell, got {int(bad)}")
     x = cr_in[off_castle]
-    if x.min() < 0 or x.max() > K.CAP:
-        bad = x[(x < 0) | (x > K.CAP)][0]
-        raise ValueError(f"crosses must be in 0..{K.CAP} outside the castle cell, got {int(bad)}")
+    if x.min() < 0 or x.max() > K.MAX_CROSSES:
+        bad = x[(x < 0) | (x > K.MAX_CROSSES)][0]
+        raise ValueError(f"crosses must be in 0..{K.MAX_CROSSES} outside the castle cell, got {int(bad)}")
     fam = fam_in.astype(np.int64).reshape(-1)
     cr = cr_in.astype(np.int64).reshape(-1)
-    fam[K.CASTLE] = K.CASTLE_CODE
+    fam[K.CASTLE_CELL] = K.CASTLE_CODE
     cr[fam < 0] = 0                       # the castle and empty cells carry no crosses
     return fam, cr
 
@@ -211,23 +236,23 @@ def _family_arg(bonus_family):
         return -1
     if isinstance(bonus_family, str):
         if bonus_family not in K.FAMILY_KEYS:
-            raise ValueError(f"bonus_family must be None, 0..{K.NF - 1} or one of "
+            raise ValueError(f"bonus_family must be None, 0..{K.NUM_FAMILIES - 1} or one of "
                              f"{list(K.FAMILY_KEYS)}, got {bonus_family!r}")
         return K.FAMILY_KEYS.index(bonus_family)
     if isinstance(bonus_family, (bool, np.bool_)) \
             or not isinstance(bonus_family, (int, np.integer)):
-        raise ValueError(f"bonus_family must be None, an integer 0..{K.NF - 1} or a family key, "
+        raise ValueError(f"bonus_family must be None, an integer 0..{K.NUM_FAMILIES - 1} or a family key, "
                          f"got {bonus_family!r} of type {type(bonus_family).__name__}")
-    if not 0 <= int(bonus_family) < K.NF:
-        raise ValueError(f"bonus_family must be None or 0..{K.NF - 1}, got {bonus_family!r}")
+    if not 0 <= int(bonus_family) < K.NUM_FAMILIES:
+        raise ValueError(f"bonus_family must be None or 0..{K.NUM_FAMILIES - 1}, got {bonus_family!r}")
     return int(bonus_family)
 
 
 def _score(families, crosses, bonus_family):
     fam, cr = _as_maps(families, crosses)
     b = _family_arg(bonus_family)
-    seen = np.zeros(K.NC, dtype=np.int64)
-    stack = np.zeros(K.NC, dtype=np.int64)
+    seen = np.zeros(K.NUM_CELLS, dtype=np.int64)
+    stack = np.zeros(K.NUM_CELLS, dtype=np.int64)
     total, largest = K.score_arrays(fam, cr, np.int64(b), seen, stack)
     return int(total), int(largest)
 
@@ -251,6 +276,13 @@ def largest_domain(families):
     return _score(families, np.zeros((K.ROWS, K.COLS), dtype=np.int64), None)[1]
 
 
+def _seed(seed):
+    """``seed`` (any integer) reduced into [0, 2**63); ``ValueError`` for anything else."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    return int(seed) % SEED_MODULUS
+
+
 def _started(state):
     """Refuse a state ``init`` never set up (all zeros: the env before ``reset()``)."""
     if int(state[K.ROUND]) < 1:
@@ -260,87 +292,76 @@ def _started(state):
 
 class Spec(GameSpec):
     game_id = "kingdomino_duel_v0"
-    metadata_name = "kingdomino_duel_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
-    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
-    # lead of margin_scale points counting as tanh(1):
-    # a typical lead between good players (final scores ~70-110).
-    mcts_playout_depth = 0
-    margin_scale = 10.0
     player_counts = (2,)
-    default_num_players = 2
     max_steps = K.MAX_ROUNDS * 24
 
     # ---------------------------------------------------------------- options
-    def configure(self, **options):
-        known = {"num_players", "first_start_player"}
-        for k in options:
-            if k not in known:
-                raise ValueError(f"unknown option {k!r} for kingdomino_duel_v0 "
-                                 f"(options: {', '.join(sorted(known))})")
-        n = options.get("num_players", 2)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) != 2:
-            raise ValueError(f"num_players must be 2 for Kingdomino Duel, got {n!r}")
-        fsp = options.get("first_start_player", None)
-        if fsp is not None and (isinstance(fsp, bool) or not isinstance(fsp, (int, np.integer))
-                                or int(fsp) not in (0, 1)):
-            raise ValueError(f"first_start_player must be None, 0 or 1, got {fsp!r}")
-        config = np.array([2, -1 if fsp is None else int(fsp)], dtype=np.int64)
+    options = (
+        Option("num_players", "choice", 2, "Kingdomino Duel is a two-player game", choices=(2,)),
+        Option("first_start_player", "choice", None,
+               "start player of round 1; None: drawn from the game's seeded generator",
+               choices=(0, 1), none_ok=True),
+    )
+
+    def build_config(self, opts):
+        fsp = opts["first_start_player"]
+        config = np.zeros(K.CONFIG_SIZE, dtype=np.int64)
+        config[K.CFG_NUM_PLAYERS] = opts["num_players"]
+        config[K.CFG_FIRST_START_PLAYER] = -1 if fsp is None else fsp
         return GameConfig(num_players=2, config=config, state_size=K.STATE_SIZE,
-                          obs_size=K.OBS_SIZE, scratch=K.STATE_SIZE - K.SCRATCH,
+                          obs_size=K.OBS_SIZE, scratch=K.STATE.scratch_size,
                           options={"num_players": 2, "first_start_player": fsp})
 
     # ------------------------------------------------------------ observation
     def observation_layout(self, cfg):
-        return [("planes", (K.NPLANES, K.ROWS, K.COLS)), ("vector", (K.VEC_SIZE,))]
+        return K.OBS.parts()
 
     def observation_bounds(self, cfg):
-        return K.obs_bounds()
+        return K.OBS.bounds()
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
+        """The decision the player to move faces, as named in the rules reference
+        (``"draft_pick"``, ``"place_domino"``...; ``"game_over"`` at the end)."""
         _started(state)
-        return PHASE_NAMES[int(state[K.PHASE])]
+        return PHASE_NAMES[int(state[K.PHASE])].lower()
 
     def action_label(self, state, cfg, action):
         _started(state)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= int(action) < K.NUM_ACTIONS:
-            raise ValueError(f"action must be an integer in [0, {K.NUM_ACTIONS}), got {action!r}")
-        a = int(action)
-        p = int(state[K.CUR])
+        block, i = K.ACTIONS.decode(action)
+        p = int(state[K.MOVER])
         ph = int(state[K.PHASE])
-        if 0 <= a < 4:
-            return f"PICK_DIE({a}) {_face_name(a, int(state[K.DIE_FACE + a]))}"
-        if a == K.A_SKIP:
+        if block == "pick_die":
+            return f"PICK_DIE({i}) {_face_name(i, int(state[K.DIE_FACE + i]))}"
+        if block == "skip":
             return "SKIP"
-        if a == K.A_DOUBLE:
+        if block == "double_first_pick":
             return "USE_DOUBLE_FIRST_PICK"
-        if 6 <= a < 18:
-            s, f = divmod(a - K.A_TURN, 6)
+        if block == "turn_die":
+            s, f = divmod(i, K.NUM_FACES)
             d = int(state[K.SLOT_DIE + 2 * p + s]) if p >= 0 else -1
             tail = f" die {d} -> {_face_name(d, f)}" if d >= 0 else ""
             if d >= 0 and K.DICE[d, f, 0] == K.WILD:
                 tail += " (never legal: turn_die targets a coat of arms, not '?')"
             return f"TURN_DIE(slot {s}, face {f}){tail}"
-        if a == K.A_IGNORE:
+        if block == "ignore_connection":
             return "USE_IGNORE_CONNECTION"
-        if a == K.A_SPLIT:
+        if block == "split_domino":
             return "USE_SPLIT"
-        if a in (20, 21):
-            return f"CASTLE_BONUS(slot {a - K.A_CASTLE})"
-        if 22 <= a < 28:
-            what = "DOMAIN_BONUS" if ph == K.PH_BONUS else "NAME_WILD"
-            return f"FAMILY({K.FAMILY_KEYS[a - K.A_FAMILY]}) [{what}]"
-        if 28 <= a < 168:
-            c, d = divmod(a - K.A_PLACE, 4)
+        if block == "castle_bonus":
+            return f"CASTLE_BONUS(slot {i})"
+        if block == "family":
+            what = "DOMAIN_BONUS" if ph == K.PH_DOMAIN_BONUS_NAME else "NAME_WILD"
+            return f"FAMILY({K.FAMILY_KEYS[i]}) [{what}]"
+        if block == "place":
+            c, d = divmod(i, K.NUM_DIRS)
             return f"PLACE(cell {_cell_name(c)}, {DIR_NAMES[d]})"
-        if 168 <= a < 203:
-            c = a - K.A_CELL
-            what = {K.PH_SPLIT1: "split first", K.PH_SPLIT2: "split second",
-                    K.PH_ADDX: "add cross"}.get(ph, "cell")
-            return f"CELL{_cell_name(c)} [{what}]"
+        if block == "cell":
+            what = {K.PH_SPLIT_FIRST: "split first", K.PH_SPLIT_SECOND: "split second",
+                    K.PH_ADD_CROSS_TARGET: "add cross"}.get(ph, "cell")
+            return f"CELL{_cell_name(i)} [{what}]"
         return "PASS"
 
     # -------------------------------------------------------------- rendering
@@ -350,13 +371,13 @@ class Spec(GameSpec):
             row = []
             for c in range(K.COLS):
                 i = r * K.COLS + c
-                f = int(state[K.FAM + p * K.NC + i])
+                f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
                 if f == K.CASTLE_CODE:
                     row.append("CC ")
                 elif f < 0:
                     row.append(".  ")
                 else:
-                    x = int(state[K.CR + p * K.NC + i])
+                    x = int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])
                     row.append(f"{f}{'+' * x}{' ' * (2 - x)}")
             lines.append(" ".join(row))
         return lines
@@ -368,8 +389,8 @@ class Spec(GameSpec):
         sc = np.zeros(2, dtype=np.int64)
         K.scores(state, sc)
         out.append(f"Kingdomino Duel  round {int(state[K.ROUND])}  start player: player_"
-                   f"{int(state[K.START])}  phase: {PHASE_NAMES[ph]}"
-                   + (f"  to move: player_{int(state[K.CUR])}" if state[K.CUR] >= 0 else ""))
+                   f"{int(state[K.START_PLAYER])}  phase: {PHASE_NAMES[ph]}"
+                   + (f"  to move: player_{int(state[K.MOVER])}" if state[K.MOVER] >= 0 else ""))
         out.append("families: " + ", ".join(f"{i}={k}" for i, k in enumerate(K.FAMILY_KEYS))
                    + "; '+' = cross, CC = castle")
         maps = [self._map_lines(state, p) for p in range(2)]
@@ -377,11 +398,11 @@ class Spec(GameSpec):
         for a, b in zip(*maps):
             out.append(f"{a:<30}{b}")
         dice = []
-        for d in range(K.NDICE):
+        for d in range(K.NUM_DICE):
             h = int(state[K.DIE_HOLDER + d])
             extra = " turned" if state[K.DIE_TURNED + d] else ""
-            if h >= 0 and state[K.CASTLE_TGT + h] >= 0 and \
-                    state[K.SLOT_DIE + 2 * h + state[K.CASTLE_TGT + h]] == d:
+            if h >= 0 and state[K.CASTLE_TARGET + h] >= 0 and \
+                    state[K.SLOT_DIE + 2 * h + state[K.CASTLE_TARGET + h]] == d:
                 extra += " +castle"
             dice.append(f"die{d}={_face_name(d, int(state[K.DIE_FACE + d]))}"
                         f"({'free' if h < 0 else 'p%d' % h}{extra})")
@@ -396,24 +417,25 @@ class Spec(GameSpec):
                 bits.append("ignore_connection declared")
             if decl[1]:
                 bits.append("split declared")
-            b = int(state[K.BONUS_FAM + p])
+            b = int(state[K.BONUS_FAMILY + p])
             out.append(f"player_{p}: castle bonus {'used' if state[K.CASTLE_USED + p] else 'unused'}, "
                        f"domain_bonus family {K.FAMILY_KEYS[b] if b >= 0 else '-'}"
                        + ("; " + ", ".join(bits) if bits else ""))
         out.append("spellbook (p0 marks / p1 marks / row, spell, owner, used):")
-        for f in range(K.NF):
+        for f in range(K.NUM_FAMILIES):
             sp = int(K.FAMILY_SPELL[f])
-            o = int(state[K.SP_OWNER + sp])
+            o = int(state[K.SPELL_OWNER + sp])
             out.append(f"  {K.FAMILY_KEYS[f]:<14}{int(state[K.MARKS + f])}/"
-                       f"{int(state[K.MARKS + K.NF + f])}/{int(K.ROW_LEN[f])}  "
+                       f"{int(state[K.MARKS + K.NUM_FAMILIES + f])}/{int(K.ROW_LEN[f])}  "
                        f"{K.SPELL_KEYS[sp]:<18}{'-' if o < 0 else 'player_%d' % o:<10}"
-                       f"{'used' if state[K.SP_USED + sp] else ''}")
-        if state[K.SPLIT_FIRST] >= 0:
-            out.append(f"split first cell: {_cell_name(int(state[K.SPLIT_FIRST]))}")
-        if ph == K.PH_OVER:
+                       f"{'used' if state[K.SPELL_USED + sp] else ''}")
+        if state[K.SPLIT_FIRST_CELL] >= 0:
+            out.append(f"split first cell: {_cell_name(int(state[K.SPLIT_FIRST_CELL]))}")
+        if ph == K.PH_GAME_OVER:
             rk = np.zeros(2, dtype=np.int64)
             K.ranks(state, rk)
-            why = {1: "a map is full", 2: "nobody drew"}.get(int(state[K.END_REASON]), "")
+            why = {K.END_MAP_FULL: "a map is full",
+                   K.END_NOBODY_DREW: "nobody drew"}.get(int(state[K.END_REASON]), "")
             res = "draw" if rk[0] == rk[1] else f"player_{int(np.argmin(rk))} wins"
             out.append(f"GAME OVER ({why}): {sc[0]} - {sc[1]}, {res}")
         return "\n".join(out)
@@ -451,14 +473,14 @@ class Spec(GameSpec):
         K.scores(state, sc)
         for p in range(2):
             ox, oy = 12 + p * (K.COLS * cell + 24), 28
-            who = f"player_{p}: {sc[p]}" + (" (S)" if state[K.START] == p else "") + \
-                  (" <" if state[K.CUR] == p else "")
+            who = f"player_{p}: {sc[p]}" + (" (S)" if state[K.START_PLAYER] == p else "") + \
+                  (" <" if state[K.MOVER] == p else "")
             dr.text((ox, 8), who, fill=(0, 0, 0))
             for r in range(K.ROWS):
                 for c in range(K.COLS):
                     i = r * K.COLS + c
                     x0, y0 = ox + c * cell, oy + r * cell
-                    f = int(state[K.FAM + p * K.NC + i])
+                    f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
                     if f == K.CASTLE_CODE:
                         roof = (200, 40, 40) if state[K.CASTLE_USED + p] else (160, 160, 160)
                         dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(235, 235, 235),
@@ -471,21 +493,21 @@ class Spec(GameSpec):
                         dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=colours[f],
                                      outline=(0, 0, 0))
                         symbol(x0, y0, f)
-                        for k in range(int(state[K.CR + p * K.NC + i])):
+                        for k in range(int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])):
                             xx = x0 + cell - 9 - 9 * k
                             dr.line([xx, y0 + 2, xx + 6, y0 + 8], fill=(200, 0, 0), width=2)
                             dr.line([xx + 6, y0 + 2, xx, y0 + 8], fill=(200, 0, 0), width=2)
                     else:
                         dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(255, 255, 255),
                                      outline=(180, 180, 180))
-                    if state[K.SPLIT_FIRST] == i and state[K.CUR] == p:
+                    if state[K.SPLIT_FIRST_CELL] == i and state[K.MOVER] == p:
                         dr.rectangle([x0 + 2, y0 + 2, x0 + cell - 2, y0 + cell - 2],
                                      outline=(255, 0, 0), width=2)
         # panel: dice and spellbook
         py = 28 + K.ROWS * cell + 10
         dr.text((12, py), f"round {int(state[K.ROUND])}  {PHASE_NAMES[int(state[K.PHASE])]}",
                 fill=(0, 0, 0))
-        for d in range(K.NDICE):
+        for d in range(K.NUM_DICE):
             x0 = 12 + d * 60
             y0 = py + 16
             fam = int(K.DICE[d, int(state[K.DIE_FACE + d]), 0])
@@ -503,15 +525,15 @@ class Spec(GameSpec):
             h = int(state[K.DIE_HOLDER + d])
             dr.text((x0 + 2, y0 + cell + 2), "-" if h < 0 else f"p{h}", fill=(0, 0, 0))
         sx = 270
-        for f in range(K.NF):
+        for f in range(K.NUM_FAMILIES):
             sp = int(K.FAMILY_SPELL[f])
             y0 = py + 4 + f * 12
             dr.rectangle([sx, y0, sx + 10, y0 + 10], fill=colours[f])
-            o = int(state[K.SP_OWNER + sp])
+            o = int(state[K.SPELL_OWNER + sp])
             dr.text((sx + 14, y0 - 1),
-                    f"{int(state[K.MARKS + f])}/{int(state[K.MARKS + K.NF + f])} of "
+                    f"{int(state[K.MARKS + f])}/{int(state[K.MARKS + K.NUM_FAMILIES + f])} of "
                     f"{int(K.ROW_LEN[f])} {K.SPELL_KEYS[sp]}"
-                    f"{'' if o < 0 else ' p%d' % o}{' used' if state[K.SP_USED + sp] else ''}",
+                    f"{'' if o < 0 else ' p%d' % o}{' used' if state[K.SPELL_USED + sp] else ''}",
                     fill=(0, 0, 0))
         return np.asarray(img, dtype=np.uint8)
 
@@ -521,9 +543,7 @@ class Spec(GameSpec):
     # an unchecked value or a second numba specialisation.
     def reseed(self, state, cfg, seed):
         _started(state)
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        K.reseed(state, int(seed) % SEED_MODULUS)
+        K.reseed(state, _seed(seed))
 
     def determinize(self, state, cfg, observer, seed):
         """Nothing but the future rolls is hidden (R32): the same re-keying as reseed."""
@@ -531,4 +551,4 @@ class Spec(GameSpec):
         if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
                 or not 0 <= int(observer) < 2:
             raise ValueError(f"observer must be seat 0 or 1, got {observer!r}")
-        self.reseed(state, cfg, seed)
+        K.determinize(state, int(observer), _seed(seed))

@@ -1,4 +1,22 @@
-"""Registered games: ids, lazy construction, and the PettingZoo ``env``/``raw_env`` entry points."""
+"""Registered games: ids, lazy construction, the PettingZoo ``env``/``raw_env`` entry points,
+and the registrations with PettingZoo's and Gymnasium's own registries.
+
+Importing :mod:`envs` registers every game twice (entry points are strings, so nothing is
+compiled until an environment is made):
+
+* PettingZoo: ``pettingzoo.make("aec", "cityzoo/<game>-v<n>", **options)`` -- the AEC
+  environment, named like PettingZoo's own (``classic/connect_four-v3``);
+* Gymnasium: ``gymnasium.make("cityzoo/<Game>-v<n>", opponents=..., **options)`` -- the
+  single-seat :class:`envs.SingleAgentEnv`, named like Gymnasium's (``CartPole-v1``).
+  Opponents given by name need ``agent_factory=agents.make`` (``envs`` never imports
+  ``agents``); agent objects can be passed directly.
+
+PettingZoo's registry (``pettingzoo.register``, ``pettingzoo.aec_registry``,
+``pettingzoo.make``) exists from PettingZoo 1.27 on.  Under an older PettingZoo (1.26 is what
+AgileRL 2.58 requires) the PettingZoo registration is skipped, and importing :mod:`envs` still
+works: make the AEC environment with ``envs.make(game)`` (or ``envs.<game>.env()``).  The
+Gymnasium registration does not depend on PettingZoo's version.
+"""
 import importlib
 
 from envs.shell import CityEnv
@@ -14,6 +32,40 @@ ADAPTERS = {
 }
 
 GAMES = tuple(ADAPTERS)
+
+NAMESPACE = "cityzoo"
+
+
+def pettingzoo_id(game_id):
+    """``"kingdomino_duel_v0"`` -> ``"cityzoo/kingdomino_duel-v0"``."""
+    name, version = game_id.rsplit("_v", 1)
+    return f"{NAMESPACE}/{name}-v{version}"
+
+
+def gymnasium_id(game_id):
+    """``"kingdomino_duel_v0"`` -> ``"cityzoo/KingdominoDuel-v0"``."""
+    name, version = game_id.rsplit("_v", 1)
+    return f"{NAMESPACE}/{''.join(w.capitalize() for w in name.split('_'))}-v{version}"
+
+
+def register_with_libraries():
+    """Register every game with PettingZoo's and Gymnasium's registries (idempotent).
+
+    PettingZoo's registry only exists from PettingZoo 1.27 on: under an older PettingZoo the
+    PettingZoo registration is skipped (``envs.make`` works all the same) and only the
+    Gymnasium one is made."""
+    import gymnasium
+    import pettingzoo
+    # PettingZoo < 1.27 (e.g. 1.26, for AgileRL) has no registry API.
+    has_pz_registry = hasattr(pettingzoo, "register") and hasattr(pettingzoo, "aec_registry")
+    for game_id in GAMES:
+        pz_id = pettingzoo_id(game_id)
+        if has_pz_registry and pz_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", pz_id, entry_point=f"envs.{game_id}:env")
+        gym_id = gymnasium_id(game_id)
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point="envs.single_agent:SingleAgentEnv",
+                               kwargs={"game_id": game_id}, disable_env_checker=True)
 
 
 def spec_for(game_id):

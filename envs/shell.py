@@ -30,6 +30,17 @@ Options every game takes (besides its own, see the game module's docstring):
     every agent is both terminated and truncated (PettingZoo's ``TerminateIllegalWrapper``
     semantics).
 
+Infos: every agent's ``infos`` holds ``scores``, ``winners``, ``ranks`` and ``end_reason``
+from ``reset()`` on -- zeros, ``[]`` and ``""`` until the game ends (libraries such as
+TorchRL build their info specs from the first infos they see) -- plus, at the end, the
+game's own extras (e.g. Tiny Towns' solo ``title``).  ``numeric_infos=True`` keeps only
+fixed-shape numbers, for libraries that turn every info into a tensor (TorchRL,
+Tianshou): ``scores``, ``ranks`` (one per seat) and ``won`` (this agent won).
+
+``state()`` / ``state_space``: a privileged global view for centralised critics -- every
+seat's observation concatenated in seat order, hidden hands and secret choices included --
+never part of ``observe()``.
+
 Out-of-range or non-integer actions always raise ``ValueError``; using the env before
 ``reset()`` raises ``AssertionError``, as PettingZoo's order-enforcing wrapper does.
 
@@ -50,13 +61,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from envs.spec import GameSpec
-from kernels import outcome
+from kernels import outcome, rng
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
-_SEED_STEP = 0x9E3779B97F4A7C15
 _MASK63 = (1 << 63) - 1
 SEED_MODULUS = 1 << 63
 
@@ -69,14 +79,6 @@ def as_seed(seed, name="seed"):
     return int(seed) % SEED_MODULUS
 
 
-def _next_seed(seed):
-    """Deterministic seed sequence for ``reset()`` calls without a seed."""
-    z = (seed + _SEED_STEP) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return (z ^ (z >> 31)) & _MASK63
-
-
 class CityEnv(AECEnv):
     """PettingZoo AEC environment running the kernel of ``spec``.  See module docstring."""
 
@@ -84,7 +86,7 @@ class CityEnv(AECEnv):
                 "render_fps": 1}
 
     def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
-                 **options):
+                 numeric_infos=False, **options):
         super().__init__()
         if render_mode is not None and (not isinstance(render_mode, str)
                                         or render_mode not in RENDER_MODES):
@@ -94,8 +96,11 @@ class CityEnv(AECEnv):
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if not isinstance(numeric_infos, (bool, np.bool_)):
+            raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
         self.spec = spec
         self.cfg = spec.configure(**options)
+        self.numeric_infos = bool(numeric_infos)
         self.render_mode = render_mode
         self.reward_mode = REWARD_MODES[reward_mode]
         self.illegal_action = illegal_action
@@ -115,6 +120,10 @@ class CityEnv(AECEnv):
         # separate objects, so seeding one agent's space leaves the others' samples alone.
         self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        # The privileged global view (see state()): every seat's observation, in seat order.
+        self.state_space = spaces.Box(low=np.tile(np.broadcast_to(np.float32(low), (self.cfg.obs_size,)), n),
+                                      high=np.tile(np.broadcast_to(np.float32(high), (self.cfg.obs_size,)), n),
+                                      shape=(n * self.cfg.obs_size,), dtype=np.float32)
 
         self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
@@ -163,7 +172,7 @@ class CityEnv(AECEnv):
         seed = as_seed(seed)   # checked before anything changes
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be None or a dict, got {options!r}")
-        self._next_reset_seed = _next_seed(seed)
+        self._next_reset_seed = int(rng.next_seed(seed))
         self.spec.kernel.init(self._state, self.cfg.config, seed)
         self._ready = True
         self._over = False
@@ -172,10 +181,24 @@ class CityEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        # The end-of-game keys are there from the start, with neutral values, so libraries
+        # that build their info specs from reset() (TorchRL) see them.
+        self.infos = {a: self._neutral_infos() for a in self.agents}
         self._skip_agent_selection = None
         self.num_moves = 0
         self._after_move()
+
+    def _neutral_infos(self):
+        n = self.cfg.num_players
+        if self.numeric_infos:
+            return {"scores": [0] * n, "ranks": [0] * n, "won": False}
+        return {"scores": [0] * n, "winners": [], "ranks": [0] * n, "end_reason": ""}
+
+    def _end_infos(self, agent, final, winners, ranks, **extras):
+        """``agent``'s infos at the end; with ``numeric_infos`` only fixed-shape numbers."""
+        if self.numeric_infos:
+            return {"scores": list(final), "ranks": list(ranks), "won": agent in winners}
+        return {"scores": list(final), "winners": list(winners), "ranks": list(ranks), **extras}
 
     def _after_move(self):
         player = self._k_player(self._state)
@@ -198,9 +221,8 @@ class CityEnv(AECEnv):
         for i, agent in enumerate(self.possible_agents):
             self.rewards[agent] = rewards[i]
             self.terminations[agent] = True
-            self.infos[agent] = {"scores": list(final), "winners": list(winners),
-                                 "ranks": [int(r) for r in ranks[:n]], "end_reason": "game_over",
-                                 **extras}
+            self.infos[agent] = self._end_infos(agent, final, winners, [int(r) for r in ranks[:n]],
+                                                end_reason="game_over", **extras)
         self._accumulate_rewards()
         self._mask[:] = 0
         # The last mover is not necessarily first to see the end: start dead steps at seat 0.
@@ -208,13 +230,10 @@ class CityEnv(AECEnv):
 
     def _end_rewards(self, ranks, final):
         """Per-seat rewards from every participant's ``ranks`` and the seats' ``final`` scores."""
-        n = self.cfg.num_players
-        if self.reward_mode == "score" or ranks.shape[0] == 1:
-            if n == 1:
-                return [float(final[0])]
-            total = sum(final)
-            return [float(final[i] - (total - final[i]) / (n - 1)) for i in range(n)]
-        return [float(r) for r in outcome.seat_rank_rewards(ranks, n)]
+        out = np.zeros(self.cfg.num_players)
+        outcome.end_rewards(ranks, np.asarray(final, dtype=np.int64), self.cfg.num_players,
+                            self.reward_mode == "score", out)
+        return [float(r) for r in out]
 
     # ------------------------------------------------------------------ step
     def step(self, action):
@@ -272,9 +291,8 @@ class CityEnv(AECEnv):
         final = self.scores()
         ranks = [n if a == agent else 1 for a in self.possible_agents]
         for a in self.possible_agents:
-            self.infos[a] = {"scores": list(final), "winners": [], "ranks": list(ranks),
-                             "end_reason": "illegal_action", "offender": agent,
-                             "illegal_action": int(action)}
+            self.infos[a] = self._end_infos(a, final, [], ranks, end_reason="illegal_action",
+                                            offender=agent, illegal_action=int(action))
         self._accumulate_rewards()
         self._deads_step_first()
 
@@ -292,6 +310,19 @@ class CityEnv(AECEnv):
         acting = not self._over and agent == self.agent_selection
         return {"observation": self._obs.copy(),
                 "action_mask": (self._mask if acting else self._no_mask).copy()}
+
+    def state(self):
+        """A privileged global view of the whole game for centralised critics (MAPPO and
+        the like): every seat's observation, concatenated in seat order -- so every hidden
+        hand and secret choice is in it.  Future chance nobody knows (deck order, dice to
+        come) is not.  It is never part of :meth:`observe`; ``state_space`` describes it.
+        A fresh array the caller may keep."""
+        self._require_reset("state()")
+        size = self.cfg.obs_size
+        out = np.empty(self.cfg.num_players * size, dtype=np.float32)
+        for p in range(self.cfg.num_players):
+            self._k_observe(self._state, p, out[p * size:(p + 1) * size])
+        return out
 
     def split_observation(self, observation):
         """The named parts of a flat observation (views), as documented by the game.
@@ -355,7 +386,7 @@ class CityEnv(AECEnv):
     @property
     def phase(self) -> str:
         self._require_reset("phase")
-        return self.spec.phase_name(self._state, self.cfg) if not self._over else "GAME_OVER"
+        return self.spec.phase_name(self._state, self.cfg) if not self._over else "game_over"
 
     def legal_actions(self):
         """Legal action ids of the agent to move (empty once the game is over)."""

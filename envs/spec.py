@@ -35,6 +35,21 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
 ``ranks(state, out)``
     At the end: 1-based rank of every seat among all participants (automata
     included), tie-breaks applied; seats still tied share the better rank.
+``reseed(state, seed)``
+    Re-draw, in place, the chance nobody has seen yet (deck or bag order, future dice).
+    No observation changes.
+``determinize(state, observer, seed)``
+    Re-draw, in place, everything ``observer`` cannot see, consistently with what it has
+    seen: future chance, the other seats' hidden cards (re-dealt from the cards the
+    observer has not seen) and their committed but unrevealed choices (replaced by random
+    legal ones).  The observer's observation and whose turn it is do not change.  Pools are
+    drawn from in a fixed (sorted) order, so the result depends only on ``seed`` and on what
+    the observer knows -- never on the hidden values it replaces -- and a search on such
+    copies cannot learn a secret.  A determinized state is a legal game and determinizes
+    again like any other.
+
+Every layout is declared with :mod:`kernels.layout` (state ``STATE``, observation ``OBS``
+with its bounds, actions ``ACTIONS``) so that sizes, offsets and names come from one place.
 
 The kernel never allocates in ``step``/``legal_mask``/``observe`` beyond tiny scratch:
 scratch space lives in the last ``GameConfig.scratch`` slots of the state, which carry
@@ -44,6 +59,9 @@ jitted code for pure-kernel loops (benchmarks, MCTS playouts).
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from envs.options import Option, validate  # noqa: F401  (Option: for the games' tables)
+from kernels import outcome
 
 
 @dataclass
@@ -67,23 +85,31 @@ class GameConfig:
 class GameSpec:
     """What the shell needs from one game.  Subclass once per game.
 
-    Class attributes to set: ``game_id``, ``kernel`` (the kernel module),
-    ``num_actions``, ``player_counts`` (allowed seat counts),
-    ``default_num_players``, ``metadata_name`` (PettingZoo ``metadata["name"]``).
+    Class attributes to set: ``game_id`` (also PettingZoo's ``metadata["name"]``),
+    ``kernel`` (the kernel module), ``num_actions``, ``player_counts`` (allowed seat
+    counts), ``max_steps`` and the ``options`` table.
     """
 
     game_id = ""
     kernel = None
     num_actions = 0
     player_counts = (2,)
-    default_num_players = 2
     max_steps = 100_000   # hard bound on agent steps of one game (tests check it)
+
+    # The game's options (``num_players`` and the variants of its rules): a tuple of
+    # :class:`envs.options.Option` rows -- name, type, allowed values, default, doc.
+    options = ()
 
     # ---------------------------------------------------------------- options
     def configure(self, **options) -> GameConfig:
-        """Validate game options (``num_players`` and the variants of the rules
-        reference) and build the kernel's option vector.  Raise ``ValueError`` naming
-        the option for an unknown option or an impossible value."""
+        """Validate ``options`` against the :attr:`options` table (``ValueError`` naming the
+        option for an unknown name, a wrong type or a value out of range), then build the
+        game's configuration with :meth:`build_config`."""
+        return self.build_config(validate(self.options, options, self.game_id))
+
+    def build_config(self, opts) -> GameConfig:
+        """From ``opts`` (every option, validated one by one, defaults filled in) check what
+        involves several options at once and build the kernel's option vector."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ observation
@@ -112,13 +138,14 @@ class GameSpec:
 
     # ------------------------------------------------------- hidden information
     def reseed(self, state, cfg, seed) -> None:
-        """Re-draw, in place, the chance nobody has seen yet (deck/bag order, dice)."""
-        raise NotImplementedError
+        """Re-draw, in place, the chance nobody has seen yet: the kernel's ``reseed``.
+        (The shell has checked ``seed``.)"""
+        self.kernel.reseed(state, seed)
 
     def determinize(self, state, cfg, observer, seed) -> None:
-        """Re-draw, in place, everything ``observer`` cannot see, consistently with
-        what it has seen (see API.md).  Default: the game hides only future chance."""
-        self.reseed(state, cfg, seed)
+        """Re-draw, in place, everything ``observer`` cannot see, consistently with what it
+        has seen: the kernel's ``determinize``.  (The shell has checked both arguments.)"""
+        self.kernel.determinize(state, observer, seed)
 
     # --------------------------------------------------------------- game end
     def winners(self, state, cfg, ranks):
@@ -130,33 +157,9 @@ class GameSpec:
         return {}
 
     # ------------------------------------------------------------- baselines
-    # Weight of ``kernel.potential`` in :meth:`evaluate` (see there).
-    potential_weight = 1.0
-    # MCTSAgent's default playout: with mcts_playout_depth None, random moves to the end of
-    # the game; with an integer d, d moves of the mcts_playout policy ("heuristic": random
-    # moves, "greedy": every seat's greedy move), then the position is scored with the
-    # evaluation below as tanh(margin / margin_scale) (margin_scale: a score lead that
-    # nearly decides a game).
-    mcts_playout = "heuristic"
-    mcts_playout_depth = None
-    margin_scale = 10.0
-
     def evaluate(self, state, cfg, seat) -> float:
-        """A cheap estimate of ``seat``'s prospects in score points, for greedy play.
-
-        Each seat's value is its score plus, while the game runs and when the kernel
-        defines ``potential(state, player) -> float`` (points the position promises but
-        the score does not count yet, documented in the kernel), ``potential_weight``
-        times that potential.  The result is ``seat``'s value minus the mean of the
-        others' values (its own value when it plays alone)."""
-        n = cfg.num_players
-        out = np.zeros(n, dtype=np.int64)
-        self.kernel.scores(state, out)
-        values = out.astype(np.float64)
-        potential = getattr(self.kernel, "potential", None)
-        if potential is not None and self.kernel.current_player(state) >= 0:
-            for p in range(n):
-                values[p] += self.potential_weight * float(potential(state, p))
-        if n == 1:
-            return float(values[0])
-        return float(values[seat] - (values.sum() - values[seat]) / (n - 1))
+        """``seat``'s margin in ``state``: its score plus the points the position promises
+        (the kernel's optional ``potential``), minus the mean of every other participant's
+        (automata included); see :mod:`kernels.outcome`.  Greedy play, MCTS's cut-off
+        playouts and reward shaping all use it."""
+        return outcome.evaluate(self.kernel, state, seat, cfg.num_players, cfg.num_participants)

@@ -23,6 +23,9 @@ Observation        ``Box(2930,)`` float32 in [0, 1] + ``action_mask`` int8 (1056
 
 Options
 -------
+Declared as a table in ``Spec.options`` (name, type, allowed values, default; checked by
+:func:`envs.options.validate`); ``Spec.build_config`` checks what involves several options.
+
 ``num_players``  1 to 6 (default 2).  ``1`` plays the solo rules (Inn, Bank, Fort Ironweed and
     Opaleye's Watch removed; a 15-card resource deck with a 3-card display).
 ``variant``      ``"standard"`` (default) or ``"town_hall"`` (resource deck cycle drawn, drawn,
@@ -30,7 +33,7 @@ Options
 ``monuments``    ``True`` (default): deal 2 monuments per player, each keeps 1 in secret.
 ``buildings``    ``None`` (default: one random card per colour deck), ``"first_game"`` or a
     list of card names (``"Feast Hall"`` or ``"feast_hall"``), one per colour deck; the
-    Cottage may be listed or not.
+    Cottage may be listed or not.  A list is normalised to the tuple of the 7 card names.
 ``cave_rule``    ``False`` (default) / ``True``: each player may set aside an imposed resource
     at most twice per game.
 ``first_player`` ``None`` (random) or a seat: the first Master Builder (Town Hall: the mayor).
@@ -40,11 +43,7 @@ list for ``variant``, nested lists, ...) or an unordered container (a set of car
 pass a list) raises ``ValueError`` naming the option.
 
 The shell adds ``render_mode`` (``"ansi"``, ``"human"``, ``"rgb_array"``), ``reward_mode``
-and ``illegal_action``; see :mod:`envs.shell`.  Rewards: with 2-6 players ``"rank"``
-(default) pays +1 first .. -1 last after the tie-breaks, ``"score"`` own final VP minus
-the mean of the others.  Solo has no win or loss: in both modes the lone player is paid
-its final score (``winners`` names it, as the API promises for a lone player), and the
-infos carry its rating ``title``.
+and ``illegal_action``; see :mod:`envs.shell`.
 
 Decisions (phases)
 ------------------
@@ -54,11 +53,13 @@ free round / solo display), ``TAKE`` (Factory substitution), ``DEST`` (where the
 goes), ``SWAP`` / ``SWAP_SQUARE`` (Warehouse), ``BUILD`` (a construction or PASS =
 done), ``TOKEN`` (square of the new building), ``BUILD_RESOURCE`` (Factory/Bank cube),
 ``GROVE_TYPE`` / ``GROVE_SQUARE``, ``GUILD_TARGET`` / ``GUILD_TYPE``, ``OPALEYE_TYPE``,
-``OPALEYE_SQUARE`` and ``GAME_OVER``.  The placements of a round (``CHOOSE`` in Town
-Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP_SQUARE``) are hidden commitments
-made one player at a time in turn order and revealed together when the last one is in;
-while another player commits, the observation shows only "another player is placing".
-The player to move sees all of its own pending choices (resource, destination, swap).
+``OPALEYE_SQUARE`` and ``GAME_OVER`` (``K.PH_*``; ``K.PHASE_NAMES`` and ``env.phase`` give
+the name in lower case, e.g. ``"swap_square"``, ``"game_over"``).  The placements of a
+round (``CHOOSE`` in Town Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP_SQUARE``)
+are hidden commitments made one player at a time in turn order and revealed together when
+the last one is in; while another player commits, the observation shows only "another
+player is placing".  The player to move sees all of its own pending choices (resource,
+destination, swap).
 
 Whose turn it is never reveals anything hidden.  A placement that could go to a
 Warehouse always takes the ``DEST``, ``SWAP`` and ``SWAP_SQUARE`` steps (``PASS`` the only
@@ -77,6 +78,9 @@ every other forced choice is a one-action mask.
 
 Action encoding (``docs/rules/tiny_towns.md``, section 11.2)
 ---------------------------------------------------------------------------
+Declared as consecutive blocks in ``K.ACTIONS`` (``K.ACTIONS.decode(a)`` gives ``(block,
+index)``; ``action_label`` refuses any other id with ``ValueError``):
+
 =============  ==================================================================
 ids            action
 =============  ==================================================================
@@ -95,38 +99,56 @@ ids            action
 
 Observation (players ordered from the observer: self, left neighbour, ...; padded to 6)
 -----------------------------------------------------------------------------------
-Per player (6 x 431): 16 squares x 25 planes -- empty, loose cube per resource (5),
-non-monument building per type (7), monument, resource on the building (Factory/Bank
-cube or Statue cube, 5), Warehouse stock per resource (/3), placed this round (effects
-not active yet) -- then seat present, still building, complete, completion round /100,
-Master Builder turns /100, holds the hammer, cave uses left /2, built monument (15
-one-hot), Shrine value /8, Opaleye set-aside types (7), committed this round.
-Public (161): cards in play (25 multi-hot), player count (6), variant flags (town hall,
-solo, monuments, cave rule), round /100, phase (17 + "another player is placing"),
-actor relative to the observer (6), the round's public resource (5), imposed on me,
-Town Hall round kind (drawn, free), unseen cards per resource /3 (Town Hall since the last
-shuffle; solo: never-seen cards), draws left /10, face-up discards /3, solo display /3,
-solo never-seen cards /12, the ordered queue of cards put under the solo deck (15 x 5)
-and its length /15.  Private (79): dealt monuments (until one is kept), kept monument,
-own pending commitment (chosen resource, resource taken, destination incl. set aside,
-swap resource, swap square, committed).  Step context (104): card waiting for its token,
-vacated squares, token may go anywhere, Grove type chosen, Guild replacements left and
-squares replaced, Opaleye type moving, square of the building awaiting a resource.
+Declared piece by piece in ``K.OBS`` (every piece in [0, 1]);
+``env.unwrapped.split_observation(obs)`` returns the pieces by name.
+Per player ``i`` (6 x 431, pieces ``player{i}_...``): ``squares`` 16 squares x 25 planes --
+empty, loose cube per resource (5), non-monument building per type (7), monument, resource
+on the building (Factory/Bank cube or Statue cube, 5), Warehouse stock per resource (/3),
+placed this round (effects not active yet) -- then ``present`` (seat present),
+``building`` (still building), ``complete``, ``done_round`` (completion round /100),
+``master_builder_turns`` (/100), ``hammer`` (holds the hammer), ``cave_uses_left`` (/2),
+``monument_built`` (built monument, 15 one-hot), ``shrine_value`` (/8), ``opaleye_aside``
+(Opaleye set-aside types, 7), ``committed`` (committed this round).
+Public (161): ``cards_in_play`` (25 multi-hot), ``num_players`` (6), variant flags
+``town_hall``, ``solo``, ``monuments``, ``cave_rule``, ``round`` (/100), ``phase`` (17 +
+"another player is placing"), ``actor`` (relative to the observer, 6), ``round_resource``
+(the round's public resource, 5), ``imposed_on_me``, ``town_hall_round`` (Town Hall round
+kind: drawn, free), ``unseen`` (unseen cards per resource /3: Town Hall since the last
+shuffle; solo: never-seen cards), ``draws_left`` (/10), ``face_up_discards`` (/3),
+``solo_display`` (/3), ``solo_never_seen`` (/12), ``solo_under_deck`` (the ordered queue of
+cards put under the solo deck, 15 x 5) and ``solo_under_deck_len`` (/15).
+Private (79): ``dealt_monuments`` (until one is kept), ``kept_monument``, the own pending
+commitment: ``pending_offered`` (chosen resource), ``pending_resource`` (resource taken),
+``pending_dest`` (destination incl. set aside, 17), ``pending_swap_resource``,
+``pending_swap_square``, ``committed``.
+Step context (104): ``token_card`` (card waiting for its token), ``token_vacated``
+(vacated squares), ``token_anywhere`` (token may go anywhere), ``grove_type`` (Grove type
+chosen), ``guild_left`` and ``guild_replaced`` (Guild replacements left and squares
+replaced), ``opaleye_type`` (Opaleye type moving), ``resource_cell`` (square of the
+building awaiting a resource).
 Never included: other players' unbuilt monuments, their uncommitted or unrevealed
 placements, the returned monuments, deck order and face-down discards.
 
-Hidden information and chance
------------------------------
+Rewards
+-------
+With 2-6 players ``"rank"`` (default) pays +1 first .. -1 last after the tie-breaks,
+``"score"`` own final VP minus the mean of the others.  Solo has no win or loss: in both
+modes the lone player is paid its final score (``winners`` names it, as the API promises
+for a lone player), and the infos carry its rating ``title``.
+
+Hidden information
+------------------
 Town Hall draws and solo refills are drawn lazily from per-resource counts of the unseen
 cards, so no future draw sits in the state.  ``reseed`` re-keys the generator;
 ``determinize(observer)`` also re-deals the other players' unbuilt monuments from the
 monuments the observer has not seen and replaces their committed-but-unrevealed
 placements by random legal ones (a player in the middle of its placement gets its earlier
-sub-choices redone at random, up to the same step).  ``observer`` and ``seed`` are checked
-by the shell, the adapter and the kernel entry.
+sub-choices redone at random, up to the same step).  Both are the kernel's
+(``kernels.tiny_towns.reseed`` / ``determinize``); ``observer`` and ``seed`` are checked
+by the shell, and the kernel entry refuses an observer that is not a seat.
 
-Scores and infos
-----------------
+Scoring helpers
+---------------
 ``infos[agent]["scores"]`` are the best-feeding town scores (``docs/rules/tiny_towns.md``, section 6);
 ``end_infos`` adds ``breakdown`` (per player, per card token, ``empty``, ``fed`` squares)
 and, in solo, ``title`` (the rating of data ``solo.ratings``).  Tie-breaks: fewer
@@ -134,8 +156,8 @@ Master Builder turns (standard multi-player only), fewer squares without a build
 more Cottages (Barrett Castle weighs 2).  ``score_town`` scores any 4 x 4 position; it
 checks every argument (``ValueError`` naming it).  ``solo_title(score)`` gives the rating.
 
-Greedy baseline
----------------
+Baselines
+---------
 The live score already charges -1 for every square without a building, so
 ``kernels.tiny_towns.potential`` adds what the board promises beyond it: each loose cube's
 best share of a building pattern it can still complete (growing as the pattern fills up;
@@ -145,8 +167,8 @@ while a token waits, the real score gain of the construction.  With it (weight 1
 ``GreedyAgent`` beats ``RandomAgent`` in 99-100 % of two-player games (200 games, seeds 7
 and 11) at about 0.3 ms per move.
 
-Data
-----
+Data and provenance
+-------------------
 All tables (patterns, scores, tables, presets, solo ratings, decided values) live in
 ``kernels/data/tiny_towns.yaml`` with the provenance of each entry (``rulebook``,
 ``public`` or ``reconstructed``).  The file is checked against its schema when the kernel
@@ -157,20 +179,24 @@ resource codes, table values in range), and a bad field raises
 
 Version history
 ---------------
-v0: initial.
-v0.1: whose turn it is depends on public information only (Warehouse steps padded, the
-build step offered to every player still building when others are at the table); solo
-pays the score in every reward mode, with the rating ``title`` in the infos; options,
-``score_town``, ``solo_title`` and ``determinize`` validate their arguments; the data file
-is checked at load; the kernel's scratch lives at the state tail.
-v0.2: the ``BUILD`` step is offered only when a card in play or a monument nobody has
-built could fit the player's board (public information), no longer to every player still
-building: as leak-free, with far fewer ``PASS``-only steps (random games 108 -> 77 steps
-at 2 players, 198 -> 136 at 4).
+* v0: initial.
+* v0.1: whose turn it is depends on public information only (Warehouse steps padded, the
+  build step offered to every player still building when others are at the table); solo
+  pays the score in every reward mode, with the rating ``title`` in the infos; options,
+  ``score_town``, ``solo_title`` and ``determinize`` validate their arguments; the data file
+  is checked at load; the kernel's scratch lives at the state tail.
+* v0.2: the ``BUILD`` step is offered only when a card in play or a monument nobody has
+  built could fit the player's board (public information), no longer to every player still
+  building: as leak-free, with far fewer ``PASS``-only steps (random games 108 -> 77 steps
+  at 2 players, 198 -> 136 at 4).
+* v0.3: declared layouts (state, observation, actions), options table, phase names in
+  snake_case, re-draws in the kernel; no rule change.  Same observation values, split into
+  finer named pieces (``player0_squares`` ... ``resource_cell``) instead of
+  ``player{i}_vector`` / ``public`` / ``private`` / ``context``.
 """
 import numpy as np
 
-from envs.spec import GameConfig, GameSpec
+from envs.spec import GameConfig, GameSpec, Option
 from kernels import tiny_towns as K
 
 PHASE_NAMES = K.PHASE_NAMES
@@ -223,7 +249,6 @@ def solo_title(score):
 
 # --------------------------------------------------------------------- score_town
 _SHRINE_VALUES = sorted(set(int(v) for v in K.SHRINE_VP[1:]))
-_MAX_PLAYERS = 6
 
 
 def _int_arg(name, v, lo, hi):
@@ -276,7 +301,7 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
     if shrine_value is not None and (not _is_int(shrine_value) or int(shrine_value) not in _SHRINE_VALUES):
         raise ValueError(f"shrine_value must be None or one of {_SHRINE_VALUES}, got {shrine_value!r}")
     if starloom_place is not None:
-        _int_arg("starloom_place", starloom_place, 1, _MAX_PLAYERS)
+        _int_arg("starloom_place", starloom_place, 1, K.MAXP)
     if K.M_SHRINE in bld and shrine_value is None:
         raise ValueError("shrine_value is needed when the Shrine of the Elder Tree is on the board")
     if K.M_STARLOOM in bld and starloom_place is None:
@@ -297,142 +322,131 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
     return out
 
 
+def _deck_cards(names):
+    """Card index per colour deck (index 0, the Cottage, stays -1) from a list of card names;
+    ``ValueError`` naming ``buildings`` for a bad list."""
+    cards = [-1] * K.NTYPES
+    for name in names:
+        c = _card_index(name)
+        if c >= K.NUM_BUILDING_CARDS:
+            raise ValueError(f"buildings: {name!r} is a monument, not a building card")
+        t = int(K.CARD_TYPE[c])
+        if t == 0:
+            continue
+        if cards[t] >= 0:
+            raise ValueError(f"buildings: two cards of the {K.TYPE_IDS[t]} deck ({name!r})")
+        cards[t] = c
+    missing = [K.TYPE_IDS[t] for t in range(1, K.NTYPES) if cards[t] < 0]
+    if missing:
+        raise ValueError(f"buildings: no card of the {', '.join(missing)} deck(s)")
+    return cards
+
+
+def _check_buildings(value):
+    """The ``buildings`` option: ``None``, ``"first_game"`` or a list of card names (one per
+    colour deck, the Cottage optional), normalised to the tuple of the 7 card names."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value != "first_game":
+            raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {value!r}")
+        return "first_game"
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {value!r}")
+    cards = _deck_cards(list(value))
+    return tuple(K.CARD_NAMES[c] for c in [K.C_COTTAGE] + cards[1:])
+
+
 # ------------------------------------------------------------------------- Spec
 class Spec(GameSpec):
     game_id = "tiny_towns_v0"
-    metadata_name = "tiny_towns_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
-    # MCTSAgent scores a leaf by the greedy evaluation at once (no random moves), a
-    # lead of margin_scale points counting as tanh(1):
-    # towns score about -15 to +20, so a few points decide a game.
-    mcts_playout_depth = 0
-    margin_scale = 5.0
     player_counts = (1, 2, 3, 4, 5, 6)
-    default_num_players = 2
     max_steps = 100_000
 
-    OPTIONS = ("num_players", "variant", "monuments", "buildings", "cave_rule", "first_player")
+    options = (
+        Option("num_players", "int", 2, "seats; 1 plays the solo rules", low=1, high=6),
+        Option("variant", "choice", "standard", "resource naming: 'standard' (Master Builder) or "
+               "'town_hall' (resource deck; needs 2+ players)", choices=("standard", "town_hall")),
+        Option("monuments", "bool", True, "deal 2 monuments per player, each keeps 1 in secret"),
+        Option("buildings", "custom", None, "None (one random card per colour deck), 'first_game' or a "
+               "list of card names, one per colour deck", none_ok=True, check=_check_buildings),
+        Option("cave_rule", "bool", False, "each player may set aside an imposed resource twice per game"),
+        Option("first_player", "int", None, "the first Master Builder (Town Hall: the mayor); None: random",
+               low=0, high=K.MAXP - 1, none_ok=True),
+    )
 
-    def configure(self, **options):
-        for k in options:
-            if k not in self.OPTIONS:
-                raise ValueError(f"unknown option {k!r} for tiny_towns_v0 (options: {', '.join(self.OPTIONS)})")
-        n = options.get("num_players", 2)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 6:
-            raise ValueError(f"num_players must be an integer from 1 to 6, got {n!r}")
-        n = int(n)
-        variant = options.get("variant", "standard")
-        if not isinstance(variant, str) or variant not in ("standard", "town_hall"):
-            raise ValueError(f"variant must be 'standard' or 'town_hall', got {variant!r}")
+    def build_config(self, opts):
+        n = opts["num_players"]
+        variant = opts["variant"]
         if variant == "town_hall" and n < 2:
             raise ValueError("variant 'town_hall' needs num_players >= 2")
-        monuments = options.get("monuments", True)
-        if not isinstance(monuments, (bool, np.bool_)):
-            raise ValueError(f"monuments must be True or False, got {monuments!r}")
-        cave = options.get("cave_rule", False)
-        if not isinstance(cave, (bool, np.bool_)):
-            raise ValueError(f"cave_rule must be True or False, got {cave!r}")
-        first = options.get("first_player", None)
-        if first is not None and (isinstance(first, bool) or not isinstance(first, (int, np.integer))
-                                  or not 0 <= int(first) < n):
+        first = opts["first_player"]
+        if first is not None and not first < n:
             raise ValueError(f"first_player must be None or a seat 0..{n - 1}, got {first!r}")
-        buildings = options.get("buildings", None)
-        cards = [-1] * 7
-        names = None
+        buildings = opts["buildings"]
+        cards = [-1] * K.NTYPES
         if buildings is not None:
-            if isinstance(buildings, str):
-                if buildings != "first_game":
-                    raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {buildings!r}")
-                names = K.DATA["presets"]["first_game"]["cards"]
-            elif isinstance(buildings, (list, tuple)):
-                names = list(buildings)
-            elif isinstance(buildings, (set, frozenset, dict)):
-                raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got a "
-                                 f"{type(buildings).__name__} (unordered containers are refused: pass a list)")
-            else:
-                raise ValueError(f"buildings must be None, 'first_game' or a list of card names, got {buildings!r}")
-            for name in names:
-                c = _card_index(name)
-                if c >= K.NB:
-                    raise ValueError(f"buildings: {name!r} is a monument, not a building card")
-                t = int(K.CARD_TYPE[c])
-                if t == 0:
-                    continue
-                if cards[t] >= 0:
-                    raise ValueError(f"buildings: two cards of the {K.TYPE_IDS[t]} deck ({name!r})")
-                if n == 1 and K.SOLO_REMOVED[c]:
-                    raise ValueError(f"buildings: {name!r} is not used in the solo game")
-                cards[t] = c
-            missing = [K.TYPE_IDS[t] for t in range(1, 7) if cards[t] < 0]
-            if missing:
-                raise ValueError(f"buildings: no card of the {', '.join(missing)} deck(s)")
+            names = K.DATA["presets"]["first_game"]["cards"] if buildings == "first_game" else buildings
+            cards = _deck_cards(names)
+            for t in range(1, K.NTYPES):
+                if n == 1 and K.SOLO_REMOVED[cards[t]]:
+                    raise ValueError(f"buildings: {K.CARD_NAMES[cards[t]]!r} is not used in the solo game")
         config = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
-        config[0] = n
-        config[1] = 1 if variant == "town_hall" else 0
-        config[2] = 1 if monuments else 0
-        config[3] = 1 if cave else 0
-        config[4] = -1 if first is None else int(first)
-        config[5] = 0
-        for t in range(1, 7):
-            config[5 + t] = cards[t]
-        if buildings is not None and not isinstance(buildings, str):
-            buildings = tuple(K.CARD_NAMES[c] for c in [K.C_COTTAGE] + cards[1:])
-        opts = {"num_players": n, "variant": variant, "monuments": bool(monuments),
-                "buildings": buildings, "cave_rule": bool(cave),
-                "first_player": None if first is None else int(first)}
+        config[K.CFG_NUM_PLAYERS] = n
+        config[K.CFG_TOWN_HALL] = 1 if variant == "town_hall" else 0
+        config[K.CFG_MONUMENTS] = 1 if opts["monuments"] else 0
+        config[K.CFG_CAVE_RULE] = 1 if opts["cave_rule"] else 0
+        config[K.CFG_FIRST_PLAYER] = -1 if first is None else first
+        config[K.CFG_CARDS] = 0
+        for t in range(1, K.NTYPES):
+            config[K.CFG_CARDS + t] = cards[t]
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
-                          options=opts, scratch=K.SCRATCH)
+                          options=dict(opts), scratch=K.STATE.scratch_size)
 
     # ------------------------------------------------------------ observation
     def observation_layout(self, cfg):
-        out = []
-        for i in range(K.MAXP):
-            out.append((f"player{i}_squares", (16, K.OBS_PLANES)))
-            out.append((f"player{i}_vector", (K.OBS_PVEC,)))
-        out += [("public", (K.OBS_PUBLIC,)), ("private", (K.OBS_PRIVATE,)), ("context", (K.OBS_CONTEXT,))]
-        return out
+        return K.OBS.parts()
 
     def observation_bounds(self, cfg):
-        return 0.0, 1.0
+        return K.OBS.bounds()
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
         return PHASE_NAMES[int(state[K.G_PHASE])]
 
     def action_label(self, state, cfg, action):
-        a = int(action)
+        block, i = K.ACTIONS.decode(action)
         p = int(state[K.G_ACTOR])
-        if a < 1024:
-            slot, t, anchor = a // 128, (a % 128) // 16, a % 16
+        if block == "construct":
+            slot, t, anchor = i // K.CONSTRUCT_SLOT, (i % K.CONSTRUCT_SLOT) // K.CONSTRUCT_T, i % K.CONSTRUCT_T
             card = int(K._slot_card(state, max(p, 0), slot)) if p >= 0 else -1
             name = K.CARD_NAMES[card] if card >= 0 else f"slot {slot}"
             return f"CONSTRUCT {name} t={t} at {anchor}"
-        if a < K.A_RES:
-            return f"SQUARE {a - K.A_SQ}"
-        if a < K.A_TYPE:
-            return f"RESOURCE {K.RES_IDS[a - K.A_RES]}"
-        if a < K.A_KEEP:
-            k = a - K.A_TYPE
-            return f"TYPE {K.TYPE_IDS[k]} ({K.CARD_NAMES[int(state[K.G_CARDS + k])]})"
-        if a < K.A_PASS:
-            i = a - K.A_KEEP
-            m = int(state[K._pb(p) + K.O_DEALT + i]) if p >= 0 else -1
+        if block == "square":
+            return f"SQUARE {i}"
+        if block == "resource":
+            return f"RESOURCE {K.RES_IDS[i]}"
+        if block == "type":
+            return f"TYPE {K.TYPE_IDS[i]} ({K.CARD_NAMES[int(state[K.G_CARDS_IN_PLAY + i])]})"
+        if block == "keep":
+            m = int(state[K._player_base(p) + K.O_DEALT + i]) if p >= 0 else -1
             return f"KEEP {i}" + (f" ({K.CARD_NAMES[m]})" if m >= 0 else "")
-        if a == K.A_PASS:
+        if block == "pass":
             return "PASS"
         return "SET_ASIDE"
 
     def _cell(self, state, p, q):
-        b = K._pb(p)
-        c = int(state[b + K.O_BLD + q])
+        b = K._player_base(p)
+        c = int(state[b + K.O_BUILDING + q])
         if c >= 0:
             s = CARD_CODES[c]
-            e = int(state[b + K.O_EXTRA + q])
+            e = int(state[b + K.O_BUILDING_RES + q])
             if e >= 0:
                 s += RES_LETTERS[e]
             elif c == K.C_WAREHOUSE:
-                s += str(int(K._wh_count(state, p, q)))
+                s += str(int(K._warehouse_count(state, p, q)))
             return s.ljust(3)
         cube = int(state[b + K.O_CUBE + q])
         if cube >= 0:
@@ -440,23 +454,23 @@ class Spec(GameSpec):
         return ".".ljust(3)
 
     def render_ansi(self, state, cfg):
-        n = int(state[K.G_NP])
+        n = int(state[K.G_NUM_PLAYERS])
         lines = []
-        cards = ", ".join(K.CARD_NAMES[int(state[K.G_CARDS + k])] for k in range(7))
-        variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_VARIANT] else "standard")
+        cards = ", ".join(K.CARD_NAMES[int(state[K.G_CARDS_IN_PLAY + k])] for k in range(7))
+        variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
         lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
         ph = int(state[K.G_PHASE])
         actor = int(state[K.G_ACTOR])
-        x = int(state[K.G_X])
+        x = int(state[K.G_RESOURCE])
         info = f"phase {PHASE_NAMES[ph]}"
-        if ph != K.PH_OVER:
+        if ph != K.PH_GAME_OVER:
             info += f", player_{actor} to act"
         if x >= 0:
             info += f", resource {K.RES_IDS[x]}"
-        if state[K.G_VARIANT] == 0 and n > 1:
-            info += f", Master Builder player_{int(state[K.G_MB])}"
-        if state[K.G_VARIANT] == 1:
-            info += f", mayor player_{int(state[K.G_MAYOR])}, {'free' if state[K.G_THKIND] else 'drawn'} round"
+        if state[K.G_TOWN_HALL] == 0 and n > 1:
+            info += f", Master Builder player_{int(state[K.G_MASTER_BUILDER])}"
+        if state[K.G_TOWN_HALL] == 1:
+            info += f", mayor player_{int(state[K.G_MAYOR])}, {'free' if state[K.G_TH_FREE_ROUND] else 'drawn'} round"
         if state[K.G_SOLO]:
             disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(state[K.G_DISPLAY + r]))]
             info += f", display {disp}"
@@ -464,22 +478,22 @@ class Spec(GameSpec):
         sc = np.zeros(n, dtype=np.int64)
         K.scores(state, sc)
         for p in range(n):
-            b = K._pb(p)
-            status = "complete (round %d)" % state[b + K.O_CROUND] if state[b + K.O_STATUS] else "building"
+            b = K._player_base(p)
+            status = "complete (round %d)" % state[b + K.O_DONE_ROUND] if state[b + K.O_STATUS] else "building"
             mon = ""
-            if state[b + K.O_MBUILT]:
+            if state[b + K.O_MONUMENT_BUILT]:
                 mon = f", monument {K.CARD_NAMES[int(state[b + K.O_KEPT])]}"
-            opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPAL + k]]
+            opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPALEYE_ASIDE + k]]
             extra = f", Opaleye set aside {opal}" if opal else ""
-            lines.append(f"player_{p}: {status}, score {int(sc[p])}, namings {int(state[b + K.O_MBT])}, "
-                         f"cave uses {int(state[b + K.O_CAVE])}{mon}{extra}")
+            lines.append(f"player_{p}: {status}, score {int(sc[p])}, namings {int(state[b + K.O_MB_TURNS])}, "
+                         f"cave uses {int(state[b + K.O_CAVE_USES])}{mon}{extra}")
             for r in range(4):
                 lines.append("   " + " ".join(self._cell(state, p, 4 * r + c) for c in range(4)))
         return "\n".join(lines)
 
     def render_rgb(self, state, cfg):
         from PIL import Image, ImageDraw
-        n = int(state[K.G_NP])
+        n = int(state[K.G_NUM_PLAYERS])
         cell, pad = 36, 12
         tw = 4 * cell
         cols = min(n, 3)
@@ -493,7 +507,7 @@ class Spec(GameSpec):
         d.text((pad, 4), f"round {int(state[K.G_ROUND])}  phase {PHASE_NAMES[int(state[K.G_PHASE])]}",
                fill=(0, 0, 0))
         for p in range(n):
-            b = K._pb(p)
+            b = K._player_base(p)
             x0 = pad + (p % cols) * (tw + pad)
             y0 = 20 + pad + (p // cols) * (tw + pad + 16)
             status = "done" if state[b + K.O_STATUS] else "building"
@@ -503,7 +517,7 @@ class Spec(GameSpec):
                 cx = x0 + (q % 4) * cell
                 cy = y0 + (q // 4) * cell
                 d.rectangle([cx, cy, cx + cell - 1, cy + cell - 1], fill=(225, 215, 190), outline=(90, 80, 60))
-                c = int(state[b + K.O_BLD + q])
+                c = int(state[b + K.O_BUILDING + q])
                 cube = int(state[b + K.O_CUBE + q])
                 if c >= 0:
                     col = TYPE_COLOURS[int(K.CARD_TYPE[c])]
@@ -515,26 +529,7 @@ class Spec(GameSpec):
                                 outline=(0, 0, 0))
         return np.asarray(img, dtype=np.uint8).copy()
 
-    # ------------------------------------------------------- hidden information
-    def reseed(self, state, cfg, seed):
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        K.reseed(state, int(seed) & ((1 << 63) - 1))
-
-    def determinize(self, state, cfg, observer, seed):
-        # The shell checks both; a seat out of range must never reach the kernel (it indexes
-        # the state with it), whoever calls this.
-        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
-                or not 0 <= int(observer) < cfg.num_players:
-            raise ValueError(f"observer must be a seat 0..{cfg.num_players - 1}, got {observer!r}")
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        K.determinize(state, int(observer), int(seed) & ((1 << 63) - 1))
-
     # --------------------------------------------------------------- game end
-    def winners(self, state, cfg, ranks):
-        return [p for p in range(cfg.num_players) if ranks[p] == 1]
-
     def end_infos(self, state, cfg):
         n = cfg.num_players
         breakdown = []
@@ -544,8 +539,8 @@ class Spec(GameSpec):
             tot = int(K._player_score(state, p, parts))
             totals.append(tot)
             d = {"total": tot}
-            b = K._pb(p)
-            present = sorted(set(int(c) for c in state[b + K.O_BLD:b + K.O_BLD + 16] if c >= 0))
+            b = K._player_base(p)
+            present = sorted(set(int(c) for c in state[b + K.O_BUILDING:b + K.O_BUILDING + 16] if c >= 0))
             for c in present:
                 d[K.CARD_TOKENS[c]] = int(parts[c])
             d["empty"] = int(parts[K.NCARDS])

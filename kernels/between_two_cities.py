@@ -5,9 +5,17 @@ ruling numbers below are its own; the Korean rulebook is the edition implemented
 
 Tile codes (also the pick actions): ``0..8`` a single of kind id 0..8 (shop, factory,
 drink, food, music, lodging, office, park, house); ``9..32`` duplex id ``code - 9``.
-Actions: ``0..32`` pick a tile code; ``33 + slot*49 + r*7 + c`` place waiting tile
-``slot`` with its anchor (left / top half) on canvas cell ``(r, c)`` of the city being
-built.  Every 4x4 city lives on a 7x7 canvas whose first tile goes to ``(3, 3)``.
+Actions (``ACTIONS``, blocks ``pick`` and ``place``): ``A_PICK + t`` picks tile code
+``t`` (0..32); ``A_PLACE + slot*49 + r*7 + c`` (33..130) places waiting tile ``slot``
+with its anchor (left / top half) on canvas cell ``(r, c)`` of the city being built.
+Every 4x4 city lives on a 7x7 canvas whose first tile goes to ``(3, 3)``.
+
+Layouts: the state is declared field by field in ``STATE`` (a
+:class:`kernels.layout.Layout`; each city's bounding box is a ``BOX`` record), scratch
+space last; the observation in ``OBS``, each part with its bounds.  The module
+constants the jitted code uses (``HANDS``, ``OB_HAND`` ...) are the declared offsets.
+Phases: ``PH_PICK``, ``PH_PLACE``, ``PH_END`` (names in ``PHASE_NAMES``); table modes:
+``MODE_STD`` (3-7 players), ``MODE_2P``, ``MODE_SIMPLE`` and ``MODE_FULL`` (solo).
 
 Seats / cities: city ``k`` lies between seat ``k`` and seat ``k+1``; seat ``s``'s left
 city is ``s`` and its right city ``s-1`` (3-7 players and solo, where seat 1 is
@@ -31,19 +39,27 @@ observation bound); :func:`load_data` runs the same check on any file.
 Cold start: constants passed between jitted functions are ``np.int64`` globals
 (``I_NO``, ``I_DLC``, ``I_RNG`` ...), since a plain int or bool constant reaches the
 callee as a Literal type and compiles one more specialisation of it and of everything it
-calls; the automata run at the end of ``init`` / ``step`` (flag ``H_AUTO``) rather than
-inside the flow helpers, and ``automaton_choice`` / ``tile_gain`` are inlined into
+calls; the automata run at the end of ``init`` / ``step`` (flag ``AUTOMATA_DUE``) rather than
+inside the flow helpers, and ``_automaton_choice`` / ``_tile_gain`` are inlined into
 ``_run_automata``: numba re-optimises a function's whole call tree into its own machine
 code, so heavy code reached through many small jitted levels is compiled many times.
 
+Hidden information: :func:`reseed` re-draws the undrawn supplies and automa cards;
+:func:`determinize` also re-deals, for one observer, every hand, unrevealed pick and
+discard it cannot know.  Both leave the observer's view unchanged and draw from SORTED
+pools with a generator keyed by the seed alone, so the worlds a search draws depend only
+on the seed and on what the observer has seen (details in :func:`determinize`).
+
 Version history: v0 initial; v0 (issue 14/15 pass): 2-player ties by the higher city,
 Deep Learning City office bonus without condition, data-file schema check, cold start
-19-21 s -> about 10-11 s CPU.
+19-21 s -> about 10-11 s CPU; v0 (one way to write a game): declared state, observation
+and action layouts, determinize in the kernel (numba), shared grid helpers; no rule change.
 """
 import numpy as np
 from numba import njit
 
-from kernels import data_files, rng
+from kernels import data_files, grid, rng
+from kernels.layout import ActionBlocks, Layout
 
 _D = data_files.load("between_two_cities", __file__)
 
@@ -331,8 +347,8 @@ check_data(_D)
 # ----------------------------------------------------------------------------- tables
 KIND_NAMES = tuple(k["name"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
 TYPE_NAMES = tuple(_D["building_types"]["order"])
-NK = len(KIND_NAMES)            # 9
-NTYPES = len(TYPE_NAMES)        # 6
+N_KINDS = len(KIND_NAMES)            # 9
+N_TYPES = len(TYPE_NAMES)        # 6
 KIND_TYPE = np.array([TYPE_NAMES.index(k["type"]) for k in
                       sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"])], dtype=np.int64)
 KIND_CHAR = tuple(k["score_city_char"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
@@ -340,17 +356,16 @@ _KID = {n: i for i, n in enumerate(KIND_NAMES)}
 SHOP, FACTORY, OFFICE, PARK, HOUSE = (_KID["shop"], _KID["factory"], _KID["office"], _KID["park"],
                                       _KID["house"])
 T_TAVERN = TYPE_NAMES.index("tavern")
-T_HOUSE = TYPE_NAMES.index("house")
-IS_TAVERN = np.array([1 if KIND_TYPE[k] == T_TAVERN else 0 for k in range(NK)], dtype=np.int64)
-TAVERN_KINDS = np.array([k for k in range(NK) if IS_TAVERN[k]], dtype=np.int64)
+IS_TAVERN = np.array([1 if KIND_TYPE[k] == T_TAVERN else 0 for k in range(N_KINDS)], dtype=np.int64)
+TAVERN_KINDS = np.array([k for k in range(N_KINDS) if IS_TAVERN[k]], dtype=np.int64)
 
 SINGLE_COUNTS = np.array([_D["single_tiles"]["counts"][n] for n in KIND_NAMES], dtype=np.int64)
 N_SINGLES = int(SINGLE_COUNTS.sum())                       # 108
 _dups = sorted(_D["duplex_tiles"]["list"], key=lambda d: d["id"])
 N_DUPLEX = len(_dups)                                      # 24
-DUP_STACKED = np.array([1 if d["layout"] == "stacked" else 0 for d in _dups], dtype=np.int64)
-DUP_HALF = np.array([[_KID[d["halves"][0]], _KID[d["halves"][1]]] for d in _dups], dtype=np.int64)
-NTILE = NK + N_DUPLEX                                      # 33 tile codes
+DUPLEX_STACKED = np.array([1 if d["layout"] == "stacked" else 0 for d in _dups], dtype=np.int64)
+DUPLEX_HALVES = np.array([[_KID[d["halves"][0]], _KID[d["halves"][1]]] for d in _dups], dtype=np.int64)
+N_TILES = N_KINDS + N_DUPLEX                                      # 33 tile codes
 
 _sc = _D["scoring"]
 LINE_PTS = np.array([0] + [_sc["shop"]["points_by_line_length"][i] for i in range(1, 5)], dtype=np.int64)
@@ -364,7 +379,7 @@ PARK_EXTRA = int(_sc["park"]["extra_per_tile_above_3"])
 HOUSE_PER_TYPE = int(_sc["house"]["points_per_distinct_other_type"])
 HOUSE_FACTORY_PTS = int(_sc["house"]["adjacent_to_factory_points"])
 HOUSE_OTHER_TYPES = np.array([TYPE_NAMES.index(t) for t in _sc["house"]["other_types"]], dtype=np.int64)
-FACT_PTS = np.array([_sc["factory"]["points_per_factory"][k] for k in ("most", "second", "other")],
+FACTORY_PTS = np.array([_sc["factory"]["points_per_factory"][k] for k in ("most", "second", "other")],
                     dtype=np.int64)
 # Tie-break items after the score (section 7), row 0: 3-7 players and solo, row 1: two
 # players; TIE_HIGHER = the higher of the participant's two cities, a type id = buildings
@@ -376,17 +391,17 @@ for _row, _key in enumerate(("three_to_seven_and_solo", "two_player")):
         TIE_ORDER[_row, _j] = TIE_HIGHER if _it == "higher_city" else TYPE_NAMES.index(_it)
 
 _solo = _D["solo"]
-DIFF_BONUS = np.zeros(6, dtype=np.int64)
+DIFFICULTY_BONUS = np.zeros(6, dtype=np.int64)
 for _lvl, _b in _solo["difficulty"]["bonus_by_level"].items():
-    DIFF_BONUS[int(_lvl)] = int(_b)
+    DIFFICULTY_BONUS[int(_lvl)] = int(_b)
 DEFAULT_DIFFICULTY = int(_solo["difficulty"]["default"])
 _type_order = [TYPE_NAMES.index(t) for t in _solo["max_points_tie_break"]["type_order"]]
 _tav_order = [_KID[k] for k in _solo["max_points_tie_break"]["tavern_kind_order"]]
 # Lower priority value wins a tie in gain.
-KIND_PRIO = np.array([_type_order.index(KIND_TYPE[k]) * 16 + (_tav_order.index(k) if IS_TAVERN[k] else 0)
-                      for k in range(NK)], dtype=np.int64)
-ITEM_MAX_POINTS = NTYPES          # 6
-ITEM_NEW_TYPE = NTYPES + 1        # 7
+KIND_PRIORITY = np.array([_type_order.index(KIND_TYPE[k]) * 16 + (_tav_order.index(k) if IS_TAVERN[k] else 0)
+                      for k in range(N_KINDS)], dtype=np.int64)
+ITEM_MAX_POINTS = N_TYPES          # 6
+ITEM_NEW_TYPE = N_TYPES + 1        # 7
 _cards = sorted(_solo["automa_deck"]["cards"], key=lambda c: c["id"])
 N_CARDS = len(_cards)
 CARD_IDS = np.array([c["id"] for c in _cards], dtype=np.int64)
@@ -410,17 +425,17 @@ for _i, _c in enumerate(_cards):
 _sched = _D["schedules"]
 _DIRS = {"pass_left": 1, "pass_right": -1, "pass_to_opponent": 1, "discard": 0}
 # per mode (standard, two-player, solo simple, solo full) and round: duplex round?, pass direction
-ROUND_DUP = np.zeros((4, 8), dtype=np.int64)
-ROUND_DIR = np.zeros((4, 8), dtype=np.int64)
+ROUND_DUPLEX = np.zeros((4, 8), dtype=np.int64)
+ROUND_PASS = np.zeros((4, 8), dtype=np.int64)
 N_ROUNDS = np.zeros(4, dtype=np.int64)
 for _m, _key in ((0, "standard"), (1, "two_player"), (3, "solo_full")):
     _rounds = _sched[_key]["rounds"]
     N_ROUNDS[_m] = len(_rounds)
     for _i, _r in enumerate(_rounds):
-        ROUND_DUP[_m, _i] = 1 if _r["tiles"] == "duplex" else 0
-        ROUND_DIR[_m, _i] = _DIRS[_r["remainder"]]
+        ROUND_DUPLEX[_m, _i] = 1 if _r["tiles"] == "duplex" else 0
+        ROUND_PASS[_m, _i] = _DIRS[_r["remainder"]]
 for _i, _t in enumerate(_sched["solo_simple"]["iterations"]):
-    ROUND_DUP[2, _i] = 1 if _t == "duplex" else 0
+    ROUND_DUPLEX[2, _i] = 1 if _t == "duplex" else 0
 N_ROUNDS[2] = len(_sched["solo_simple"]["iterations"])
 SOLO_SETUP_DUPLEXES = int(_sched["solo_full"]["setup_duplexes_to_deep_learning_city"])
 HAND_SINGLES = int(_sched["standard"]["rounds"][0]["hand_size"])      # 7
@@ -429,72 +444,96 @@ SIMPLE_RANDOM = int(_sched["solo_simple"]["random_assignment_tiles"])
 SIMPLE_CHOSEN = int(_sched["solo_simple"]["chosen_assignment_tiles"])
 
 # ----------------------------------------------------------------------------- geometry
-CAN = 7
-CC = CAN * CAN
-CENTER = 3
-MAXS = 7          # seats / participants
-MAXC = 7          # cities
-NUM_ACTIONS = NTILE + 2 * CC    # 131
-A_PLACE = NTILE
+CANVAS = 7                          # every city is built on a 7x7 canvas ...
+CANVAS_CELLS = CANVAS * CANVAS
+CENTER = 3                          # ... whose first tile goes to (3, 3)
+CITY_SIDE = 4                       # a finished city is 4x4
+NEIGHBORS = grid.neighbor_table(CANVAS, CANVAS)
+MAX_SEATS = 7                       # seats / participants
+MAX_CITIES = 7
+MAX_ROUNDS = 7                      # rounds (solo simple: iterations) of the longest schedule
+RANK_KEY = 1 + TIE_ORDER.shape[1]   # a participant's score and its tie-break items
 
 MODE_STD, MODE_2P, MODE_SIMPLE, MODE_FULL = 0, 1, 2, 3
 PH_PICK, PH_PLACE, PH_END = 0, 1, 2
-DLC = 1           # the Deep Learning City's index in solo
+PHASE_NAMES = ("pick", "place", "game_over")
+DLC = 1                             # the Deep Learning City's index in solo
+
+# ----------------------------------------------------------------------------- actions
+# pick: tile code t (solo: assign it to the left city, then the right one); place: waiting
+# or chosen tile ``slot`` (0/1) anchored on canvas cell r*7+c, id A_PLACE + slot*49 + cell.
+ACTIONS = ActionBlocks("between_two_cities actions", [("pick", N_TILES), ("place", 2 * CANVAS_CELLS)])
+A_PICK = ACTIONS.offset("pick")
+A_PLACE = ACTIONS.offset("place")
+NUM_ACTIONS = ACTIONS.num_actions               # 131
 
 # ----------------------------------------------------------------------------- state layout
-H_NP = 0          # participants (seats incl. automata)
-H_NS = 1          # agent seats
-H_MODE = 2
-H_ASSIGN = 3
-H_DIFF = 4
-H_NC = 5          # cities
-H_ROUND = 6
-H_TURN = 7
-H_PHASE = 8
-H_CUR = 9
-H_SUB = 10
-H_REPEAT = 11
-H_SPTR = 12
-H_DPTR = 13
-H_KPTR = 14
-H_CARD = 15       # 2 slots: last card index (0-based) of automaton A, B; -1 none
-H_STEPS = 17
-H_NR = 18
-H_AUTO = 19       # 1 while the automata owe their turn (only inside init / step)
-H_RNG = 20        # 2 slots
-HDR = 24
-O_SSUP = HDR                          # single supply (kind ids), 108
-O_DSUP = O_SSUP + N_SINGLES           # duplex supply (ids), 24
-O_DECK = O_DSUP + N_DUPLEX            # automa deck (card indices), 20
-O_GRID = O_DECK + N_CARDS             # MAXC * 49, -1 empty else kind
-O_BOX = O_GRID + MAXC * CC            # MAXC * 5: count, minr, maxr, minc, maxc
-O_KCNT = O_BOX + MAXC * 5             # MAXC * 9 kind counts per city
-O_HAND = O_KCNT + MAXC * NK           # MAXS * 33 counts
-O_CHOSEN = O_HAND + MAXS * NTILE      # MAXS * 2 tile codes, -1 none
-O_COMMIT = O_CHOSEN + MAXS * 2        # MAXS picks made this turn
-O_PASSED = O_COMMIT + MAXS            # MAXS * 33 tiles this seat passed last
-O_PASSRD = O_PASSED + MAXS * NTILE    # MAXS round index of that pass (-1 none)
-O_R2DISC = O_PASSRD + MAXS            # MAXS * 33 own duplex discards
-O_LDT = O_R2DISC + MAXS * NTILE       # MAX_ROUNDS * MAXS: single tile seat s passed at the end of
-                                      # round r that its receiver discarded unseen (-1 none)
-MAX_ROUNDS = 7
-O_PICKED = O_LDT + MAX_ROUNDS * MAXS  # MAXS * 2 tiles picked this turn (kept while placing), -1 none
-O_WAIT = O_PICKED + MAXS * 2          # MAXC * 2 waiting tile codes (solo), -1 none
-O_SCR = O_WAIT + MAXC * 2             # scratch
-SCR_PARTS = O_SCR                     # 6
-SCR_DIRS = SCR_PARTS + 8              # 49
-SCR_SEEN = SCR_DIRS + CC              # 49
-SCR_STACK = SCR_SEEN + CC             # 49
-SCR_CROSS = SCR_STACK + CC            # 49
-SCR_FC = SCR_CROSS + CC               # MAXC factory counts
-SCR_TOT = SCR_FC + MAXC               # MAXC city totals
-SCR_KEY = SCR_TOT + MAXC              # MAXS * 8 rank keys
-SCR_PERM = SCR_KEY + MAXS * 8         # 8
-STATE_SIZE = SCR_PERM + 8
+# A city's bounding box (offsets inside one record of ``boxes``); the Deep Learning City
+# uses ``cells`` only.
+BOX = Layout("between_two_cities city box")
+BOX_CELLS = BOX.add("cells")                    # cells covered so far
+BOX_MIN_ROW = BOX.add("min_row")
+BOX_MAX_ROW = BOX.add("max_row")
+BOX_MIN_COL = BOX.add("min_col")
+BOX_MAX_COL = BOX.add("max_col")
+BOX_SIZE = BOX.size
 
-# config vector
-CFG_NP, CFG_ASSIGN, CFG_SOLO_FULL, CFG_DIFF = 0, 1, 2, 3
-CFG_SIZE = 4
+STATE = Layout("between_two_cities state")
+NUM_PARTICIPANTS = STATE.add("num_participants")     # seats incl. the solo automata
+NUM_SEATS = STATE.add("num_seats")                   # agent seats
+MODE = STATE.add("mode")                             # MODE_*
+ASSIGN_AT_SELECTION = STATE.add("assign_at_selection")
+DIFFICULTY = STATE.add("difficulty")                 # solo: 1-5
+NUM_CITIES = STATE.add("num_cities")
+ROUND = STATE.add("round")                           # 0-based (solo simple: iteration)
+TURN = STATE.add("turn")                             # 0-based turn of the round
+PHASE = STATE.add("phase")                           # PH_*
+CUR_SEAT = STATE.add("cur_seat")                     # seat picking / placing (2-7 players)
+SUBSTEP = STATE.add("substep")                       # pick 0/1; place 0/1 (solo: 0-3)
+DUPLEX_REPEAT = STATE.add("duplex_repeat")           # solo full: second draw of the duplex round
+SINGLES_DRAWN = STATE.add("singles_drawn")           # supply pointers
+DUPLEXES_DRAWN = STATE.add("duplexes_drawn")
+CARDS_DRAWN = STATE.add("cards_drawn")
+LAST_CARD = STATE.add("last_card", (2,))             # automaton A, B: card index, -1 none
+ROUNDS_IN_GAME = STATE.add("rounds_in_game")
+AUTOMATA_DUE = STATE.add("automata_due")             # 1 while the automata owe their turn (inside init / step)
+RNG = STATE.add("rng", (rng.RNG_SLOTS,))
+SINGLE_SUPPLY = STATE.add("single_supply", (N_SINGLES,))       # kind ids, drawn from the front
+DUPLEX_SUPPLY = STATE.add("duplex_supply", (N_DUPLEX,))        # duplex ids
+AUTOMA_DECK = STATE.add("automa_deck", (N_CARDS,))             # card indices
+GRIDS = STATE.add("grids", (MAX_CITIES, CANVAS_CELLS))         # -1 empty, else kind
+BOXES = STATE.add("boxes", (MAX_CITIES, BOX_SIZE))
+KIND_COUNTS = STATE.add("kind_counts", (MAX_CITIES, N_KINDS))  # buildings per kind per city
+HANDS = STATE.add("hands", (MAX_SEATS, N_TILES))               # tile counts
+CHOSEN = STATE.add("chosen", (MAX_SEATS, 2))                   # picked, not yet placed; -1 none
+PICKS_MADE = STATE.add("picks_made", (MAX_SEATS,))             # picks this turn
+PASSED_LAST = STATE.add("passed_last", (MAX_SEATS, N_TILES))   # the tiles a seat passed last
+PASSED_ROUND = STATE.add("passed_round", (MAX_SEATS,))         # round of that pass, -1 none
+DUPLEX_DISCARDS = STATE.add("duplex_discards", (MAX_SEATS, N_TILES))
+# the single tile seat s passed at the end of round r that its receiver discarded unseen
+LAST_TILE_DISCARDS = STATE.add("last_tile_discards", (MAX_ROUNDS, MAX_SEATS))
+PICKED = STATE.add("picked", (MAX_SEATS, 2))                   # picked this turn (kept while placing)
+WAITING = STATE.add("waiting", (MAX_CITIES, 2))                # solo: tiles waiting for a city, -1 none
+SCR_SCORE_PARTS = STATE.add("scr_score_parts", (N_TYPES,), scratch=True)
+SCR_SHOP_DIRS = STATE.add("scr_shop_dirs", (CANVAS_CELLS,), scratch=True)
+SCR_SEEN = STATE.add("scr_seen", (CANVAS_CELLS,), scratch=True)
+SCR_STACK = STATE.add("scr_stack", (CANVAS_CELLS,), scratch=True)
+SCR_CROSSINGS = STATE.add("scr_crossings", (CANVAS_CELLS,), scratch=True)
+SCR_FACTORY_COUNTS = STATE.add("scr_factory_counts", (MAX_CITIES,), scratch=True)
+SCR_CITY_TOTALS = STATE.add("scr_city_totals", (MAX_CITIES,), scratch=True)
+SCR_RANK_KEYS = STATE.add("scr_rank_keys", (MAX_SEATS, RANK_KEY), scratch=True)
+SCR_SEAT_ORDER = STATE.add("scr_seat_order", (3,), scratch=True)    # solo simple's random assignment
+SCR_SLOTS = STATE.add("scr_slots", (2,), scratch=True)              # placement_target's tile codes
+SCR_REACH = STATE.add("scr_reach", (4,), scratch=True)              # _city_future's open rows / columns
+SCRATCH_START = STATE.size - STATE.scratch_size
+STATE_SIZE = STATE.size
+
+# the option vector handed to init (GameConfig.config)
+CONFIG = Layout("between_two_cities config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_ASSIGN = CONFIG.add("assign_at_selection")
+CFG_SOLO_FULL = CONFIG.add("solo_full")             # solo_mode == "full"
+CFG_DIFFICULTY = CONFIG.add("difficulty")
 
 # Constants passed as arguments between jitted functions.  A plain int or bool constant
 # reaches the callee as a Literal type and makes numba compile one more specialisation
@@ -503,28 +542,28 @@ CFG_SIZE = 4
 I_NO, I_YES = np.int64(0), np.int64(1)
 I_ADD, I_REMOVE = np.int64(1), np.int64(-1)
 I_DLC = np.int64(DLC)
-I_RNG = np.int64(H_RNG)
+I_RNG = np.int64(RNG)
 I_FACTORY, I_PARK = np.int64(FACTORY), np.int64(PARK)
-I_COL_SHARED, I_COL_DLC = np.int64(0), np.int64(1)
+I_FIRST_KIND, I_LAST_KIND = np.int64(0), np.int64(N_KINDS - 1)
 
 
 # ============================================================================= scoring
 @njit(cache=True)
 def _shop_runs(g, dirs):
     s = 0
-    for r in range(CAN):
+    for r in range(CANVAS):
         run = 0
-        for c in range(CAN + 1):
-            if c < CAN and dirs[r * CAN + c] == 1:
+        for c in range(CANVAS + 1):
+            if c < CANVAS and dirs[r * CANVAS + c] == 1:
                 run += 1
             else:
                 if run > 0:
                     s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
                 run = 0
-    for c in range(CAN):
+    for c in range(CANVAS):
         run = 0
-        for r in range(CAN + 1):
-            if r < CAN and dirs[r * CAN + c] == 2:
+        for r in range(CANVAS + 1):
+            if r < CANVAS and dirs[r * CANVAS + c] == 2:
                 run += 1
             else:
                 if run > 0:
@@ -534,17 +573,17 @@ def _shop_runs(g, dirs):
 
 
 @njit(cache=True)
-def shop_score(g, dirs, cross):
+def _shop_score(g, dirs, cross):
     """Best split of the shops of canvas ``g`` into straight lines (6.1)."""
     nc = 0
-    for i in range(CC):
+    for i in range(CANVAS_CELLS):
         dirs[i] = 0
         if g[i] != SHOP:
             continue
-        r = i // CAN
-        c = i % CAN
-        h = (c > 0 and g[i - 1] == SHOP) or (c < CAN - 1 and g[i + 1] == SHOP)
-        v = (r > 0 and g[i - CAN] == SHOP) or (r < CAN - 1 and g[i + CAN] == SHOP)
+        r = i // CANVAS
+        c = i % CANVAS
+        h = (c > 0 and g[i - 1] == SHOP) or (c < CANVAS - 1 and g[i + 1] == SHOP)
+        v = (r > 0 and g[i - CANVAS] == SHOP) or (r < CANVAS - 1 and g[i + CANVAS] == SHOP)
         if h and v:
             cross[nc] = i
             nc += 1
@@ -564,7 +603,7 @@ def shop_score(g, dirs, cross):
 
 
 @njit(cache=True)
-def tavern_sets(c0, c1, c2, c3):
+def _tavern_sets(c0, c1, c2, c3):
     a = np.empty(4, dtype=np.int64)
     a[0] = c0
     a[1] = c1
@@ -581,30 +620,15 @@ def tavern_sets(c0, c1, c2, c3):
 
 
 @njit(cache=True)
-def office_base(n):
+def _office_base(n):
     return OFFICE_PTS[OFFICE_GROUP] * (n // OFFICE_GROUP) + OFFICE_PTS[n % OFFICE_GROUP]
 
 
 @njit(cache=True)
-def park_group(k):
+def _park_group(k):
     if k <= 3:
         return PARK_PTS[k]
     return PARK_PTS[3] + PARK_EXTRA * (k - 3)
-
-
-@njit(cache=True)
-def _nb_has(g, i, kind_lo, kind_hi):
-    r = i // CAN
-    c = i % CAN
-    if r > 0 and kind_lo <= g[i - CAN] <= kind_hi:
-        return True
-    if r < CAN - 1 and kind_lo <= g[i + CAN] <= kind_hi:
-        return True
-    if c > 0 and kind_lo <= g[i - 1] <= kind_hi:
-        return True
-    if c < CAN - 1 and kind_lo <= g[i + 1] <= kind_hi:
-        return True
-    return False
 
 
 @njit(cache=True)
@@ -612,7 +636,7 @@ def _other_types(kc):
     n = 0
     for t in HOUSE_OTHER_TYPES:
         present = False
-        for k in range(NK):
+        for k in range(N_KINDS):
             if KIND_TYPE[k] == t and kc[k] > 0:
                 present = True
         if present:
@@ -624,56 +648,38 @@ def _other_types(kc):
 def score_grid(g, fpp, parts, dirs, seen, stack, cross):
     """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
     ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total."""
-    kc = np.zeros(NK, dtype=np.int64)
-    for i in range(CC):
+    kc = np.zeros(N_KINDS, dtype=np.int64)
+    for i in range(CANVAS_CELLS):
         if g[i] >= 0:
             kc[g[i]] += 1
-    parts[0] = shop_score(g, dirs, cross)
+    parts[0] = _shop_score(g, dirs, cross)
     parts[1] = kc[FACTORY] * fpp
     tc = np.zeros(4, dtype=np.int64)
     for j in range(TAVERN_KINDS.shape[0]):
         tc[j] = kc[TAVERN_KINDS[j]]
-    parts[2] = tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    parts[2] = _tavern_sets(tc[0], tc[1], tc[2], tc[3])
     tlo = TAVERN_KINDS[0]
     thi = TAVERN_KINDS[TAVERN_KINDS.shape[0] - 1]
     bonus = 0
-    for i in range(CC):
-        if g[i] == OFFICE and _nb_has(g, i, tlo, thi):
+    for i in range(CANVAS_CELLS):
+        if g[i] == OFFICE and grid.touches_range(i, g, NEIGHBORS, tlo, thi):
             bonus += OFFICE_BONUS
-    parts[3] = office_base(kc[OFFICE]) + bonus
+    parts[3] = _office_base(kc[OFFICE]) + bonus
     # parks
-    for i in range(CC):
+    for i in range(CANVAS_CELLS):
         seen[i] = 0
     ps = 0
-    for i in range(CC):
+    for i in range(CANVAS_CELLS):
         if g[i] != PARK or seen[i]:
             continue
-        seen[i] = 1
-        stack[0] = i
-        top = 1
-        size = 0
-        while top > 0:
-            top -= 1
-            cell = stack[top]
-            size += 1
-            r = cell // CAN
-            c = cell % CAN
-            for d in range(4):
-                rr = r + (-1 if d == 0 else (1 if d == 2 else 0))
-                cc2 = c + (1 if d == 1 else (-1 if d == 3 else 0))
-                if 0 <= rr < CAN and 0 <= cc2 < CAN:
-                    q = rr * CAN + cc2
-                    if g[q] == PARK and seen[q] == 0:
-                        seen[q] = 1
-                        stack[top] = q
-                        top += 1
-        ps += park_group(size)
+        size = grid.flood_fill(i, g, NEIGHBORS, seen, stack)
+        ps += _park_group(size)
     parts[4] = ps
     ot = _other_types(kc) * HOUSE_PER_TYPE
     hs = 0
-    for i in range(CC):
+    for i in range(CANVAS_CELLS):
         if g[i] == HOUSE:
-            if _nb_has(g, i, I_FACTORY, I_FACTORY):
+            if grid.touches(i, g, NEIGHBORS, I_FACTORY):
                 hs += HOUSE_FACTORY_PTS
             else:
                 hs += ot
@@ -682,7 +688,7 @@ def score_grid(g, fpp, parts, dirs, seen, stack, cross):
 
 
 @njit(cache=True)
-def score_dlc(kc, fpp, parts):
+def _score_dlc(kc, fpp, parts):
     """Deep Learning City (6.8), difficulty bonus excluded."""
     n = kc[SHOP]
     parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
@@ -690,9 +696,9 @@ def score_dlc(kc, fpp, parts):
     tc = np.zeros(4, dtype=np.int64)
     for j in range(TAVERN_KINDS.shape[0]):
         tc[j] = kc[TAVERN_KINDS[j]]
-    parts[2] = tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    parts[2] = _tavern_sets(tc[0], tc[1], tc[2], tc[3])
     # every office counts as next to a tavern, whether or not the city has one (ruling 19)
-    parts[3] = office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
+    parts[3] = _office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
     n = kc[PARK]
     parts[4] = PARK_PTS[2] * (n // 2) + PARK_PTS[1] * (n % 2)
     parts[5] = kc[HOUSE] * _other_types(kc) * HOUSE_PER_TYPE
@@ -713,230 +719,201 @@ def factory_points(counts, n, c):
         if counts[i] < m1 and counts[i] > m2:
             m2 = counts[i]
     if counts[c] == m1:
-        return FACT_PTS[0]
+        return FACTORY_PTS[0]
     if counts[c] == m2:
-        return FACT_PTS[1]
-    return FACT_PTS[2]
+        return FACTORY_PTS[1]
+    return FACTORY_PTS[2]
 
 
 # ============================================================================= helpers
 @njit(cache=True)
 def _grid(state, c):
-    return state[O_GRID + c * CC: O_GRID + (c + 1) * CC]
+    return state[GRIDS + c * CANVAS_CELLS: GRIDS + (c + 1) * CANVAS_CELLS]
 
 
 @njit(cache=True)
 def _is_dlc(state, c):
-    m = state[H_MODE]
+    m = state[MODE]
     return (m == MODE_SIMPLE or m == MODE_FULL) and c == DLC
 
 
 @njit(cache=True)
-def _fpp(state, c):
-    nc = state[H_NC]
-    fc = state[SCR_FC: SCR_FC + MAXC]
+def _factory_points_of(state, c):
+    nc = state[NUM_CITIES]
+    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
     for i in range(nc):
-        fc[i] = state[O_KCNT + i * NK + FACTORY]
+        fc[i] = state[KIND_COUNTS + i * N_KINDS + FACTORY]
     return factory_points(fc, nc, c)
 
 
 @njit(cache=True)
-def city_score(state, c, with_bonus):
-    parts = state[SCR_PARTS: SCR_PARTS + 6]
-    fpp = _fpp(state, c)
+def _city_score(state, c, with_bonus):
+    parts = state[SCR_SCORE_PARTS: SCR_SCORE_PARTS + 6]
+    fpp = _factory_points_of(state, c)
     if _is_dlc(state, c):
-        s = score_dlc(state[O_KCNT + c * NK: O_KCNT + (c + 1) * NK], fpp, parts)
+        s = _score_dlc(state[KIND_COUNTS + c * N_KINDS: KIND_COUNTS + (c + 1) * N_KINDS], fpp, parts)
         if with_bonus:
-            s += DIFF_BONUS[state[H_DIFF]]
+            s += DIFFICULTY_BONUS[state[DIFFICULTY]]
         return s
-    return score_grid(_grid(state, c), fpp, parts, state[SCR_DIRS: SCR_DIRS + CC],
-                      state[SCR_SEEN: SCR_SEEN + CC], state[SCR_STACK: SCR_STACK + CC],
-                      state[SCR_CROSS: SCR_CROSS + CC])
+    return score_grid(_grid(state, c), fpp, parts, state[SCR_SHOP_DIRS: SCR_SHOP_DIRS + CANVAS_CELLS],
+                      state[SCR_SEEN: SCR_SEEN + CANVAS_CELLS], state[SCR_STACK: SCR_STACK + CANVAS_CELLS],
+                      state[SCR_CROSSINGS: SCR_CROSSINGS + CANVAS_CELLS])
 
 
 @njit(cache=True)
-def tile_cells(t, r, c, out):
-    """Cells ``(r, c, kind)`` covered by tile code ``t`` anchored at ``(r, c)``; returns count."""
-    if t < NK:
-        out[0, 0] = r
-        out[0, 1] = c
-        out[0, 2] = t
-        return 1
-    d = t - NK
-    out[0, 0] = r
-    out[0, 1] = c
-    out[0, 2] = DUP_HALF[d, 0]
-    if DUP_STACKED[d]:
-        out[1, 0] = r + 1
-        out[1, 1] = c
-    else:
-        out[1, 0] = r
-        out[1, 1] = c + 1
-    out[1, 2] = DUP_HALF[d, 1]
-    return 2
-
-
-@njit(cache=True)
-def legal_anchor(state, city, t, r, c):
+def _legal_anchor(state, city, t, r, c):
     """G1-G4 for tile code ``t`` anchored at canvas cell ``(r, c)`` of ``city``."""
     g = _grid(state, city)
-    b = O_BOX + city * 5
+    b = BOXES + city * BOX_SIZE
     r2 = r
     c2 = c
-    if t >= NK:
-        if DUP_STACKED[t - NK]:
+    if t >= N_KINDS:
+        if DUPLEX_STACKED[t - N_KINDS]:
             r2 = r + 1
         else:
             c2 = c + 1
-    if r2 >= CAN or c2 >= CAN:
+    if r2 >= CANVAS or c2 >= CANVAS:
         return False
-    if g[r * CAN + c] >= 0 or g[r2 * CAN + c2] >= 0:
+    if g[r * CANVAS + c] >= 0 or g[r2 * CANVAS + c2] >= 0:
         return False
-    if state[b] == 0:
+    if state[b + BOX_CELLS] == 0:
         return r == CENTER and c == CENTER
-    touch = False
-    for k in range(2):
-        rr = r if k == 0 else r2
-        cc = c if k == 0 else c2
-        i = rr * CAN + cc
-        if (rr > 0 and g[i - CAN] >= 0) or (rr < CAN - 1 and g[i + CAN] >= 0) or \
-                (cc > 0 and g[i - 1] >= 0) or (cc < CAN - 1 and g[i + 1] >= 0):
-            touch = True
-    if not touch:
+    if not (grid.touches_range(r * CANVAS + c, g, NEIGHBORS, I_FIRST_KIND, I_LAST_KIND)
+            or grid.touches_range(r2 * CANVAS + c2, g, NEIGHBORS, I_FIRST_KIND, I_LAST_KIND)):
         return False
-    minr = min(state[b + 1], r)
-    maxr = max(state[b + 2], r2)
-    minc = min(state[b + 3], c)
-    maxc = max(state[b + 4], c2)
-    return maxr - minr < 4 and maxc - minc < 4
+    minr = min(state[b + BOX_MIN_ROW], r)
+    maxr = max(state[b + BOX_MAX_ROW], r2)
+    minc = min(state[b + BOX_MIN_COL], c)
+    maxc = max(state[b + BOX_MAX_COL], c2)
+    return maxr - minr < CITY_SIDE and maxc - minc < CITY_SIDE
 
 
 @njit(cache=True)
 def _put(state, city, t, r, c, sign):
     """Add (sign=1) or remove (sign=-1) tile ``t`` at ``(r, c)`` on grid and kind counts only."""
     g = _grid(state, city)
-    if t < NK:
-        g[r * CAN + c] = t if sign > 0 else -1
-        state[O_KCNT + city * NK + t] += sign
+    if t < N_KINDS:
+        g[r * CANVAS + c] = t if sign > 0 else -1
+        state[KIND_COUNTS + city * N_KINDS + t] += sign
         return
-    d = t - NK
-    r2 = r + 1 if DUP_STACKED[d] else r
-    c2 = c if DUP_STACKED[d] else c + 1
-    g[r * CAN + c] = DUP_HALF[d, 0] if sign > 0 else -1
-    g[r2 * CAN + c2] = DUP_HALF[d, 1] if sign > 0 else -1
-    state[O_KCNT + city * NK + DUP_HALF[d, 0]] += sign
-    state[O_KCNT + city * NK + DUP_HALF[d, 1]] += sign
+    d = t - N_KINDS
+    r2 = r + 1 if DUPLEX_STACKED[d] else r
+    c2 = c if DUPLEX_STACKED[d] else c + 1
+    g[r * CANVAS + c] = DUPLEX_HALVES[d, 0] if sign > 0 else -1
+    g[r2 * CANVAS + c2] = DUPLEX_HALVES[d, 1] if sign > 0 else -1
+    state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[d, 0]] += sign
+    state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[d, 1]] += sign
 
 
 @njit(cache=True)
-def place_tile(state, city, t, r, c):
+def _place_tile(state, city, t, r, c):
     _put(state, city, t, r, c, I_ADD)
-    b = O_BOX + city * 5
+    b = BOXES + city * BOX_SIZE
     r2 = r
     c2 = c
-    if t >= NK:
-        if DUP_STACKED[t - NK]:
+    if t >= N_KINDS:
+        if DUPLEX_STACKED[t - N_KINDS]:
             r2 = r + 1
         else:
             c2 = c + 1
-    if state[b] == 0:
-        state[b + 1] = r
-        state[b + 2] = r2
-        state[b + 3] = c
-        state[b + 4] = c2
+    if state[b + BOX_CELLS] == 0:
+        state[b + BOX_MIN_ROW] = r
+        state[b + BOX_MAX_ROW] = r2
+        state[b + BOX_MIN_COL] = c
+        state[b + BOX_MAX_COL] = c2
     else:
-        state[b + 1] = min(state[b + 1], r)
-        state[b + 2] = max(state[b + 2], r2)
-        state[b + 3] = min(state[b + 3], c)
-        state[b + 4] = max(state[b + 4], c2)
-    state[b] += 1 if t < NK else 2
+        state[b + BOX_MIN_ROW] = min(state[b + BOX_MIN_ROW], r)
+        state[b + BOX_MAX_ROW] = max(state[b + BOX_MAX_ROW], r2)
+        state[b + BOX_MIN_COL] = min(state[b + BOX_MIN_COL], c)
+        state[b + BOX_MAX_COL] = max(state[b + BOX_MAX_COL], c2)
+    state[b + BOX_CELLS] += 1 if t < N_KINDS else 2
 
 
 @njit(cache=True)
-def add_to_dlc(state, t):
-    if t < NK:
-        state[O_KCNT + DLC * NK + t] += 1
-        state[O_BOX + DLC * 5] += 1
+def _add_to_dlc(state, t):
+    if t < N_KINDS:
+        state[KIND_COUNTS + DLC * N_KINDS + t] += 1
+        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 1
     else:
-        d = t - NK
-        state[O_KCNT + DLC * NK + DUP_HALF[d, 0]] += 1
-        state[O_KCNT + DLC * NK + DUP_HALF[d, 1]] += 1
-        state[O_BOX + DLC * 5] += 2
+        d = t - N_KINDS
+        state[KIND_COUNTS + DLC * N_KINDS + DUPLEX_HALVES[d, 0]] += 1
+        state[KIND_COUNTS + DLC * N_KINDS + DUPLEX_HALVES[d, 1]] += 1
+        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 2
 
 
 @njit(cache=True)
-def left_city(state, s):
-    if state[H_MODE] == MODE_2P:
+def _left_city(state, s):
+    if state[MODE] == MODE_2P:
         return 2 * s
     return s
 
 
 @njit(cache=True)
-def right_city(state, s):
-    if state[H_MODE] == MODE_2P:
+def _right_city(state, s):
+    if state[MODE] == MODE_2P:
         return 2 * s + 1
-    np_ = state[H_NP]
+    np_ = state[NUM_PARTICIPANTS]
     return (s + np_ - 1) % np_
 
 
 @njit(cache=True)
 def _draw_single(state):
-    p = state[H_SPTR]
-    state[H_SPTR] = p + 1
-    return state[O_SSUP + p]
+    p = state[SINGLES_DRAWN]
+    state[SINGLES_DRAWN] = p + 1
+    return state[SINGLE_SUPPLY + p]
 
 
 @njit(cache=True)
 def _draw_duplex(state):
-    p = state[H_DPTR]
-    state[H_DPTR] = p + 1
-    return state[O_DSUP + p] + NK
+    p = state[DUPLEXES_DRAWN]
+    state[DUPLEXES_DRAWN] = p + 1
+    return state[DUPLEX_SUPPLY + p] + N_KINDS
 
 
 @njit(cache=True)
 def _hand_size(state, s):
     n = 0
-    for t in range(NTILE):
-        n += state[O_HAND + s * NTILE + t]
+    for t in range(N_TILES):
+        n += state[HANDS + s * N_TILES + t]
     return n
 
 
 @njit(cache=True)
-def round_is_duplex(state, r):
-    return ROUND_DUP[state[H_MODE], r] == 1
+def _round_is_duplex(state, r):
+    return ROUND_DUPLEX[state[MODE], r] == 1
 
 
 @njit(cache=True)
-def round_pass_dir(state, r):
+def _round_pass_dir(state, r):
     """+1: seat s passes to seat s+1 (left); -1: to seat s-1 (right); 0: no passing."""
-    return ROUND_DIR[state[H_MODE], r]
+    return ROUND_PASS[state[MODE], r]
 
 
 # ============================================================================= automata
 @njit(cache=True, inline='always')
-def tile_gain(state, city, t):
+def _tile_gain(state, city, t):
     """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without bonus."""
     if _is_dlc(state, city):
-        now = city_score(state, city, I_NO)
-        if t < NK:
-            state[O_KCNT + city * NK + t] += 1
+        now = _city_score(state, city, I_NO)
+        if t < N_KINDS:
+            state[KIND_COUNTS + city * N_KINDS + t] += 1
         else:
-            state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] += 1
-            state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] += 1
-        after = city_score(state, city, I_NO)
-        if t < NK:
-            state[O_KCNT + city * NK + t] -= 1
+            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 0]] += 1
+            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 1]] += 1
+        after = _city_score(state, city, I_NO)
+        if t < N_KINDS:
+            state[KIND_COUNTS + city * N_KINDS + t] -= 1
         else:
-            state[O_KCNT + city * NK + DUP_HALF[t - NK, 0]] -= 1
-            state[O_KCNT + city * NK + DUP_HALF[t - NK, 1]] -= 1
+            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 0]] -= 1
+            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 1]] -= 1
         return after - now
-    now = city_score(state, city, I_NO)
+    now = _city_score(state, city, I_NO)
     best = -(1 << 40)
-    for r in range(CAN):
-        for c in range(CAN):
-            if legal_anchor(state, city, t, r, c):
+    for r in range(CANVAS):
+        for c in range(CANVAS):
+            if _legal_anchor(state, city, t, r, c):
                 _put(state, city, t, r, c, I_ADD)
-                s = city_score(state, city, I_NO)
+                s = _city_score(state, city, I_NO)
                 _put(state, city, t, r, c, I_REMOVE)
                 if s > best:
                     best = s
@@ -945,16 +922,16 @@ def tile_gain(state, city, t):
 
 @njit(cache=True)
 def _city_has_type(state, city, ty):
-    for k in range(NK):
-        if KIND_TYPE[k] == ty and state[O_KCNT + city * NK + k] > 0:
+    for k in range(N_KINDS):
+        if KIND_TYPE[k] == ty and state[KIND_COUNTS + city * N_KINDS + k] > 0:
             return True
     return False
 
 
 @njit(cache=True, inline='always')
-def automaton_choice(state, seat, card, col, city):
+def _automaton_choice(state, seat, card, col, city):
     """Tile code the automaton at ``seat`` picks for ``city`` by column ``col`` of ``card``."""
-    h = O_HAND + seat * NTILE
+    h = HANDS + seat * N_TILES
     for j in range(MAX_ITEMS):
         it = DECK_ITEMS[card, col, j]
         if it < 0:
@@ -962,20 +939,20 @@ def automaton_choice(state, seat, card, col, city):
         best = -1
         bg = 0
         bp = 0
-        if it == ITEM_NEW_TYPE and state[O_KCNT + city * NK + HOUSE] == 0:
+        if it == ITEM_NEW_TYPE and state[KIND_COUNTS + city * N_KINDS + HOUSE] == 0:
             continue
-        for t in range(NTILE):
+        for t in range(N_TILES):
             if state[h + t] <= 0:
                 continue
-            k = t if t < NK else DUP_HALF[t - NK, 0]
-            if it < NTYPES:
-                if t >= NK or KIND_TYPE[t] != it:
+            k = t if t < N_KINDS else DUPLEX_HALVES[t - N_KINDS, 0]
+            if it < N_TYPES:
+                if t >= N_KINDS or KIND_TYPE[t] != it:
                     continue
             elif it == ITEM_NEW_TYPE:
-                if t >= NK or _city_has_type(state, city, KIND_TYPE[t]):
+                if t >= N_KINDS or _city_has_type(state, city, KIND_TYPE[t]):
                     continue
-            g = tile_gain(state, city, t)
-            p = KIND_PRIO[k] * 64 + t
+            g = _tile_gain(state, city, t)
+            p = KIND_PRIORITY[k] * 64 + t
             if best < 0 or g > bg or (g == bg and p < bp):
                 best = t
                 bg = g
@@ -983,7 +960,7 @@ def automaton_choice(state, seat, card, col, city):
         if best >= 0:
             return best
     # every reconstructed column ends with max_points; fall back to any tile
-    for t in range(NTILE):
+    for t in range(N_TILES):
         if state[h + t] > 0:
             return t
     return -1
@@ -993,22 +970,22 @@ def automaton_choice(state, seat, card, col, city):
 def _run_automata(state):
     """Automaton A, then B: draw a card, assign a tile to the shared city (it waits for the
     human), then place one in the Deep Learning City (5.5).  One call site of
-    :func:`automaton_choice`, which is inlined here (cold start)."""
+    :func:`_automaton_choice`, which is inlined here (cold start)."""
     for j in range(4):
         a = 1 + j // 2
         if j % 2 == 0:
-            kp = state[H_KPTR]
-            state[H_CARD + a - 1] = state[O_DECK + kp]
-            state[H_KPTR] = kp + 1
-        card = state[H_CARD + a - 1]
+            kp = state[CARDS_DRAWN]
+            state[LAST_CARD + a - 1] = state[AUTOMA_DECK + kp]
+            state[CARDS_DRAWN] = kp + 1
+        card = state[LAST_CARD + a - 1]
         col = j % 2
         city = DLC if col == 1 else (0 if a == 1 else 2)
-        t = automaton_choice(state, a, card, col, city)
-        state[O_HAND + a * NTILE + t] -= 1
+        t = _automaton_choice(state, a, card, col, city)
+        state[HANDS + a * N_TILES + t] -= 1
         if col == 1:
-            add_to_dlc(state, t)
+            _add_to_dlc(state, t)
         else:
-            w = O_WAIT + city * 2
+            w = WAITING + city * 2
             if state[w] < 0:
                 state[w] = t
             else:
@@ -1018,31 +995,31 @@ def _run_automata(state):
 # ============================================================================= flow
 @njit(cache=True)
 def _begin_turn(state):
-    for s in range(MAXS):
-        state[O_COMMIT + s] = 0
-        state[O_CHOSEN + 2 * s] = -1
-        state[O_CHOSEN + 2 * s + 1] = -1
-        state[O_PICKED + 2 * s] = -1
-        state[O_PICKED + 2 * s + 1] = -1
-    state[H_PHASE] = PH_PICK
-    state[H_CUR] = 0
-    state[H_SUB] = 0
-    if state[H_MODE] == MODE_FULL and not round_is_duplex(state, state[H_ROUND]):
-        # The automata move at the end of init / step (H_AUTO): called from there
+    for s in range(MAX_SEATS):
+        state[PICKS_MADE + s] = 0
+        state[CHOSEN + 2 * s] = -1
+        state[CHOSEN + 2 * s + 1] = -1
+        state[PICKED + 2 * s] = -1
+        state[PICKED + 2 * s + 1] = -1
+    state[PHASE] = PH_PICK
+    state[CUR_SEAT] = 0
+    state[SUBSTEP] = 0
+    if state[MODE] == MODE_FULL and not _round_is_duplex(state, state[ROUND]):
+        # The automata move at the end of init / step (AUTOMATA_DUE): called from there
         # only, their code and the scoring it needs are compiled into those two entry
         # points and not again into every flow helper in between (cold start).
-        state[H_AUTO] = 1
+        state[AUTOMATA_DUE] = 1
 
 
 @njit(cache=True)
 def _start_round(state):
-    m = state[H_MODE]
-    r = state[H_ROUND]
-    state[H_TURN] = 0
-    state[H_REPEAT] = 0
-    dup = round_is_duplex(state, r)
+    m = state[MODE]
+    r = state[ROUND]
+    state[TURN] = 0
+    state[DUPLEX_REPEAT] = 0
+    dup = _round_is_duplex(state, r)
     if m == MODE_SIMPLE:
-        perm = state[SCR_PERM: SCR_PERM + 3]
+        perm = state[SCR_SEAT_ORDER: SCR_SEAT_ORDER + 3]
         perm[0] = 0
         perm[1] = 1
         perm[2] = 2
@@ -1051,111 +1028,111 @@ def _start_round(state):
             t = _draw_duplex(state) if dup else _draw_single(state)
             c = perm[i % 3] if i < 3 else DLC
             if c == DLC:
-                add_to_dlc(state, t)
+                _add_to_dlc(state, t)
             else:
-                w = O_WAIT + c * 2
+                w = WAITING + c * 2
                 if state[w] < 0:
                     state[w] = t
                 else:
                     state[w + 1] = t
         for i in range(SIMPLE_CHOSEN):
             t = _draw_duplex(state) if dup else _draw_single(state)
-            state[O_HAND + t] += 1
+            state[HANDS + t] += 1
         _begin_turn(state)
         return
     if m == MODE_FULL:
         if dup:
             for i in range(HAND_DUPLEX):
-                state[O_HAND + _draw_duplex(state)] += 1
+                state[HANDS + _draw_duplex(state)] += 1
         else:
             for s in range(3):
                 for i in range(HAND_SINGLES):
-                    state[O_HAND + s * NTILE + _draw_single(state)] += 1
+                    state[HANDS + s * N_TILES + _draw_single(state)] += 1
         _begin_turn(state)
         return
-    ns = state[H_NS]
+    ns = state[NUM_SEATS]
     for s in range(ns):
         if dup:
             for i in range(HAND_DUPLEX):
-                state[O_HAND + s * NTILE + _draw_duplex(state)] += 1
+                state[HANDS + s * N_TILES + _draw_duplex(state)] += 1
         else:
             for i in range(HAND_SINGLES):
-                state[O_HAND + s * NTILE + _draw_single(state)] += 1
+                state[HANDS + s * N_TILES + _draw_single(state)] += 1
     _begin_turn(state)
 
 
 @njit(cache=True)
 def _end_round(state):
-    state[H_ROUND] += 1
-    if state[H_ROUND] >= state[H_NR]:
-        state[H_PHASE] = PH_END
-        state[H_CUR] = -1
+    state[ROUND] += 1
+    if state[ROUND] >= state[ROUNDS_IN_GAME]:
+        state[PHASE] = PH_END
+        state[CUR_SEAT] = -1
         return
     _start_round(state)
 
 
 @njit(cache=True)
 def _end_turn(state):
-    m = state[H_MODE]
-    r = state[H_ROUND]
+    m = state[MODE]
+    r = state[ROUND]
     if m == MODE_SIMPLE:
         _end_round(state)
         return
-    if round_is_duplex(state, r):
+    if _round_is_duplex(state, r):
         # standard / 2p: the third duplex is discarded (solo full did it at pick time)
         if m != MODE_FULL:
-            for s in range(state[H_NS]):
-                for t in range(NTILE):
-                    n = state[O_HAND + s * NTILE + t]
-                    state[O_R2DISC + s * NTILE + t] += n
-                    state[O_HAND + s * NTILE + t] = 0
+            for s in range(state[NUM_SEATS]):
+                for t in range(N_TILES):
+                    n = state[HANDS + s * N_TILES + t]
+                    state[DUPLEX_DISCARDS + s * N_TILES + t] += n
+                    state[HANDS + s * N_TILES + t] = 0
         _end_round(state)
         return
-    np_ = state[H_NP]
-    d = round_pass_dir(state, r)
+    np_ = state[NUM_PARTICIPANTS]
+    d = _round_pass_dir(state, r)
     # pass: seat s gives its rest to seat s + d
     for s in range(np_):
-        for t in range(NTILE):
-            state[O_PASSED + s * NTILE + t] = state[O_HAND + s * NTILE + t]
-        state[O_PASSRD + s] = r
+        for t in range(N_TILES):
+            state[PASSED_LAST + s * N_TILES + t] = state[HANDS + s * N_TILES + t]
+        state[PASSED_ROUND + s] = r
     for s in range(np_):
         src = (s - d + np_) % np_
-        for t in range(NTILE):
-            state[O_HAND + s * NTILE + t] = state[O_PASSED + src * NTILE + t]
+        for t in range(N_TILES):
+            state[HANDS + s * N_TILES + t] = state[PASSED_LAST + src * N_TILES + t]
     if _hand_size(state, 0) <= 1:
         for s in range(np_):
-            for t in range(NTILE):
-                if state[O_PASSED + s * NTILE + t] > 0:
-                    state[O_LDT + r * MAXS + s] = t
-                state[O_HAND + s * NTILE + t] = 0
+            for t in range(N_TILES):
+                if state[PASSED_LAST + s * N_TILES + t] > 0:
+                    state[LAST_TILE_DISCARDS + r * MAX_SEATS + s] = t
+                state[HANDS + s * N_TILES + t] = 0
         _end_round(state)
         return
-    state[H_TURN] += 1
+    state[TURN] += 1
     _begin_turn(state)
 
 
 @njit(cache=True)
 def _to_placement(state):
-    state[H_PHASE] = PH_PLACE
-    state[H_CUR] = 0
-    state[H_SUB] = 0
+    state[PHASE] = PH_PLACE
+    state[CUR_SEAT] = 0
+    state[SUBSTEP] = 0
 
 
 @njit(cache=True)
 def placement_target(state, slots):
     """City being built now; writes the candidate tile codes of slot 0/1 (-1 = none)."""
-    m = state[H_MODE]
-    sub = state[H_SUB]
+    m = state[MODE]
+    sub = state[SUBSTEP]
     if m == MODE_SIMPLE or m == MODE_FULL:
         city = 0 if sub < 2 else 2
-        slots[0] = state[O_WAIT + city * 2]
-        slots[1] = state[O_WAIT + city * 2 + 1]
+        slots[0] = state[WAITING + city * 2]
+        slots[1] = state[WAITING + city * 2 + 1]
         return city
-    s = state[H_CUR]
-    city = left_city(state, s) if sub == 0 else right_city(state, s)
-    slots[0] = state[O_CHOSEN + 2 * s]
-    slots[1] = state[O_CHOSEN + 2 * s + 1]
-    if state[H_ASSIGN]:
+    s = state[CUR_SEAT]
+    city = _left_city(state, s) if sub == 0 else _right_city(state, s)
+    slots[0] = state[CHOSEN + 2 * s]
+    slots[1] = state[CHOSEN + 2 * s + 1]
+    if state[ASSIGN_AT_SELECTION]:
         if sub == 0:
             slots[1] = -1
         else:
@@ -1167,186 +1144,185 @@ def placement_target(state, slots):
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
-    n = config[CFG_NP]
-    state[H_NS] = n
+    n = config[CFG_NUM_PLAYERS]
+    state[NUM_SEATS] = n
     if n == 1:
-        state[H_MODE] = MODE_FULL if config[CFG_SOLO_FULL] else MODE_SIMPLE
-        state[H_NP] = 3
-        state[H_NC] = 3
-        state[H_DIFF] = config[CFG_DIFF]
+        state[MODE] = MODE_FULL if config[CFG_SOLO_FULL] else MODE_SIMPLE
+        state[NUM_PARTICIPANTS] = 3
+        state[NUM_CITIES] = 3
+        state[DIFFICULTY] = config[CFG_DIFFICULTY]
     elif n == 2:
-        state[H_MODE] = MODE_2P
-        state[H_NP] = 2
-        state[H_NC] = 4
+        state[MODE] = MODE_2P
+        state[NUM_PARTICIPANTS] = 2
+        state[NUM_CITIES] = 4
     else:
-        state[H_MODE] = MODE_STD
-        state[H_NP] = n
-        state[H_NC] = n
-    state[H_NR] = N_ROUNDS[state[H_MODE]]
-    state[H_ASSIGN] = config[CFG_ASSIGN] if n >= 2 else 1
+        state[MODE] = MODE_STD
+        state[NUM_PARTICIPANTS] = n
+        state[NUM_CITIES] = n
+    state[ROUNDS_IN_GAME] = N_ROUNDS[state[MODE]]
+    state[ASSIGN_AT_SELECTION] = config[CFG_ASSIGN] if n >= 2 else 1
     rng.seed_rng(state, I_RNG, seed)
     p = 0
-    for k in range(NK):
+    for k in range(N_KINDS):
         for i in range(SINGLE_COUNTS[k]):
-            state[O_SSUP + p] = k
+            state[SINGLE_SUPPLY + p] = k
             p += 1
     for d in range(N_DUPLEX):
-        state[O_DSUP + d] = d
+        state[DUPLEX_SUPPLY + d] = d
     for i in range(N_CARDS):
-        state[O_DECK + i] = i
-    rng.shuffle(state, I_RNG, state[O_SSUP: O_SSUP + N_SINGLES], np.int64(N_SINGLES))
-    rng.shuffle(state, I_RNG, state[O_DSUP: O_DSUP + N_DUPLEX], np.int64(N_DUPLEX))
-    rng.shuffle(state, I_RNG, state[O_DECK: O_DECK + N_CARDS], np.int64(N_CARDS))
-    for i in range(MAXC * CC):
-        state[O_GRID + i] = -1
-    for i in range(MAXC * 2):
-        state[O_WAIT + i] = -1
-    for i in range(MAX_ROUNDS * MAXS):
-        state[O_LDT + i] = -1
-    for s in range(MAXS):
-        state[O_PASSRD + s] = -1
-        state[O_CHOSEN + 2 * s] = -1
-        state[O_CHOSEN + 2 * s + 1] = -1
-    state[H_CARD] = -1
-    state[H_CARD + 1] = -1
-    if state[H_MODE] == MODE_FULL:
+        state[AUTOMA_DECK + i] = i
+    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY: SINGLE_SUPPLY + N_SINGLES], np.int64(N_SINGLES))
+    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY: DUPLEX_SUPPLY + N_DUPLEX], np.int64(N_DUPLEX))
+    rng.shuffle(state, I_RNG, state[AUTOMA_DECK: AUTOMA_DECK + N_CARDS], np.int64(N_CARDS))
+    for i in range(MAX_CITIES * CANVAS_CELLS):
+        state[GRIDS + i] = -1
+    for i in range(MAX_CITIES * 2):
+        state[WAITING + i] = -1
+    for i in range(MAX_ROUNDS * MAX_SEATS):
+        state[LAST_TILE_DISCARDS + i] = -1
+    for s in range(MAX_SEATS):
+        state[PASSED_ROUND + s] = -1
+        state[CHOSEN + 2 * s] = -1
+        state[CHOSEN + 2 * s + 1] = -1
+    state[LAST_CARD] = -1
+    state[LAST_CARD + 1] = -1
+    if state[MODE] == MODE_FULL:
         for i in range(SOLO_SETUP_DUPLEXES):
-            add_to_dlc(state, _draw_duplex(state))
-    state[H_ROUND] = 0
+            _add_to_dlc(state, _draw_duplex(state))
+    state[ROUND] = 0
     _start_round(state)
-    if state[H_AUTO]:               # the automata move now, if their turn began (H_AUTO)
-        state[H_AUTO] = 0
+    if state[AUTOMATA_DUE]:               # the automata move now, if their turn began (AUTOMATA_DUE)
+        state[AUTOMATA_DUE] = 0
         _run_automata(state)
 
 
 @njit(cache=True)
 def current_player(state):
-    if state[H_PHASE] == PH_END:
+    if state[PHASE] == PH_END:
         return -1
-    m = state[H_MODE]
+    m = state[MODE]
     if m == MODE_SIMPLE or m == MODE_FULL:
         return 0
-    return state[H_CUR]
+    return state[CUR_SEAT]
 
 
 @njit(cache=True)
 def legal_mask(state, mask):
     mask[:] = 0
-    ph = state[H_PHASE]
+    ph = state[PHASE]
     if ph == PH_END:
         return
-    m = state[H_MODE]
+    m = state[MODE]
     if ph == PH_PICK:
-        s = 0 if (m == MODE_SIMPLE or m == MODE_FULL) else state[H_CUR]
-        for t in range(NTILE):
-            if state[O_HAND + s * NTILE + t] > 0:
-                mask[t] = 1
+        s = 0 if (m == MODE_SIMPLE or m == MODE_FULL) else state[CUR_SEAT]
+        for t in range(N_TILES):
+            if state[HANDS + s * N_TILES + t] > 0:
+                mask[A_PICK + t] = 1
         return
-    slots = state[SCR_PERM: SCR_PERM + 2]
+    slots = state[SCR_SLOTS: SCR_SLOTS + 2]
     city = placement_target(state, slots)
     for k in range(2):
         t = slots[k]
         if t < 0:
             continue
-        for r in range(CAN):
-            for c in range(CAN):
-                if legal_anchor(state, city, t, r, c):
-                    mask[A_PLACE + k * CC + r * CAN + c] = 1
+        for r in range(CANVAS):
+            for c in range(CANVAS):
+                if _legal_anchor(state, city, t, r, c):
+                    mask[A_PLACE + k * CANVAS_CELLS + r * CANVAS + c] = 1
 
 
 @njit(cache=True)
 def step(state, action):
-    state[H_STEPS] += 1
-    m = state[H_MODE]
+    m = state[MODE]
     solo = m == MODE_SIMPLE or m == MODE_FULL
-    if state[H_PHASE] == PH_PICK:
-        t = action
+    if state[PHASE] == PH_PICK:
+        t = action - A_PICK
         if solo:
-            state[O_HAND + t] -= 1
-            city = 0 if state[H_SUB] == 0 else 2
-            w = O_WAIT + city * 2
+            state[HANDS + t] -= 1
+            city = 0 if state[SUBSTEP] == 0 else 2
+            w = WAITING + city * 2
             if state[w] < 0:
                 state[w] = t
             else:
                 state[w + 1] = t
-            state[H_SUB] += 1
-            if state[H_SUB] < 2:
+            state[SUBSTEP] += 1
+            if state[SUBSTEP] < 2:
                 return
             if m == MODE_SIMPLE:
-                for u in range(NTILE):
-                    while state[O_HAND + u] > 0:
-                        state[O_HAND + u] -= 1
-                        add_to_dlc(state, u)
+                for u in range(N_TILES):
+                    while state[HANDS + u] > 0:
+                        state[HANDS + u] -= 1
+                        _add_to_dlc(state, u)
                 _to_placement(state)
                 return
-            if round_is_duplex(state, state[H_ROUND]):
-                for u in range(NTILE):
-                    state[O_R2DISC + u] += state[O_HAND + u]
-                    state[O_HAND + u] = 0
-                if state[H_REPEAT] == 0:
-                    state[H_REPEAT] = 1
-                    state[H_TURN] = 1
+            if _round_is_duplex(state, state[ROUND]):
+                for u in range(N_TILES):
+                    state[DUPLEX_DISCARDS + u] += state[HANDS + u]
+                    state[HANDS + u] = 0
+                if state[DUPLEX_REPEAT] == 0:
+                    state[DUPLEX_REPEAT] = 1
+                    state[TURN] = 1
                     for i in range(HAND_DUPLEX):
-                        state[O_HAND + _draw_duplex(state)] += 1
-                    state[H_SUB] = 0
+                        state[HANDS + _draw_duplex(state)] += 1
+                    state[SUBSTEP] = 0
                     return
             _to_placement(state)
             return
-        s = state[H_CUR]
-        state[O_HAND + s * NTILE + t] -= 1
-        state[O_CHOSEN + 2 * s + state[H_SUB]] = t
-        state[O_PICKED + 2 * s + state[H_SUB]] = t
-        state[O_COMMIT + s] += 1
-        state[H_SUB] += 1
-        if state[H_SUB] == 2:
-            state[H_SUB] = 0
-            state[H_CUR] = s + 1
-            if s + 1 >= state[H_NS]:
+        s = state[CUR_SEAT]
+        state[HANDS + s * N_TILES + t] -= 1
+        state[CHOSEN + 2 * s + state[SUBSTEP]] = t
+        state[PICKED + 2 * s + state[SUBSTEP]] = t
+        state[PICKS_MADE + s] += 1
+        state[SUBSTEP] += 1
+        if state[SUBSTEP] == 2:
+            state[SUBSTEP] = 0
+            state[CUR_SEAT] = s + 1
+            if s + 1 >= state[NUM_SEATS]:
                 _to_placement(state)
         return
     # placement
-    slots = state[SCR_PERM: SCR_PERM + 2]
+    slots = state[SCR_SLOTS: SCR_SLOTS + 2]
     city = placement_target(state, slots)
     a = action - A_PLACE
-    k = a // CC
-    cell = a % CC
+    k = a // CANVAS_CELLS
+    cell = a % CANVAS_CELLS
     t = slots[k]
-    place_tile(state, city, t, cell // CAN, cell % CAN)
+    _place_tile(state, city, t, cell // CANVAS, cell % CANVAS)
     if solo:
-        state[O_WAIT + city * 2 + k] = -1
-        state[H_SUB] += 1
-        if state[H_SUB] >= 4:
+        state[WAITING + city * 2 + k] = -1
+        state[SUBSTEP] += 1
+        if state[SUBSTEP] >= 4:
             _end_turn(state)
-            if state[H_AUTO]:
-                state[H_AUTO] = 0
+            if state[AUTOMATA_DUE]:
+                state[AUTOMATA_DUE] = 0
                 _run_automata(state)
         return
-    s = state[H_CUR]
-    state[O_CHOSEN + 2 * s + k] = -1
-    state[H_SUB] += 1
-    if state[H_SUB] == 2:
-        state[H_SUB] = 0
-        state[H_CUR] = s + 1
-        if s + 1 >= state[H_NS]:
+    s = state[CUR_SEAT]
+    state[CHOSEN + 2 * s + k] = -1
+    state[SUBSTEP] += 1
+    if state[SUBSTEP] == 2:
+        state[SUBSTEP] = 0
+        state[CUR_SEAT] = s + 1
+        if s + 1 >= state[NUM_SEATS]:
             _end_turn(state)
-            if state[H_AUTO]:
-                state[H_AUTO] = 0
+            if state[AUTOMATA_DUE]:
+                state[AUTOMATA_DUE] = 0
                 _run_automata(state)
 
 
 @njit(cache=True)
 def city_totals(state, out):
-    for c in range(state[H_NC]):
-        out[c] = city_score(state, c, I_YES)
+    for c in range(state[NUM_CITIES]):
+        out[c] = _city_score(state, c, I_YES)
 
 
 @njit(cache=True)
 def _participant_key(state, p, tot, key):
     """key[0] the score, key[1..7] the tie-break items of section 7 in the data file's
     order (TIE_ORDER): the higher of the two cities, building counts by type."""
-    m = state[H_MODE]
-    a = left_city(state, p)
-    b = right_city(state, p)
+    m = state[MODE]
+    a = _left_city(state, p)
+    b = _right_city(state, p)
     row = 0
     if m == MODE_2P:
         key[0] = tot[a] + tot[b]
@@ -1359,18 +1335,18 @@ def _participant_key(state, p, tot, key):
         if ty == TIE_HIGHER:
             n = max(tot[a], tot[b])
         elif ty >= 0:
-            for k in range(NK):
+            for k in range(N_KINDS):
                 if KIND_TYPE[k] == ty:
-                    n += state[O_KCNT + a * NK + k] + state[O_KCNT + b * NK + k]
+                    n += state[KIND_COUNTS + a * N_KINDS + k] + state[KIND_COUNTS + b * N_KINDS + k]
         key[1 + j] = n
 
 
 @njit(cache=True)
 def scores(state, out):
-    tot = state[SCR_TOT: SCR_TOT + MAXC]
+    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
     city_totals(state, tot)
-    key = state[SCR_KEY: SCR_KEY + 8]
-    for p in range(min(out.shape[0], state[H_NP])):
+    key = state[SCR_RANK_KEYS: SCR_RANK_KEYS + RANK_KEY]
+    for p in range(min(out.shape[0], state[NUM_PARTICIPANTS])):
         _participant_key(state, p, tot, key)
         out[p] = key[0]
 
@@ -1378,26 +1354,26 @@ def scores(state, out):
 @njit(cache=True)
 def all_ranks(state, out):
     """Rank of every participant (automata included) into ``out[:num participants]``."""
-    tot = state[SCR_TOT: SCR_TOT + MAXC]
+    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
     city_totals(state, tot)
-    ranks_from_totals(state, tot, out)
+    _ranks_from_totals(state, tot, out)
 
 
 @njit(cache=True)
-def ranks_from_totals(state, tot, out):
+def _ranks_from_totals(state, tot, out):
     """Ranks of the participants given the city totals ``tot`` (section 7)."""
-    np_ = state[H_NP]
-    keys = state[SCR_KEY: SCR_KEY + MAXS * 8]
+    np_ = state[NUM_PARTICIPANTS]
+    keys = state[SCR_RANK_KEYS: SCR_RANK_KEYS + MAX_SEATS * RANK_KEY]
     for p in range(np_):
-        _participant_key(state, p, tot, keys[p * 8: p * 8 + 8])
+        _participant_key(state, p, tot, keys[p * RANK_KEY: (p + 1) * RANK_KEY])
     for p in range(np_):
         better = 0
         for q in range(np_):
             if q == p:
                 continue
-            for j in range(8):
-                a = keys[q * 8 + j]
-                b = keys[p * 8 + j]
+            for j in range(RANK_KEY):
+                a = keys[q * RANK_KEY + j]
+                b = keys[p * RANK_KEY + j]
                 if a != b:
                     if a > b:
                         better += 1
@@ -1407,9 +1383,9 @@ def ranks_from_totals(state, tot, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    tmp = np.zeros(MAXS, dtype=np.int64)
+    tmp = np.zeros(MAX_SEATS, dtype=np.int64)
     all_ranks(state, tmp)
-    for p in range(min(out.shape[0], state[H_NP])):
+    for p in range(min(out.shape[0], state[NUM_PARTICIPANTS])):
         out[p] = tmp[p]
 
 
@@ -1420,15 +1396,198 @@ def reseed(state, seed):
     Each undrawn part is sorted before the shuffle, so the new order depends on the seed
     and on which tiles / cards are left, never on their hidden old order."""
     rng.seed_rng(state, I_RNG, seed)
-    p = state[H_SPTR]
-    state[O_SSUP + p: O_SSUP + N_SINGLES].sort()
-    rng.shuffle(state, I_RNG, state[O_SSUP + p: O_SSUP + N_SINGLES], N_SINGLES - p)
-    p = state[H_DPTR]
-    state[O_DSUP + p: O_DSUP + N_DUPLEX].sort()
-    rng.shuffle(state, I_RNG, state[O_DSUP + p: O_DSUP + N_DUPLEX], N_DUPLEX - p)
-    p = state[H_KPTR]
-    state[O_DECK + p: O_DECK + N_CARDS].sort()
-    rng.shuffle(state, I_RNG, state[O_DECK + p: O_DECK + N_CARDS], N_CARDS - p)
+    p = state[SINGLES_DRAWN]
+    state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + N_SINGLES].sort()
+    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + N_SINGLES], N_SINGLES - p)
+    p = state[DUPLEXES_DRAWN]
+    state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + N_DUPLEX].sort()
+    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + N_DUPLEX], N_DUPLEX - p)
+    p = state[CARDS_DRAWN]
+    state[AUTOMA_DECK + p: AUTOMA_DECK + N_CARDS].sort()
+    rng.shuffle(state, I_RNG, state[AUTOMA_DECK + p: AUTOMA_DECK + N_CARDS], N_CARDS - p)
+
+
+@njit(cache=True)
+def _hand_before_picks(state, s, out):
+    """Seat ``s``'s hand before its picks of this turn (its hand plus what it picked) into ``out``."""
+    for t in range(N_TILES):
+        out[t] = state[HANDS + s * N_TILES + t]
+    for k in range(2):
+        t = state[PICKED + 2 * s + k]
+        if t >= 0:
+            out[t] += 1
+
+
+@njit(cache=True)
+def _seat_after(s, k, d, n):
+    """The seat ``k`` passes after seat ``s`` in direction ``d`` (+1 left, -1 right) of ``n``."""
+    return ((s + k * d) % n + n) % n
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Re-draw in place everything ``observer`` cannot see, consistently with what it has seen.
+
+    2-7 players, while the game runs: the other seats' hands it cannot know, their
+    unrevealed picks (drawn at random from their re-dealt hands), their round-2 duplex
+    discards and the unseen last-tile discards are re-dealt from the tiles the observer
+    has not seen, together with the undrawn supplies; then :func:`reseed`.  What the
+    observer can deduce is kept: in the running single round a hand it held on an
+    earlier turn is known exactly (what it passed minus the picks revealed since), so at
+    turn ``t`` the seats ``o+d .. o+t*d`` keep their hands (their picks are re-drawn from
+    them); the last tile of a finished round is kept when the observer held that hand
+    (its passer is one of ``o, o+d, ..``); the other seats' memory of what they passed
+    last is rebuilt from the new deal.  Solo hands are open and a finished game hides
+    nothing: there only the future is re-drawn (:func:`reseed`).
+
+    Guarantee: the observer's observation, every public count (hand sizes, picks made,
+    discards per seat) and the tile multiset of the whole game are unchanged; the unseen
+    tiles are pooled and the pools SORTED before they are shuffled with a generator keyed
+    by ``seed`` alone, so the result depends only on ``seed`` and on what ``observer``
+    has seen, never on the hidden order or the hidden tiles themselves (a search over
+    two states the observer cannot tell apart draws the same worlds).  A determinized
+    state can be determinized again."""
+    m = state[MODE]
+    if m == MODE_SIMPLE or m == MODE_FULL or state[PHASE] == PH_END:
+        reseed(state, seed)
+        return
+    rng.seed_rng(state, I_RNG, seed)
+    o = observer
+    np_ = state[NUM_PARTICIPANTS]
+    rnd = state[ROUND]
+    turn = state[TURN]
+    picking = state[PHASE] == PH_PICK
+    n_turns = (HAND_SINGLES - 1) // 2
+    sp = state[SINGLES_DRAWN]
+    dp = state[DUPLEXES_DRAWN]
+    # the pools of unseen tiles: undrawn supplies, unknown hands, duplex discards, last tiles
+    singles = np.empty(N_SINGLES, dtype=np.int64)
+    duplexes = np.empty(N_DUPLEX, dtype=np.int64)
+    ns = 0
+    nd = 0
+    for i in range(sp, N_SINGLES):
+        singles[ns] = state[SINGLE_SUPPLY + i]
+        ns += 1
+    for i in range(dp, N_DUPLEX):
+        duplexes[nd] = state[DUPLEX_SUPPLY + i]
+        nd += 1
+    live = not _round_is_duplex(state, rnd)
+    d = _round_pass_dir(state, rnd)
+    known = np.zeros(MAX_SEATS, dtype=np.bool_)
+    if live:
+        for k in range(1, turn + 1):
+            known[_seat_after(o, k, d, np_)] = True
+    known[o] = False
+    pre = np.zeros((MAX_SEATS, N_TILES), dtype=np.int64)
+    deal_singles = np.zeros(MAX_SEATS, dtype=np.int64)
+    deal_duplexes = np.zeros(MAX_SEATS, dtype=np.int64)
+    for s in range(np_):
+        if s == o:
+            continue
+        if picking:
+            _hand_before_picks(state, s, pre[s])
+        else:
+            for t in range(N_TILES):
+                pre[s, t] = state[HANDS + s * N_TILES + t]
+        if not known[s]:
+            for t in range(N_TILES):
+                for _ in range(pre[s, t]):
+                    if t < N_KINDS:
+                        singles[ns] = t
+                        ns += 1
+                        deal_singles[s] += 1
+                    else:
+                        duplexes[nd] = t - N_KINDS
+                        nd += 1
+                        deal_duplexes[s] += 1
+        for t in range(N_KINDS, N_TILES):
+            for _ in range(state[DUPLEX_DISCARDS + s * N_TILES + t]):
+                duplexes[nd] = t - N_KINDS
+                nd += 1
+    unknown_last = np.empty(MAX_ROUNDS * MAX_SEATS, dtype=np.int64)
+    n_last = 0
+    for r in range(rnd):
+        if _round_is_duplex(state, r):
+            continue
+        dr = _round_pass_dir(state, r)
+        for s in range(np_):
+            t = state[LAST_TILE_DISCARDS + r * MAX_SEATS + s]
+            held = False
+            for k in range(n_turns):
+                if _seat_after(o, k, dr, np_) == s:
+                    held = True
+            if t >= 0 and not held:
+                singles[ns] = t
+                ns += 1
+                unknown_last[n_last] = LAST_TILE_DISCARDS + r * MAX_SEATS + s
+                n_last += 1
+    # sorted first: the re-deal must depend on the seed only, not on the hidden order
+    singles[:ns].sort()
+    duplexes[:nd].sort()
+    rng.shuffle(state, I_RNG, singles, ns)
+    rng.shuffle(state, I_RNG, duplexes, nd)
+    for s in range(np_):
+        if s == o or known[s]:
+            continue
+        pre[s, :] = 0
+        for _ in range(deal_singles[s]):
+            ns -= 1
+            pre[s, singles[ns]] += 1
+        for _ in range(deal_duplexes[s]):
+            nd -= 1
+            pre[s, N_KINDS + duplexes[nd]] += 1
+    for s in range(np_):
+        if s == o:
+            continue
+        n_dis = 0
+        for t in range(N_TILES):
+            n_dis += state[DUPLEX_DISCARDS + s * N_TILES + t]
+            state[DUPLEX_DISCARDS + s * N_TILES + t] = 0
+        for _ in range(n_dis):
+            nd -= 1
+            state[DUPLEX_DISCARDS + s * N_TILES + N_KINDS + duplexes[nd]] += 1
+    for i in range(n_last):
+        ns -= 1
+        state[unknown_last[i]] = singles[ns]
+    for s in range(np_):
+        if s == o:
+            continue
+        h = pre[s]
+        if picking:
+            for k in range(2):
+                state[CHOSEN + 2 * s + k] = -1
+                state[PICKED + 2 * s + k] = -1
+            for k in range(state[PICKS_MADE + s]):
+                total = 0
+                for t in range(N_TILES):
+                    total += h[t]
+                j = rng.randint(state, I_RNG, total)
+                t = 0
+                while j >= h[t]:
+                    j -= h[t]
+                    t += 1
+                h[t] -= 1
+                state[CHOSEN + 2 * s + k] = t
+                state[PICKED + 2 * s + k] = t
+        for t in range(N_TILES):
+            state[HANDS + s * N_TILES + t] = h[t]
+    # the other seats' memory of what they passed last, consistent with the new deal
+    for s in range(np_):
+        if s == o:
+            continue
+        mem = state[PASSED_LAST + s * N_TILES: PASSED_LAST + (s + 1) * N_TILES]
+        if live and turn >= 1:
+            _hand_before_picks(state, _seat_after(s, 1, d, np_), mem)
+        elif state[PASSED_ROUND + s] >= 0:
+            t = state[LAST_TILE_DISCARDS + state[PASSED_ROUND + s] * MAX_SEATS + s]
+            mem[:] = 0
+            if t >= 0:
+                mem[t] = 1
+    for i in range(ns):
+        state[SINGLE_SUPPLY + sp + i] = singles[i]
+    for i in range(nd):
+        state[DUPLEX_SUPPLY + dp + i] = duplexes[i]
+    reseed(state, np.int64(rng.next_u64(state, I_RNG) >> np.uint64(2)))
 
 
 # ============================================================================= greedy heuristic
@@ -1464,7 +1623,7 @@ def _chance(need, empty):
 def _open_cell(g, r, c, lim):
     """Empty canvas cell that the city's final 4x4 box can still include (``lim``: min/max
     row, min/max column it may reach)."""
-    return lim[0] <= r <= lim[1] and lim[2] <= c <= lim[3] and g[r * CAN + c] < 0
+    return lim[0] <= r <= lim[1] and lim[2] <= c <= lim[3] and g[r * CANVAS + c] < 0
 
 
 @njit(cache=True)
@@ -1478,7 +1637,7 @@ def _shop_room(g, r, c, dr, dc, lim):
     """Length of the shop run starting at ``(r, c)`` in direction ``(dr, dc)`` and the
     longest line it could become (the run plus the open cells on both ends)."""
     n = 0
-    while r + n * dr < CAN and c + n * dc < CAN and g[(r + n * dr) * CAN + c + n * dc] == SHOP:
+    while r + n * dr < CANVAS and c + n * dc < CANVAS and g[(r + n * dr) * CANVAS + c + n * dc] == SHOP:
         n += 1
     room = n
     k = 1
@@ -1493,32 +1652,32 @@ def _shop_room(g, r, c, dr, dc, lim):
 
 
 @njit(cache=True)
-def city_future(state, city):
+def _city_future(state, city):
     """Points the unfinished patterns of grid ``city`` promise beyond its live score: each
     pattern that can still be completed adds (its value when complete - its value now)
     x :func:`_chance` of getting the buildings it lacks."""
-    b = O_BOX + city * 5
-    n = state[b]
+    b = BOXES + city * BOX_SIZE
+    n = state[b + BOX_CELLS]
     if n == 0 or n >= 16 or _is_dlc(state, city):
         return 0.0
     empty = 16 - n
     g = _grid(state, city)
-    kc = state[O_KCNT + city * NK: O_KCNT + (city + 1) * NK]
-    lim = state[SCR_PERM + 2: SCR_PERM + 6]
-    lim[0] = max(0, state[b + 2] - 3)
-    lim[1] = min(CAN - 1, state[b + 1] + 3)
-    lim[2] = max(0, state[b + 4] - 3)
-    lim[3] = min(CAN - 1, state[b + 3] + 3)
+    kc = state[KIND_COUNTS + city * N_KINDS: KIND_COUNTS + (city + 1) * N_KINDS]
+    lim = state[SCR_REACH: SCR_REACH + 4]
+    lim[0] = max(0, state[b + BOX_MAX_ROW] - (CITY_SIDE - 1))
+    lim[1] = min(CANVAS - 1, state[b + BOX_MIN_ROW] + (CITY_SIDE - 1))
+    lim[2] = max(0, state[b + BOX_MAX_COL] - (CITY_SIDE - 1))
+    lim[3] = min(CANVAS - 1, state[b + BOX_MIN_COL] + (CITY_SIDE - 1))
     v = 0.0
     free_houses = 0
-    for r in range(CAN):
-        for c in range(CAN):
-            i = r * CAN + c
+    for r in range(CANVAS):
+        for c in range(CANVAS):
+            i = r * CANVAS + c
             k = g[i]
             if k == SHOP:
                 # a run of 1-3 shops with room for a line of 4, counted from its first shop
-                hor = (c > 0 and g[i - 1] == SHOP) or (c < CAN - 1 and g[i + 1] == SHOP)
-                ver = (r > 0 and g[i - CAN] == SHOP) or (r < CAN - 1 and g[i + CAN] == SHOP)
+                hor = (c > 0 and g[i - 1] == SHOP) or (c < CANVAS - 1 and g[i + 1] == SHOP)
+                ver = (r > 0 and g[i - CANVAS] == SHOP) or (r < CANVAS - 1 and g[i + CANVAS] == SHOP)
                 if not hor and not ver:
                     _, hroom = _shop_room(g, r, c, 0, 1, lim)
                     _, vroom = _shop_room(g, r, c, 1, 0, lim)
@@ -1529,16 +1688,16 @@ def city_future(state, city):
                     run, room = _shop_room(g, r, c, 0, 1, lim)
                     if run < 4 and room >= 4:
                         v += _chance(4 - run, empty) * (POT_SHOP_UNIT * run - LINE_PTS[run])
-                if ver and not (r > 0 and g[i - CAN] == SHOP):
+                if ver and not (r > 0 and g[i - CANVAS] == SHOP):
                     run, room = _shop_room(g, r, c, 1, 0, lim)
                     if run < 4 and room >= 4:
                         v += _chance(4 - run, empty) * (POT_SHOP_UNIT * run - LINE_PTS[run])
             elif k == PARK:
                 # a lone park with an open neighbour waits for its pair
-                if not _nb_has(g, i, I_PARK, I_PARK) and _open_next_to(g, r, c, lim):
+                if not grid.touches(i, g, NEIGHBORS, I_PARK) and _open_next_to(g, r, c, lim):
                     v += _chance(1, empty) * (POT_PARK_UNIT - PARK_PTS[1])
             elif k == HOUSE:
-                if not _nb_has(g, i, I_FACTORY, I_FACTORY):
+                if not grid.touches(i, g, NEIGHBORS, I_FACTORY):
                     free_houses += 1
     # the open group of fewer than 6 offices
     m = kc[OFFICE] % OFFICE_GROUP
@@ -1565,35 +1724,35 @@ def city_future(state, city):
 
 
 @njit(cache=True)
-def city_value(state, city):
-    """Live score of ``city`` plus :func:`city_future`."""
-    return city_score(state, city, I_NO) + city_future(state, city)
+def _city_value(state, city):
+    """Live score of ``city`` plus :func:`_city_future`."""
+    return _city_score(state, city, I_NO) + _city_future(state, city)
 
 
 @njit(cache=True)
-def value_gain(state, city, t, base):
-    """What tile ``t`` adds to :func:`city_value` of ``city`` (``base``) at its best legal
+def _value_gain(state, city, t, base):
+    """What tile ``t`` adds to :func:`_city_value` of ``city`` (``base``) at its best legal
     position now (0 if it has none, which the rules exclude)."""
-    b = O_BOX + city * 5
+    b = BOXES + city * BOX_SIZE
     best = base
     found = False
-    for r in range(CAN):
-        for c in range(CAN):
-            if not legal_anchor(state, city, t, r, c):
+    for r in range(CANVAS):
+        for c in range(CANVAS):
+            if not _legal_anchor(state, city, t, r, c):
                 continue
-            n0 = state[b]
-            r0 = state[b + 1]
-            r1 = state[b + 2]
-            c0 = state[b + 3]
-            c1 = state[b + 4]
-            place_tile(state, city, t, r, c)
-            v = city_value(state, city)
+            n0 = state[b + BOX_CELLS]
+            r0 = state[b + BOX_MIN_ROW]
+            r1 = state[b + BOX_MAX_ROW]
+            c0 = state[b + BOX_MIN_COL]
+            c1 = state[b + BOX_MAX_COL]
+            _place_tile(state, city, t, r, c)
+            v = _city_value(state, city)
             _put(state, city, t, r, c, I_REMOVE)
-            state[b] = n0
-            state[b + 1] = r0
-            state[b + 2] = r1
-            state[b + 3] = c0
-            state[b + 4] = c1
+            state[b + BOX_CELLS] = n0
+            state[b + BOX_MIN_ROW] = r0
+            state[b + BOX_MAX_ROW] = r1
+            state[b + BOX_MIN_COL] = c0
+            state[b + BOX_MAX_COL] = c1
             if v > best or not found:
                 best = v
                 found = True
@@ -1604,7 +1763,7 @@ def value_gain(state, city, t, base):
 def _combine(state, left, right):
     """A seat's value from its two cities' values: the sum in 2 players, else the lower
     city plus POT_BALANCE of the lead of the better one."""
-    if state[H_MODE] == MODE_2P:
+    if state[MODE] == MODE_2P:
         return left + right
     lo = min(left, right)
     return lo + POT_BALANCE * (max(left, right) - lo)
@@ -1614,7 +1773,7 @@ def _combine(state, left, right):
 def potential(state, p):
     """Points seat ``p``'s position promises beyond its live score (greedy baseline).
 
-    A city's value is its live score plus :func:`city_future`: every unfinished pattern
+    A city's value is its live score plus :func:`_city_future`: every unfinished pattern
     that can still be completed is worth (its value complete - its value now) x the
     chance of getting the buildings it lacks (:func:`_chance`: POT_RHO per building,
     scaled by the city's free cells).  Patterns: a run of 1-3 shops with room for a line
@@ -1622,7 +1781,7 @@ def potential(state, p):
     the open group of fewer than 6 offices, each tavern set of fewer than 4 kinds, and a
     point per missing other type for each house not next to a factory.
     The tiles ``p`` has chosen but not placed add their best gain in city value
-    (:func:`value_gain`) under the best legal split between its two cities (the tile
+    (:func:`_value_gain`) under the best legal split between its two cities (the tile
     left after its first placement goes to its right city).  This is what makes picks
     meaningful one ply ahead: the score only moves when tiles are placed.
     The two cities combine as the score does (:func:`_combine`): their sum in 2 players;
@@ -1630,98 +1789,76 @@ def potential(state, p):
     the better city is not worthless.  Returns that combination minus the live score.
     Solo: the grid cities only (the Deep Learning City has no patterns; waiting tiles
     are not valued)."""
-    m = state[H_MODE]
-    lc = left_city(state, p)
-    rc = right_city(state, p)
-    sl = city_score(state, lc, I_NO)
-    sr = city_score(state, rc, I_NO)
+    m = state[MODE]
+    lc = _left_city(state, p)
+    rc = _right_city(state, p)
+    sl = _city_score(state, lc, I_NO)
+    sr = _city_score(state, rc, I_NO)
     score = float(sl + sr) if m == MODE_2P else float(min(sl, sr))
-    vl = sl + city_future(state, lc)
-    vr = sr + city_future(state, rc)
+    vl = sl + _city_future(state, lc)
+    vr = sr + _city_future(state, rc)
     best = _combine(state, vl, vr)
-    t0 = state[O_CHOSEN + 2 * p]
-    t1 = state[O_CHOSEN + 2 * p + 1]
+    t0 = state[CHOSEN + 2 * p]
+    t1 = state[CHOSEN + 2 * p + 1]
     if (m == MODE_2P or m == MODE_STD) and (t0 >= 0 or t1 >= 0):
-        if state[H_PHASE] == PH_PLACE and state[H_CUR] == p and state[H_SUB] == 1:
+        if state[PHASE] == PH_PLACE and state[CUR_SEAT] == p and state[SUBSTEP] == 1:
             t = t0 if t0 >= 0 else t1           # the left city is built: this one goes right
-            best = _combine(state, vl, vr + value_gain(state, rc, t, vr))
+            best = _combine(state, vl, vr + _value_gain(state, rc, t, vr))
         elif t0 >= 0 and t1 >= 0:
-            best = _combine(state, vl + value_gain(state, lc, t0, vl), vr + value_gain(state, rc, t1, vr))
-            if not state[H_ASSIGN]:
-                best = max(best, _combine(state, vl + value_gain(state, lc, t1, vl),
-                                          vr + value_gain(state, rc, t0, vr)))
+            best = _combine(state, vl + _value_gain(state, lc, t0, vl), vr + _value_gain(state, rc, t1, vr))
+            if not state[ASSIGN_AT_SELECTION]:
+                best = max(best, _combine(state, vl + _value_gain(state, lc, t1, vl),
+                                          vr + _value_gain(state, rc, t0, vr)))
         else:
             t = t0 if t0 >= 0 else t1           # first pick made: it may still go either way
-            to_left = _combine(state, vl + value_gain(state, lc, t, vl), vr)
-            to_right = _combine(state, vl, vr + value_gain(state, rc, t, vr))
-            if state[H_ASSIGN]:
+            to_left = _combine(state, vl + _value_gain(state, lc, t, vl), vr)
+            to_right = _combine(state, vl, vr + _value_gain(state, rc, t, vr))
+            if state[ASSIGN_AT_SELECTION]:
                 best = to_left if t0 >= 0 else to_right
             else:
                 best = max(to_left, to_right)
-    if (m == MODE_2P or m == MODE_STD) and state[H_PHASE] == PH_PICK:
-        best += (2 - state[O_COMMIT + p]) * POT_PICK[0 if m == MODE_2P else 1,
-                                                     1 if round_is_duplex(state, state[H_ROUND]) else 0]
+    if (m == MODE_2P or m == MODE_STD) and state[PHASE] == PH_PICK:
+        best += (2 - state[PICKS_MADE + p]) * POT_PICK[0 if m == MODE_2P else 1,
+                                                     1 if _round_is_duplex(state, state[ROUND]) else 0]
     return best - score
 
 
 # ============================================================================= observation
-OBS_CITY = 10 * CC
-OBS_PARTS = (
-    ("cities", (MAXC, 10, CAN, CAN)),
-    ("own_hand", (NTILE,)),
-    ("own_chosen", (2, NTILE)),
-    ("revealed_choices", (MAXS, 2, NTILE)),
-    ("committed", (MAXS,)),
-    ("passed_last", (NTILE,)),
-    ("own_duplex_discards", (NTILE,)),
-    ("round", (6,)),
-    ("turn", (3,)),
-    ("step_kind", (4,)),
-    ("city_being_built", (MAXC,)),
-    ("factory_counts", (MAXC,)),
-    ("city_scores", (MAXC,)),
-    ("num_seats", (MAXS,)),
-    ("mode", (4,)),
-    ("assign_at_selection", (1,)),
-    ("automaton_hands", (2, NTILE)),
-    ("dlc_kind_counts", (NK,)),
-    ("last_automa_cards", (2, N_CARDS)),
-    ("difficulty", (5,)),
-    ("waiting", (2, 2, NTILE)),
-)
-OBS_SIZE = 0
-OBS_OFF = {}
-for _name, _shape in OBS_PARTS:
-    OBS_OFF[_name] = OBS_SIZE
-    OBS_SIZE += int(np.prod(_shape))
-OB_CITIES = OBS_OFF["cities"]
-OB_HAND = OBS_OFF["own_hand"]
-OB_CHOSEN = OBS_OFF["own_chosen"]
-OB_REV = OBS_OFF["revealed_choices"]
-OB_COMMIT = OBS_OFF["committed"]
-OB_PASSED = OBS_OFF["passed_last"]
-OB_R2 = OBS_OFF["own_duplex_discards"]
-OB_ROUND = OBS_OFF["round"]
-OB_TURN = OBS_OFF["turn"]
-OB_STEPK = OBS_OFF["step_kind"]
-OB_BUILD = OBS_OFF["city_being_built"]
-OB_FC = OBS_OFF["factory_counts"]
-OB_SC = OBS_OFF["city_scores"]
-OB_NS = OBS_OFF["num_seats"]
-OB_MODE = OBS_OFF["mode"]
-OB_ASSIGN = OBS_OFF["assign_at_selection"]
-OB_AHANDS = OBS_OFF["automaton_hands"]
-OB_DLC = OBS_OFF["dlc_kind_counts"]
-OB_CARDS = OBS_OFF["last_automa_cards"]
-OB_DIFF = OBS_OFF["difficulty"]
-OB_WAIT = OBS_OFF["waiting"]
+# Cities, seats and factory counts are given relative to the observer (_relative_city);
+# every part not listed with a bound below is a 0/1 flag or one-hot.
+OBS = Layout("between_two_cities observation")
+# per relative city: one plane per kind (N_KINDS) then occupancy, over the 7x7 canvas
+OB_CITIES = OBS.add("cities", (MAX_CITIES, N_KINDS + 1, CANVAS, CANVAS))
+OB_OCCUPIED = N_KINDS                       # the occupancy plane's index
+OB_CITY = (N_KINDS + 1) * CANVAS_CELLS      # one city's block
+OB_HAND = OBS.add("own_hand", (N_TILES,), high=HAND_SINGLES)
+OB_CHOSEN = OBS.add("own_chosen", (2, N_TILES))
+OB_REVEALED = OBS.add("revealed_choices", (MAX_SEATS, 2, N_TILES))   # seats relative to the observer
+OB_COMMITTED = OBS.add("committed", (MAX_SEATS,), high=2)
+OB_PASSED = OBS.add("passed_last", (N_TILES,), high=HAND_SINGLES)
+OB_DUPLEX_DISCARDS = OBS.add("own_duplex_discards", (N_TILES,), high=HAND_DUPLEX)
+OB_ROUND = OBS.add("round", (6,))
+OB_TURN = OBS.add("turn", (3,))
+OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
+OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
+OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
+OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), high=MAX_CITY_SCORE)
+OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
+OB_MODE = OBS.add("mode", (4,))
+OB_ASSIGN = OBS.add("assign_at_selection", (1,))
+OB_AUTOMATON_HANDS = OBS.add("automaton_hands", (2, N_TILES), high=HAND_SINGLES)
+OB_DLC_KINDS = OBS.add("dlc_kind_counts", (N_KINDS,), high=CITY_SIDE * CITY_SIDE)
+OB_CARDS = OBS.add("last_automa_cards", (2, N_CARDS))
+OB_DIFFICULTY = OBS.add("difficulty", (5,))
+OB_WAITING = OBS.add("waiting", (2, 2, N_TILES))   # left, right city x slot
+OBS_SIZE = OBS.size
 
 
 @njit(cache=True)
-def rel_city(state, p, i):
+def _relative_city(state, p, i):
     """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
-    m = state[H_MODE]
-    nc = state[H_NC]
+    m = state[MODE]
+    nc = state[NUM_CITIES]
     if i >= nc:
         return -1
     if m == MODE_2P:
@@ -1738,91 +1875,91 @@ def rel_city(state, p, i):
 
 
 @njit(cache=True)
-def obs_round_turn(state):
-    m = state[H_MODE]
-    r = state[H_ROUND]
+def round_and_turn(state):
+    m = state[MODE]
+    r = state[ROUND]
     if m == MODE_SIMPLE:
         if r < 3:
             return 0, r
         if r == 3:
             return 1, 0
         return 2, r - 4
-    return r, state[H_TURN]
+    return r, state[TURN]
 
 
 @njit(cache=True)
 def observe(state, player, out):
     out[:] = 0.0
-    m = state[H_MODE]
-    np_ = state[H_NP]
+    m = state[MODE]
+    np_ = state[NUM_PARTICIPANTS]
     solo = m == MODE_SIMPLE or m == MODE_FULL
-    tot = state[SCR_TOT: SCR_TOT + MAXC]
-    for c in range(state[H_NC]):
-        tot[c] = city_score(state, c, I_YES)
-    for i in range(MAXC):
-        c = rel_city(state, player, i)
+    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
+    for c in range(state[NUM_CITIES]):
+        tot[c] = _city_score(state, c, I_YES)
+    for i in range(MAX_CITIES):
+        c = _relative_city(state, player, i)
         if c < 0:
             continue
-        out[OB_FC + i] = state[O_KCNT + c * NK + FACTORY]
-        out[OB_SC + i] = tot[c]
+        out[OB_FACTORIES + i] = state[KIND_COUNTS + c * N_KINDS + FACTORY]
+        out[OB_SCORES + i] = tot[c]
         if _is_dlc(state, c):
             continue
-        base = OB_CITIES + i * OBS_CITY
-        for cell in range(CC):
-            k = state[O_GRID + c * CC + cell]
+        base = OB_CITIES + i * OB_CITY
+        for cell in range(CANVAS_CELLS):
+            k = state[GRIDS + c * CANVAS_CELLS + cell]
             if k >= 0:
-                out[base + k * CC + cell] = 1.0
-                out[base + 9 * CC + cell] = 1.0
-    for t in range(NTILE):
-        out[OB_HAND + t] = state[O_HAND + player * NTILE + t]
-        out[OB_PASSED + t] = state[O_PASSED + player * NTILE + t]
-        out[OB_R2 + t] = state[O_R2DISC + player * NTILE + t]
-    ph = state[H_PHASE]
+                out[base + k * CANVAS_CELLS + cell] = 1.0
+                out[base + OB_OCCUPIED * CANVAS_CELLS + cell] = 1.0
+    for t in range(N_TILES):
+        out[OB_HAND + t] = state[HANDS + player * N_TILES + t]
+        out[OB_PASSED + t] = state[PASSED_LAST + player * N_TILES + t]
+        out[OB_DUPLEX_DISCARDS + t] = state[DUPLEX_DISCARDS + player * N_TILES + t]
+    ph = state[PHASE]
     if not solo:
         for k in range(2):
-            t = state[O_CHOSEN + 2 * player + k]
+            t = state[CHOSEN + 2 * player + k]
             if t >= 0:
-                out[OB_CHOSEN + k * NTILE + t] = 1.0
+                out[OB_CHOSEN + k * N_TILES + t] = 1.0
         for i in range(np_):
             s = (player + i) % np_
-            out[OB_COMMIT + i] = state[O_COMMIT + s]
+            out[OB_COMMITTED + i] = state[PICKS_MADE + s]
             if ph == PH_PLACE:
                 for k in range(2):
-                    t = state[O_CHOSEN + 2 * s + k]
+                    t = state[CHOSEN + 2 * s + k]
                     if t >= 0:
-                        out[OB_REV + (i * 2 + k) * NTILE + t] = 1.0
+                        out[OB_REVEALED + (i * 2 + k) * N_TILES + t] = 1.0
     if ph != PH_END:
-        rr, tt = obs_round_turn(state)
+        rr, tt = round_and_turn(state)
         out[OB_ROUND + rr] = 1.0
         out[OB_TURN + min(tt, 2)] = 1.0
-        sub = state[H_SUB]
+        sub = state[SUBSTEP]
         if ph == PH_PICK:
-            out[OB_STEPK + sub] = 1.0
+            out[OB_STEP_KIND + sub] = 1.0
         else:
-            out[OB_STEPK + 2 + (sub % 2)] = 1.0
-            slots = state[SCR_PERM: SCR_PERM + 2]
+            out[OB_STEP_KIND + 2 + (sub % 2)] = 1.0
+            slots = state[SCR_SLOTS: SCR_SLOTS + 2]
             city = placement_target(state, slots)
-            for i in range(MAXC):
-                if rel_city(state, player, i) == city:
-                    out[OB_BUILD + i] = 1.0
-    out[OB_NS + state[H_NS] - 1] = 1.0
+            for i in range(MAX_CITIES):
+                if _relative_city(state, player, i) == city:
+                    out[OB_BUILDING + i] = 1.0
+    out[OB_NUM_SEATS + state[NUM_SEATS] - 1] = 1.0
     out[OB_MODE + m] = 1.0
-    out[OB_ASSIGN] = state[H_ASSIGN]
+    out[OB_ASSIGN] = state[ASSIGN_AT_SELECTION]
     if solo:
         if m == MODE_FULL:
             for a in range(2):
-                for t in range(NTILE):
-                    out[OB_AHANDS + a * NTILE + t] = state[O_HAND + (a + 1) * NTILE + t]
-                cd = state[H_CARD + a]
+                for t in range(N_TILES):
+                    out[OB_AUTOMATON_HANDS + a * N_TILES + t] = state[HANDS + (a + 1) * N_TILES + t]
+                cd = state[LAST_CARD + a]
                 if cd >= 0:
                     out[OB_CARDS + a * N_CARDS + cd] = 1.0
-        for k in range(NK):
-            out[OB_DLC + k] = state[O_KCNT + DLC * NK + k]
-        if state[H_DIFF] >= 1:
-            out[OB_DIFF + state[H_DIFF] - 1] = 1.0
+        for k in range(N_KINDS):
+            out[OB_DLC_KINDS + k] = state[KIND_COUNTS + DLC * N_KINDS + k]
+        if state[DIFFICULTY] >= 1:
+            out[OB_DIFFICULTY + state[DIFFICULTY] - 1] = 1.0
         for ci in range(2):
             c = 0 if ci == 0 else 2
             for k in range(2):
-                t = state[O_WAIT + c * 2 + k]
+                t = state[WAITING + c * 2 + k]
                 if t >= 0:
-                    out[OB_WAIT + (ci * 2 + k) * NTILE + t] = 1.0
+                    out[OB_WAITING + (ci * 2 + k) * N_TILES + t] = 1.0

@@ -1,61 +1,84 @@
 """Expancity rules kernel (numba).
 
 Rules: ``docs/rules/expancity.md`` (Expancity, Alex Cutler 2018; Korean edition).  The
-whole game lives in one flat ``int64`` state array whose layout is given by the
-``H_*`` / ``O_*`` constants below.  The game's tables (tile counts, special-tile
-modifiers, rule numbers, the 50 contract conditions and the 6 goals) are checked
-(:func:`check_data`) and compiled from ``kernels/data/expancity.yaml`` by
-:func:`compile_data` into an int ``blob`` that ``init`` copies into the state, so a
-corrected data file (the ``data_path`` option) needs no code change and no recompile.
+whole game lives in one flat ``int64`` state array declared field by field in ``STATE``
+(:class:`kernels.layout.Layout`; print ``STATE.describe()`` for the offsets).  The game's
+tables (tile counts, special-tile modifiers, rule numbers, the 50 contract conditions and
+the 6 goals) are checked (:func:`check_data`) and compiled from
+``kernels/data/expancity.yaml`` by :func:`compile_data` into an int ``blob`` (declared in
+``DATA_BLOB``) that ``init`` copies into the state, so a corrected data file (the
+``data_path`` option) needs no code change and no recompile.
 
-Action encoding (616 actions, see the adapter's docstring):
+Action encoding (616 actions, blocks declared in ``ACTIONS``; see the adapter's docstring):
 
-* ``0..487``    PLACE(slot s, anchor tile a, dir d) = s*244 + a*4 + d  (d: 0 N, 1 E, 2 S, 3 W)
-* ``488``       GATHER
-* ``489..549``  BUILD(t) = 489 + t
-* ``550..610``  ROOF(t) = 550 + t
-* ``611``       STOP roofing
-* ``612..613``  keep contract 0 / 1 of the drawn pair
-* ``614..615``  keep tile 0 / 1 of the drawn pair (sorted by type id); ``615`` is masked
-  when both tiles have the same type (the step is still asked, see below)
+* ``place``         ``0..487``    PLACE(slot s, anchor tile a, dir d) = s*244 + a*4 + d
+  (d: 0 N, 1 E, 2 S, 3 W)
+* ``gather``        ``488``
+* ``build``         ``489..549``  BUILD(t) = 489 + t
+* ``roof``          ``550..610``  ROOF(t) = 550 + t
+* ``stop``          ``611``       STOP roofing
+* ``keep_contract`` ``612..613``  keep contract 0 / 1 of the drawn pair
+* ``keep_tile``     ``614..615``  keep tile 0 / 1 of the drawn pair (sorted by type id);
+  ``615`` is masked when both tiles have the same type (the step is still asked, see below)
 
-Turn machine: PLACE, up to 3 ACTION steps, ROOF (skipped when nothing can be roofed),
-one CONTRACT_KEEP per roofed building, automatic reveal (step 4), and a TILE_KEEP step
-whenever the bag held 2 or more tiles -- also when the two drawn tiles have the same
-type, so whether the drawer is asked depends on the public bag size only.
+Turn machine (phases ``PH_*``): PLACE, up to 3 ACTION steps, ROOF (skipped when nothing can
+be roofed), one CONTRACT_KEEP per roofed building, automatic reveal (step 4), and a
+TILE_KEEP step whenever the bag held 2 or more tiles -- also when the two drawn tiles have
+the same type, so whether the drawer is asked depends on the public bag size only.
 
-Observation: the column offsets of every block are the ``FT_*`` (tile row), ``FP_*``
-(player row), ``G_*`` (globals), ``P_*`` (private) and ``W_*`` / ``WP_*`` (crop)
-constants; the adapter builds ``observation_layout`` and ``observation_bounds`` from
-them.
+Observation: declared piece by piece, with its bounds, by :func:`observation_layout`
+(a :class:`~kernels.layout.Layout` per configuration, cached: bounds depend on the data
+file and the crop size on ``obs_window``).  The rows of the ``tiles``, ``players`` and
+``globals`` parts are records declared in ``TILE_ROW``, ``PLAYER_ROW`` and ``GLOBAL_ROW``;
+``observe`` writes at the offsets read from these declarations (``OBS_*``, ``FT_*``,
+``FP_*``, ``G_*``, ``W_*``, ``WP_*``).  The adapter's ``observation_layout`` and
+``observation_bounds`` are ``observation_layout(config).parts()`` / ``.bounds()``.
+
+Hidden information: :func:`reseed` re-keys the generator (the bag and the never-drawn
+contracts are kept as counts / sets, so every future draw changes and nothing seen
+does).  :func:`determinize` re-deals, for one observer, everything that observer has not
+seen: the tiles (bag, the other hands, another seat's drawn pair) and the contracts (the
+other seats' unrevealed cards, another seat's drawn pair, the never-drawn pool, the
+bottom-of-deck places the others filled), consistently with what it knows.
+Guarantee: both re-draws are functions of the seed and of the observer's information
+only -- the hidden items are gathered into SORTED pools (tile types in type order, cards
+in id order) before the seeded shuffle / matching, so two states that differ only in
+what the observer cannot see give the same determinization for the same seed (a search
+depends on nothing it could not know).  A determinized copy is itself a consistent game
+and determinizes again.
 
 Version history
     v0: initial.
-    v0 (issues 14/15): ``G_PEND`` (contract draws still owed this turn; during ROOF the
-    number of buildings roofed so far) and the private ``P_BOTTOM`` bits (own cards still
-    at the bottom of the deck); TILE_KEEP asked whenever the bag held 2 or more tiles;
-    ``O_SNAPNT`` / ``O_SNAP`` keep the buildings at each seat's last step 4 and
-    ``H_DRAWN`` the draws made this turn (both public; :func:`met_at_last_step4` tells
-    determinization which contracts a seat would have revealed); the data
-    file is checked field by field at load; ``observe`` writes zeros for a seat outside
-    the game.
+    v0 (issues 14/15): ``PENDING_DRAWS`` (contract draws still owed this turn; during
+    ROOF the number of buildings roofed so far, observed as ``G_PENDING_DRAWS``) and the
+    private ``bottom_cards`` bits (own cards still at the bottom of the deck); TILE_KEEP
+    asked whenever the bag held 2 or more tiles; ``SNAPSHOT_TILES`` / ``SNAPSHOT`` keep
+    the buildings at each seat's last step 4 and ``DRAWN_THIS_TURN`` the draws made this
+    turn (both public; :func:`_met_at_last_step4` tells determinization which contracts
+    a seat would have revealed); the data file is checked field by field at load;
+    ``observe`` writes zeros for a seat outside the game.
+    v0 ("one way to write a game"): declared state / observation / action layouts, named
+    state fields, determinization in the kernel; no rule or observation change.
 """
 import numpy as np
 from numba import njit
 
 from kernels import data_files
 from kernels import rng
+from kernels.layout import ActionBlocks, Layout
 
 GAME = "expancity"
 
 # ----------------------------------------------------------------- dimensions
-MAX_P = 4
-MAX_T = 61            # City Hall + 60 bag tiles
-NTYPES = 12
-NCON = 50
-NGOALS = 6
+MAX_P = 4             # seats
+MAX_T = 61            # tiles: City Hall + 60 bag tiles
+NTYPES = 12           # tile types
+NCON = 50             # contract cards
+NGOALS = 6            # goal cards
+GOALS_IN_PLAY = 3
+HAND_SLOTS = 2
 R = 60                # grid radius proven sufficient (rules ruling 3)
-W = 2 * R + 1         # 121
+W = 2 * R + 1         # grid side, 121
 NDIRS = 4
 DX = np.array([0, 1, 0, -1], dtype=np.int64)   # N E S W
 DY = np.array([1, 0, -1, 0], dtype=np.int64)
@@ -68,119 +91,170 @@ CLS_CIVIC = 0
 CLS_ZONE = 1
 CLS_SPECIAL = 2
 CLASS_SPECIAL_ANY = 12   # tile class "special" in contract conditions
+# building kinds (index of the per-floor modifier, of the roofs left)
+KIND_RES = 0
+KIND_COM = 1
 
 # ----------------------------------------------------------------- actions
-A_PLACE = 0
-PLACE_SLOT = MAX_T * NDIRS          # 244
-A_GATHER = 2 * PLACE_SLOT           # 488
-A_BUILD = A_GATHER + 1              # 489
-A_ROOF = A_BUILD + MAX_T            # 550
-A_STOP = A_ROOF + MAX_T             # 611
-A_KEEPC = A_STOP + 1                # 612
-A_KEEPT = A_KEEPC + 2               # 614
-NUM_ACTIONS = A_KEEPT + 2           # 616
+PLACE_SLOT = MAX_T * NDIRS          # 244 PLACE actions per hand slot
+ACTIONS = ActionBlocks("expancity actions", [
+    ("place", HAND_SLOTS * PLACE_SLOT),   # slot s, anchor tile a, direction d
+    ("gather", 1),
+    ("build", MAX_T),                     # on tile t
+    ("roof", MAX_T),                      # building on tile t
+    ("stop", 1),                          # stop roofing
+    ("keep_contract", 2),                 # keep contract 0 / 1 of the drawn pair
+    ("keep_tile", 2),                     # keep tile 0 / 1 of the drawn pair
+])
+A_PLACE = ACTIONS.offset("place")
+A_GATHER = ACTIONS.offset("gather")
+A_BUILD = ACTIONS.offset("build")
+A_ROOF = ACTIONS.offset("roof")
+A_STOP = ACTIONS.offset("stop")
+A_KEEP_CONTRACT = ACTIONS.offset("keep_contract")
+A_KEEP_TILE = ACTIONS.offset("keep_tile")
+NUM_ACTIONS = ACTIONS.num_actions
 
 # ----------------------------------------------------------------- phases
-PH_PLACE = 0
-PH_ACTION = 1
-PH_ROOF = 2
-PH_CKEEP = 3
-PH_TKEEP = 4
-PH_OVER = 5
-PHASE_NAMES = ("place", "action", "roof", "contract_keep", "tile_keep", "over")
+PHASE_NAMES = ("place", "action", "roof", "contract_keep", "tile_keep", "game_over")
+PH_PLACE = PHASE_NAMES.index("place")
+PH_ACTION = PHASE_NAMES.index("action")
+PH_ROOF = PHASE_NAMES.index("roof")
+PH_CONTRACT_KEEP = PHASE_NAMES.index("contract_keep")
+PH_TILE_KEEP = PHASE_NAMES.index("tile_keep")
+PH_GAME_OVER = PHASE_NAMES.index("game_over")
 
 # ----------------------------------------------------------------- data blob layout
-B_MOD = 0                         # [12, 2] per-floor modifier by tile type and kind (0 res, 1 com)
-B_COUNT = B_MOD + NTYPES * 2      # [12] copies in the bag
-B_CLASS = B_COUNT + NTYPES        # [12] 0 civic, 1 zone, 2 special
-B_RULES = B_CLASS + NTYPES        # [16] rule numbers, see RULE_KEYS
 RULE_KEYS = ("actions_per_turn", "max_unfinished_buildings", "residential_max_floors",
              "commercial_free_floors", "residential_min_floors_to_complete",
              "commercial_min_floors_to_complete", "base_points_per_floor",
              "vacant_lot_per_floor", "supply_start", "reserve_start", "roofs_residential",
              "roofs_commercial", "hand_tiles", "first_player")
-RU_ACTIONS, RU_MAXU, RU_RESMAX, RU_COMFREE, RU_RESMIN, RU_COMMIN, RU_BASE, RU_VACANT, \
-    RU_SUPPLY, RU_RESERVE, RU_ROOFRES, RU_ROOFCOM, RU_HAND, RU_FIRST = range(14)
-B_CVP = B_RULES + 16              # [50] contract VP
-# one compiled condition row: form, param, tile class, cells code, has centre, 3 selectors
-SEL_W = 11                        # present, status, type, floors, nadj, adj0..3, kinds_min, enclosed
-COND_HDR = 5
-COND_W = COND_HDR + 3 * SEL_W     # 38
-B_COND = B_CVP + NCON             # [50, 38]
-B_GMETRIC = B_COND + NCON * COND_W  # [6]
-B_GVP = B_GMETRIC + NGOALS        # [6]
-BLOB_SIZE = B_GVP + NGOALS
+RU_ACTIONS = RULE_KEYS.index("actions_per_turn")
+RU_MAX_UNFINISHED = RULE_KEYS.index("max_unfinished_buildings")
+RU_RES_MAX_FLOORS = RULE_KEYS.index("residential_max_floors")
+RU_COM_FREE_FLOORS = RULE_KEYS.index("commercial_free_floors")
+RU_RES_MIN_FLOORS = RULE_KEYS.index("residential_min_floors_to_complete")
+RU_COM_MIN_FLOORS = RULE_KEYS.index("commercial_min_floors_to_complete")
+RU_BASE_PER_FLOOR = RULE_KEYS.index("base_points_per_floor")
+RU_VACANT_PER_FLOOR = RULE_KEYS.index("vacant_lot_per_floor")
+RU_SUPPLY_START = RULE_KEYS.index("supply_start")
+RU_RESERVE_START = RULE_KEYS.index("reserve_start")
+RU_ROOFS_RES = RULE_KEYS.index("roofs_residential")
+RU_ROOFS_COM = RULE_KEYS.index("roofs_commercial")
+RU_HAND_TILES = RULE_KEYS.index("hand_tiles")
+RU_FIRST_PLAYER = RULE_KEYS.index("first_player")
+
+# One compiled contract condition: a header, then up to 3 building selectors.
+SELECTOR = Layout("expancity condition selector")
+SEL_PRESENT = SELECTOR.add("present")         # 1 when this selector is used
+SEL_STATUS = SELECTOR.add("status")           # 0 any, 1 completed
+SEL_TYPE = SELECTOR.add("type")               # 0 any, else T_RES / T_COM
+SEL_FLOORS = SELECTOR.add("floors")           # 0 any, else exactly this many
+SEL_NUM_ADJ = SELECTOR.add("num_adj")         # neighbours required (entries of adj)
+SEL_ADJ = SELECTOR.add("adj", (NDIRS,))       # tile class code of each, on distinct sides
+SEL_ADJ_KINDS_MIN = SELECTOR.add("adj_kinds_min")   # distinct special kinds around, at least
+SEL_ENCLOSED = SELECTOR.add("enclosed")       # no empty or vacant side
+SEL_W = SELECTOR.size
+MAX_MEMBERS = 3
+CONDITION = Layout("expancity contract condition")
+COND_FORM = CONDITION.add("form")             # F_*
+COND_PARAM = CONDITION.add("param")           # count / length / square size
+COND_TILE_CLASS = CONDITION.add("tile_class")  # share: the shared tile's class code
+COND_CELLS = CONDITION.add("cells")           # square: CELLS_CODES, 2 = selector member 0
+COND_HAS_CENTRE = CONDITION.add("has_centre")  # square: member 1 selects the centre
+COND_MEMBERS = CONDITION.add("members", (MAX_MEMBERS, SEL_W))
+COND_W = CONDITION.size
+
+DATA_BLOB = Layout("expancity data blob")
+B_MODIFIER = DATA_BLOB.add("modifier", (NTYPES, 2))     # per-floor modifier by tile type and kind
+B_TILE_COUNT = DATA_BLOB.add("tile_count", (NTYPES,))   # copies in the bag
+B_TILE_CLASS = DATA_BLOB.add("tile_class", (NTYPES,))   # CLS_*
+B_RULES = DATA_BLOB.add("rules", (len(RULE_KEYS),))     # RU_*
+B_CONTRACT_VP = DATA_BLOB.add("contract_vp", (NCON,))
+B_CONDITION = DATA_BLOB.add("condition", (NCON, COND_W))
+B_GOAL_METRIC = DATA_BLOB.add("_goal_metric", (NGOALS,))  # index in METRICS
+B_GOAL_VP = DATA_BLOB.add("goal_vp", (NGOALS,))
+BLOB_SIZE = DATA_BLOB.size
 
 FORMS = {"building": 0, "share": 1, "touching": 2, "line": 3, "square": 4}
-F_BUILDING, F_SHARE, F_TOUCHING, F_LINE, F_SQUARE = range(5)
+F_BUILDING, F_SHARE, F_TOUCHING, F_LINE, F_SQUARE = (FORMS[f] for f in FORMS)
 CELLS_CODES = {"tile": 0, "no_vacant": 1}   # 2 = selector (member 0)
+CELLS_SELECTOR = 2
 METRICS = ("max_floors_done", "count_done_com", "count_done_res", "contracts_revealed",
            "sum_floors_done", "count_done_adj_special")
+M_MAX_FLOORS_DONE, M_COUNT_DONE_COM, M_COUNT_DONE_RES, M_CONTRACTS_REVEALED, \
+    M_SUM_FLOORS_DONE, M_COUNT_DONE_ADJ_SPECIAL = range(len(METRICS))
 
 # ----------------------------------------------------------------- state layout
-H_NP = 0
-H_PHASE = 1
-H_CUR = 2
-H_TURN = 3
-H_ACTLEFT = 4
-H_NT = 5            # tiles placed, City Hall included
-H_BAGN = 6
-H_PEND = 7          # contract draws still owed this turn
-H_CP = 8            # [2] drawn contract pair
-H_TP = 10           # [2] drawn tile pair
-H_ROOFS = 12        # [2] roofs left (res, com)
-H_GOALS = 14        # [3] goal indices in play
-H_POOLN = 17        # never-drawn contracts
-H_QHEAD = 18
-H_QLEN = 19
-H_RNG = 20          # [2]
-H_WIN = 22          # side of the observation's spatial crop (0 = none)
-H_DRAWN = 23        # contracts kept so far this turn (draws already made)
-HDR = 32
-
-O_DATA = HDR
-O_TX = O_DATA + BLOB_SIZE
-O_TY = O_TX + MAX_T
-O_TTYPE = O_TY + MAX_T
-O_TOWNER = O_TTYPE + MAX_T      # -1 no building
-O_TFLOORS = O_TOWNER + MAX_T
-O_TDONE = O_TFLOORS + MAX_T
-O_TRAISED = O_TDONE + MAX_T     # turn of the last floor added (-1)
-O_TSCORE = O_TRAISED + MAX_T    # frozen score once completed
-O_HAND = O_TSCORE + MAX_T       # [4, 2] tile types, sorted, -1 empty (at the end)
-# per player [4] each
-O_SUPPLY = O_HAND + MAX_P * 2
-O_RESERVE = O_SUPPLY + MAX_P
-O_SCORE = O_RESERVE + MAX_P     # VP of buildings + contracts (+ goals at the end)
-O_U = O_SCORE + MAX_P
-O_R = O_U + MAX_P
-O_C = O_R + MAX_P
-O_DRES = O_C + MAX_P
-O_DCOM = O_DRES + MAX_P
-O_DFLOORS = O_DCOM + MAX_P
-O_NHELD = O_DFLOORS + MAX_P
-O_NREV = O_NHELD + MAX_P
-O_GOALVP = O_NREV + MAX_P
-O_HELD = O_GOALVP + MAX_P       # [4, 50]
-O_REV = O_HELD + MAX_P * NCON   # [4, 50]
-O_POOL = O_REV + MAX_P * NCON   # [50] 1 = never drawn
-O_QUEUE = O_POOL + NCON         # [50] ring buffer of card ids put at the bottom
-O_QOWNER = O_QUEUE + NCON       # [50] seat that put it there
-O_BAG = O_QOWNER + NCON         # [12] tile counts in the bag
-O_SEEN = O_BAG + NTYPES         # [4, 50] contracts each seat has seen in a drawn pair
+STATE = Layout("expancity state")
+NUM_PLAYERS = STATE.add("num_players")
+PHASE = STATE.add("phase")                        # PH_*
+CURRENT = STATE.add("current")                    # seat to move (-1 at the end)
+TURN = STATE.add("turn")                          # 1..60
+ACTIONS_LEFT = STATE.add("actions_left")
+NUM_TILES = STATE.add("num_tiles")                # tiles placed, City Hall included
+BAG_SIZE = STATE.add("bag_size")
+PENDING_DRAWS = STATE.add("pending_draws")        # contract draws still owed this turn
+CONTRACT_PAIR = STATE.add("contract_pair", (2,))  # drawn contract pair (-1 none)
+TILE_PAIR = STATE.add("tile_pair", (2,))          # drawn tile pair, sorted (-1 none)
+ROOFS_LEFT = STATE.add("roofs_left", (2,))        # by kind: res, com
+GOALS = STATE.add("goals", (GOALS_IN_PLAY,))      # goal indices in play
+POOL_SIZE = STATE.add("pool_size")                # never-drawn contracts
+QUEUE_HEAD = STATE.add("queue_head")              # bottom-of-deck ring buffer: first card
+QUEUE_LEN = STATE.add("queue_len")                # ... and number of cards
+RNG = STATE.add("rng", (rng.RNG_SLOTS,))
+WINDOW_SIDE = STATE.add("window_side")            # side of the observation's crop (0 = none)
+DRAWN_THIS_TURN = STATE.add("drawn_this_turn")    # contracts kept so far this turn
+BLOB = STATE.add("blob", (BLOB_SIZE,))            # the compiled data (DATA_BLOB)
+# one entry per tile index (placement order, City Hall 0)
+TILE_X = STATE.add("tile_x", (MAX_T,))
+TILE_Y = STATE.add("tile_y", (MAX_T,))
+TILE_TYPE = STATE.add("tile_type", (MAX_T,))
+TILE_OWNER = STATE.add("tile_owner", (MAX_T,))    # -1 no building
+TILE_FLOORS = STATE.add("tile_floors", (MAX_T,))
+TILE_DONE = STATE.add("tile_done", (MAX_T,))      # roofed
+TILE_RAISED = STATE.add("tile_raised", (MAX_T,))  # turn of the last floor added (-1)
+TILE_SCORE = STATE.add("tile_score", (MAX_T,))    # frozen score once completed
+# one entry per seat
+HAND = STATE.add("hand", (MAX_P, HAND_SLOTS))     # tile types, sorted, -1 empty (at the end)
+SUPPLY = STATE.add("supply", (MAX_P,))
+RESERVE = STATE.add("reserve", (MAX_P,))
+SCORE = STATE.add("score", (MAX_P,))              # VP of buildings + contracts (+ goals at the end)
+UNFINISHED = STATE.add("unfinished", (MAX_P,))    # unfinished buildings (U)
+TALLEST_RES = STATE.add("tallest_res", (MAX_P,))  # floors of the tallest completed residential (R)
+TALLEST_COM = STATE.add("tallest_com", (MAX_P,))  # floors of the tallest completed commercial (C)
+DONE_RES = STATE.add("done_res", (MAX_P,))        # completed residential buildings
+DONE_COM = STATE.add("done_com", (MAX_P,))        # completed commercial buildings
+DONE_FLOORS = STATE.add("done_floors", (MAX_P,))  # floors of completed buildings
+NUM_HELD = STATE.add("num_held", (MAX_P,))        # unrevealed contracts held
+NUM_REVEALED = STATE.add("num_revealed", (MAX_P,))
+GOAL_POINTS = STATE.add("goal_points", (MAX_P,))  # VP from goals (at the end)
+HELD = STATE.add("held", (MAX_P, NCON))           # 1 = seat holds the card, unrevealed
+REVEALED = STATE.add("revealed", (MAX_P, NCON))
+# contract deck: never-drawn pool (a set: its order is drawn when needed) + bottom queue
+POOL = STATE.add("pool", (NCON,))                 # 1 = never drawn
+QUEUE = STATE.add("queue", (NCON,))               # ring buffer of card ids put at the bottom
+QUEUE_OWNER = STATE.add("queue_owner", (NCON,))   # seat that put it there
+BAG = STATE.add("bag", (NTYPES,))                 # tile counts in the bag
+SEEN = STATE.add("seen", (MAX_P, NCON))           # contracts each seat has seen in a drawn pair
 # the buildings at each seat's last step 4 (public), so that a determinization knows which
 # contracts that seat would have revealed then: tiles placed, then owner, floors, completed
-O_SNAPNT = O_SEEN + MAX_P * NCON   # [4] tiles placed at the seat's last step 4 (0 = none yet)
-O_SNAP = O_SNAPNT + MAX_P          # [4, 3, 61] owner, floors, completed per tile
-O_GRID = O_SNAP + MAX_P * 3 * MAX_T  # [121*121] cell -> tile index, -1 empty
-STATE_SIZE = O_GRID + W * W
+SNAPSHOT_TILES = STATE.add("snapshot_tiles", (MAX_P,))   # tiles placed then (0 = none yet)
+SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
+SNAP_RECORDS = 3
+SNAPSHOT = STATE.add("snapshot", (MAX_P, SNAP_RECORDS, MAX_T))      # [seat, SNAP_*, tile]
+GRID = STATE.add("grid", (W, W))                  # cell (x, y) at [y + R, x + R] -> tile, -1 empty
+STATE_SIZE = STATE.size
+SCRATCH_SIZE = STATE.scratch_size                 # 0: determinization allocates its own
 
-# config vector: num_players, goal ids x3 (-1 = random), crop side, then the data blob
-CFG_NP = 0
-CFG_GOALS = 1
-CFG_WIN = 4
-CFG_BLOB = 5
-CONFIG_SIZE = CFG_BLOB + BLOB_SIZE
+# config vector handed to ``init``
+CONFIG = Layout("expancity config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_GOALS = CONFIG.add("goals", (GOALS_IN_PLAY,))  # goal indices, -1 = 3 at random
+CFG_WINDOW = CONFIG.add("window")                 # crop side (obs_window), 0 = none
+CFG_BLOB = CONFIG.add("blob", (BLOB_SIZE,))
+CONFIG_SIZE = CONFIG.size
 
 
 # =================================================================== data compiler
@@ -404,35 +478,35 @@ def _compile_selector(sel, type_ids, row, base):
     bad = set(sel) - allowed
     if bad:
         raise ValueError(f"unknown selector field(s) {sorted(bad)}")
-    row[base + 0] = 1
-    row[base + 1] = {"any": 0, "done": 1}[sel.get("status", "any")]
-    row[base + 2] = {"any": 0, "res": T_RES, "com": T_COM}[sel.get("type", "any")]
-    row[base + 3] = int(sel.get("floors", 0) or 0)
+    row[base + SEL_PRESENT] = 1
+    row[base + SEL_STATUS] = {"any": 0, "done": 1}[sel.get("status", "any")]
+    row[base + SEL_TYPE] = {"any": 0, "res": T_RES, "com": T_COM}[sel.get("type", "any")]
+    row[base + SEL_FLOORS] = int(sel.get("floors", 0) or 0)
     adj = list(sel.get("adj", []) or [])
-    if len(adj) > 4:
+    if len(adj) > NDIRS:
         raise ValueError("an adj list has at most 4 entries (4 neighbours)")
-    row[base + 4] = len(adj)
+    row[base + SEL_NUM_ADJ] = len(adj)
     for i, k in enumerate(adj):
-        row[base + 5 + i] = _tile_class_code(k, type_ids)
-    row[base + 9] = int(sel.get("adj_kinds_min", 0) or 0)
-    row[base + 10] = 1 if sel.get("enclosed", False) else 0
+        row[base + SEL_ADJ + i] = _tile_class_code(k, type_ids)
+    row[base + SEL_ADJ_KINDS_MIN] = int(sel.get("adj_kinds_min", 0) or 0)
+    row[base + SEL_ENCLOSED] = 1 if sel.get("enclosed", False) else 0
 
 
-def compile_condition(cond, type_ids):
+def _compile_condition(cond, type_ids):
     """One contract ``cond`` (condition language of rules section 6.2) -> int row."""
     row = np.zeros(COND_W, dtype=np.int64)
     form = cond["form"]
     if form not in FORMS:
         raise ValueError(f"unknown condition form {form!r}")
-    row[0] = FORMS[form]
-    m = lambda i: COND_HDR + i * SEL_W  # noqa: E731
+    row[COND_FORM] = FORMS[form]
+    m = lambda i: COND_MEMBERS + i * SEL_W  # noqa: E731
     if form == "building":
-        row[1] = int(cond.get("count", 1))
+        row[COND_PARAM] = int(cond.get("count", 1))
         _compile_selector(cond["sel"], type_ids, row, m(0))
     elif form == "share":
-        row[2] = _tile_class_code(cond["tile"], type_ids)
+        row[COND_TILE_CLASS] = _tile_class_code(cond["tile"], type_ids)
         members = cond["members"]
-        if not 1 <= len(members) <= 3:
+        if not 1 <= len(members) <= MAX_MEMBERS:
             raise ValueError("share needs 1-3 members")
         for i, s in enumerate(members):
             _compile_selector(s, type_ids, row, m(i))
@@ -443,18 +517,18 @@ def compile_condition(cond, type_ids):
         for i, s in enumerate(members):
             _compile_selector(s, type_ids, row, m(i))
     elif form == "line":
-        row[1] = int(cond["length"])
+        row[COND_PARAM] = int(cond["length"])
         _compile_selector(cond["sel"], type_ids, row, m(0))
     else:  # square
-        row[1] = int(cond["size"])
+        row[COND_PARAM] = int(cond["size"])
         cells = cond["cells"]
         if isinstance(cells, str):
-            row[3] = CELLS_CODES[cells]
+            row[COND_CELLS] = CELLS_CODES[cells]
         else:
-            row[3] = 2
+            row[COND_CELLS] = CELLS_SELECTOR
             _compile_selector(cells, type_ids, row, m(0))
         if cond.get("centre") is not None:
-            row[4] = 1
+            row[COND_HAS_CENTRE] = 1
             _compile_selector(cond["centre"], type_ids, row, m(1))
     return row
 
@@ -472,15 +546,15 @@ def compile_data(data):
         raise ValueError("tile ids 0, 1, 2 must be city_hall, residential, commercial")
     type_ids = {k: i for i, k in enumerate(keys)}
     for t in types:
-        blob[B_COUNT + t["id"]] = int(t["count"])
-        blob[B_CLASS + t["id"]] = {"civic": CLS_CIVIC, "zone": CLS_ZONE,
+        blob[B_TILE_COUNT + t["id"]] = int(t["count"])
+        blob[B_TILE_CLASS + t["id"]] = {"civic": CLS_CIVIC, "zone": CLS_ZONE,
                                    "special": CLS_SPECIAL}[t["class"]]
-    if int(blob[B_COUNT:B_COUNT + NTYPES].sum()) != MAX_T - 1:
+    if int(blob[B_TILE_COUNT:B_TILE_COUNT + NTYPES].sum()) != MAX_T - 1:
         raise ValueError("the bag must hold exactly 60 tiles (the action encoding needs it)")
     for m in data["special_modifiers"]:
         i = type_ids[m["tile"]]
-        blob[B_MOD + 2 * i] = int(m["residential"])
-        blob[B_MOD + 2 * i + 1] = int(m["commercial"])
+        blob[B_MODIFIER + 2 * i + KIND_RES] = int(m["residential"])
+        blob[B_MODIFIER + 2 * i + KIND_COM] = int(m["commercial"])
     vals = {}
     for sec in ("rules", "setup", "components"):
         for e in data.get(sec, []):
@@ -494,16 +568,16 @@ def compile_data(data):
     if [c["id"] for c in cons] != list(range(1, NCON + 1)):
         raise ValueError("contracts must have ids 1..50")
     for j, c in enumerate(cons):
-        blob[B_CVP + j] = int(c["vp"])
-        blob[B_COND + j * COND_W: B_COND + (j + 1) * COND_W] = compile_condition(c["cond"], type_ids)
+        blob[B_CONTRACT_VP + j] = int(c["vp"])
+        blob[B_CONDITION + j * COND_W: B_CONDITION + (j + 1) * COND_W] = _compile_condition(c["cond"], type_ids)
     goals = data["goals"]
     if len(goals) != NGOALS:
         raise ValueError("there must be 6 goals")
     for j, g in enumerate(goals):
         if g["metric"] not in METRICS:
             raise ValueError(f"unknown goal metric {g['metric']!r}")
-        blob[B_GMETRIC + j] = METRICS.index(g["metric"])
-        blob[B_GVP + j] = int(g["vp"])
+        blob[B_GOAL_METRIC + j] = METRICS.index(g["metric"])
+        blob[B_GOAL_VP + j] = int(g["vp"])
     info = {
         "type_keys": keys,
         "type_ids": type_ids,
@@ -521,10 +595,10 @@ DEFAULT_BLOB, DEFAULT_INFO = compile_data(DATA)
 
 def make_config(num_players=2, goals=None, blob=None, obs_window=0):
     cfg = np.full(CONFIG_SIZE, -1, dtype=np.int64)
-    cfg[CFG_NP] = num_players
-    cfg[CFG_WIN] = obs_window
+    cfg[CFG_NUM_PLAYERS] = num_players
+    cfg[CFG_WINDOW] = obs_window
     if goals is not None:
-        cfg[CFG_GOALS:CFG_GOALS + 3] = goals
+        cfg[CFG_GOALS:CFG_GOALS + GOALS_IN_PLAY] = goals
     cfg[CFG_BLOB:] = DEFAULT_BLOB if blob is None else blob
     return cfg
 
@@ -536,78 +610,71 @@ def new_state():
 # =================================================================== small helpers
 
 @njit(cache=True)
-def rule(state, k):
-    """Rule number ``k`` (``RU_*``).  Kernel code indexes the state directly instead:
-    a call with a constant ``k`` would compile one specialisation per constant."""
-    return state[O_DATA + B_RULES + k]
-
-
-@njit(cache=True)
 def tile_at(state, x, y):
     if x < -R or x > R or y < -R or y > R:
         return -1
-    return state[O_GRID + (y + R) * W + (x + R)]
+    return state[GRID + (y + R) * W + (x + R)]
 
 
 @njit(cache=True)
-def tclass(state, typ):
-    return state[O_DATA + B_CLASS + typ]
+def _tile_class(state, typ):
+    return state[BLOB + B_TILE_CLASS + typ]
 
 
 @njit(cache=True)
-def is_vacant(state, t):
-    return t >= 0 and tclass(state, state[O_TTYPE + t]) == CLS_ZONE and state[O_TOWNER + t] < 0
+def _is_vacant(state, t):
+    return t >= 0 and _tile_class(state, state[TILE_TYPE + t]) == CLS_ZONE and state[TILE_OWNER + t] < 0
 
 
 @njit(cache=True)
-def neighbour(state, t, d):
-    return tile_at(state, state[O_TX + t] + DX[d], state[O_TY + t] + DY[d])
+def _neighbour(state, t, d):
+    return tile_at(state, state[TILE_X + t] + DX[d], state[TILE_Y + t] + DY[d])
 
 
 @njit(cache=True)
-def class_match(state, t, cls):
+def _class_match(state, t, cls):
     if t < 0:
         return False
-    typ = state[O_TTYPE + t]
+    typ = state[TILE_TYPE + t]
     if cls == CLASS_SPECIAL_ANY:
-        return tclass(state, typ) == CLS_SPECIAL
+        return _tile_class(state, typ) == CLS_SPECIAL
     return typ == cls
 
 
 @njit(cache=True)
-def per_floor_at(state, t, kind):
+def _per_floor_at(state, t, kind):
     """per_floor of a building of ``kind`` (0 res, 1 com) on tile t, from the current board."""
-    v = state[O_DATA + B_RULES + RU_BASE]
+    v = state[BLOB + B_RULES + RU_BASE_PER_FLOOR]
     for d in range(NDIRS):
-        q = neighbour(state, t, d)
+        q = _neighbour(state, t, d)
         if q < 0:
             continue
-        v += state[O_DATA + B_MOD + 2 * state[O_TTYPE + q] + kind]
-        if is_vacant(state, q):
-            v += state[O_DATA + B_RULES + RU_VACANT]
+        v += state[BLOB + B_MODIFIER + 2 * state[TILE_TYPE + q] + kind]
+        if _is_vacant(state, q):
+            v += state[BLOB + B_RULES + RU_VACANT_PER_FLOOR]
     return v
 
 
 # =================================================================== random draws
 
 @njit(cache=True)
-def draw_tile(state):
+def _draw_tile(state):
     """Take one tile from the bag at random; returns its type (-1 if empty)."""
-    typ = rng.draw_from_counts(state, H_RNG, O_BAG, NTYPES)
+    typ = rng.draw_from_counts(state, RNG, BAG, NTYPES)
     if typ >= 0:
-        state[H_BAGN] -= 1
+        state[BAG_SIZE] -= 1
     return typ
 
 
 @njit(cache=True)
-def return_tile(state, typ):
-    state[O_BAG + typ] += 1
-    state[H_BAGN] += 1
+def _return_tile(state, typ):
+    state[BAG + typ] += 1
+    state[BAG_SIZE] += 1
 
 
 @njit(cache=True)
-def hand_add(state, p, typ):
-    h = O_HAND + 2 * p
+def _hand_add(state, p, typ):
+    h = HAND + HAND_SLOTS * p
     if state[h] < 0:
         state[h] = typ
     elif state[h + 1] < 0:
@@ -619,48 +686,48 @@ def hand_add(state, p, typ):
 
 
 @njit(cache=True)
-def draw_contract(state):
-    n = state[H_POOLN]
+def _draw_contract(state):
+    n = state[POOL_SIZE]
     if n > 0:
-        k = rng.randint(state, H_RNG, n)
+        k = rng.randint(state, RNG, n)
         for c in range(NCON):
-            if state[O_POOL + c] != 0:
+            if state[POOL + c] != 0:
                 if k == 0:
-                    state[O_POOL + c] = 0
-                    state[H_POOLN] -= 1
+                    state[POOL + c] = 0
+                    state[POOL_SIZE] -= 1
                     return c
                 k -= 1
         return -1
-    if state[H_QLEN] == 0:
+    if state[QUEUE_LEN] == 0:
         return -1
-    c = state[O_QUEUE + state[H_QHEAD]]
-    state[H_QHEAD] = (state[H_QHEAD] + 1) % NCON
-    state[H_QLEN] -= 1
+    c = state[QUEUE + state[QUEUE_HEAD]]
+    state[QUEUE_HEAD] = (state[QUEUE_HEAD] + 1) % NCON
+    state[QUEUE_LEN] -= 1
     return c
 
 
 @njit(cache=True)
-def queue_push(state, c, p):
-    i = (state[H_QHEAD] + state[H_QLEN]) % NCON
-    state[O_QUEUE + i] = c
-    state[O_QOWNER + i] = p
-    state[H_QLEN] += 1
+def _queue_push(state, c, p):
+    i = (state[QUEUE_HEAD] + state[QUEUE_LEN]) % NCON
+    state[QUEUE + i] = c
+    state[QUEUE_OWNER + i] = p
+    state[QUEUE_LEN] += 1
 
 
 # =================================================================== contract conditions
 
 @njit(cache=True)
-def sel_match(state, b, p, so):
+def _sel_match(state, b, p, so):
     """Does tile b hold a building of p matching the selector at state[so:so+SEL_W]?"""
-    if b < 0 or state[O_TOWNER + b] != p:
+    if b < 0 or state[TILE_OWNER + b] != p:
         return False
-    if state[so + 1] == 1 and state[O_TDONE + b] == 0:
+    if state[so + SEL_STATUS] == 1 and state[TILE_DONE + b] == 0:
         return False
-    if state[so + 2] != 0 and state[O_TTYPE + b] != state[so + 2]:
+    if state[so + SEL_TYPE] != 0 and state[TILE_TYPE + b] != state[so + SEL_TYPE]:
         return False
-    if state[so + 3] != 0 and state[O_TFLOORS + b] != state[so + 3]:
+    if state[so + SEL_FLOORS] != 0 and state[TILE_FLOORS + b] != state[so + SEL_FLOORS]:
         return False
-    nadj = state[so + 4]
+    nadj = state[so + SEL_NUM_ADJ]
     if nadj > 0:
         total = 1
         for _ in range(nadj):
@@ -677,7 +744,7 @@ def sel_match(state, b, p, so):
                     ok = False
                     break
                 used |= 1 << d
-                if not class_match(state, neighbour(state, b, d), state[so + 5 + i]):
+                if not _class_match(state, _neighbour(state, b, d), state[so + SEL_ADJ + i]):
                     ok = False
                     break
             if ok:
@@ -685,22 +752,22 @@ def sel_match(state, b, p, so):
                 break
         if not found:
             return False
-    kmin = state[so + 9]
+    kmin = state[so + SEL_ADJ_KINDS_MIN]
     if kmin > 0:
         kinds = 0
         for d in range(NDIRS):
-            q = neighbour(state, b, d)
-            if q >= 0 and tclass(state, state[O_TTYPE + q]) == CLS_SPECIAL:
-                kinds |= 1 << state[O_TTYPE + q]
+            q = _neighbour(state, b, d)
+            if q >= 0 and _tile_class(state, state[TILE_TYPE + q]) == CLS_SPECIAL:
+                kinds |= 1 << state[TILE_TYPE + q]
         n = 0
         for typ in range(NTYPES):
             n += (kinds >> typ) & 1
         if n < kmin:
             return False
-    if state[so + 10] != 0:
+    if state[so + SEL_ENCLOSED] != 0:
         for d in range(NDIRS):
-            q = neighbour(state, b, d)
-            if q < 0 or is_vacant(state, q):
+            q = _neighbour(state, b, d)
+            if q < 0 or _is_vacant(state, q):
                 return False
     return True
 
@@ -713,40 +780,40 @@ def _cell_ok(state, x, y, code, p, so):
     if code == 0:
         return True
     if code == 1:
-        return not is_vacant(state, t)
-    return sel_match(state, t, p, so)
+        return not _is_vacant(state, t)
+    return _sel_match(state, t, p, so)
 
 
 @njit(cache=True)
-def cond_holds(state, c, p):
+def _cond_holds(state, c, p):
     """Condition of contract c (0-based) for player p on the current board."""
-    ro = O_DATA + B_COND + c * COND_W
-    form = state[ro]
-    param = state[ro + 1]
-    m0 = ro + COND_HDR
+    ro = BLOB + B_CONDITION + c * COND_W
+    form = state[ro + COND_FORM]
+    param = state[ro + COND_PARAM]
+    m0 = ro + COND_MEMBERS
     m1 = m0 + SEL_W
     m2 = m1 + SEL_W
-    nt = state[H_NT]
+    nt = state[NUM_TILES]
     if form == F_BUILDING:
         n = 0
         for b in range(1, nt):
-            if sel_match(state, b, p, m0):
+            if _sel_match(state, b, p, m0):
                 n += 1
                 if n >= param:
                     return True
         return False
     if form == F_SHARE:
-        cls = state[ro + 2]
+        cls = state[ro + COND_TILE_CLASS]
         nm = 0
-        for i in range(3):
-            if state[m0 + i * SEL_W] != 0:
+        for i in range(MAX_MEMBERS):
+            if state[m0 + i * SEL_W + SEL_PRESENT] != 0:
                 nm += 1
         for t in range(nt):
-            if not class_match(state, t, cls):
+            if not _class_match(state, t, cls):
                 continue
-            # (tile_at, not neighbour(state, t, <constant>): one specialisation per constant)
-            tx = state[O_TX + t]
-            ty = state[O_TY + t]
+            # (tile_at, not _neighbour(state, t, <constant>): one specialisation per constant)
+            tx = state[TILE_X + t]
+            ty = state[TILE_Y + t]
             nb0 = tile_at(state, tx, ty + 1)
             nb1 = tile_at(state, tx + 1, ty)
             nb2 = tile_at(state, tx, ty - 1)
@@ -766,7 +833,7 @@ def cond_holds(state, c, p):
                         break
                     used |= 1 << d
                     b = nb0 if d == 0 else (nb1 if d == 1 else (nb2 if d == 2 else nb3))
-                    if not sel_match(state, b, p, m0 + i * SEL_W):
+                    if not _sel_match(state, b, p, m0 + i * SEL_W):
                         ok = False
                         break
                 if ok:
@@ -774,31 +841,31 @@ def cond_holds(state, c, p):
         return False
     if form == F_TOUCHING:
         for b in range(1, nt):
-            if not sel_match(state, b, p, m0):
+            if not _sel_match(state, b, p, m0):
                 continue
             for d in range(NDIRS):
-                if sel_match(state, neighbour(state, b, d), p, m1):
+                if _sel_match(state, _neighbour(state, b, d), p, m1):
                     return True
         return False
     if form == F_LINE:
         for b in range(1, nt):
-            if not sel_match(state, b, p, m0):
+            if not _sel_match(state, b, p, m0):
                 continue
-            x = state[O_TX + b]
-            y = state[O_TY + b]
+            x = state[TILE_X + b]
+            y = state[TILE_Y + b]
             for d in range(2):   # N and E runs
                 k = 1
-                while k < param and sel_match(state, tile_at(state, x + k * DX[d], y + k * DY[d]), p, m0):
+                while k < param and _sel_match(state, tile_at(state, x + k * DX[d], y + k * DY[d]), p, m0):
                     k += 1
                 if k >= param:
                     return True
         return False
     if form == F_SQUARE:
-        code = state[ro + 3]
-        has_centre = state[ro + 4] != 0 and param % 2 == 1
+        code = state[ro + COND_CELLS]
+        has_centre = state[ro + COND_HAS_CENTRE] != 0 and param % 2 == 1
         for t in range(nt):
-            x0 = state[O_TX + t]
-            y0 = state[O_TY + t]
+            x0 = state[TILE_X + t]
+            y0 = state[TILE_Y + t]
             ok = True
             for i in range(param):
                 for j in range(param):
@@ -809,7 +876,7 @@ def cond_holds(state, c, p):
                     break
             if ok and has_centre:
                 h = param // 2
-                ok = sel_match(state, tile_at(state, x0 + h, y0 + h), p, m1)
+                ok = _sel_match(state, tile_at(state, x0 + h, y0 + h), p, m1)
             if ok:
                 return True
         return False
@@ -819,59 +886,59 @@ def cond_holds(state, c, p):
 # =================================================================== legality
 
 @njit(cache=True)
-def can_build(state, p, t):
-    if state[O_SUPPLY + p] < 1:
+def _can_build(state, p, t):
+    if state[SUPPLY + p] < 1:
         return False
-    typ = state[O_TTYPE + t]
-    if tclass(state, typ) != CLS_ZONE:
+    typ = state[TILE_TYPE + t]
+    if _tile_class(state, typ) != CLS_ZONE:
         return False
-    owner = state[O_TOWNER + t]
+    owner = state[TILE_OWNER + t]
     if owner < 0:
-        return state[O_U + p] < state[O_DATA + B_RULES + RU_MAXU]
-    if owner != p or state[O_TDONE + t] != 0 or state[O_TRAISED + t] == state[H_TURN]:
+        return state[UNFINISHED + p] < state[BLOB + B_RULES + RU_MAX_UNFINISHED]
+    if owner != p or state[TILE_DONE + t] != 0 or state[TILE_RAISED + t] == state[TURN]:
         return False
-    n = state[O_TFLOORS + t] + 1
+    n = state[TILE_FLOORS + t] + 1
     if typ == T_RES:
-        return n <= state[O_DATA + B_RULES + RU_RESMAX] and n <= state[O_R + p] + 1
-    return n <= state[O_DATA + B_RULES + RU_COMFREE] or n <= state[O_C + p] + 1
+        return n <= state[BLOB + B_RULES + RU_RES_MAX_FLOORS] and n <= state[TALLEST_RES + p] + 1
+    return n <= state[BLOB + B_RULES + RU_COM_FREE_FLOORS] or n <= state[TALLEST_COM + p] + 1
 
 
 @njit(cache=True)
-def can_roof(state, p, t):
-    if state[O_TOWNER + t] != p or state[O_TDONE + t] != 0:
+def _can_roof(state, p, t):
+    if state[TILE_OWNER + t] != p or state[TILE_DONE + t] != 0:
         return False
-    typ = state[O_TTYPE + t]
-    f = state[O_TFLOORS + t]
+    typ = state[TILE_TYPE + t]
+    f = state[TILE_FLOORS + t]
     if typ == T_RES:
-        return f >= state[O_DATA + B_RULES + RU_RESMIN] and state[H_ROOFS] > 0
-    return f >= state[O_DATA + B_RULES + RU_COMMIN] and state[H_ROOFS + 1] > 0
+        return f >= state[BLOB + B_RULES + RU_RES_MIN_FLOORS] and state[ROOFS_LEFT + KIND_RES] > 0
+    return f >= state[BLOB + B_RULES + RU_COM_MIN_FLOORS] and state[ROOFS_LEFT + KIND_COM] > 0
 
 
 @njit(cache=True)
-def any_action(state, p):
-    if state[O_RESERVE + p] >= 1:
+def _any_action(state, p):
+    if state[RESERVE + p] >= 1:
         return True
-    if state[O_SUPPLY + p] < 1:
+    if state[SUPPLY + p] < 1:
         return False
-    for t in range(1, state[H_NT]):
-        if can_build(state, p, t):
+    for t in range(1, state[NUM_TILES]):
+        if _can_build(state, p, t):
             return True
     return False
 
 
 @njit(cache=True)
-def any_roof(state, p):
-    for t in range(1, state[H_NT]):
-        if can_roof(state, p, t):
+def _any_roof(state, p):
+    for t in range(1, state[NUM_TILES]):
+        if _can_roof(state, p, t):
             return True
     return False
 
 
 @njit(cache=True)
-def is_canonical_anchor(state, a, d):
-    """Target cell of (a, d) is empty and a is its lowest-index placed neighbour."""
-    x = state[O_TX + a] + DX[d]
-    y = state[O_TY + a] + DY[d]
+def _is_canonical_anchor(state, a, d):
+    """Target cell of (a, d) is empty and a is its lowest-index placed _neighbour."""
+    x = state[TILE_X + a] + DX[d]
+    y = state[TILE_Y + a] + DY[d]
     if tile_at(state, x, y) >= 0:
         return False
     for e in range(NDIRS):
@@ -883,200 +950,200 @@ def is_canonical_anchor(state, a, d):
 
 @njit(cache=True)
 def current_player(state):
-    if state[H_PHASE] == PH_OVER:
+    if state[PHASE] == PH_GAME_OVER:
         return -1
-    return state[H_CUR]
+    return state[CURRENT]
 
 
 @njit(cache=True)
 def legal_mask(state, mask):
     for i in range(NUM_ACTIONS):
         mask[i] = 0
-    ph = state[H_PHASE]
-    p = state[H_CUR]
-    nt = state[H_NT]
+    ph = state[PHASE]
+    p = state[CURRENT]
+    nt = state[NUM_TILES]
     if ph == PH_PLACE:
-        h = O_HAND + 2 * p
+        h = HAND + HAND_SLOTS * p
         s1 = state[h + 1] >= 0 and state[h + 1] != state[h]
         for a in range(nt):
             for d in range(NDIRS):
-                if is_canonical_anchor(state, a, d):
+                if _is_canonical_anchor(state, a, d):
                     mask[A_PLACE + a * NDIRS + d] = 1
                     if s1:
                         mask[A_PLACE + PLACE_SLOT + a * NDIRS + d] = 1
     elif ph == PH_ACTION:
-        if state[O_RESERVE + p] >= 1:
+        if state[RESERVE + p] >= 1:
             mask[A_GATHER] = 1
         for t in range(1, nt):
-            if can_build(state, p, t):
+            if _can_build(state, p, t):
                 mask[A_BUILD + t] = 1
     elif ph == PH_ROOF:
         for t in range(1, nt):
-            if can_roof(state, p, t):
+            if _can_roof(state, p, t):
                 mask[A_ROOF + t] = 1
         mask[A_STOP] = 1
-    elif ph == PH_CKEEP:
-        mask[A_KEEPC] = 1
-        mask[A_KEEPC + 1] = 1
-    elif ph == PH_TKEEP:
-        mask[A_KEEPT] = 1
-        if state[H_TP + 1] != state[H_TP]:
-            mask[A_KEEPT + 1] = 1
+    elif ph == PH_CONTRACT_KEEP:
+        mask[A_KEEP_CONTRACT] = 1
+        mask[A_KEEP_CONTRACT + 1] = 1
+    elif ph == PH_TILE_KEEP:
+        mask[A_KEEP_TILE] = 1
+        if state[TILE_PAIR + 1] != state[TILE_PAIR]:
+            mask[A_KEEP_TILE + 1] = 1
 
 
 # =================================================================== turn machinery
 
 @njit(cache=True)
-def place_tile(state, typ, x, y):
-    t = state[H_NT]
-    state[O_TX + t] = x
-    state[O_TY + t] = y
-    state[O_TTYPE + t] = typ
-    state[O_TOWNER + t] = -1
-    state[O_TFLOORS + t] = 0
-    state[O_TDONE + t] = 0
-    state[O_TRAISED + t] = -1
-    state[O_TSCORE + t] = 0
-    state[O_GRID + (y + R) * W + (x + R)] = t
-    state[H_NT] = t + 1
+def _place_tile(state, typ, x, y):
+    t = state[NUM_TILES]
+    state[TILE_X + t] = x
+    state[TILE_Y + t] = y
+    state[TILE_TYPE + t] = typ
+    state[TILE_OWNER + t] = -1
+    state[TILE_FLOORS + t] = 0
+    state[TILE_DONE + t] = 0
+    state[TILE_RAISED + t] = -1
+    state[TILE_SCORE + t] = 0
+    state[GRID + (y + R) * W + (x + R)] = t
+    state[NUM_TILES] = t + 1
     return t
 
 
 @njit(cache=True)
-def _goal_metric(state, metric, p):
-    if metric == 0:
+def _metric_value(state, metric, p):
+    if metric == M_MAX_FLOORS_DONE:
         m = 0
-        for t in range(1, state[H_NT]):
-            if state[O_TOWNER + t] == p and state[O_TDONE + t] != 0 and state[O_TFLOORS + t] > m:
-                m = state[O_TFLOORS + t]
+        for t in range(1, state[NUM_TILES]):
+            if state[TILE_OWNER + t] == p and state[TILE_DONE + t] != 0 and state[TILE_FLOORS + t] > m:
+                m = state[TILE_FLOORS + t]
         return m
-    if metric == 1:
-        return state[O_DCOM + p]
-    if metric == 2:
-        return state[O_DRES + p]
-    if metric == 3:
-        return state[O_NREV + p]
-    if metric == 4:
-        return state[O_DFLOORS + p]
-    m = 0
-    for t in range(1, state[H_NT]):
-        if state[O_TOWNER + t] == p and state[O_TDONE + t] != 0:
+    if metric == M_COUNT_DONE_COM:
+        return state[DONE_COM + p]
+    if metric == M_COUNT_DONE_RES:
+        return state[DONE_RES + p]
+    if metric == M_CONTRACTS_REVEALED:
+        return state[NUM_REVEALED + p]
+    if metric == M_SUM_FLOORS_DONE:
+        return state[DONE_FLOORS + p]
+    m = 0   # M_COUNT_DONE_ADJ_SPECIAL
+    for t in range(1, state[NUM_TILES]):
+        if state[TILE_OWNER + t] == p and state[TILE_DONE + t] != 0:
             for d in range(NDIRS):
-                q = neighbour(state, t, d)
-                if q >= 0 and tclass(state, state[O_TTYPE + q]) == CLS_SPECIAL:
+                q = _neighbour(state, t, d)
+                if q >= 0 and _tile_class(state, state[TILE_TYPE + q]) == CLS_SPECIAL:
                     m += 1
                     break
     return m
 
 
 @njit(cache=True)
-def goal_metric(state, goal, p):
-    return _goal_metric(state, state[O_DATA + B_GMETRIC + goal], p)
+def _goal_metric(state, goal, p):
+    return _metric_value(state, state[BLOB + B_GOAL_METRIC + goal], p)
 
 
 @njit(cache=True)
 def _end_game(state):
-    np_ = state[H_NP]
-    for k in range(3):
-        g = state[H_GOALS + k]
+    np_ = state[NUM_PLAYERS]
+    for k in range(GOALS_IN_PLAY):
+        g = state[GOALS + k]
         best = 0
         nbest = 0
         for p in range(np_):
-            m = goal_metric(state, g, p)
+            m = _goal_metric(state, g, p)
             if m > best:
                 best = m
                 nbest = 1
             elif m == best:
                 nbest += 1
         if best > 0:
-            share = state[O_DATA + B_GVP + g] // nbest
+            share = state[BLOB + B_GOAL_VP + g] // nbest
             for p in range(np_):
-                if goal_metric(state, g, p) == best:
-                    state[O_GOALVP + p] += share
-                    state[O_SCORE + p] += share
-    state[H_PHASE] = PH_OVER
-    state[H_CUR] = -1
+                if _goal_metric(state, g, p) == best:
+                    state[GOAL_POINTS + p] += share
+                    state[SCORE + p] += share
+    state[PHASE] = PH_GAME_OVER
+    state[CURRENT] = -1
 
 
 @njit(cache=True)
 def _end_turn(state):
-    if state[H_NT] >= MAX_T:
+    if state[NUM_TILES] >= MAX_T:
         _end_game(state)
         return
-    state[H_TURN] += 1
-    state[H_CUR] = (state[H_CUR] + 1) % state[H_NP]
-    state[H_PHASE] = PH_PLACE
+    state[TURN] += 1
+    state[CURRENT] = (state[CURRENT] + 1) % state[NUM_PLAYERS]
+    state[PHASE] = PH_PLACE
 
 
 @njit(cache=True)
 def _refill(state):
-    p = state[H_CUR]
-    n = state[H_BAGN]
+    p = state[CURRENT]
+    n = state[BAG_SIZE]
     if n >= 2:
         # Always a TILE_KEEP step (a single legal choice when both tiles have the same
         # type): whether the drawer is asked must not tell the others about the pair.
-        a = draw_tile(state)
-        b = draw_tile(state)
-        state[H_TP] = min(a, b)
-        state[H_TP + 1] = max(a, b)
-        state[H_PHASE] = PH_TKEEP
+        a = _draw_tile(state)
+        b = _draw_tile(state)
+        state[TILE_PAIR] = min(a, b)
+        state[TILE_PAIR + 1] = max(a, b)
+        state[PHASE] = PH_TILE_KEEP
         return
     elif n == 1:
-        hand_add(state, p, draw_tile(state))
+        _hand_add(state, p, _draw_tile(state))
     _end_turn(state)
 
 
 @njit(cache=True)
 def _reveal(state):
     """Step 4: reveal every held contract that is met; keep a snapshot of the buildings
-    (public) so that :func:`met_at_last_step4` can tell later which contracts p would
+    (public) so that :func:`_met_at_last_step4` can tell later which contracts p would
     have revealed now."""
-    p = state[H_CUR]
-    state[O_SNAPNT + p] = state[H_NT]
-    base = O_SNAP + p * 3 * MAX_T
-    for t in range(state[H_NT]):          # later tiles: not on that board (O_SNAPNT)
-        state[base + t] = state[O_TOWNER + t]
-        state[base + MAX_T + t] = state[O_TFLOORS + t]
-        state[base + 2 * MAX_T + t] = state[O_TDONE + t]
+    p = state[CURRENT]
+    state[SNAPSHOT_TILES + p] = state[NUM_TILES]
+    base = SNAPSHOT + p * SNAP_RECORDS * MAX_T
+    for t in range(state[NUM_TILES]):          # later tiles: not on that board (SNAPSHOT_TILES)
+        state[base + SNAP_OWNER * MAX_T + t] = state[TILE_OWNER + t]
+        state[base + SNAP_FLOORS * MAX_T + t] = state[TILE_FLOORS + t]
+        state[base + SNAP_DONE * MAX_T + t] = state[TILE_DONE + t]
     for c in range(NCON):
-        if state[O_HELD + p * NCON + c] != 0 and cond_holds(state, c, p):
-            state[O_HELD + p * NCON + c] = 0
-            state[O_REV + p * NCON + c] = 1
-            state[O_NHELD + p] -= 1
-            state[O_NREV + p] += 1
-            state[O_SCORE + p] += state[O_DATA + B_CVP + c]
+        if state[HELD + p * NCON + c] != 0 and _cond_holds(state, c, p):
+            state[HELD + p * NCON + c] = 0
+            state[REVEALED + p * NCON + c] = 1
+            state[NUM_HELD + p] -= 1
+            state[NUM_REVEALED + p] += 1
+            state[SCORE + p] += state[BLOB + B_CONTRACT_VP + c]
 
 
 @njit(cache=True)
-def met_at_last_step4(state, p, work, out):
+def _met_at_last_step4(state, p, work, out):
     """``out[c]`` = 1 when contract c's condition held for p on the board of p's last
     step 4 (all 0 before p's first one).  ``work`` is a scratch state of ``STATE_SIZE``.
     Step 4 reveals every met card, so a card p still holds from an earlier turn has 0
     here; determinization deals p only such cards."""
     for c in range(NCON):
         out[c] = 0
-    if p < 0 or p >= state[H_NP]:
+    if p < 0 or p >= state[NUM_PLAYERS]:
         return
-    nt0 = state[O_SNAPNT + p]
+    nt0 = state[SNAPSHOT_TILES + p]
     if nt0 <= 0:
         return
     for i in range(STATE_SIZE):
         work[i] = state[i]
-    for t in range(nt0, state[H_NT]):
-        work[O_GRID + (state[O_TY + t] + R) * W + (state[O_TX + t] + R)] = -1
-    work[H_NT] = nt0
-    base = O_SNAP + p * 3 * MAX_T
+    for t in range(nt0, state[NUM_TILES]):
+        work[GRID + (state[TILE_Y + t] + R) * W + (state[TILE_X + t] + R)] = -1
+    work[NUM_TILES] = nt0
+    base = SNAPSHOT + p * SNAP_RECORDS * MAX_T
     for t in range(nt0):
-        work[O_TOWNER + t] = state[base + t]
-        work[O_TFLOORS + t] = state[base + MAX_T + t]
-        work[O_TDONE + t] = state[base + 2 * MAX_T + t]
+        work[TILE_OWNER + t] = state[base + SNAP_OWNER * MAX_T + t]
+        work[TILE_FLOORS + t] = state[base + SNAP_FLOORS * MAX_T + t]
+        work[TILE_DONE + t] = state[base + SNAP_DONE * MAX_T + t]
     for c in range(NCON):
-        if cond_holds(work, c, p):
+        if _cond_holds(work, c, p):
             out[c] = 1
 
 
 @njit(cache=True)
-def random_matching(elig, key, match):
+def _random_matching(elig, key, match):
     """A random perfect matching of places (rows) to cards (columns) of the 0/1 matrix
     ``elig`` (square): ``match[i]`` = the card of place i; False when none exists.
     Random orders (generator ``key``, a 2-slot :mod:`kernels.rng` state), a greedy pass,
@@ -1147,45 +1214,56 @@ def random_matching(elig, key, match):
 
 
 @njit(cache=True)
-def deal_contracts(state, observer, key, work):
-    """Determinization of the contracts for ``observer`` (see ``envs.expancity``): the
-    other seats' unrevealed contracts, another seat's drawn pair, the never-drawn pool and
-    the bottom-of-deck places others filled are re-dealt among themselves at random
-    (generator ``key``), with cards the observer saw kept out of the pool and a seat's
-    contracts from earlier turns limited to cards not met at its last step 4; then each
-    other seat's record of seen cards is rebuilt from the new deal.  ``work`` is scratch
-    (``STATE_SIZE``).  False when no consistent deal exists (never for a real game)."""
-    np_ = state[H_NP]
+def _deal_contracts(state, observer, key, work):
+    """Determinization of the contracts for ``observer`` (part of :func:`determinize`):
+    the other seats' unrevealed contracts, another seat's drawn pair, the never-drawn pool
+    and the bottom-of-deck places others filled are re-dealt among themselves at random
+    (generator ``key``), subject to what the observer knows:
+
+    * a card the observer has seen in one of its pairs never goes back to the pool;
+    * a contract another seat still holds from an earlier turn was not met at that seat's
+      last step 4 (ruling 18 reveals every met card then, and the board was public): only
+      such cards are dealt to it.  Cards it kept in the draws of the turn under way
+      (before its step 4) are unconstrained.
+
+    The deal is a random perfect matching of cards to places (:func:`_random_matching`;
+    one always exists: the real deal is one) over the cards in id order, so it depends on
+    the generator and the observer's information only.  Each other seat's record of seen
+    cards is then rebuilt from the new deal (what it holds, revealed, put at the bottom or
+    is choosing), so the copy determinizes again; public counts are kept.  ``work`` is
+    scratch (``STATE_SIZE``).  False when no consistent deal exists (never for a real
+    game)."""
+    np_ = state[NUM_PLAYERS]
     if observer < 0 or observer >= np_:
         return False
-    cur = state[H_CUR]
-    ph = state[H_PHASE]
-    cpair = ph == PH_CKEEP and cur != observer
+    cur = state[CURRENT]
+    ph = state[PHASE]
+    cpair = ph == PH_CONTRACT_KEEP and cur != observer
     # the cards to re-deal, in canonical (sorted) order
     in_set = np.zeros(NCON, dtype=np.bool_)
     for c in range(NCON):
-        if state[O_POOL + c] != 0:
+        if state[POOL + c] != 0:
             in_set[c] = True
         for p in range(np_):
-            if p != observer and state[O_HELD + p * NCON + c] != 0:
+            if p != observer and state[HELD + p * NCON + c] != 0:
                 in_set[c] = True
-    head = state[H_QHEAD]
-    qlen = state[H_QLEN]
+    head = state[QUEUE_HEAD]
+    qlen = state[QUEUE_LEN]
     for i in range(qlen):
         j = (head + i) % NCON
-        if state[O_QOWNER + j] != observer:
-            in_set[state[O_QUEUE + j]] = True
+        if state[QUEUE_OWNER + j] != observer:
+            in_set[state[QUEUE + j]] = True
     if cpair:
-        in_set[state[H_CP]] = True
-        in_set[state[H_CP + 1]] = True
+        in_set[state[CONTRACT_PAIR]] = True
+        in_set[state[CONTRACT_PAIR + 1]] = True
     cards = np.flatnonzero(in_set)
     ns = cards.shape[0]
     # places in blocks: pool, each other seat's hand, the queue places, the pair
     elig = np.ones((ns, ns), dtype=np.int8)
-    npool = state[H_POOLN]
+    npool = state[POOL_SIZE]
     for i in range(npool):
         for k in range(ns):
-            if state[O_SEEN + observer * NCON + cards[k]] != 0:
+            if state[SEEN + observer * NCON + cards[k]] != 0:
                 elig[i, k] = 0
     at = npool
     met = np.zeros(NCON, dtype=np.int64)
@@ -1195,71 +1273,71 @@ def deal_contracts(state, observer, key, work):
             continue
         n = 0
         for c in range(NCON):
-            n += state[O_HELD + p * NCON + c]
+            n += state[HELD + p * NCON + c]
         nheld[p] = n
-        fresh = state[H_DRAWN] if (ph == PH_CKEEP and cur == p) else 0
+        fresh = state[DRAWN_THIS_TURN] if (ph == PH_CONTRACT_KEEP and cur == p) else 0
         if fresh > n:
             fresh = n
         if n > fresh:
-            met_at_last_step4(state, p, work, met)
+            _met_at_last_step4(state, p, work, met)
         for i in range(at + fresh, at + n):
             for k in range(ns):
                 if met[cards[k]] != 0:
                     elig[i, k] = 0
         at += n
     match = np.empty(ns, dtype=np.int64)
-    if not random_matching(elig, key, match):
+    if not _random_matching(elig, key, match):
         return False
     # write the deal
     for c in range(NCON):
-        state[O_POOL + c] = 0
+        state[POOL + c] = 0
         for p in range(np_):
             if p != observer:
-                state[O_HELD + p * NCON + c] = 0
+                state[HELD + p * NCON + c] = 0
     for i in range(npool):
-        state[O_POOL + cards[match[i]]] = 1
+        state[POOL + cards[match[i]]] = 1
     at = npool
     for p in range(np_):
         if p == observer:
             continue
         for i in range(at, at + nheld[p]):
-            state[O_HELD + p * NCON + cards[match[i]]] = 1
+            state[HELD + p * NCON + cards[match[i]]] = 1
         at += nheld[p]
     for i in range(qlen):
         j = (head + i) % NCON
-        if state[O_QOWNER + j] != observer:
-            state[O_QUEUE + j] = cards[match[at]]
+        if state[QUEUE_OWNER + j] != observer:
+            state[QUEUE + j] = cards[match[at]]
             at += 1
     if cpair:
-        state[H_CP] = cards[match[at]]
-        state[H_CP + 1] = cards[match[at + 1]]
+        state[CONTRACT_PAIR] = cards[match[at]]
+        state[CONTRACT_PAIR + 1] = cards[match[at + 1]]
     # what each other seat has seen: what it holds, revealed, put at the bottom, is choosing
     for p in range(np_):
         if p == observer:
             continue
         for c in range(NCON):
-            state[O_SEEN + p * NCON + c] = 1 if (state[O_HELD + p * NCON + c] != 0
-                                                 or state[O_REV + p * NCON + c] != 0) else 0
+            state[SEEN + p * NCON + c] = 1 if (state[HELD + p * NCON + c] != 0
+                                                 or state[REVEALED + p * NCON + c] != 0) else 0
     for i in range(qlen):
         j = (head + i) % NCON
-        q = state[O_QOWNER + j]
+        q = state[QUEUE_OWNER + j]
         if q != observer:
-            state[O_SEEN + q * NCON + state[O_QUEUE + j]] = 1
+            state[SEEN + q * NCON + state[QUEUE + j]] = 1
     if cpair:
-        state[O_SEEN + cur * NCON + state[H_CP]] = 1
-        state[O_SEEN + cur * NCON + state[H_CP + 1]] = 1
+        state[SEEN + cur * NCON + state[CONTRACT_PAIR]] = 1
+        state[SEEN + cur * NCON + state[CONTRACT_PAIR + 1]] = 1
     return True
 
 
 @njit(cache=True)
 def _after_roofing(state):
-    if state[H_PEND] > 0:
-        p = state[H_CUR]
+    if state[PENDING_DRAWS] > 0:
+        p = state[CURRENT]
         for i in range(2):
-            c = draw_contract(state)
-            state[H_CP + i] = c
-            state[O_SEEN + p * NCON + c] = 1
-        state[H_PHASE] = PH_CKEEP
+            c = _draw_contract(state)
+            state[CONTRACT_PAIR + i] = c
+            state[SEEN + p * NCON + c] = 1
+        state[PHASE] = PH_CONTRACT_KEEP
         return
     _reveal(state)
     _refill(state)
@@ -1267,108 +1345,189 @@ def _after_roofing(state):
 
 @njit(cache=True)
 def _enter_roof(state):
-    if any_roof(state, state[H_CUR]):
-        state[H_PHASE] = PH_ROOF
+    if _any_roof(state, state[CURRENT]):
+        state[PHASE] = PH_ROOF
     else:
         _after_roofing(state)
 
 
 @njit(cache=True)
 def _continue_actions(state):
-    p = state[H_CUR]
-    if state[H_ACTLEFT] > 0 and any_action(state, p):
-        state[H_PHASE] = PH_ACTION
+    p = state[CURRENT]
+    if state[ACTIONS_LEFT] > 0 and _any_action(state, p):
+        state[PHASE] = PH_ACTION
     else:
-        state[H_ACTLEFT] = 0
+        state[ACTIONS_LEFT] = 0
         _enter_roof(state)
 
 
+# =================================================================== hidden information
+
 @njit(cache=True)
-def roof_building(state, p, t):
+def reseed(state, seed):
+    """Re-key the generator from ``seed`` (a non-negative int64): every future draw (bag,
+    never-drawn contracts) changes, nothing seen does."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Re-deal, in place, what seat ``observer`` has not seen, then re-key the generator;
+    False (state partly re-dealt) when no deal is consistent with the public record
+    (never for a real game) or ``observer`` is not a seat.
+
+    Tiles: the bag, the other seats' hand tiles and another seat's drawn tile pair are one
+    multiset, gathered in type order (SORTED: the deal cannot depend on where each hidden
+    tile sat), shuffled by the seeded generator and dealt back to the same places (hand
+    slots in seat order, then the pair, the rest to the bag).  Contracts: see
+    :func:`_deal_contracts` (cards in id order, a seeded random matching).  So the result
+    depends on the seed and on the observer's information only.  Simplification: the
+    observer's memory of the tile types it returned to the bag is not used."""
+    np_ = state[NUM_PLAYERS]
+    if observer < 0 or observer >= np_:
+        return False
+    key = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
+    rng.seed_rng(key, 0, seed)
+    pair = state[PHASE] == PH_TILE_KEEP and state[CURRENT] != observer
+    # the hidden tiles as counts per type, then as a sorted list
+    counts = np.zeros(NTYPES, dtype=np.int64)
+    for typ in range(NTYPES):
+        counts[typ] = state[BAG + typ]
+    for p in range(np_):
+        if p != observer:
+            for s in range(HAND_SLOTS):
+                typ = state[HAND + HAND_SLOTS * p + s]
+                if typ >= 0:
+                    counts[typ] += 1
+    if pair:
+        counts[state[TILE_PAIR]] += 1
+        counts[state[TILE_PAIR + 1]] += 1
+    total = 0
+    for typ in range(NTYPES):
+        total += counts[typ]
+    pool = np.empty(total, dtype=np.int64)
+    n = 0
+    for typ in range(NTYPES):
+        for _ in range(counts[typ]):
+            pool[n] = typ
+            n += 1
+    rng.shuffle(key, 0, pool, n)
+    # deal: the other hands keep their sizes, the pair its place, the rest is the bag
+    for p in range(np_):
+        if p == observer:
+            continue
+        size = 0
+        for s in range(HAND_SLOTS):
+            if state[HAND + HAND_SLOTS * p + s] >= 0:
+                size += 1
+            state[HAND + HAND_SLOTS * p + s] = -1
+        for _ in range(size):
+            n -= 1
+            _hand_add(state, p, pool[n])
+    if pair:
+        a = pool[n - 1]
+        b = pool[n - 2]
+        n -= 2
+        state[TILE_PAIR] = min(a, b)
+        state[TILE_PAIR + 1] = max(a, b)
+    for typ in range(NTYPES):
+        state[BAG + typ] = 0
+    for i in range(n):
+        state[BAG + pool[i]] += 1
+    state[BAG_SIZE] = n
+    # contracts
+    if not _deal_contracts(state, observer, key, np.empty(STATE_SIZE, dtype=np.int64)):
+        return False
+    reseed(state, np.int64(rng.next_u64(key, 0) >> np.uint64(1)))
+    return True
+
+
+@njit(cache=True)
+def _roof_building(state, p, t):
     """Complete building t of p: score it by the formula and update p's records."""
-    typ = state[O_TTYPE + t]
-    kind = 0 if typ == T_RES else 1
-    f = state[O_TFLOORS + t]
-    sc = f * per_floor_at(state, t, kind)
-    state[O_TDONE + t] = 1
-    state[O_TSCORE + t] = sc
-    state[O_SCORE + p] += sc
-    state[H_ROOFS + kind] -= 1
-    state[O_U + p] -= 1
-    state[O_DFLOORS + p] += f
-    if kind == 0:
-        state[O_DRES + p] += 1
-        if f > state[O_R + p]:
-            state[O_R + p] = f
+    typ = state[TILE_TYPE + t]
+    kind = KIND_RES if typ == T_RES else KIND_COM
+    f = state[TILE_FLOORS + t]
+    sc = f * _per_floor_at(state, t, kind)
+    state[TILE_DONE + t] = 1
+    state[TILE_SCORE + t] = sc
+    state[SCORE + p] += sc
+    state[ROOFS_LEFT + kind] -= 1
+    state[UNFINISHED + p] -= 1
+    state[DONE_FLOORS + p] += f
+    if kind == KIND_RES:
+        state[DONE_RES + p] += 1
+        if f > state[TALLEST_RES + p]:
+            state[TALLEST_RES + p] = f
     else:
-        state[O_DCOM + p] += 1
-        if f > state[O_C + p]:
-            state[O_C + p] = f
+        state[DONE_COM + p] += 1
+        if f > state[TALLEST_COM + p]:
+            state[TALLEST_COM + p] = f
     return sc
 
 
 @njit(cache=True)
 def step(state, action):
-    p = state[H_CUR]
-    ph = state[H_PHASE]
+    p = state[CURRENT]
+    ph = state[PHASE]
     if ph == PH_PLACE:
-        s = action // PLACE_SLOT
-        r = action % PLACE_SLOT
+        s = (action - A_PLACE) // PLACE_SLOT
+        r = (action - A_PLACE) % PLACE_SLOT
         a = r // NDIRS
         d = r % NDIRS
-        h = O_HAND + 2 * p
+        h = HAND + HAND_SLOTS * p
         typ = state[h + s]
         if s == 0:
             state[h] = state[h + 1]
         state[h + 1] = -1
-        place_tile(state, typ, state[O_TX + a] + DX[d], state[O_TY + a] + DY[d])
-        state[H_ACTLEFT] = state[O_DATA + B_RULES + RU_ACTIONS]
-        state[H_PEND] = 0
-        state[H_DRAWN] = 0
+        _place_tile(state, typ, state[TILE_X + a] + DX[d], state[TILE_Y + a] + DY[d])
+        state[ACTIONS_LEFT] = state[BLOB + B_RULES + RU_ACTIONS]
+        state[PENDING_DRAWS] = 0
+        state[DRAWN_THIS_TURN] = 0
         _continue_actions(state)
     elif ph == PH_ACTION:
         if action == A_GATHER:
-            state[O_RESERVE + p] -= 1
-            state[O_SUPPLY + p] += 1
+            state[RESERVE + p] -= 1
+            state[SUPPLY + p] += 1
         else:
             t = action - A_BUILD
-            state[O_SUPPLY + p] -= 1
-            if state[O_TOWNER + t] < 0:
-                state[O_TOWNER + t] = p
-                state[O_TFLOORS + t] = 1
-                state[O_U + p] += 1
+            state[SUPPLY + p] -= 1
+            if state[TILE_OWNER + t] < 0:
+                state[TILE_OWNER + t] = p
+                state[TILE_FLOORS + t] = 1
+                state[UNFINISHED + p] += 1
             else:
-                state[O_TFLOORS + t] += 1
-            state[O_TRAISED + t] = state[H_TURN]
-        state[H_ACTLEFT] -= 1
+                state[TILE_FLOORS + t] += 1
+            state[TILE_RAISED + t] = state[TURN]
+        state[ACTIONS_LEFT] -= 1
         _continue_actions(state)
     elif ph == PH_ROOF:
         if action == A_STOP:
             _after_roofing(state)
         else:
-            roof_building(state, p, action - A_ROOF)
-            state[H_PEND] += 1
-            if any_roof(state, p):
+            _roof_building(state, p, action - A_ROOF)
+            state[PENDING_DRAWS] += 1
+            if _any_roof(state, p):
                 return
             _after_roofing(state)
-    elif ph == PH_CKEEP:
-        i = action - A_KEEPC
-        keep = state[H_CP + i]
-        other = state[H_CP + 1 - i]
-        state[O_HELD + p * NCON + keep] = 1
-        state[O_NHELD + p] += 1
-        queue_push(state, other, p)
-        state[H_CP] = -1
-        state[H_CP + 1] = -1
-        state[H_PEND] -= 1
-        state[H_DRAWN] += 1
+    elif ph == PH_CONTRACT_KEEP:
+        i = action - A_KEEP_CONTRACT
+        keep = state[CONTRACT_PAIR + i]
+        other = state[CONTRACT_PAIR + 1 - i]
+        state[HELD + p * NCON + keep] = 1
+        state[NUM_HELD + p] += 1
+        _queue_push(state, other, p)
+        state[CONTRACT_PAIR] = -1
+        state[CONTRACT_PAIR + 1] = -1
+        state[PENDING_DRAWS] -= 1
+        state[DRAWN_THIS_TURN] += 1
         _after_roofing(state)
-    elif ph == PH_TKEEP:
-        i = action - A_KEEPT
-        hand_add(state, p, state[H_TP + i])
-        return_tile(state, state[H_TP + 1 - i])
-        state[H_TP] = -1
-        state[H_TP + 1] = -1
+    elif ph == PH_TILE_KEEP:
+        i = action - A_KEEP_TILE
+        _hand_add(state, p, state[TILE_PAIR + i])
+        _return_tile(state, state[TILE_PAIR + 1 - i])
+        state[TILE_PAIR] = -1
+        state[TILE_PAIR + 1] = -1
         _end_turn(state)
 
 
@@ -1377,69 +1536,69 @@ def init(state, config, seed):
     for i in range(STATE_SIZE):
         state[i] = 0
     for i in range(BLOB_SIZE):
-        state[O_DATA + i] = config[CFG_BLOB + i]
+        state[BLOB + i] = config[CFG_BLOB + i]
     for i in range(W * W):
-        state[O_GRID + i] = -1
-    np_ = config[CFG_NP]
-    state[H_NP] = np_
-    state[H_WIN] = config[CFG_WIN]
-    rng.seed_rng(state, H_RNG, seed)
+        state[GRID + i] = -1
+    np_ = config[CFG_NUM_PLAYERS]
+    state[NUM_PLAYERS] = np_
+    state[WINDOW_SIDE] = config[CFG_WINDOW]
+    rng.seed_rng(state, RNG, seed)
     for i in range(MAX_T):
-        state[O_TOWNER + i] = -1
-        state[O_TRAISED + i] = -1
-        state[O_TTYPE + i] = -1
-    for i in range(2 * MAX_P):
-        state[O_HAND + i] = -1
-    state[H_CP] = -1
-    state[H_CP + 1] = -1
-    state[H_TP] = -1
-    state[H_TP + 1] = -1
-    state[H_ROOFS] = state[O_DATA + B_RULES + RU_ROOFRES]
-    state[H_ROOFS + 1] = state[O_DATA + B_RULES + RU_ROOFCOM]
+        state[TILE_OWNER + i] = -1
+        state[TILE_RAISED + i] = -1
+        state[TILE_TYPE + i] = -1
+    for i in range(HAND_SLOTS * MAX_P):
+        state[HAND + i] = -1
+    state[CONTRACT_PAIR] = -1
+    state[CONTRACT_PAIR + 1] = -1
+    state[TILE_PAIR] = -1
+    state[TILE_PAIR + 1] = -1
+    state[ROOFS_LEFT + KIND_RES] = state[BLOB + B_RULES + RU_ROOFS_RES]
+    state[ROOFS_LEFT + KIND_COM] = state[BLOB + B_RULES + RU_ROOFS_COM]
     for typ in range(NTYPES):
-        state[O_BAG + typ] = state[O_DATA + B_COUNT + typ]
-        state[H_BAGN] += state[O_DATA + B_COUNT + typ]
+        state[BAG + typ] = state[BLOB + B_TILE_COUNT + typ]
+        state[BAG_SIZE] += state[BLOB + B_TILE_COUNT + typ]
     for c in range(NCON):
-        state[O_POOL + c] = 1
-    state[H_POOLN] = NCON
+        state[POOL + c] = 1
+    state[POOL_SIZE] = NCON
     for p in range(np_):
-        state[O_SUPPLY + p] = state[O_DATA + B_RULES + RU_SUPPLY]
-        state[O_RESERVE + p] = state[O_DATA + B_RULES + RU_RESERVE]
-    origin = state[H_NT]           # 0, as a run-time value: no specialisation on constants
-    place_tile(state, origin + T_CITY_HALL, origin, origin)
+        state[SUPPLY + p] = state[BLOB + B_RULES + RU_SUPPLY_START]
+        state[RESERVE + p] = state[BLOB + B_RULES + RU_RESERVE_START]
+    origin = state[NUM_TILES]           # 0, as a run-time value: no specialisation on constants
+    _place_tile(state, origin + T_CITY_HALL, origin, origin)
     for p in range(np_):
-        for _ in range(state[O_DATA + B_RULES + RU_HAND]):
-            hand_add(state, p, draw_tile(state))
+        for _ in range(state[BLOB + B_RULES + RU_HAND_TILES]):
+            _hand_add(state, p, _draw_tile(state))
     # goals: given (config) or 3 of the 6 at random
     if config[CFG_GOALS] >= 0:
-        for k in range(3):
-            state[H_GOALS + k] = config[CFG_GOALS + k]
+        for k in range(GOALS_IN_PLAY):
+            state[GOALS + k] = config[CFG_GOALS + k]
     else:
         tmp = np.arange(NGOALS)
-        rng.shuffle(state, H_RNG, tmp, NGOALS)
-        for k in range(3):
-            state[H_GOALS + k] = tmp[k]
-    state[H_TURN] = 1
-    state[H_CUR] = state[O_DATA + B_RULES + RU_FIRST] % np_
-    state[H_PHASE] = PH_PLACE
+        rng.shuffle(state, RNG, tmp, NGOALS)
+        for k in range(GOALS_IN_PLAY):
+            state[GOALS + k] = tmp[k]
+    state[TURN] = 1
+    state[CURRENT] = state[BLOB + B_RULES + RU_FIRST_PLAYER] % np_
+    state[PHASE] = PH_PLACE
 
 
 @njit(cache=True)
 def scores(state, out):
-    for p in range(state[H_NP]):
-        out[p] = state[O_SCORE + p]
+    for p in range(state[NUM_PLAYERS]):
+        out[p] = state[SCORE + p]
 
 
 @njit(cache=True)
 def ranks(state, out):
-    np_ = state[H_NP]
+    np_ = state[NUM_PLAYERS]
     for p in range(np_):
         r = 1
-        sp = state[O_SCORE + p]
-        bp = state[O_DRES + p] + state[O_DCOM + p]
+        sp = state[SCORE + p]
+        bp = state[DONE_RES + p] + state[DONE_COM + p]
         for q in range(np_):
-            sq = state[O_SCORE + q]
-            bq = state[O_DRES + q] + state[O_DCOM + q]
+            sq = state[SCORE + q]
+            bq = state[DONE_RES + q] + state[DONE_COM + q]
             if sq > sp or (sq == sp and bq > bp):
                 r += 1
         out[p] = r
@@ -1447,198 +1606,296 @@ def ranks(state, out):
 
 # =================================================================== observation
 
-# Column offsets of every observation block.  ``envs.expancity`` builds the layout and the
-# bounds from these names only, so a new column is added here and nowhere else.
-# tile table row
-FT_PLACED = 0
-FT_X = 1
-FT_Y = 2
-FT_TYPE = 3                                 # [12] one-hot
-FT_HAS_BUILDING = FT_TYPE + NTYPES          # 15
-FT_OWNER = FT_HAS_BUILDING + 1              # [4] relative seat one-hot
-FT_FLOORS = FT_OWNER + MAX_P                # 20
-FT_DONE = FT_FLOORS + 1
-FT_RAISED = FT_DONE + 1
-FT_SCORE = FT_RAISED + 1
-FT_VACANT = FT_SCORE + 1
-F_TILE = FT_VACANT + 1                      # 25
-# player row
-FP_SCORE = 0
-FP_SUPPLY = 1
-FP_RESERVE = 2
-FP_U = 3
-FP_R = 4
-FP_C = 5
-FP_DRES = 6
-FP_DCOM = 7
-FP_DFLOORS = 8
-FP_NHELD = 9
-FP_NREV = 10
-FP_HAND = 11
-FP_ACTIVE = 12
-F_PLAYER = FP_ACTIVE + 1                    # 13, then the 50 revealed-contract bits
-FP_REVEALED = F_PLAYER
-# public globals
-G_PHASE = 0                                 # [6] one-hot
-G_ACTLEFT = G_PHASE + len(PHASE_NAMES)      # 6
-G_TURN = G_ACTLEFT + 1
-G_BAG = G_TURN + 1
-G_DECK = G_BAG + 1
-G_ROOFS = G_DECK + 1                        # [2] res, com
-G_GOALS = G_ROOFS + 2                       # [6]
-G_UNSEEN = G_GOALS + NGOALS                 # [12]
-G_PEND = G_UNSEEN + NTYPES                  # contract draws still owed this turn
-OBS_GLOBAL = G_PEND + 1                     # 31
-# private block
-P_HAND = 0                                  # [2, 12]
-P_HELD = P_HAND + 2 * NTYPES                # [50]
-P_CPAIR = P_HELD + NCON                     # [2, 50]
-P_TPAIR = P_CPAIR + 2 * NCON                # [2, 12]
-P_BOTTOM = P_TPAIR + 2 * NTYPES             # [50] own cards still at the bottom of the deck
-OBS_PRIVATE = P_BOTTOM + NCON               # 248
+def _limits(blob):
+    """Upper bounds of the observed counters under the data ``blob`` (int64, DATA_BLOB)."""
+    rules = blob[B_RULES:B_RULES + len(RULE_KEYS)]
+    mods = blob[B_MODIFIER:B_MODIFIER + NTYPES * 2].reshape(NTYPES, 2)
+    blocks = int(rules[RU_SUPPLY_START] + rules[RU_RESERVE_START])     # a seat's blocks
+    per = abs(int(rules[RU_BASE_PER_FLOOR])) + NDIRS * (int(np.abs(mods).max())
+                                                        + abs(int(rules[RU_VACANT_PER_FLOOR])))
+    building = blocks * per                                   # |score| of one building
+    total = building + int(np.abs(blob[B_CONTRACT_VP:B_CONTRACT_VP + NCON]).sum()) \
+        + int(np.abs(blob[B_GOAL_VP:B_GOAL_VP + NGOALS]).sum())
+    return dict(blocks=blocks, building_score=building, total_score=total,
+                max_unfinished=max(1, int(rules[RU_MAX_UNFINISHED])),
+                actions=max(1, int(rules[RU_ACTIONS])),
+                roofs=(max(1, int(rules[RU_ROOFS_RES])), max(1, int(rules[RU_ROOFS_COM]))),
+                unseen=np.maximum(blob[B_TILE_COUNT:B_TILE_COUNT + NTYPES], 1),
+                mod_low=np.minimum(0, mods.min(axis=0)), mod_high=np.maximum(1, mods.max(axis=0)))
 
-OBS_TILES = MAX_T * F_TILE                  # 1525
-OBS_PLAYERS = MAX_P * (F_PLAYER + NCON)     # 252
-O_OBS_TILES = 0
-O_OBS_PLAYERS = O_OBS_TILES + OBS_TILES
-O_OBS_GLOBAL = O_OBS_PLAYERS + OBS_PLAYERS
-O_OBS_PRIVATE = O_OBS_GLOBAL + OBS_GLOBAL
-OBS_SIZE = O_OBS_PRIVATE + OBS_PRIVATE      # without the optional spatial crop
-O_OBS_WINDOW = OBS_SIZE                     # crop: outside flag, centre x, y, then planes
-W_OUTSIDE = 0
-W_CX = 1
-W_CY = 2
-W_INFO = 3
+
 WIN_PLANES = ("residential", "commercial", "special", "city_hall", "mod_residential",
               "mod_commercial", "owner_0", "owner_1", "owner_2", "owner_3", "floors",
               "completed", "vacant", "legal_cell")
+
+
+def _declare_observation(blob, win):
+    """The observation for data ``blob`` and crop side ``win``: ``(obs, tile row, player
+    row, globals row, window info)`` Layouts.  Only the bounds and the crop depend on the
+    arguments; every offset ``observe`` uses is the same for every configuration."""
+    lim = _limits(blob)
+    blocks, bscore, total = lim["blocks"], lim["building_score"], lim["total_score"]
+    tile = Layout("expancity observation: tiles row")     # one row per tile index
+    tile.add("placed")
+    tile.add("x", low=-R, high=R)
+    tile.add("y", low=-R, high=R)
+    tile.add("type", (NTYPES,))                           # one-hot
+    tile.add("has_building")
+    tile.add("owner", (MAX_P,))                           # relative seat one-hot
+    tile.add("floors", high=blocks)
+    tile.add("completed")
+    tile.add("raised_this_turn")
+    tile.add("score", low=-bscore, high=bscore)           # frozen score once completed
+    tile.add("vacant")                                    # vacant lot
+    player = Layout("expancity observation: players row")  # relative seat order
+    player.add("score", low=-total, high=total)
+    player.add("supply", high=blocks)
+    player.add("reserve", high=blocks)
+    player.add("unfinished", high=lim["max_unfinished"])
+    player.add("tallest_res", high=blocks)
+    player.add("tallest_com", high=blocks)
+    player.add("done_res", high=MAX_T)
+    player.add("done_com", high=MAX_T)
+    player.add("done_floors", high=blocks)
+    player.add("num_held", high=NCON)
+    player.add("num_revealed", high=NCON)
+    player.add("hand_size", high=HAND_SLOTS)
+    player.add("active")
+    player.add("revealed", (NCON,))
+    glob = Layout("expancity observation: globals")
+    glob.add("phase", (len(PHASE_NAMES),))                # one-hot
+    glob.add("actions_left", high=lim["actions"])
+    glob.add("turn", high=MAX_T)
+    glob.add("bag_size", high=MAX_T)
+    glob.add("deck_size", high=NCON)
+    glob.add("roofs_left", (2,), high=lim["roofs"])       # res, com
+    glob.add("goals", (NGOALS,))                          # goals in play
+    glob.add("unseen", (NTYPES,), high=lim["unseen"])     # bag + others' hands, per type
+    glob.add("pending_draws", high=lim["max_unfinished"])  # one draw per building roofed
+    obs = Layout("expancity observation")
+    obs.add("tiles", (MAX_T, tile.size), low=tile.bounds(np.float64)[0].reshape(1, -1),
+            high=tile.bounds(np.float64)[1].reshape(1, -1))
+    obs.add("players", (MAX_P, player.size), low=player.bounds(np.float64)[0].reshape(1, -1),
+            high=player.bounds(np.float64)[1].reshape(1, -1))
+    obs.add("globals", (glob.size,), low=glob.bounds(np.float64)[0], high=glob.bounds(np.float64)[1])
+    # private: only what the observer holds or draws
+    obs.add("hand", (HAND_SLOTS, NTYPES))                 # own tiles, one-hot by slot
+    obs.add("contracts", (NCON,))                         # own unrevealed contracts
+    obs.add("contract_pair", (2, NCON))                   # while the observer keeps one
+    obs.add("tile_pair", (2, NTYPES))                     # during the observer's tile keep
+    obs.add("bottom_cards", (NCON,))                      # own cards still at the deck's bottom
+    info = Layout("expancity observation: window info")
+    info.add("outside")                                   # some tile lies outside the crop
+    info.add("centre_x", low=-R, high=R)
+    info.add("centre_y", low=-R, high=R)
+    if win:
+        obs.add("window_info", (info.size,), low=info.bounds(np.float64)[0], high=info.bounds(np.float64)[1])
+        plane_low = np.zeros((len(WIN_PLANES), win, win))
+        plane_high = np.ones((len(WIN_PLANES), win, win))
+        for k, name in enumerate(("mod_residential", "mod_commercial")):
+            plane_low[WIN_PLANES.index(name)] = lim["mod_low"][k]
+            plane_high[WIN_PLANES.index(name)] = lim["mod_high"][k]
+        plane_high[WIN_PLANES.index("floors")] = blocks
+        obs.add("window", (len(WIN_PLANES), win, win), low=plane_low, high=plane_high)
+    return obs, tile, player, glob, info
+
+
+_OBS_LAYOUTS = {}
+
+
+def observation_layout(config):
+    """The observation :class:`~kernels.layout.Layout` (names, shapes, bounds) of the
+    configuration ``config`` (``make_config``'s vector), cached per configuration."""
+    config = np.asarray(config, dtype=np.int64)
+    key = config.tobytes()
+    if key not in _OBS_LAYOUTS:
+        _OBS_LAYOUTS[key] = _declare_observation(config[CFG_BLOB:CFG_BLOB + BLOB_SIZE],
+                                                 int(config[CFG_WINDOW]))[0]
+    return _OBS_LAYOUTS[key]
+
+
+# The offsets ``observe`` writes at: the same for every configuration (read from the
+# declaration for the default data, without the crop).
+OBS, TILE_ROW, PLAYER_ROW, GLOBAL_ROW, WINDOW_INFO = _declare_observation(DEFAULT_BLOB, 0)
+F_TILE = TILE_ROW.size                      # 25 values a tile
+FT_PLACED = TILE_ROW.offset("placed")
+FT_X = TILE_ROW.offset("x")
+FT_Y = TILE_ROW.offset("y")
+FT_TYPE = TILE_ROW.offset("type")
+FT_HAS_BUILDING = TILE_ROW.offset("has_building")
+FT_OWNER = TILE_ROW.offset("owner")
+FT_FLOORS = TILE_ROW.offset("floors")
+FT_DONE = TILE_ROW.offset("completed")
+FT_RAISED = TILE_ROW.offset("raised_this_turn")
+FT_SCORE = TILE_ROW.offset("score")
+FT_VACANT = TILE_ROW.offset("vacant")
+F_PLAYER = PLAYER_ROW.size                  # 63 values a seat
+FP_SCORE = PLAYER_ROW.offset("score")
+FP_SUPPLY = PLAYER_ROW.offset("supply")
+FP_RESERVE = PLAYER_ROW.offset("reserve")
+FP_UNFINISHED = PLAYER_ROW.offset("unfinished")
+FP_TALLEST_RES = PLAYER_ROW.offset("tallest_res")
+FP_TALLEST_COM = PLAYER_ROW.offset("tallest_com")
+FP_DONE_RES = PLAYER_ROW.offset("done_res")
+FP_DONE_COM = PLAYER_ROW.offset("done_com")
+FP_DONE_FLOORS = PLAYER_ROW.offset("done_floors")
+FP_NUM_HELD = PLAYER_ROW.offset("num_held")
+FP_NUM_REVEALED = PLAYER_ROW.offset("num_revealed")
+FP_HAND_SIZE = PLAYER_ROW.offset("hand_size")
+FP_ACTIVE = PLAYER_ROW.offset("active")
+FP_REVEALED = PLAYER_ROW.offset("revealed")
+G_PHASE = GLOBAL_ROW.offset("phase")
+G_ACTIONS_LEFT = GLOBAL_ROW.offset("actions_left")
+G_TURN = GLOBAL_ROW.offset("turn")
+G_BAG_SIZE = GLOBAL_ROW.offset("bag_size")
+G_DECK_SIZE = GLOBAL_ROW.offset("deck_size")
+G_ROOFS_LEFT = GLOBAL_ROW.offset("roofs_left")
+G_GOALS = GLOBAL_ROW.offset("goals")
+G_UNSEEN = GLOBAL_ROW.offset("unseen")
+G_PENDING_DRAWS = GLOBAL_ROW.offset("pending_draws")
+OBS_GLOBAL = GLOBAL_ROW.size                # 31
+O_OBS_TILES = OBS.offset("tiles")
+OBS_TILES = OBS.length("tiles")             # 61 x 25
+O_OBS_PLAYERS = OBS.offset("players")
+O_OBS_GLOBAL = OBS.offset("globals")
+O_OBS_PRIVATE = OBS.offset("hand")          # start of the private parts
+OBS_HAND = OBS.offset("hand")
+OBS_CONTRACTS = OBS.offset("contracts")
+OBS_CONTRACT_PAIR = OBS.offset("contract_pair")
+OBS_TILE_PAIR = OBS.offset("tile_pair")
+OBS_BOTTOM_CARDS = OBS.offset("bottom_cards")
+OBS_SIZE = OBS.size                         # without the optional spatial crop
+O_OBS_WINDOW = OBS_SIZE                     # crop: window_info, then the window planes
+W_OUTSIDE = WINDOW_INFO.offset("outside")
+W_CX = WINDOW_INFO.offset("centre_x")
+W_CY = WINDOW_INFO.offset("centre_y")
+W_INFO = WINDOW_INFO.size
 N_WIN_PLANES = len(WIN_PLANES)
-WP_MOD_RES = 4
-WP_MOD_COM = 5
-WP_OWNER = 6
-WP_FLOORS = 10
-WP_DONE = 11
-WP_VACANT = 12
-WP_LEGAL = 13
-
-
-def obs_size(obs_window):
-    return OBS_SIZE + (W_INFO + N_WIN_PLANES * obs_window * obs_window if obs_window else 0)
+WP_RES = WIN_PLANES.index("residential")
+WP_COM = WIN_PLANES.index("commercial")
+WP_SPECIAL = WIN_PLANES.index("special")
+WP_CITY_HALL = WIN_PLANES.index("city_hall")
+WP_MOD_RES = WIN_PLANES.index("mod_residential")
+WP_MOD_COM = WIN_PLANES.index("mod_commercial")
+WP_OWNER = WIN_PLANES.index("owner_0")      # 4 planes, relative seat
+WP_FLOORS = WIN_PLANES.index("floors")
+WP_DONE = WIN_PLANES.index("completed")
+WP_VACANT = WIN_PLANES.index("vacant")
+WP_LEGAL = WIN_PLANES.index("legal_cell")
 
 
 @njit(cache=True)
 def observe(state, player, out):
     for i in range(out.shape[0]):
         out[i] = 0.0
-    np_ = state[H_NP]
+    np_ = state[NUM_PLAYERS]
     if player < 0 or player >= np_:
         return
-    nt = state[H_NT]
-    turn = state[H_TURN]
+    nt = state[NUM_TILES]
+    turn = state[TURN]
     # tile table
     for t in range(nt):
         o = O_OBS_TILES + t * F_TILE
         out[o + FT_PLACED] = 1.0
-        out[o + FT_X] = state[O_TX + t]
-        out[o + FT_Y] = state[O_TY + t]
-        out[o + FT_TYPE + state[O_TTYPE + t]] = 1.0
-        own = state[O_TOWNER + t]
+        out[o + FT_X] = state[TILE_X + t]
+        out[o + FT_Y] = state[TILE_Y + t]
+        out[o + FT_TYPE + state[TILE_TYPE + t]] = 1.0
+        own = state[TILE_OWNER + t]
         if own >= 0:
             out[o + FT_HAS_BUILDING] = 1.0
             out[o + FT_OWNER + (own - player) % np_] = 1.0
-            out[o + FT_FLOORS] = state[O_TFLOORS + t]
-            out[o + FT_DONE] = state[O_TDONE + t]
-            out[o + FT_RAISED] = 1.0 if state[O_TRAISED + t] == turn else 0.0
-            out[o + FT_SCORE] = state[O_TSCORE + t]
-        elif tclass(state, state[O_TTYPE + t]) == CLS_ZONE:
+            out[o + FT_FLOORS] = state[TILE_FLOORS + t]
+            out[o + FT_DONE] = state[TILE_DONE + t]
+            out[o + FT_RAISED] = 1.0 if state[TILE_RAISED + t] == turn else 0.0
+            out[o + FT_SCORE] = state[TILE_SCORE + t]
+        elif _tile_class(state, state[TILE_TYPE + t]) == CLS_ZONE:
             out[o + FT_VACANT] = 1.0
     # players, rotated so the observer is row 0
     for r in range(np_):
         p = (player + r) % np_
-        o = O_OBS_PLAYERS + r * (F_PLAYER + NCON)
-        out[o + FP_SCORE] = state[O_SCORE + p]
-        out[o + FP_SUPPLY] = state[O_SUPPLY + p]
-        out[o + FP_RESERVE] = state[O_RESERVE + p]
-        out[o + FP_U] = state[O_U + p]
-        out[o + FP_R] = state[O_R + p]
-        out[o + FP_C] = state[O_C + p]
-        out[o + FP_DRES] = state[O_DRES + p]
-        out[o + FP_DCOM] = state[O_DCOM + p]
-        out[o + FP_DFLOORS] = state[O_DFLOORS + p]
-        out[o + FP_NHELD] = state[O_NHELD + p]
-        out[o + FP_NREV] = state[O_NREV + p]
+        o = O_OBS_PLAYERS + r * F_PLAYER
+        out[o + FP_SCORE] = state[SCORE + p]
+        out[o + FP_SUPPLY] = state[SUPPLY + p]
+        out[o + FP_RESERVE] = state[RESERVE + p]
+        out[o + FP_UNFINISHED] = state[UNFINISHED + p]
+        out[o + FP_TALLEST_RES] = state[TALLEST_RES + p]
+        out[o + FP_TALLEST_COM] = state[TALLEST_COM + p]
+        out[o + FP_DONE_RES] = state[DONE_RES + p]
+        out[o + FP_DONE_COM] = state[DONE_COM + p]
+        out[o + FP_DONE_FLOORS] = state[DONE_FLOORS + p]
+        out[o + FP_NUM_HELD] = state[NUM_HELD + p]
+        out[o + FP_NUM_REVEALED] = state[NUM_REVEALED + p]
         hs = 0
-        for s in range(2):
-            if state[O_HAND + 2 * p + s] >= 0:
+        for s in range(HAND_SLOTS):
+            if state[HAND + HAND_SLOTS * p + s] >= 0:
                 hs += 1
-        out[o + FP_HAND] = hs
-        out[o + FP_ACTIVE] = 1.0 if (state[H_PHASE] != PH_OVER and state[H_CUR] == p) else 0.0
+        out[o + FP_HAND_SIZE] = hs
+        out[o + FP_ACTIVE] = 1.0 if (state[PHASE] != PH_GAME_OVER and state[CURRENT] == p) else 0.0
         for c in range(NCON):
-            out[o + FP_REVEALED + c] = state[O_REV + p * NCON + c]
+            out[o + FP_REVEALED + c] = state[REVEALED + p * NCON + c]
     # public globals
     o = O_OBS_GLOBAL
-    ph = state[H_PHASE]
+    ph = state[PHASE]
     out[o + G_PHASE + ph] = 1.0
-    out[o + G_ACTLEFT] = state[H_ACTLEFT] if ph == PH_ACTION else 0
+    out[o + G_ACTIONS_LEFT] = state[ACTIONS_LEFT] if ph == PH_ACTION else 0
     out[o + G_TURN] = turn
-    out[o + G_BAG] = state[H_BAGN]
-    out[o + G_DECK] = state[H_POOLN] + state[H_QLEN]
-    out[o + G_ROOFS] = state[H_ROOFS]
-    out[o + G_ROOFS + 1] = state[H_ROOFS + 1]
-    for k in range(3):
-        out[o + G_GOALS + state[H_GOALS + k]] = 1.0
+    out[o + G_BAG_SIZE] = state[BAG_SIZE]
+    out[o + G_DECK_SIZE] = state[POOL_SIZE] + state[QUEUE_LEN]
+    out[o + G_ROOFS_LEFT + KIND_RES] = state[ROOFS_LEFT + KIND_RES]
+    out[o + G_ROOFS_LEFT + KIND_COM] = state[ROOFS_LEFT + KIND_COM]
+    for k in range(GOALS_IN_PLAY):
+        out[o + G_GOALS + state[GOALS + k]] = 1.0
     for typ in range(NTYPES):
-        out[o + G_UNSEEN + typ] = state[O_DATA + B_COUNT + typ]
+        out[o + G_UNSEEN + typ] = state[BLOB + B_TILE_COUNT + typ]
     for t in range(1, nt):
-        out[o + G_UNSEEN + state[O_TTYPE + t]] -= 1
-    for s in range(2):
-        typ = state[O_HAND + 2 * player + s]
+        out[o + G_UNSEEN + state[TILE_TYPE + t]] -= 1
+    for s in range(HAND_SLOTS):
+        typ = state[HAND + HAND_SLOTS * player + s]
         if typ >= 0:
             out[o + G_UNSEEN + typ] -= 1
     # buildings roofed this turn (ROOF) / draws left (CONTRACT_KEEP): public, 0 otherwise
-    out[o + G_PEND] = state[H_PEND] if (ph == PH_ROOF or ph == PH_CKEEP) else 0
+    out[o + G_PENDING_DRAWS] = state[PENDING_DRAWS] if (ph == PH_ROOF or ph == PH_CONTRACT_KEEP) else 0
     # private
-    o = O_OBS_PRIVATE
-    for s in range(2):
-        typ = state[O_HAND + 2 * player + s]
+    for s in range(HAND_SLOTS):
+        typ = state[HAND + HAND_SLOTS * player + s]
         if typ >= 0:
-            out[o + P_HAND + s * NTYPES + typ] = 1.0
+            out[OBS_HAND + s * NTYPES + typ] = 1.0
     for c in range(NCON):
-        out[o + P_HELD + c] = state[O_HELD + player * NCON + c]
-    mine = state[H_CUR] == player
-    if mine and ph == PH_CKEEP:
-        out[o + P_CPAIR + state[H_CP]] = 1.0
-        out[o + P_CPAIR + NCON + state[H_CP + 1]] = 1.0
-    if mine and ph == PH_TKEEP:
-        out[o + P_TPAIR + state[H_TP]] = 1.0
-        out[o + P_TPAIR + NTYPES + state[H_TP + 1]] = 1.0
+        out[OBS_CONTRACTS + c] = state[HELD + player * NCON + c]
+    mine = state[CURRENT] == player
+    if mine and ph == PH_CONTRACT_KEEP:
+        out[OBS_CONTRACT_PAIR + state[CONTRACT_PAIR]] = 1.0
+        out[OBS_CONTRACT_PAIR + NCON + state[CONTRACT_PAIR + 1]] = 1.0
+    if mine and ph == PH_TILE_KEEP:
+        out[OBS_TILE_PAIR + state[TILE_PAIR]] = 1.0
+        out[OBS_TILE_PAIR + NTYPES + state[TILE_PAIR + 1]] = 1.0
         # the pair is out of the bag and seen by its drawer: not "unseen" for it
-        out[O_OBS_GLOBAL + G_UNSEEN + state[H_TP]] -= 1
-        out[O_OBS_GLOBAL + G_UNSEEN + state[H_TP + 1]] -= 1
-    head = state[H_QHEAD]
-    for i in range(state[H_QLEN]):
+        out[O_OBS_GLOBAL + G_UNSEEN + state[TILE_PAIR]] -= 1
+        out[O_OBS_GLOBAL + G_UNSEEN + state[TILE_PAIR + 1]] -= 1
+    head = state[QUEUE_HEAD]
+    for i in range(state[QUEUE_LEN]):
         j = (head + i) % NCON
-        if state[O_QOWNER + j] == player:
-            out[o + P_BOTTOM + state[O_QUEUE + j]] = 1.0
-    if state[H_WIN] > 0:
+        if state[QUEUE_OWNER + j] == player:
+            out[OBS_BOTTOM_CARDS + state[QUEUE + j]] = 1.0
+    if state[WINDOW_SIDE] > 0:
         _observe_window(state, player, out)
 
 
 @njit(cache=True)
 def _observe_window(state, player, out):
     """K x K crop centred on the centre of the city's bounding box (row 0 = north)."""
-    win = state[H_WIN]
-    np_ = state[H_NP]
-    nt = state[H_NT]
-    xmin = state[O_TX]
+    win = state[WINDOW_SIDE]
+    np_ = state[NUM_PLAYERS]
+    nt = state[NUM_TILES]
+    xmin = state[TILE_X]
     xmax = xmin
-    ymin = state[O_TY]
+    ymin = state[TILE_Y]
     ymax = ymin
     for t in range(1, nt):
-        xmin = min(xmin, state[O_TX + t])
-        xmax = max(xmax, state[O_TX + t])
-        ymin = min(ymin, state[O_TY + t])
-        ymax = max(ymax, state[O_TY + t])
+        xmin = min(xmin, state[TILE_X + t])
+        xmax = max(xmax, state[TILE_X + t])
+        ymin = min(ymin, state[TILE_Y + t])
+        ymax = max(ymax, state[TILE_Y + t])
     cx = (xmin + xmax) // 2
     cy = (ymin + ymax) // 2
     h = win // 2
@@ -1660,25 +1917,30 @@ def _observe_window(state, player, out):
                         out[c + WP_LEGAL * ps] = 1.0
                         break
                 continue
-            typ = state[O_TTYPE + t]
-            cls = tclass(state, typ)
+            typ = state[TILE_TYPE + t]
+            cls = _tile_class(state, typ)
             if typ == T_RES:
-                out[c] = 1.0
+                out[c + WP_RES * ps] = 1.0
             elif typ == T_COM:
-                out[c + ps] = 1.0
+                out[c + WP_COM * ps] = 1.0
             elif cls == CLS_SPECIAL:
-                out[c + 2 * ps] = 1.0
+                out[c + WP_SPECIAL * ps] = 1.0
             else:
-                out[c + 3 * ps] = 1.0
-            out[c + WP_MOD_RES * ps] = state[O_DATA + B_MOD + 2 * typ]
-            out[c + WP_MOD_COM * ps] = state[O_DATA + B_MOD + 2 * typ + 1]
-            own = state[O_TOWNER + t]
+                out[c + WP_CITY_HALL * ps] = 1.0
+            out[c + WP_MOD_RES * ps] = state[BLOB + B_MODIFIER + 2 * typ + KIND_RES]
+            out[c + WP_MOD_COM * ps] = state[BLOB + B_MODIFIER + 2 * typ + KIND_COM]
+            own = state[TILE_OWNER + t]
             if own >= 0:
                 out[c + (WP_OWNER + (own - player) % np_) * ps] = 1.0
-                out[c + WP_FLOORS * ps] = state[O_TFLOORS + t]
-                out[c + WP_DONE * ps] = state[O_TDONE + t]
+                out[c + WP_FLOORS * ps] = state[TILE_FLOORS + t]
+                out[c + WP_DONE * ps] = state[TILE_DONE + t]
             elif cls == CLS_ZONE:
                 out[c + WP_VACANT * ps] = 1.0
+
+
+# The evaluation of kernels.outcome counts half of what unfinished buildings would score
+# if roofed now: they may never be finished.
+POTENTIAL_WEIGHT = 0.5
 
 
 @njit(cache=True)
@@ -1686,11 +1948,11 @@ def potential(state, p):
     """Score p's unfinished buildings would get if roofed now (commercial ones below the
     completion height counted at that height): a positional term for greedy baselines."""
     v = 0
-    for t in range(1, state[H_NT]):
-        if state[O_TOWNER + t] == p and state[O_TDONE + t] == 0:
-            kind = 0 if state[O_TTYPE + t] == T_RES else 1
-            f = state[O_TFLOORS + t]
-            if kind == 1 and f < state[O_DATA + B_RULES + RU_COMMIN]:
-                f = state[O_DATA + B_RULES + RU_COMMIN]
-            v += f * per_floor_at(state, t, kind)
+    for t in range(1, state[NUM_TILES]):
+        if state[TILE_OWNER + t] == p and state[TILE_DONE + t] == 0:
+            kind = KIND_RES if state[TILE_TYPE + t] == T_RES else KIND_COM
+            f = state[TILE_FLOORS + t]
+            if kind == KIND_COM and f < state[BLOB + B_RULES + RU_COM_MIN_FLOORS]:
+                f = state[BLOB + B_RULES + RU_COM_MIN_FLOORS]
+            v += f * _per_floor_at(state, t, kind)
     return v

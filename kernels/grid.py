@@ -61,22 +61,7 @@ def flood_fill(start, keys, nbr, seen, stack):
 
     ``seen`` must be zero on entry for the cells of interest.  Returns the group size.
     """
-    seen[start] = 1
-    stack[0] = start
-    top = 1
-    size = 0
-    key = keys[start]
-    while top > 0:
-        top -= 1
-        cell = stack[top]
-        size += 1
-        for d in range(nbr.shape[1]):
-            q = nbr[cell, d]
-            if q >= 0 and seen[q] == 0 and keys[q] == key:
-                seen[q] = 1
-                stack[top] = q
-                top += 1
-    return size
+    return flood_fill_sum(start, keys, keys, nbr, seen, stack)[0]
 
 
 @njit(cache=True)
@@ -149,3 +134,39 @@ def pattern_fits(board, rows, cols, offsets, size, r0, c0, wild):
         if v != offsets[i, 2] and (wild == -2 or v != wild):
             return False
     return True
+
+
+@njit(cache=True)
+def touches_range(cell, keys, nbr, lo, hi):
+    """True when an orthogonal neighbour of ``cell`` has ``lo <= keys <= hi`` (e.g. any
+    building of a range of kinds, or any occupied cell: ``lo = 0``)."""
+    for d in range(nbr.shape[1]):
+        q = nbr[cell, d]
+        if q >= 0 and lo <= keys[q] <= hi:
+            return True
+    return False
+
+
+@njit(cache=True)
+def flood_fill_sum(start, keys, values, nbr, seen, stack):
+    """:func:`flood_fill` that also adds up ``values`` over the group (e.g. the crosses of
+    a domain).  ``seen`` must be zero on entry for the cells of interest.  Returns
+    ``(group size, sum of values)``."""
+    seen[start] = 1
+    stack[0] = start
+    top = 1
+    size = 0
+    total = 0
+    key = keys[start]
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        size += 1
+        total += values[cell]
+        for d in range(nbr.shape[1]):
+            q = nbr[cell, d]
+            if q >= 0 and seen[q] == 0 and keys[q] == key:
+                seen[q] = 1
+                stack[top] = q
+                top += 1
+    return size, total

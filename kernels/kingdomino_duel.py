@@ -14,9 +14,16 @@ CASTLE_WINDOW, NAME_WILD, PLACE_DOMINO | SPLIT_FIRST + SPLIT_SECOND) -> spellboo
 (S slot 0, S slot 1, O slot 0, O slot 1; DOMAIN_BONUS_NAME / ADD_CROSS_TARGET at the
 moment a lightning spell is acquired) -> end check -> start player swaps.
 
-``PASS_ONLY`` is an explicit one-action decision (action ``PASS`` = 203).
+``PASS_ONLY`` is an explicit one-action decision (action ``A_PASS`` = 203).
 ``TURN_DIE(slot, face)`` targets a coat-of-arms face of that die (never ``?``) whose value
 differs from the shown one, the lowest face index standing for repeated values (L9, R20).
+
+Layouts: the flat state (:data:`STATE`), the observation (:data:`OBS`, with per-die and
+per-spellbook-row records :data:`DIE_OBS` and :data:`ROW_OBS`), the option vector
+(:data:`CONFIG`) and the action ids (:data:`ACTIONS`) are declared with
+:mod:`kernels.layout`; every offset below is read from those declarations.  Decisions are
+the ``PH_*`` constants (names in :data:`PHASE_NAMES`); domains are scored with
+:func:`kernels.grid.flood_fill_sum`.
 
 Compilation: kernels call each other with ``int64`` arguments only (``ZERO``/``ONE`` or
 ``np.int64(k)``, never an int literal, which numba would compile once per value), so
@@ -28,19 +35,26 @@ Version history
 * v0, rev. 2: turn_die never targets a ``?`` face (a die showing ``?`` still turns to its
   coats of arms); data validated at import (:func:`check_data`); :func:`reseed` takes any
   integer (mod 2**63); literal-free internal calls (cold start 9.8 s -> 6.3 s CPU).
+* v0, rev. 3 (no rule change, same observations): declared state / observation / action
+  layouts, named phases, step-3 stages and end reasons; domain scoring through
+  :mod:`kernels.grid`; the three unused state slots after ``first_start_player`` dropped
+  (state 360 -> 357 slots).
 """
 import numpy as np
 from numba import njit
 
 from kernels import data_files, grid, rng
+from kernels.layout import ActionBlocks, Layout
 
 # Spells: ids fixed by their meaning in the code; the data says which family grants which.
 SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
               "domain_bonus", "add_cross")
-SP_IGNORE, SP_SPLIT, SP_DOUBLE, SP_TURN, SP_BONUS, SP_ADDX = range(6)
-NSPELLS = len(SPELL_KEYS)
+(SPELL_IGNORE_CONNECTION, SPELL_SPLIT_DOMINO, SPELL_DOUBLE_FIRST_PICK, SPELL_TURN_DIE,
+ SPELL_DOMAIN_BONUS, SPELL_ADD_CROSS) = range(len(SPELL_KEYS))
+NUM_SPELLS = len(SPELL_KEYS)
 _LIGHTNING_SPELLS = ("domain_bonus", "add_cross")      # the two the code resolves at once
-# Sizes the flat action space and the observation are built on (docs/rules/kingdomino_duel.md, the environment section).
+# Sizes the flat action space and the observation are built on
+# (docs/rules/kingdomino_duel.md, the environment section).
 _SHAPE = {"rows": 5, "cols": 7, "families": 6, "dice": 4, "faces": 6, "max_crosses": 2}
 
 
@@ -152,7 +166,7 @@ def check_data(data):
                f"one row per family, got families {row_fams}")
     ck.require(sorted(row_spells) == sorted(SPELL_KEYS), "spellbook_rows",
                f"each spell exactly once, got {row_spells}")
-    spells = ck.sequence("spells", length=NSPELLS)
+    spells = ck.sequence("spells", length=NUM_SPELLS)
     spell_keys = []
     for i in range(len(spells)):
         k = ck.string(f"spells[{i}].key", choices=SPELL_KEYS)
@@ -200,27 +214,27 @@ DATA = check_data(data_files.load("kingdomino_duel", __file__))
 # ------------------------------------------------------------------ data tables
 ROWS = int(DATA["map"]["rows"])
 COLS = int(DATA["map"]["cols"])
-NC = ROWS * COLS
-CASTLE = int(DATA["map"]["castle"]["index"])
-DRAWABLE = int(DATA["map"]["drawable_cells"])
-CAP = int(DATA["cell_cross_cap"]["max_crosses_per_cell"])
+NUM_CELLS = ROWS * COLS
+CASTLE_CELL = int(DATA["map"]["castle"]["index"])
+DRAWABLE_CELLS = int(DATA["map"]["drawable_cells"])
+MAX_CROSSES = int(DATA["cell_cross_cap"]["max_crosses_per_cell"])
 FAMILY_KEYS = tuple(f["key"] for f in sorted(DATA["families"], key=lambda f: f["id"]))
-FAMILY_NAMES = tuple(f["name"] for f in sorted(DATA["families"], key=lambda f: f["id"]))
-NF = len(FAMILY_KEYS)
+NUM_FAMILIES = len(FAMILY_KEYS)
 WILD = int(DATA["wild"]["id"])
 _FAMILY_ID = {k: i for i, k in enumerate(FAMILY_KEYS)}
 _FAMILY_ID[DATA["wild"]["key"]] = WILD
 
-NDICE = len(DATA["dice"])
-NFACES = _SHAPE["faces"]
-DICE = np.zeros((NDICE, NFACES, 2), dtype=np.int64)   # [die, face] -> (family or WILD, crosses)
+NUM_DICE = len(DATA["dice"])
+NUM_FACES = _SHAPE["faces"]
+# [die, face] -> (family or WILD, printed crosses)
+DICE = np.zeros((NUM_DICE, NUM_FACES, 2), dtype=np.int64)
 for _d in DATA["dice"]:
     for _j, (_k, _x) in enumerate(_d["faces"]):
         DICE[int(_d["id"]), _j, 0] = _FAMILY_ID[_k]
         DICE[int(_d["id"]), _j, 1] = int(_x)
 
-ROW_LEN = np.zeros(NF, dtype=np.int64)
-FAMILY_SPELL = np.zeros(NF, dtype=np.int64)
+ROW_LEN = np.zeros(NUM_FAMILIES, dtype=np.int64)
+FAMILY_SPELL = np.zeros(NUM_FAMILIES, dtype=np.int64)
 for _r in DATA["spellbook_rows"]:
     ROW_LEN[_FAMILY_ID[_r["family"]]] = int(_r["boxes"])
     FAMILY_SPELL[_FAMILY_ID[_r["family"]]] = SPELL_KEYS.index(_r["spell"])
@@ -229,94 +243,171 @@ LIGHTNING = np.array([1 if _SPELL_DATA[k]["lightning"] else 0 for k in SPELL_KEY
 BONUS_POINTS = int(_SPELL_DATA["domain_bonus"]["points_per_domain"])
 MAX_ROUNDS = int(DATA["limits"]["max_rounds"])
 
-NEIGH = grid.neighbor_table(ROWS, COLS)
+NEIGH = grid.neighbor_table(ROWS, COLS)      # [cell, dir] -> neighbour cell, -1 off the map
+NUM_DIRS = len(grid.DIRS)                    # N, E, S, W
 
 # ------------------------------------------------------------------ action ids
-A_PICK = 0            # 0..3
-A_SKIP = 4
-A_DOUBLE = 5
-A_TURN = 6            # 6 + 6*slot + face
-A_IGNORE = 18
-A_SPLIT = 19
-A_CASTLE = 20         # 20 + slot
-A_FAMILY = 22         # 22 + family
-A_PLACE = 28          # 28 + 4*cell + dir
-A_CELL = 168          # 168 + cell
-A_PASS = 203
-NUM_ACTIONS = 204
+# Consecutive blocks, one per kind of decision (docs/rules/kingdomino_duel.md, section 8.2);
+# ``A_<BLOCK>`` is the first id of a block.
+ACTIONS = ActionBlocks("kingdomino_duel actions", [
+    ("pick_die", NUM_DICE),                  # + die: draft a die not yet taken
+    ("skip", 1),                             # decline any window
+    ("double_first_pick", 1),                # the start player uses double_first_pick
+    ("turn_die", 2 * NUM_FACES),             # + NUM_FACES * slot + face
+    ("ignore_connection", 1),                # declare ignore_connection
+    ("split_domino", 1),                     # declare split_domino
+    ("castle_bonus", 2),                     # + slot: +1 cross on that face
+    ("family", NUM_FAMILIES),                # + family: name a '?' face / the domain_bonus family
+    ("place", NUM_CELLS * NUM_DIRS),         # + NUM_DIRS * cell + dir: slot 0 on cell, slot 1 next
+    ("cell", NUM_CELLS),                     # + cell: split first / second cell, add_cross target
+    ("pass", 1),                             # PASS_ONLY: the player cannot draw
+])
+A_PICK_DIE = ACTIONS.offset("pick_die")
+A_SKIP = ACTIONS.offset("skip")
+A_DOUBLE_FIRST_PICK = ACTIONS.offset("double_first_pick")
+A_TURN_DIE = ACTIONS.offset("turn_die")
+A_IGNORE_CONNECTION = ACTIONS.offset("ignore_connection")
+A_SPLIT_DOMINO = ACTIONS.offset("split_domino")
+A_CASTLE_BONUS = ACTIONS.offset("castle_bonus")
+A_FAMILY = ACTIONS.offset("family")
+A_PLACE = ACTIONS.offset("place")
+A_CELL = ACTIONS.offset("cell")
+A_PASS = ACTIONS.offset("pass")
+NUM_ACTIONS = ACTIONS.num_actions
 
 # ------------------------------------------------------------------ phases
+# The decisions, named as in docs/rules/kingdomino_duel.md (``PHASE_NAMES[PH_x]``).  The order
+# matters to :func:`potential`: up to PH_DRAFT_PICK the draft runs, up to PH_SPLIT_SECOND
+# the spellbook marks of the round are still to come.
 PHASE_NAMES = ("DOUBLE_PICK_WINDOW", "DRAFT_PICK", "TURN_DIE_WINDOW", "IGNORE_CONN_WINDOW",
                "SPLIT_WINDOW", "PASS_ONLY", "CASTLE_WINDOW", "NAME_WILD", "PLACE_DOMINO",
                "SPLIT_FIRST", "SPLIT_SECOND", "DOMAIN_BONUS_NAME", "ADD_CROSS_TARGET", "GAME_OVER")
-(PH_DOUBLE, PH_DRAFT, PH_TURN, PH_IGNORE, PH_SPLIT, PH_PASS, PH_CASTLE, PH_NAME, PH_PLACE,
- PH_SPLIT1, PH_SPLIT2, PH_BONUS, PH_ADDX, PH_OVER) = range(14)
-NPHASES = 14
+(PH_DOUBLE_PICK_WINDOW, PH_DRAFT_PICK, PH_TURN_DIE_WINDOW, PH_IGNORE_CONN_WINDOW,
+ PH_SPLIT_WINDOW, PH_PASS_ONLY, PH_CASTLE_WINDOW, PH_NAME_WILD, PH_PLACE_DOMINO,
+ PH_SPLIT_FIRST, PH_SPLIT_SECOND, PH_DOMAIN_BONUS_NAME, PH_ADD_CROSS_TARGET,
+ PH_GAME_OVER) = range(len(PHASE_NAMES))
+NUM_PHASES = len(PHASE_NAMES)
+# The windows of step 3 in the order they open: :func:`_step3_from` opens the first one
+# that applies at or after a stage (int64 scalars: one numba specialisation).
+(STAGE_TURN_DIE, STAGE_IGNORE_CONNECTION, STAGE_SPLIT_DOMINO, STAGE_PASS, STAGE_CASTLE_BONUS,
+ STAGE_NAME_WILD) = (np.int64(i) for i in range(6))
+# Why the game ended (``END_REASON``).
+END_RUNNING, END_MAP_FULL, END_NOBODY_DREW = range(3)
 
 # ------------------------------------------------------------------ state layout
-EMPTY = -1
-CASTLE_CODE = -2
+EMPTY = -1            # map cell not drawn yet
+CASTLE_CODE = -2      # the castle cell of a map
 # Slot / flag arguments between kernels are passed as these int64 scalars, never as int
 # literals: numba compiles one specialisation per literal value (cold start, issue 15).
 ZERO = np.int64(0)
 ONE = np.int64(1)
 
-RNG = 0               # 2 slots
-PHASE = 2
-CUR = 3               # seat owing the decision, -1 at the end
-START = 4             # S of this round
-ROUND = 5             # 1-based
-NPICKS = 6            # dice picked so far in this draft
-DOUBLE_ACTIVE = 7     # double_first_pick declared this round
-S3 = 8                # whose step 3: 0 = S, 1 = O
-MARK_IDX = 9          # next spellbook mark to process (0..3)
-SPLIT_FIRST = 10      # cell chosen for slot 0 in a split (-1 none)
-END_REASON = 11       # 0 running, 1 full map, 2 nobody drew
-FIRST_START = 12      # option: -1 random
-FAM = 16                          # [2, NC]  family, EMPTY, or CASTLE_CODE
-CR = FAM + 2 * NC                 # [2, NC]  crosses
-MARKS = CR + 2 * NC               # [2, NF]
-CASTLE_USED = MARKS + 2 * NF      # [2]
-BONUS_FAM = CASTLE_USED + 2       # [2]   -1 none
-SP_OWNER = BONUS_FAM + 2          # [NSPELLS]  -1 none
-SP_USED = SP_OWNER + NSPELLS      # [NSPELLS]
-SP_ACQ = SP_USED + NSPELLS        # [NSPELLS]  round of acquisition
-DIE_FACE = SP_ACQ + NSPELLS       # [NDICE]
-DIE_HOLDER = DIE_FACE + NDICE     # [NDICE]  -1 not taken
-DIE_TURNED = DIE_HOLDER + NDICE   # [NDICE]
-CASTLE_TGT = DIE_TURNED + NDICE   # [2]  slot targeted by the castle bonus this round, -1
-WILD_NAME = CASTLE_TGT + 2        # [2, 2]  family named for each slot's '?', -1
-DECLARED = WILD_NAME + 4          # [2, 2]  (ignore, split) declared this round
-DREW = DECLARED + 4               # [2]
-SLOT_DIE = DREW + 2               # [2, 2]  die id of each player's slot
-FILLED = SLOT_DIE + 4             # [2]
-SCRATCH = FILLED + 2              # 4 * NC scratch cells
-STATE_SIZE = SCRATCH + 4 * NC
+# S = the start player of the round, O = the other seat.
+STATE = Layout("kingdomino_duel state")
+RNG = STATE.add("rng", rng.RNG_SLOTS)                     # the dice generator
+PHASE = STATE.add("phase")                                # PH_*
+MOVER = STATE.add("mover")                                # seat owing the decision, -1 at the end
+START_PLAYER = STATE.add("start_player")                  # S of this round
+ROUND = STATE.add("round")                                # 1-based
+PICKS_MADE = STATE.add("picks_made")                      # dice picked so far in this draft
+DOUBLE_PICK_ACTIVE = STATE.add("double_pick_active")      # double_first_pick declared this round
+STEP3_OF_OTHER = STATE.add("step3_of_other")              # whose step 3: 0 = S, 1 = O
+NEXT_MARK = STATE.add("next_mark")                        # next spellbook mark to process (0..3)
+SPLIT_FIRST_CELL = STATE.add("split_first_cell")          # cell chosen for slot 0 in a split, -1
+END_REASON = STATE.add("end_reason")                      # END_*
+FIRST_START_PLAYER = STATE.add("first_start_player")      # option: -1 drawn
+MAP_FAMILY = STATE.add("map_family", (2, NUM_CELLS))      # [seat, cell] family, EMPTY, CASTLE_CODE
+MAP_CROSSES = STATE.add("map_crosses", (2, NUM_CELLS))    # [seat, cell] crosses
+MARKS = STATE.add("marks", (2, NUM_FAMILIES))             # [seat, family] spellbook marks
+CASTLE_USED = STATE.add("castle_used", 2)                 # [seat]
+BONUS_FAMILY = STATE.add("bonus_family", 2)               # [seat] domain_bonus family, -1 none
+SPELL_OWNER = STATE.add("spell_owner", NUM_SPELLS)        # [spell] seat, -1 none
+SPELL_USED = STATE.add("spell_used", NUM_SPELLS)          # [spell]
+SPELL_ACQUIRED = STATE.add("spell_acquired", NUM_SPELLS)  # [spell] round of acquisition
+DIE_FACE = STATE.add("die_face", NUM_DICE)                # [die] face index shown
+DIE_HOLDER = STATE.add("die_holder", NUM_DICE)            # [die] seat, -1 not taken
+DIE_TURNED = STATE.add("die_turned", NUM_DICE)            # [die] turned with turn_die this round
+CASTLE_TARGET = STATE.add("castle_target", 2)             # [seat] slot given the castle bonus, -1
+WILD_NAME = STATE.add("wild_name", (2, 2))                # [seat, slot] family named for a '?', -1
+DECLARED = STATE.add("declared", (2, 2))                  # [seat, ignore / split] declared now
+DREW = STATE.add("drew", 2)                               # [seat] drew this round
+SLOT_DIE = STATE.add("slot_die", (2, 2))                  # [seat, slot] die id, -1 in the draft
+FILLED = STATE.add("filled", 2)                           # [seat] drawn cells
+# scratch: the domains of one map (scoring: seen flags and the flood-fill stack;
+# :func:`potential`: labels, the labelling stack then frontier counts, sizes, crosses)
+COMPONENT_LABELS = STATE.add("component_labels", NUM_CELLS, scratch=True)
+COMPONENT_STACK = STATE.add("component_stack", NUM_CELLS, scratch=True)
+COMPONENT_SIZES = STATE.add("component_sizes", NUM_CELLS, scratch=True)
+COMPONENT_CROSSES = STATE.add("component_crosses", NUM_CELLS, scratch=True)
+SCRATCH = COMPONENT_LABELS                                # first scratch slot
+STATE_SIZE = STATE.size
 
-CONFIG_SIZE = 2                   # [num_players, first_start_player (-1 random)]
+# The option vector ``init`` reads (built by the adapter's ``build_config``).
+CONFIG = Layout("kingdomino_duel config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_FIRST_START_PLAYER = CONFIG.add("first_start_player")  # -1: drawn from the seed
+CONFIG_SIZE = CONFIG.size
 
 # ------------------------------------------------------------------ observation layout
-NPLANES = 20
-PLANES_SIZE = NPLANES * NC
-DIE_FEATS = 21
-VEC_SIZE = NDICE * DIE_FEATS + 2 * 7 + NF * 6 + 2 + 2 * 7 + 2 + 1 + 1 + NPHASES + 2 + 2
-assert VEC_SIZE == 172
-OBS_SIZE = PLANES_SIZE + VEC_SIZE
 SCORE_SCALE = 100.0
-SCORE_OBS_MAX = float(NC * NC * CAP + BONUS_POINTS * NC) / SCORE_SCALE   # loose upper bound
+# a loose upper bound of a score / SCORE_SCALE
+SCORE_OBS_MAX = float(NUM_CELLS * NUM_CELLS * MAX_CROSSES + BONUS_POINTS * NUM_CELLS) / SCORE_SCALE
+# Owner / holder one-hots of the observation.
+WHO_NONE, WHO_ME, WHO_OPPONENT = range(3)
+# One seat's map planes: one per family, then these three.
+PLANE_EMPTY = NUM_FAMILIES
+PLANE_CROSSED = NUM_FAMILIES + 1          # crosses >= 1
+PLANE_TWO_CROSSES = NUM_FAMILIES + 2      # crosses == 2
+SEAT_PLANES = NUM_FAMILIES + 3
+
+# One die's features (a row of the observation's ``dice``).
+DIE_OBS = Layout("kingdomino_duel die observation")
+DIE_OBS_FACE = DIE_OBS.add("face", NUM_FACES)               # face index one-hot
+DIE_OBS_FAMILY = DIE_OBS.add("family", NUM_FAMILIES + 1)    # family one-hot, last = '?'
+DIE_OBS_CROSSES = DIE_OBS.add("crosses", MAX_CROSSES + 1)   # printed crosses one-hot
+DIE_OBS_HOLDER = DIE_OBS.add("holder", 3)                   # WHO_* one-hot
+DIE_OBS_TURNED = DIE_OBS.add("turned")
+DIE_OBS_CASTLE_TARGET = DIE_OBS.add("castle_target")        # its holder's castle bonus is on it
+DIE_OBS_SIZE = DIE_OBS.size
+
+# One family's spellbook row (a row of the observation's ``spellbook``).
+ROW_OBS = Layout("kingdomino_duel spellbook row observation")
+ROW_OBS_MY_MARKS = ROW_OBS.add("my_marks")                  # marks / row length
+ROW_OBS_OPPONENT_MARKS = ROW_OBS.add("opponent_marks")      # marks / row length
+ROW_OBS_OWNER = ROW_OBS.add("owner", 3)                     # WHO_* one-hot of the row's spell
+ROW_OBS_USED = ROW_OBS.add("used")                          # the row's spell is used
+ROW_OBS_SIZE = ROW_OBS.size
+
+# The observation of one seat ("me"; the other seat is "the opponent").
+OBS = Layout("kingdomino_duel observation")
+OBS_MAPS = OBS.add("maps", (2, SEAT_PLANES, ROWS, COLS))          # [me / opponent, plane, row, col]
+OBS_CASTLE = OBS.add("castle", (ROWS, COLS))                      # the castle cell
+OBS_SPLIT_FIRST_CELL = OBS.add("split_first_cell", (ROWS, COLS))  # chosen this step, if any
+OBS_DICE = OBS.add("dice", (NUM_DICE, DIE_OBS_SIZE))              # [die] DIE_OBS record
+OBS_WILD_NAMES = OBS.add("wild_names", (2, NUM_FAMILIES + 1))     # [my slot] family, last: none
+OBS_SPELLBOOK = OBS.add("spellbook", (NUM_FAMILIES, ROW_OBS_SIZE))  # [family] ROW_OBS record
+OBS_CASTLE_USED = OBS.add("castle_used", 2)                       # me, opponent
+OBS_BONUS_FAMILY = OBS.add("bonus_family", (2, NUM_FAMILIES + 1))  # [me / opponent], last: none
+OBS_DECLARED = OBS.add("declared", 2)                             # my ignore, split this round
+OBS_IS_START_PLAYER = OBS.add("is_start_player")
+OBS_ROUND = OBS.add("round")                                      # round / MAX_ROUNDS
+OBS_PHASE = OBS.add("phase", NUM_PHASES)                          # PH_* one-hot
+OBS_FILLED = OBS.add("filled", 2)                                 # drawn cells / DRAWABLE_CELLS
+OBS_SCORES = OBS.add("scores", 2, high=SCORE_OBS_MAX)             # score / SCORE_SCALE
+OBS_SIZE = OBS.size
 
 
 # ====================================================================== helpers
 @njit(cache=True)
-def _usable(state, p, sp):
-    return (state[SP_OWNER + sp] == p and state[SP_USED + sp] == 0
-            and state[SP_ACQ + sp] < state[ROUND])
+def _usable(state, p, spell):
+    return (state[SPELL_OWNER + spell] == p and state[SPELL_USED + spell] == 0
+            and state[SPELL_ACQUIRED + spell] < state[ROUND])
 
 
 @njit(cache=True)
 def _anchored(state, p, c, f):
     """Some orthogonal neighbour of ``c`` is the castle or a drawn cell of family ``f``."""
-    base = FAM + p * NC
+    base = MAP_FAMILY + p * NUM_CELLS
     for d in range(4):
         q = NEIGH[c, d]
         if q >= 0:
@@ -352,39 +443,39 @@ def _slot_family(state, p, s):
 
 
 @njit(cache=True)
-def _normal_placements(state, p, f0, f1, ign, mask):
-    """Normal domino placements (L3, or L4 with ``ign``): slot 0 on ``a``, slot 1 on its
+def _normal_placements(state, p, f0, f1, ignore_conn, mask):
+    """Normal domino placements (L3, or L4 with ``ignore_conn``): slot 0 on ``a``, slot 1 on its
     neighbour in direction ``d``.  Writes ``PLACE(a, d)`` into ``mask`` and returns the
     count; with a zero-length ``mask`` it only tells whether one exists (0 or 1)."""
-    base = FAM + p * NC
+    base = MAP_FAMILY + p * NUM_CELLS
     count = 0
-    for a in range(NC):
+    for a in range(NUM_CELLS):
         if state[base + a] != EMPTY:
             continue
-        aa = ign or _anchored(state, p, a, f0)
+        aa = ignore_conn or _anchored(state, p, a, f0)
         for d in range(4):
             b = NEIGH[a, d]
             if b >= 0 and state[base + b] == EMPTY:
                 if aa or _anchored(state, p, b, f1):
                     if mask.shape[0] == 0:
                         return 1
-                    mask[A_PLACE + 4 * a + d] = 1
+                    mask[A_PLACE + NUM_DIRS * a + d] = 1
                     count += 1
     return count
 
 
 @njit(cache=True)
-def _exists_fixed(state, p, f0, f1, ign, split):
+def _exists_fixed(state, p, f0, f1, ignore_conn, split):
     """A legal placement of faces f0 (slot 0), f1 (slot 1) exists under the declared spells."""
-    base = FAM + p * NC
+    base = MAP_FAMILY + p * NUM_CELLS
     if not split:
         # a zero-length int8 view of the state: "stop at the first placement" (same
         # argument types as legal_mask's call, so the function compiles once)
-        return _normal_placements(state, p, f0, f1, ign,
+        return _normal_placements(state, p, f0, f1, ignore_conn,
                                   state[SCRATCH:SCRATCH].view(np.int8)) > 0
-    if ign:
+    if ignore_conn:
         n = 0
-        for a in range(NC):
+        for a in range(NUM_CELLS):
             if state[base + a] == EMPTY:
                 n += 1
         return n >= 2
@@ -393,7 +484,7 @@ def _exists_fixed(state, p, f0, f1, ign, split):
     nb = 0
     first_a = -1
     first_b = -1
-    for c in range(NC):
+    for c in range(NUM_CELLS):
         if state[base + c] != EMPTY:
             continue
         if _anchored(state, p, c, f0):
@@ -415,23 +506,23 @@ def _exists_fixed(state, p, f0, f1, ign, split):
 
 
 @njit(cache=True)
-def _exists_any(state, p, ign, split):
+def _exists_any(state, p, ignore_conn, split):
     """A legal placement exists for some naming of the still-unnamed '?' faces."""
     g0 = _slot_family(state, p, ZERO)
     g1 = _slot_family(state, p, ONE)
-    lo0, hi0 = (0, NF) if g0 < 0 else (g0, g0 + 1)
-    lo1, hi1 = (0, NF) if g1 < 0 else (g1, g1 + 1)
+    lo0, hi0 = (0, NUM_FAMILIES) if g0 < 0 else (g0, g0 + 1)
+    lo1, hi1 = (0, NUM_FAMILIES) if g1 < 0 else (g1, g1 + 1)
     for f0 in range(lo0, hi0):
         for f1 in range(lo1, hi1):
-            if _exists_fixed(state, p, f0, f1, ign, split):
+            if _exists_fixed(state, p, f0, f1, ignore_conn, split):
                 return True
     return False
 
 
 @njit(cache=True)
-def _split_pair_ok(state, p, a, b, f0, f1, ign):
+def _split_pair_ok(state, p, a, b, f0, f1, ignore_conn):
     """Split: slot 0 at ``a``, slot 1 at ``b`` (distinct, both empty) is legal (L5/L6)."""
-    if ign:
+    if ignore_conn:
         return True
     aa = _anchored(state, p, a, f0)
     ab = _anchored(state, p, b, f1)
@@ -452,8 +543,9 @@ def _wild_unnamed_slot(state, p):
 @njit(cache=True)
 def _add_cross_targets(state, p):
     n = 0
-    for c in range(NC):
-        if state[FAM + p * NC + c] >= 0 and state[CR + p * NC + c] < CAP:
+    for c in range(NUM_CELLS):
+        if (state[MAP_FAMILY + p * NUM_CELLS + c] >= 0
+                and state[MAP_CROSSES + p * NUM_CELLS + c] < MAX_CROSSES):
             n += 1
     return n
 
@@ -461,34 +553,19 @@ def _add_cross_targets(state, p):
 # ====================================================================== scoring
 @njit(cache=True)
 def score_arrays(fam, cr, bonus, seen, stack):
-    """(score, largest domain) of one map: ``fam``/``cr`` are NC-long (family >= 0 drawn,
-    anything negative = not in a domain); ``bonus`` = domain_bonus family or -1."""
-    for i in range(NC):
+    """(score, largest domain) of one map: ``fam``/``cr`` are NUM_CELLS-long (family >= 0 drawn,
+    anything negative = not in a domain); ``bonus`` = domain_bonus family or -1; ``seen`` and
+    ``stack`` are NUM_CELLS-long work arrays (:func:`grid.flood_fill_sum`)."""
+    for i in range(NUM_CELLS):
         seen[i] = 0
     total = 0
     largest = 0
-    for s in range(NC):
-        f = fam[s]
-        if f < 0 or seen[s] != 0:
+    for s in range(NUM_CELLS):
+        if fam[s] < 0 or seen[s] != 0:
             continue
-        seen[s] = 1
-        stack[0] = s
-        top = 1
-        size = 0
-        crosses = 0
-        while top > 0:
-            top -= 1
-            c = stack[top]
-            size += 1
-            crosses += cr[c]
-            for d in range(4):
-                q = NEIGH[c, d]
-                if q >= 0 and seen[q] == 0 and fam[q] == f:
-                    seen[q] = 1
-                    stack[top] = q
-                    top += 1
+        size, crosses = grid.flood_fill_sum(s, fam, cr, NEIGH, seen, stack)
         total += size * crosses
-        if f == bonus:
+        if fam[s] == bonus:
             total += BONUS_POINTS
         if size > largest:
             largest = size
@@ -496,19 +573,19 @@ def score_arrays(fam, cr, bonus, seen, stack):
 
 
 @njit(cache=True)
-def player_score(state, p):
+def _player_score(state, p):
     """(score, largest domain) of seat ``p`` in the current position."""
-    return score_arrays(state[FAM + p * NC: FAM + (p + 1) * NC],
-                        state[CR + p * NC: CR + (p + 1) * NC],
-                        state[BONUS_FAM + p],
-                        state[SCRATCH: SCRATCH + NC],
-                        state[SCRATCH + NC: SCRATCH + 2 * NC])
+    return score_arrays(state[MAP_FAMILY + p * NUM_CELLS: MAP_FAMILY + (p + 1) * NUM_CELLS],
+                        state[MAP_CROSSES + p * NUM_CELLS: MAP_CROSSES + (p + 1) * NUM_CELLS],
+                        state[BONUS_FAMILY + p],
+                        state[COMPONENT_LABELS: COMPONENT_LABELS + NUM_CELLS],
+                        state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS])
 
 
 # ====================================================================== flow
 @njit(cache=True)
 def _start_round(state):
-    for d in range(NDICE):
+    for d in range(NUM_DICE):
         state[DIE_HOLDER + d] = -1
         state[DIE_TURNED + d] = 0
     for i in range(4):
@@ -516,127 +593,128 @@ def _start_round(state):
         state[DECLARED + i] = 0
         state[SLOT_DIE + i] = -1
     for p in range(2):
-        state[CASTLE_TGT + p] = -1
+        state[CASTLE_TARGET + p] = -1
         state[DREW + p] = 0
-    state[NPICKS] = 0
-    state[DOUBLE_ACTIVE] = 0
-    state[S3] = 0
-    state[MARK_IDX] = 0
-    state[SPLIT_FIRST] = -1
-    for d in range(NDICE):                       # step 1: roll, dice 0..3 in order
-        state[DIE_FACE + d] = rng.randint(state, RNG, np.int64(NFACES))
-    s = state[START]
-    state[CUR] = s
-    if _usable(state, s, np.int64(SP_DOUBLE)):
-        state[PHASE] = PH_DOUBLE
+    state[PICKS_MADE] = 0
+    state[DOUBLE_PICK_ACTIVE] = 0
+    state[STEP3_OF_OTHER] = 0
+    state[NEXT_MARK] = 0
+    state[SPLIT_FIRST_CELL] = -1
+    for d in range(NUM_DICE):                       # step 1: roll, dice 0..3 in order
+        state[DIE_FACE + d] = rng.randint(state, RNG, np.int64(NUM_FACES))
+    s = state[START_PLAYER]
+    state[MOVER] = s
+    if _usable(state, s, np.int64(SPELL_DOUBLE_FIRST_PICK)):
+        state[PHASE] = PH_DOUBLE_PICK_WINDOW
     else:
-        state[PHASE] = PH_DRAFT
+        state[PHASE] = PH_DRAFT_PICK
 
 
 @njit(cache=True)
 def _step3_from(state, stage):
     """Open the first window of the current step-3 player at or after ``stage``."""
-    p = state[START] if state[S3] == 0 else 1 - state[START]
-    state[CUR] = p
-    ign = state[DECLARED + 2 * p]
-    spl = state[DECLARED + 2 * p + 1]
-    if stage <= 0:
-        if _usable(state, p, np.int64(SP_TURN)):
-            state[PHASE] = PH_TURN
+    p = state[START_PLAYER] if state[STEP3_OF_OTHER] == 0 else 1 - state[START_PLAYER]
+    state[MOVER] = p
+    ignore_conn = state[DECLARED + 2 * p]
+    split = state[DECLARED + 2 * p + 1]
+    if stage <= STAGE_TURN_DIE:
+        if _usable(state, p, np.int64(SPELL_TURN_DIE)):
+            state[PHASE] = PH_TURN_DIE_WINDOW
             return
-    if stage <= 1:
-        if _usable(state, p, np.int64(SP_IGNORE)):
-            if _exists_any(state, p, ONE, ZERO) or (_usable(state, p, np.int64(SP_SPLIT))
+    if stage <= STAGE_IGNORE_CONNECTION:
+        if _usable(state, p, np.int64(SPELL_IGNORE_CONNECTION)):
+            if _exists_any(state, p, ONE, ZERO) or (_usable(state, p, np.int64(SPELL_SPLIT_DOMINO))
                                                     and _exists_any(state, p, ONE, ONE)):
-                state[PHASE] = PH_IGNORE
+                state[PHASE] = PH_IGNORE_CONN_WINDOW
                 return
-    if stage <= 2:
-        if _usable(state, p, np.int64(SP_SPLIT)) and _exists_any(state, p, ign, ONE):
-            state[PHASE] = PH_SPLIT
+    if stage <= STAGE_SPLIT_DOMINO:
+        if (_usable(state, p, np.int64(SPELL_SPLIT_DOMINO))
+                and _exists_any(state, p, ignore_conn, ONE)):
+            state[PHASE] = PH_SPLIT_WINDOW
             return
-    if stage <= 3:
-        if not _exists_any(state, p, ign, spl):
-            state[PHASE] = PH_PASS
+    if stage <= STAGE_PASS:
+        if not _exists_any(state, p, ignore_conn, split):
+            state[PHASE] = PH_PASS_ONLY
             return
-    if stage <= 4:
+    if stage <= STAGE_CASTLE_BONUS:
         if state[CASTLE_USED + p] == 0:
             _, x0 = _slot_face(state, p, ZERO)
             _, x1 = _slot_face(state, p, ONE)
-            if x0 < CAP or x1 < CAP:
-                state[PHASE] = PH_CASTLE
+            if x0 < MAX_CROSSES or x1 < MAX_CROSSES:
+                state[PHASE] = PH_CASTLE_WINDOW
                 return
-    if stage <= 5:
+    if stage <= STAGE_NAME_WILD:
         if _wild_unnamed_slot(state, p) >= 0:
-            state[PHASE] = PH_NAME
+            state[PHASE] = PH_NAME_WILD
             return
-    state[PHASE] = PH_SPLIT1 if spl else PH_PLACE
+    state[PHASE] = PH_SPLIT_FIRST if split else PH_PLACE_DOMINO
 
 
 @njit(cache=True)
 def _finish_draft(state):
     for p in range(2):
         k = 0
-        for d in range(NDICE):
+        for d in range(NUM_DICE):
             if state[DIE_HOLDER + d] == p:
                 state[SLOT_DIE + 2 * p + k] = d
                 k += 1
-    state[S3] = 0
-    _step3_from(state, ZERO)
+    state[STEP3_OF_OTHER] = 0
+    _step3_from(state, STAGE_TURN_DIE)
 
 
 @njit(cache=True)
 def _end_step3(state):
-    if state[S3] == 0:
-        state[S3] = 1
-        _step3_from(state, ZERO)
+    if state[STEP3_OF_OTHER] == 0:
+        state[STEP3_OF_OTHER] = 1
+        _step3_from(state, STAGE_TURN_DIE)
     else:
-        state[MARK_IDX] = 0
+        state[NEXT_MARK] = 0
         _marking(state)
 
 
 @njit(cache=True)
 def _marking(state):
-    """Process spellbook marks from MARK_IDX on; stop at a lightning decision."""
-    s = state[START]
-    while state[MARK_IDX] < 4:
-        i = state[MARK_IDX]
-        state[MARK_IDX] = i + 1
+    """Process spellbook marks from NEXT_MARK on; stop at a lightning decision."""
+    s = state[START_PLAYER]
+    while state[NEXT_MARK] < 4:
+        i = state[NEXT_MARK]
+        state[NEXT_MARK] = i + 1
         p = s if i < 2 else 1 - s
         d = state[SLOT_DIE + 2 * p + (i & 1)]
         fam = DICE[d, state[DIE_FACE + d], 0]
         x = DICE[d, state[DIE_FACE + d], 1]
         if fam == WILD or x != 0:
             continue
-        sp = FAMILY_SPELL[fam]
-        if state[SP_OWNER + sp] >= 0:
+        spell = FAMILY_SPELL[fam]
+        if state[SPELL_OWNER + spell] >= 0:
             continue
-        state[MARKS + NF * p + fam] += 1
-        if state[MARKS + NF * p + fam] >= ROW_LEN[fam]:
-            state[SP_OWNER + sp] = p
-            state[SP_ACQ + sp] = state[ROUND]
-            if LIGHTNING[sp]:
-                if sp == SP_BONUS:
-                    state[CUR] = p
-                    state[PHASE] = PH_BONUS
+        state[MARKS + NUM_FAMILIES * p + fam] += 1
+        if state[MARKS + NUM_FAMILIES * p + fam] >= ROW_LEN[fam]:
+            state[SPELL_OWNER + spell] = p
+            state[SPELL_ACQUIRED + spell] = state[ROUND]
+            if LIGHTNING[spell]:
+                if spell == SPELL_DOMAIN_BONUS:
+                    state[MOVER] = p
+                    state[PHASE] = PH_DOMAIN_BONUS_NAME
                     return
-                if sp == SP_ADDX:
+                if spell == SPELL_ADD_CROSS:
                     if _add_cross_targets(state, p) > 0:
-                        state[CUR] = p
-                        state[PHASE] = PH_ADDX
+                        state[MOVER] = p
+                        state[PHASE] = PH_ADD_CROSS_TARGET
                         return
-                    state[SP_USED + sp] = 1      # lost: still owned, counts as used
+                    state[SPELL_USED + spell] = 1      # lost: still owned, counts as used
     _end_check(state)
 
 
 @njit(cache=True)
 def _end_check(state):
-    full = state[FILLED] >= DRAWABLE or state[FILLED + 1] >= DRAWABLE
+    full = state[FILLED] >= DRAWABLE_CELLS or state[FILLED + 1] >= DRAWABLE_CELLS
     if full or (state[DREW] == 0 and state[DREW + 1] == 0):
-        state[END_REASON] = 1 if full else 2
-        state[PHASE] = PH_OVER
-        state[CUR] = -1
+        state[END_REASON] = END_MAP_FULL if full else END_NOBODY_DREW
+        state[PHASE] = PH_GAME_OVER
+        state[MOVER] = -1
         return
-    state[START] = 1 - state[START]
+    state[START_PLAYER] = 1 - state[START_PLAYER]
     state[ROUND] += 1
     _start_round(state)
 
@@ -646,10 +724,10 @@ def _draw_cell(state, p, s, c):
     fam, x = _slot_face(state, p, s)
     if fam == WILD:
         fam = state[WILD_NAME + 2 * p + s]
-    if state[CASTLE_TGT + p] == s:
+    if state[CASTLE_TARGET + p] == s:
         x += 1
-    state[FAM + p * NC + c] = fam
-    state[CR + p * NC + c] = x
+    state[MAP_FAMILY + p * NUM_CELLS + c] = fam
+    state[MAP_CROSSES + p * NUM_CELLS + c] = x
 
 
 @njit(cache=True)
@@ -667,30 +745,25 @@ def init(state, config, seed):
         state[i] = 0
     rng.seed_rng(state, RNG, seed)
     for p in range(2):
-        for c in range(NC):
-            state[FAM + p * NC + c] = EMPTY
-        state[FAM + p * NC + CASTLE] = CASTLE_CODE
-        state[BONUS_FAM + p] = -1
-    for sp in range(NSPELLS):
-        state[SP_OWNER + sp] = -1
-    state[FIRST_START] = config[1]
+        for c in range(NUM_CELLS):
+            state[MAP_FAMILY + p * NUM_CELLS + c] = EMPTY
+        state[MAP_FAMILY + p * NUM_CELLS + CASTLE_CELL] = CASTLE_CODE
+        state[BONUS_FAMILY + p] = -1
+    for spell in range(NUM_SPELLS):
+        state[SPELL_OWNER + spell] = -1
+    state[FIRST_START_PLAYER] = config[CFG_FIRST_START_PLAYER]
     first = rng.randint(state, RNG, np.int64(2))     # always drawn: fixed stream layout
-    if config[1] >= 0:
-        first = config[1]
-    state[START] = first
+    if config[CFG_FIRST_START_PLAYER] >= 0:
+        first = config[CFG_FIRST_START_PLAYER]
+    state[START_PLAYER] = first
     state[ROUND] = 1
-    state[END_REASON] = 0
+    state[END_REASON] = END_RUNNING
     _start_round(state)
 
 
 @njit(cache=True)
 def current_player(state):
-    return state[CUR]
-
-
-@njit(cache=True)
-def phase(state):
-    return state[PHASE]
+    return state[MOVER]
 
 
 @njit(cache=True)
@@ -698,25 +771,25 @@ def legal_mask(state, mask):
     for i in range(NUM_ACTIONS):
         mask[i] = 0
     ph = state[PHASE]
-    p = state[CUR]
-    if ph == PH_OVER:
+    p = state[MOVER]
+    if ph == PH_GAME_OVER:
         return
-    if ph == PH_DRAFT:
-        for d in range(NDICE):
+    if ph == PH_DRAFT_PICK:
+        for d in range(NUM_DICE):
             if state[DIE_HOLDER + d] < 0:
-                mask[A_PICK + d] = 1
-    elif ph == PH_DOUBLE:
+                mask[A_PICK_DIE + d] = 1
+    elif ph == PH_DOUBLE_PICK_WINDOW:
         mask[A_SKIP] = 1
-        mask[A_DOUBLE] = 1
-    elif ph == PH_TURN:
+        mask[A_DOUBLE_FIRST_PICK] = 1
+    elif ph == PH_TURN_DIE_WINDOW:
         mask[A_SKIP] = 1
         for s in range(2):
             d = state[SLOT_DIE + 2 * p + s]
-            cf = state[DIE_FACE + d]
-            for j in range(NFACES):
+            shown = state[DIE_FACE + d]
+            for j in range(NUM_FACES):
                 if DICE[d, j, 0] == WILD:        # L9: a coat of arms only, never '?'
                     continue
-                if DICE[d, j, 0] == DICE[d, cf, 0] and DICE[d, j, 1] == DICE[d, cf, 1]:
+                if DICE[d, j, 0] == DICE[d, shown, 0] and DICE[d, j, 1] == DICE[d, shown, 1]:
                     continue
                 first = True
                 for k in range(j):
@@ -724,154 +797,155 @@ def legal_mask(state, mask):
                         first = False
                         break
                 if first:
-                    mask[A_TURN + NFACES * s + j] = 1
-    elif ph == PH_IGNORE:
+                    mask[A_TURN_DIE + NUM_FACES * s + j] = 1
+    elif ph == PH_IGNORE_CONN_WINDOW:
         mask[A_SKIP] = 1
-        mask[A_IGNORE] = 1
-    elif ph == PH_SPLIT:
+        mask[A_IGNORE_CONNECTION] = 1
+    elif ph == PH_SPLIT_WINDOW:
         mask[A_SKIP] = 1
-        mask[A_SPLIT] = 1
-    elif ph == PH_PASS:
+        mask[A_SPLIT_DOMINO] = 1
+    elif ph == PH_PASS_ONLY:
         mask[A_PASS] = 1
-    elif ph == PH_CASTLE:
+    elif ph == PH_CASTLE_WINDOW:
         mask[A_SKIP] = 1
         for s in range(2):
             _, x = _slot_face(state, p, s)
-            if x < CAP:
-                mask[A_CASTLE + s] = 1
-    elif ph == PH_NAME:
+            if x < MAX_CROSSES:
+                mask[A_CASTLE_BONUS + s] = 1
+    elif ph == PH_NAME_WILD:
         s = _wild_unnamed_slot(state, p)
-        ign = state[DECLARED + 2 * p]
-        spl = state[DECLARED + 2 * p + 1]
-        for f in range(NF):
+        ignore_conn = state[DECLARED + 2 * p]
+        split = state[DECLARED + 2 * p + 1]
+        for f in range(NUM_FAMILIES):
             state[WILD_NAME + 2 * p + s] = f
-            if _exists_any(state, p, ign, spl):
+            if _exists_any(state, p, ignore_conn, split):
                 mask[A_FAMILY + f] = 1
         state[WILD_NAME + 2 * p + s] = -1
-    elif ph == PH_PLACE:
+    elif ph == PH_PLACE_DOMINO:
         _normal_placements(state, p, _slot_family(state, p, ZERO), _slot_family(state, p, ONE),
                            state[DECLARED + 2 * p], mask)
-    elif ph == PH_SPLIT1 or ph == PH_SPLIT2:
-        base = FAM + p * NC
+    elif ph == PH_SPLIT_FIRST or ph == PH_SPLIT_SECOND:
+        base = MAP_FAMILY + p * NUM_CELLS
         f0 = _slot_family(state, p, ZERO)
         f1 = _slot_family(state, p, ONE)
-        ign = state[DECLARED + 2 * p]
-        if ph == PH_SPLIT2:
-            a = state[SPLIT_FIRST]
-            for b in range(NC):
+        ignore_conn = state[DECLARED + 2 * p]
+        if ph == PH_SPLIT_SECOND:
+            a = state[SPLIT_FIRST_CELL]
+            for b in range(NUM_CELLS):
                 if b != a and state[base + b] == EMPTY:
-                    if _split_pair_ok(state, p, a, b, f0, f1, ign):
+                    if _split_pair_ok(state, p, a, b, f0, f1, ignore_conn):
                         mask[A_CELL + b] = 1
         else:
-            for a in range(NC):
+            for a in range(NUM_CELLS):
                 if state[base + a] != EMPTY:
                     continue
-                for b in range(NC):
+                for b in range(NUM_CELLS):
                     if b != a and state[base + b] == EMPTY:
-                        if _split_pair_ok(state, p, a, b, f0, f1, ign):
+                        if _split_pair_ok(state, p, a, b, f0, f1, ignore_conn):
                             mask[A_CELL + a] = 1
                             break
-    elif ph == PH_BONUS:
-        for f in range(NF):
+    elif ph == PH_DOMAIN_BONUS_NAME:
+        for f in range(NUM_FAMILIES):
             mask[A_FAMILY + f] = 1
-    elif ph == PH_ADDX:
-        for c in range(NC):
-            if state[FAM + p * NC + c] >= 0 and state[CR + p * NC + c] < CAP:
+    elif ph == PH_ADD_CROSS_TARGET:
+        for c in range(NUM_CELLS):
+            if (state[MAP_FAMILY + p * NUM_CELLS + c] >= 0
+                    and state[MAP_CROSSES + p * NUM_CELLS + c] < MAX_CROSSES):
                 mask[A_CELL + c] = 1
 
 
 @njit(cache=True)
 def step(state, action):
     ph = state[PHASE]
-    p = state[CUR]
-    if ph == PH_DRAFT:
-        state[DIE_HOLDER + action - A_PICK] = p
-        state[NPICKS] += 1
-        n = state[NPICKS]
-        s = state[START]
-        if state[DOUBLE_ACTIVE]:
+    p = state[MOVER]
+    if ph == PH_DRAFT_PICK:
+        state[DIE_HOLDER + action - A_PICK_DIE] = p
+        state[PICKS_MADE] += 1
+        n = state[PICKS_MADE]
+        s = state[START_PLAYER]
+        if state[DOUBLE_PICK_ACTIVE]:
             if n == 2:
-                for d in range(NDICE):
+                for d in range(NUM_DICE):
                     if state[DIE_HOLDER + d] < 0:
                         state[DIE_HOLDER + d] = 1 - s
                 _finish_draft(state)
         else:
             if n == 1:
-                state[CUR] = 1 - s
+                state[MOVER] = 1 - s
             elif n == 3:
-                for d in range(NDICE):
+                for d in range(NUM_DICE):
                     if state[DIE_HOLDER + d] < 0:
                         state[DIE_HOLDER + d] = s
                 _finish_draft(state)
-    elif ph == PH_DOUBLE:
-        if action == A_DOUBLE:
-            state[DOUBLE_ACTIVE] = 1
-            state[SP_USED + SP_DOUBLE] = 1
-        state[PHASE] = PH_DRAFT
-    elif ph == PH_TURN:
+    elif ph == PH_DOUBLE_PICK_WINDOW:
+        if action == A_DOUBLE_FIRST_PICK:
+            state[DOUBLE_PICK_ACTIVE] = 1
+            state[SPELL_USED + SPELL_DOUBLE_FIRST_PICK] = 1
+        state[PHASE] = PH_DRAFT_PICK
+    elif ph == PH_TURN_DIE_WINDOW:
         if action != A_SKIP:
-            k = action - A_TURN
-            s = k // NFACES
+            k = action - A_TURN_DIE
+            s = k // NUM_FACES
             d = state[SLOT_DIE + 2 * p + s]
-            state[DIE_FACE + d] = k % NFACES
+            state[DIE_FACE + d] = k % NUM_FACES
             state[DIE_TURNED + d] = 1
-            state[SP_USED + SP_TURN] = 1
-        _step3_from(state, np.int64(1))
-    elif ph == PH_IGNORE:
-        if action == A_IGNORE:
+            state[SPELL_USED + SPELL_TURN_DIE] = 1
+        _step3_from(state, STAGE_IGNORE_CONNECTION)
+    elif ph == PH_IGNORE_CONN_WINDOW:
+        if action == A_IGNORE_CONNECTION:
             state[DECLARED + 2 * p] = 1
-            state[SP_USED + SP_IGNORE] = 1
-        _step3_from(state, np.int64(2))
-    elif ph == PH_SPLIT:
-        if action == A_SPLIT:
+            state[SPELL_USED + SPELL_IGNORE_CONNECTION] = 1
+        _step3_from(state, STAGE_SPLIT_DOMINO)
+    elif ph == PH_SPLIT_WINDOW:
+        if action == A_SPLIT_DOMINO:
             state[DECLARED + 2 * p + 1] = 1
-            state[SP_USED + SP_SPLIT] = 1
-        _step3_from(state, np.int64(3))
-    elif ph == PH_PASS:
+            state[SPELL_USED + SPELL_SPLIT_DOMINO] = 1
+        _step3_from(state, STAGE_PASS)
+    elif ph == PH_PASS_ONLY:
         _end_step3(state)
-    elif ph == PH_CASTLE:
+    elif ph == PH_CASTLE_WINDOW:
         if action != A_SKIP:
-            state[CASTLE_TGT + p] = action - A_CASTLE
+            state[CASTLE_TARGET + p] = action - A_CASTLE_BONUS
             state[CASTLE_USED + p] = 1
-        _step3_from(state, np.int64(5))
-    elif ph == PH_NAME:
+        _step3_from(state, STAGE_NAME_WILD)
+    elif ph == PH_NAME_WILD:
         s = _wild_unnamed_slot(state, p)
         state[WILD_NAME + 2 * p + s] = action - A_FAMILY
-        _step3_from(state, np.int64(5))
-    elif ph == PH_PLACE:
+        _step3_from(state, STAGE_NAME_WILD)
+    elif ph == PH_PLACE_DOMINO:
         k = action - A_PLACE
-        a = k // 4
-        _draw_pair(state, p, a, NEIGH[a, k % 4])
+        a = k // NUM_DIRS
+        _draw_pair(state, p, a, NEIGH[a, k % NUM_DIRS])
         _end_step3(state)
-    elif ph == PH_SPLIT1:
-        state[SPLIT_FIRST] = action - A_CELL
-        state[PHASE] = PH_SPLIT2
-    elif ph == PH_SPLIT2:
-        a = state[SPLIT_FIRST]
-        state[SPLIT_FIRST] = -1
+    elif ph == PH_SPLIT_FIRST:
+        state[SPLIT_FIRST_CELL] = action - A_CELL
+        state[PHASE] = PH_SPLIT_SECOND
+    elif ph == PH_SPLIT_SECOND:
+        a = state[SPLIT_FIRST_CELL]
+        state[SPLIT_FIRST_CELL] = -1
         _draw_pair(state, p, a, action - A_CELL)
         _end_step3(state)
-    elif ph == PH_BONUS:
-        state[BONUS_FAM + p] = action - A_FAMILY
-        state[SP_USED + SP_BONUS] = 1
+    elif ph == PH_DOMAIN_BONUS_NAME:
+        state[BONUS_FAMILY + p] = action - A_FAMILY
+        state[SPELL_USED + SPELL_DOMAIN_BONUS] = 1
         _marking(state)
-    elif ph == PH_ADDX:
-        state[CR + p * NC + action - A_CELL] += 1
-        state[SP_USED + SP_ADDX] = 1
+    elif ph == PH_ADD_CROSS_TARGET:
+        state[MAP_CROSSES + p * NUM_CELLS + action - A_CELL] += 1
+        state[SPELL_USED + SPELL_ADD_CROSS] = 1
         _marking(state)
 
 
 @njit(cache=True)
 def scores(state, out):
     for p in range(2):
-        sc, _ = player_score(state, p)
+        sc, _ = _player_score(state, p)
         out[p] = sc
 
 
 @njit(cache=True)
 def ranks(state, out):
-    s0, l0 = player_score(state, ZERO)
-    s1, l1 = player_score(state, ONE)
+    s0, l0 = _player_score(state, ZERO)
+    s1, l1 = _player_score(state, ONE)
     out[0] = 1
     out[1] = 1
     if s0 > s1 or (s0 == s1 and l0 > l1):
@@ -900,7 +974,7 @@ def _best_join(fam, labels, size, crosses, frontier, f, x, castle_open):
     to the castle gives x; -1 if neither exists."""
     best = float(x) if castle_open else -1.0
     nxt = 0
-    for c in range(NC):
+    for c in range(NUM_CELLS):
         k = labels[c]
         if k == nxt:                 # labels are numbered by their lowest cell
             nxt += 1
@@ -930,18 +1004,18 @@ def potential(state, p):
     * An unused castle bonus: POT_CASTLE x empty cells / 34, so it waits for a big domain
       early and is not hoarded late.
     """
-    fam = state[FAM + p * NC: FAM + (p + 1) * NC]
-    cr = state[CR + p * NC: CR + (p + 1) * NC]
-    labels = state[SCRATCH: SCRATCH + NC]
-    frontier = state[SCRATCH + NC: SCRATCH + 2 * NC]    # first the labelling stack
-    size = state[SCRATCH + 2 * NC: SCRATCH + 3 * NC]
-    crosses = state[SCRATCH + 3 * NC: SCRATCH + 4 * NC]
+    fam = state[MAP_FAMILY + p * NUM_CELLS: MAP_FAMILY + (p + 1) * NUM_CELLS]
+    cr = state[MAP_CROSSES + p * NUM_CELLS: MAP_CROSSES + (p + 1) * NUM_CELLS]
+    labels = state[COMPONENT_LABELS: COMPONENT_LABELS + NUM_CELLS]
+    frontier = state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS]    # first the labelling stack
+    size = state[COMPONENT_SIZES: COMPONENT_SIZES + NUM_CELLS]
+    crosses = state[COMPONENT_CROSSES: COMPONENT_CROSSES + NUM_CELLS]
     n = grid.label_components(fam, NEIGH, labels, frontier)
     for k in range(n):
         size[k] = 0
         crosses[k] = 0
         frontier[k] = 0
-    for c in range(NC):
+    for c in range(NUM_CELLS):
         k = labels[c]
         if k >= 0:
             size[k] += 1
@@ -949,7 +1023,7 @@ def potential(state, p):
     empty = 0
     dead = 0
     castle_open = ZERO               # int64 flag: one specialisation of _best_join
-    for e in range(NC):
+    for e in range(NUM_CELLS):
         if fam[e] != EMPTY:
             continue
         empty += 1
@@ -960,7 +1034,7 @@ def potential(state, p):
             q = NEIGH[e, d]
             if q < 0:
                 continue
-            if q == CASTLE:
+            if q == CASTLE_CELL:
                 castle_open = ONE
             k = labels[q]
             if k < 0:
@@ -979,152 +1053,145 @@ def potential(state, p):
             v += POT_GROWTH * crosses[k] * min(frontier[k], POT_FRONTIER_CAP)
     # ---- dice in hand
     ph = state[PHASE]
-    before_marks = ph <= PH_SPLIT2
-    undrawn = ph <= PH_DRAFT or (before_marks and (state[S3] == 0 or p != state[START])
-                                 and not (ph == PH_PASS and state[CUR] == p))
+    before_marks = ph <= PH_SPLIT_SECOND
+    undrawn = ph <= PH_DRAFT_PICK or (before_marks
+                                      and (state[STEP3_OF_OTHER] == 0 or p != state[START_PLAYER])
+                                      and not (ph == PH_PASS_ONLY and state[MOVER] == p))
     if undrawn:
-        for d in range(NDICE):
+        for d in range(NUM_DICE):
             if state[DIE_HOLDER + d] != p:
                 continue
             f = DICE[d, state[DIE_FACE + d], 0]
             x = DICE[d, state[DIE_FACE + d], 1]
             for s in range(2):           # slots exist once the draft is over
                 if state[SLOT_DIE + 2 * p + s] == d:
-                    if state[CASTLE_TGT + p] == s:
+                    if state[CASTLE_TARGET + p] == s:
                         x += 1
                     if f == WILD and state[WILD_NAME + 2 * p + s] >= 0:
                         f = state[WILD_NAME + 2 * p + s]
             best = -1.0
-            for g in range(NF):
+            for g in range(NUM_FAMILIES):
                 if f == g or f == WILD:
                     best = max(best, _best_join(fam, labels, size, crosses, frontier,
                                                 g, x, castle_open))
             if best > 0:
                 v += best
     # ---- spellbook and castle
-    for f in range(NF):
-        sp = FAMILY_SPELL[f]
-        owner = state[SP_OWNER + sp]
+    for f in range(NUM_FAMILIES):
+        spell = FAMILY_SPELL[f]
+        owner = state[SPELL_OWNER + spell]
         if owner < 0:
-            m = state[MARKS + NF * p + f]
+            m = state[MARKS + NUM_FAMILIES * p + f]
             if before_marks:
-                for d in range(NDICE):
+                for d in range(NUM_DICE):
                     if (state[DIE_HOLDER + d] == p and DICE[d, state[DIE_FACE + d], 0] == f
                             and DICE[d, state[DIE_FACE + d], 1] == 0):
                         m += 1
             m = min(m, ROW_LEN[f])
-            v += SPELL_VALUE[sp] * (m * m) / (ROW_LEN[f] * ROW_LEN[f])
-        elif owner == p and LIGHTNING[sp] == 0:
-            declared = ((sp == SP_IGNORE and state[DECLARED + 2 * p] != 0)
-                        or (sp == SP_SPLIT and state[DECLARED + 2 * p + 1] != 0)
-                        or (sp == SP_DOUBLE and state[DOUBLE_ACTIVE] != 0))
-            if state[SP_USED + sp] == 0 or declared:
-                v += SPELL_VALUE[sp]
+            v += SPELL_VALUE[spell] * (m * m) / (ROW_LEN[f] * ROW_LEN[f])
+        elif owner == p and LIGHTNING[spell] == 0:
+            declared = ((spell == SPELL_IGNORE_CONNECTION and state[DECLARED + 2 * p] != 0)
+                        or (spell == SPELL_SPLIT_DOMINO and state[DECLARED + 2 * p + 1] != 0)
+                        or (spell == SPELL_DOUBLE_FIRST_PICK and state[DOUBLE_PICK_ACTIVE] != 0))
+            if state[SPELL_USED + spell] == 0 or declared:
+                v += SPELL_VALUE[spell]
     if state[CASTLE_USED + p] == 0:
-        v += POT_CASTLE * empty / DRAWABLE
+        v += POT_CASTLE * empty / DRAWABLE_CELLS
     return v
 
 
 @njit(cache=True)
 def observe(state, player, out):
+    """``player``'s view, written at the offsets of the :data:`OBS` declaration."""
     for i in range(OBS_SIZE):
         out[i] = 0.0
     me = player
-    op = 1 - player
-    # ---- planes: 9 per seat (me, opponent), then castle, then split first cell
+    opponent = 1 - player
+    # ---- maps: SEAT_PLANES planes for me, then for the opponent
     for k in range(2):
-        p = me if k == 0 else op
-        pb = 9 * NC * k
-        for c in range(NC):
-            f = state[FAM + p * NC + c]
+        p = me if k == 0 else opponent
+        planes = OBS_MAPS + SEAT_PLANES * NUM_CELLS * k
+        for c in range(NUM_CELLS):
+            f = state[MAP_FAMILY + p * NUM_CELLS + c]
             if f >= 0:
-                out[pb + f * NC + c] = 1.0
-                x = state[CR + p * NC + c]
+                out[planes + f * NUM_CELLS + c] = 1.0
+                x = state[MAP_CROSSES + p * NUM_CELLS + c]
                 if x >= 1:
-                    out[pb + 7 * NC + c] = 1.0
+                    out[planes + PLANE_CROSSED * NUM_CELLS + c] = 1.0
                 if x >= 2:
-                    out[pb + 8 * NC + c] = 1.0
+                    out[planes + PLANE_TWO_CROSSES * NUM_CELLS + c] = 1.0
             elif f == EMPTY:
-                out[pb + 6 * NC + c] = 1.0
-    out[18 * NC + CASTLE] = 1.0
-    if state[SPLIT_FIRST] >= 0:
-        out[19 * NC + state[SPLIT_FIRST]] = 1.0
-    v = PLANES_SIZE
+                out[planes + PLANE_EMPTY * NUM_CELLS + c] = 1.0
+    out[OBS_CASTLE + CASTLE_CELL] = 1.0
+    if state[SPLIT_FIRST_CELL] >= 0:
+        out[OBS_SPLIT_FIRST_CELL + state[SPLIT_FIRST_CELL]] = 1.0
     # ---- dice
-    for d in range(NDICE):
-        b = v + DIE_FEATS * d
+    for d in range(NUM_DICE):
+        die = OBS_DICE + DIE_OBS_SIZE * d
         f = state[DIE_FACE + d]
-        out[b + f] = 1.0
-        out[b + 6 + DICE[d, f, 0]] = 1.0
-        out[b + 13 + DICE[d, f, 1]] = 1.0
+        out[die + DIE_OBS_FACE + f] = 1.0
+        out[die + DIE_OBS_FAMILY + DICE[d, f, 0]] = 1.0
+        out[die + DIE_OBS_CROSSES + DICE[d, f, 1]] = 1.0
         h = state[DIE_HOLDER + d]
         if h < 0:
-            out[b + 16] = 1.0
+            out[die + DIE_OBS_HOLDER + WHO_NONE] = 1.0
         elif h == me:
-            out[b + 17] = 1.0
+            out[die + DIE_OBS_HOLDER + WHO_ME] = 1.0
         else:
-            out[b + 18] = 1.0
-        out[b + 19] = float(state[DIE_TURNED + d])
+            out[die + DIE_OBS_HOLDER + WHO_OPPONENT] = 1.0
+        out[die + DIE_OBS_TURNED] = float(state[DIE_TURNED + d])
         if h >= 0 and state[SLOT_DIE + 2 * h] >= 0:
-            t = state[CASTLE_TGT + h]
+            t = state[CASTLE_TARGET + h]
             if t >= 0 and state[SLOT_DIE + 2 * h + t] == d:
-                out[b + 20] = 1.0
-    v += NDICE * DIE_FEATS
-    # ---- named families of my two slots (6 families + "none")
+                out[die + DIE_OBS_CASTLE_TARGET] = 1.0
+    # ---- families I named for my two slots' '?' faces (last = none)
     for s in range(2):
         w = state[WILD_NAME + 2 * me + s]
-        out[v + 7 * s + (w if w >= 0 else 6)] = 1.0
-    v += 14
+        out[OBS_WILD_NAMES + (NUM_FAMILIES + 1) * s + (w if w >= 0 else NUM_FAMILIES)] = 1.0
     # ---- spellbook
-    for f in range(NF):
-        b = v + 6 * f
-        out[b] = state[MARKS + NF * me + f] / ROW_LEN[f]
-        out[b + 1] = state[MARKS + NF * op + f] / ROW_LEN[f]
-        sp = FAMILY_SPELL[f]
-        o = state[SP_OWNER + sp]
+    for f in range(NUM_FAMILIES):
+        row = OBS_SPELLBOOK + ROW_OBS_SIZE * f
+        out[row + ROW_OBS_MY_MARKS] = state[MARKS + NUM_FAMILIES * me + f] / ROW_LEN[f]
+        out[row + ROW_OBS_OPPONENT_MARKS] = state[MARKS + NUM_FAMILIES * opponent + f] / ROW_LEN[f]
+        spell = FAMILY_SPELL[f]
+        o = state[SPELL_OWNER + spell]
         if o < 0:
-            out[b + 2] = 1.0
+            out[row + ROW_OBS_OWNER + WHO_NONE] = 1.0
         elif o == me:
-            out[b + 3] = 1.0
+            out[row + ROW_OBS_OWNER + WHO_ME] = 1.0
         else:
-            out[b + 4] = 1.0
-        out[b + 5] = float(state[SP_USED + sp])
-    v += 6 * NF
-    out[v] = float(state[CASTLE_USED + me])
-    out[v + 1] = float(state[CASTLE_USED + op])
-    v += 2
+            out[row + ROW_OBS_OWNER + WHO_OPPONENT] = 1.0
+        out[row + ROW_OBS_USED] = float(state[SPELL_USED + spell])
+    # ---- castle bonus, domain_bonus family, declared spells, round, phase, progress
+    out[OBS_CASTLE_USED] = float(state[CASTLE_USED + me])
+    out[OBS_CASTLE_USED + 1] = float(state[CASTLE_USED + opponent])
     for k in range(2):
-        p = me if k == 0 else op
-        w = state[BONUS_FAM + p]
-        out[v + 7 * k + (w if w >= 0 else 6)] = 1.0
-    v += 14
-    out[v] = float(state[DECLARED + 2 * me])
-    out[v + 1] = float(state[DECLARED + 2 * me + 1])
-    v += 2
-    out[v] = 1.0 if state[START] == me else 0.0
-    out[v + 1] = state[ROUND] / MAX_ROUNDS
-    v += 2
-    out[v + state[PHASE]] = 1.0
-    v += NPHASES
-    out[v] = state[FILLED + me] / DRAWABLE
-    out[v + 1] = state[FILLED + op] / DRAWABLE
-    v += 2
-    s0, _ = player_score(state, me)
-    s1, _ = player_score(state, op)
-    out[v] = s0 / SCORE_SCALE
-    out[v + 1] = s1 / SCORE_SCALE
+        p = me if k == 0 else opponent
+        w = state[BONUS_FAMILY + p]
+        out[OBS_BONUS_FAMILY + (NUM_FAMILIES + 1) * k + (w if w >= 0 else NUM_FAMILIES)] = 1.0
+    out[OBS_DECLARED] = float(state[DECLARED + 2 * me])
+    out[OBS_DECLARED + 1] = float(state[DECLARED + 2 * me + 1])
+    out[OBS_IS_START_PLAYER] = 1.0 if state[START_PLAYER] == me else 0.0
+    out[OBS_ROUND] = state[ROUND] / MAX_ROUNDS
+    out[OBS_PHASE + state[PHASE]] = 1.0
+    out[OBS_FILLED] = state[FILLED + me] / DRAWABLE_CELLS
+    out[OBS_FILLED + 1] = state[FILLED + opponent] / DRAWABLE_CELLS
+    s0, _ = _player_score(state, me)
+    s1, _ = _player_score(state, opponent)
+    out[OBS_SCORES] = s0 / SCORE_SCALE
+    out[OBS_SCORES + 1] = s1 / SCORE_SCALE
 
 
-def obs_bounds():
-    """(low, high) float32 arrays of the observation."""
-    low = np.zeros(OBS_SIZE, dtype=np.float32)
-    high = np.ones(OBS_SIZE, dtype=np.float32)
-    high[-2:] = SCORE_OBS_MAX
-    return low, high
-
-
+@njit(cache=True)
 def reseed(state, seed):
-    """Re-key the generator: every future roll is re-drawn, nothing seen changes.  Only the
-    two generator slots are written; ``seed`` (any integer) is taken modulo 2**63, so the
-    compiled keying always sees an ``int64``."""
-    rng.seed_rng(state, RNG, int(seed) % (1 << 63))
+    """Re-key the generator from ``seed`` (a non-negative int64; the adapter reduces any
+    integer modulo 2**63): every future roll is re-drawn, nothing seen changes.  Only the
+    two generator slots are written."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Nothing but the future rolls is hidden from ``observer`` (R32): the same re-keying
+    as :func:`reseed`."""
+    rng.seed_rng(state, RNG, seed)

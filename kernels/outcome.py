@@ -7,6 +7,8 @@ so a seat tied with an automaton shares its place with it.
 import numpy as np
 from numba import njit
 
+from kernels.playout import per_kernel
+
 
 @njit(cache=True)
 def rank_reward(ranks, seat):
@@ -37,6 +39,25 @@ def rank_rewards(ranks, num_seats, out):
         out[i] = rank_reward(ranks, i)
 
 
+@njit(cache=True)
+def end_rewards(ranks, scores, num_seats, score_mode, out):
+    """Each seat's reward at the end of a game into ``out[:num_seats]``, as the AEC shell
+    pays it: with ``score_mode`` -- or when a lone participant has no place to win -- the
+    seat's final score minus the mean of the other seats' (its score alone); otherwise
+    :func:`rank_rewards` over every participant's ``ranks``."""
+    if score_mode or ranks.shape[0] == 1:
+        if num_seats == 1:
+            out[0] = scores[0]
+            return
+        total = 0.0
+        for i in range(num_seats):
+            total += scores[i]
+        for i in range(num_seats):
+            out[i] = scores[i] - (total - scores[i]) / (num_seats - 1)
+        return
+    rank_rewards(ranks, num_seats, out)
+
+
 def seat_rank_rewards(ranks, num_seats):
     """:func:`rank_rewards` as a new float64 array (Python callers)."""
     ranks = np.asarray(ranks)
@@ -51,3 +72,106 @@ def seat_rank_rewards(ranks, num_seats):
     out = np.zeros(int(num_seats), dtype=np.float64)
     rank_rewards(ranks, num_seats, out)
     return out
+
+
+# ----------------------------------------------------------------------------- evaluation
+# Greedy play, MCTS's cut-off playouts and SingleAgentEnv's reward shaping all judge an
+# unfinished position the same way: each participant's *value* is its score plus, for the
+# seats, the points the position promises but the score does not count yet (the kernel's
+# optional ``potential(state, seat) -> float``, weighted by the kernel's optional
+# ``POTENTIAL_WEIGHT``, default 1); a seat's *margin* is its value minus the mean of every
+# other participant's -- automata included, so a solo seat is judged against the automaton
+# it must beat -- or its own value when it plays alone.
+
+
+@njit(cache=True)
+def margin(values, seat):
+    """``values[seat]`` minus the mean of the other entries (``values[seat]`` alone)."""
+    m = values.shape[0]
+    if m == 1:
+        return values[seat]
+    total = 0.0
+    for i in range(m):
+        total += values[i]
+    return values[seat] - (total - values[seat]) / (m - 1)
+
+
+@njit(cache=True)
+def margins(values, num_seats, out):
+    """:func:`margin` of each seat into ``out[:num_seats]``."""
+    for i in range(num_seats):
+        out[i] = margin(values, i)
+
+
+@njit(cache=True)
+def ranks_by_value(values, out):
+    """1-based ranks of ``values`` (higher is better; equal values share the better rank)
+    into ``out`` -- how a game cut short is ranked."""
+    m = values.shape[0]
+    for i in range(m):
+        r = 1
+        for j in range(m):
+            if values[j] > values[i]:
+                r += 1
+        out[i] = r
+
+
+@njit(cache=True)
+def _no_potential(state, seat):
+    return 0.0
+
+
+# A decided game is worth far more than any score margin.
+TERMINAL_WEIGHT = 1_000_000.0
+
+
+
+@per_kernel
+def value_function(kernel):
+    """The jitted ``values(state, num_seats, scores, out)`` of ``kernel`` (one per process):
+    writes every participant's value into ``out`` (``float64``, one per participant,
+    seats first) using ``scores`` (``int64``, same length) as scratch."""
+    k_scores, current_player = kernel.scores, kernel.current_player
+    potential = getattr(kernel, "potential", _no_potential)
+    weight = float(getattr(kernel, "POTENTIAL_WEIGHT", 1.0))
+
+    @njit
+    def values(state, num_seats, scores, out):
+        k_scores(state, scores)
+        running = current_player(state) >= 0
+        for i in range(out.shape[0]):
+            out[i] = scores[i]
+            if running and i < num_seats:
+                out[i] += weight * potential(state, i)
+
+    return values
+
+
+@per_kernel
+def position_value_function(kernel):
+    """The jitted ``position_value(state, seat, num_seats, scores, values, ranks)`` of
+    ``kernel``: how good ``state`` looks for ``seat`` to greedy play (and to MCTS's greedy
+    playouts and ordered expansion) -- at the end, ``TERMINAL_WEIGHT`` times the seat's
+    rank reward plus its final margin (a won game beats any position, ties and automata
+    counted as in the rewards); before, its margin.  ``scores``/``values``/``ranks`` are
+    scratch arrays with one entry per participant."""
+    values_of, k_ranks, current_player = value_function(kernel), kernel.ranks, kernel.current_player
+
+    @njit
+    def position_value(state, seat, num_seats, scores, values, ranks):
+        values_of(state, num_seats, scores, values)
+        m = margin(values, seat)
+        if current_player(state) >= 0:
+            return m
+        k_ranks(state, ranks)
+        return TERMINAL_WEIGHT * rank_reward(ranks, seat) + m
+
+    return position_value
+
+
+def evaluate(kernel, state, seat, num_seats, num_participants):
+    """``seat``'s margin (see above) in the position ``state`` of ``kernel``'s game."""
+    m = max(int(num_participants), int(num_seats))
+    out = np.zeros(m, dtype=np.float64)
+    value_function(kernel)(state, int(num_seats), np.zeros(m, dtype=np.int64), out)
+    return float(margin(out, int(seat)))

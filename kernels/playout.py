@@ -3,6 +3,8 @@
 The kernel functions are passed in as arguments (numba compiles one specialisation per
 game), so benchmarks and search agents share one loop instead of one per game.
 """
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -42,6 +44,21 @@ def random_playout(step, legal_mask, current_player, state, mask, gen, max_steps
         step(state, pick_uniform(mask, gen, 0))
         n += 1
     return n
+
+
+def per_kernel(build):
+    """Decorator: ``build(kernel)`` -- which compiles jitted closures over a kernel's
+    functions -- runs once per kernel and process; later calls return the same result."""
+    built = {}
+
+    @functools.wraps(build)
+    def get(kernel):
+        fn = built.get(kernel.__name__)
+        if fn is None:
+            fn = built[kernel.__name__] = build(kernel)
+        return fn
+
+    return get
 
 
 def new_generator(seed):

@@ -31,6 +31,13 @@ def mix64(z):
 
 
 @njit(cache=True)
+def next_seed(seed):
+    """The seed after ``seed`` in a game's sequence of seeds (in ``[0, 2**63)``): what an
+    environment reset without a seed, or a batched game restarting, plays next."""
+    return np.int64(mix64(np.uint64(seed) + GOLDEN) & np.uint64(0x7FFFFFFFFFFFFFFF))
+
+
+@njit(cache=True)
 def seed_rng(state, off, seed):
     """Key the generator at ``state[off]`` from any integer seed; counter restarts at 0."""
     state[off] = np.int64(mix64(np.uint64(seed) + GOLDEN))
@@ -69,7 +76,7 @@ def draw_from_counts(state, off, counts, n_kinds):
     (-1 when the bag is empty).  Bags, stacks and decks whose order nobody has seen are
     kept this way, so re-keying the generator re-draws them for free.
     """
-    total = 0
+    total = np.int64(0)     # a bare 0 compiles randint a second time, for a literal n
     for i in range(n_kinds):
         total += state[counts + i]
     if total <= 0:

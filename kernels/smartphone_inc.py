@@ -1,17 +1,22 @@
 """Smartphone Inc. rules kernel.
 
-The whole game lives in one flat ``int64`` state array (layout below).  Every table
+The whole game lives in one flat ``int64`` state array declared field by field in
+``STATE`` (a :class:`kernels.layout.Layout`; each company's record is the ``COMPANY``
+layout, its plan of the round the ``PLAN`` layout, its plan outcome the ``OUTCOME``
+layout), whose offsets are the module constants the jitted code uses.  Every table
 (pads, geometry, map, buyers, technologies, tiles, retailers, Steve) comes from
 ``kernels/data/smartphone_inc.yaml``, validated at import by :func:`check_data`.
 
 Companies are numbered 0..N-1: the agents' seats first (company == seat), then Steve
 (company ``num_players``) when he plays.  Steve's decisions are taken inline by
-:func:`steve_action` through the same apply functions the agents use.
+:func:`_steve_action` through the same apply functions the agents use.
 
-Decisions (flat action ids, blocks of ``docs/rules/smartphone_inc.md`` section 11.3):
-SIDES 0(4), ARRANGE 4(120), TILE_PICK 124(10), TILE_PLACE 134(509), IMPROVE_PICK 643(5),
-RESEARCH 648(7), LOGISTICS 655(13), OFFICE_TARGET 668(12), MOVE_SOURCE 680(12),
-NFC_SELL 692(3), SELL 695(12), BONUS_TECH 707(6), BONUS_PRICE 713(2).
+Decisions (flat action ids, declared in ``ACTIONS``, blocks of ``docs/rules/smartphone_inc.md``
+section 11.3): sides 0(4), arrange 4(120), tile_pick 124(10), tile_place 134(509),
+improve_pick 643(5), research 648(7), logistics 655(13), office_target 668(12),
+move_source 680(12), nfc_sell 692(3), sell 695(12), bonus_tech 707(6), bonus_price 713(2).
+The state's ``PENDING`` holds the block number (``P_*``) of the decision owed; a round
+runs through the phases ``PH_PLANNING`` .. ``PH_SELLING``.
 
 Planning encoding
 -----------------
@@ -36,26 +41,32 @@ physically legal but unreachable.  With
 more tiles the same holds by construction: the under-tiles are the tiles below the top
 pad, each group in any order the agent picks, so every layer order is reachable.
 
-Observation (``observe``; sizes from the data; named parts ``global``, ``regions``,
-``companies``, ``plans`` as in the adapter's ``observation_layout``)
-------------------------------------------------------------------------------------
-* global ``G_*``: round, phase, own pending block, reveal flag, technology sides, costs
-  and patent holders, display, token supply, stack size; retailer bonus in progress
-  (kind one-hot, technology markers still to place), office-target kind (Wi-Fi,
-  Gamepad, extra, move) while one is pending, chosen move-office source.
-* per region ``R_*``: retailer and bonus kind, bonus amount, office slots, retailer
-  slots, progress markers, buyers filled this round, static buyers, size, cost.
-* per company ``K_*``, ego-centric (self first): presence, Steve flag, committed,
-  to move, VP, start VP, price, ready goods, tokens, tiles by type, owned tiles in
-  acquisition order (the TILE_PICK index), improvement picks still owed, technologies,
-  research markers and locks, markers to spend, offices used, goods sold, revealed
-  outcome vector, colour, turn-order slot; and the plan (one's own at every moment,
-  every agent's once revealed): pad sides, arrangement (W on top, rotation, offset)
-  and per owned tile: picked for placement now, placed, face down, over / under,
+Observation (``observe``; declared in ``OBS``, sizes from the data)
+--------------------------------------------------------------------
+Every piece is declared by name, shape and bounds; the adapter's ``observation_layout``
+and ``observation_bounds`` are ``OBS.parts()`` and ``OBS.bounds()``.
+
+* global pieces ``OBS_*``: round, phase, own pending block, reveal flag, technology
+  sides, costs and patent holders, display, token supply, stack size; retailer bonus in
+  progress (kind one-hot, technology markers still to place), office-target kind
+  (Wi-Fi, Gamepad, extra, move) while one is pending, chosen move-office source.
+* ``regions``: per region a ``REGION_OBS`` record (``RO_*``): retailer and bonus kind,
+  bonus amount, office slots, retailer slots, progress markers, buyers filled this
+  round, printed buyers, size, cost.
+* ``companies``: per company, ego-centric (self first), a ``COMPANY_OBS`` record
+  (``CO_*``): presence, Steve flag, committed, to move, VP, start VP, price, ready goods,
+  tokens, tiles by type, owned tiles in acquisition order (the TILE_PICK index),
+  improvement picks still owed, technologies, research markers and locks, markers to
+  spend, offices used, goods sold, revealed outcome vector, colour, turn-order slot; and
+  the plan (one's own at every moment, every agent's once revealed): pad sides,
+  arrangement (W on top, rotation, offset) and per owned tile a ``PLAN_TILE_OBS``
+  record (``PT_*``): picked for placement now, placed, face down, over / under,
   placement order, its two cells, orientation.
-* plans: per company 8 x 9 cells x ``PLANE_CH``: visible icon one-hot, source layer
-  (bottom pad, top pad, tile), number of under- and over-tiles covering the cell.
-Values lie in [OBS_LOW, OBS_HIGH] = [-1, 4].
+* ``plans``: per company 8 x 9 cells x ``PLANE`` channels (``CH_*``): visible icon
+  one-hot, source layer (bottom pad, top pad, tile), number of under- and over-tiles
+  covering the cell.
+Values lie in [-1, 4] (clipped at ``OBS_CLIP``); ``OBS_LOW``/``OBS_HIGH`` hold each
+slot's declared bounds.
 
 Rewards: :func:`ranks` ranks every company, Steve included (score, then technologies,
 then patents; ties share the better rank); the shell turns ranks into rewards.
@@ -71,12 +82,16 @@ v0 (issues 14/15): observation completes the mover's own plan (sides, arrangemen
     validated at load; cold start: constants passed to jitted helpers are numpy
     scalars (one specialisation each instead of one per literal: 92 -> 64 compiled) and
     init/step link less flow code (import + make + reset + first step: ~20.5 -> ~15.7 s CPU).
+v0 ("one way to write a game"): no rule change; state, observation, option vector and
+    actions declared with kernels.layout (same slots and values), named phases and
+    stages, private helpers; observation bounds declared per piece.
 """
 import numpy as np
 from numba import njit
 
 from kernels import rng
 from kernels.data_files import Checker, load
+from kernels.layout import ActionBlocks, Layout
 
 _ICON_SET = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
 _EFFECT_SET = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
@@ -306,8 +321,6 @@ TOKEN_SUPPLY = int(_C["goods_tokens_supply"]["value"])
 OFFICE_MAX = int(_C["office_markers_per_company"]["value"])
 PATENT_DROP = int(_C["patent_cost_drop"]["value"])
 TECH_COST_MIN = int(_C["tech_cost_min"]["value"])
-OVERLAP_MIN = int(_C["overlap_cells"]["min"])
-OVERLAP_MAX = int(_C["overlap_cells"]["max"])
 IMP_ROUND = np.zeros(ROUNDS + 2, dtype=np.int64)
 for _r in _C["improvement_phase_rounds"]["value"]:
     IMP_ROUND[int(_r)] = 1
@@ -489,98 +502,172 @@ STEVE_CYCLE = np.array([r * 3 + c for r, c in _ST["marker_cycle"]], dtype=np.int
 STEVE_PRICE_SHIFT = int(_ST["policy"]["retailer_price_shift"])
 
 # ----------------------------------------------------------------------------- actions
-BLOCK_NAMES = ("SIDES", "ARRANGE", "TILE_PICK", "TILE_PLACE", "IMPROVE_PICK", "RESEARCH", "LOGISTICS",
-               "OFFICE_TARGET", "MOVE_SOURCE", "NFC_SELL", "SELL", "BONUS_TECH", "BONUS_PRICE")
-BLOCK_SIZES = (4, NARR, MAX_TILES + 1, 4 * NDOM + 1, DISPLAY_SIZE, NTECH + 1, NREG + 1,
-               NREG, NREG, 3, NREG, NTECH, 2)
-BLOCK_OFF = tuple(int(sum(BLOCK_SIZES[:i])) for i in range(len(BLOCK_SIZES)))
-(P_SIDES, P_ARR, P_PICK, P_PLACE, P_IMPR, P_RES, P_LOG, P_OFF, P_MSRC, P_NFC, P_SELL,
- P_BTECH, P_BPRICE) = (np.int64(i) for i in range(13))
-(A_SIDES, A_ARR, A_PICK, A_PLACE, A_IMPR, A_RES, A_LOG, A_OFF, A_MSRC, A_NFC, A_SELL,
- A_BTECH, A_BPRICE) = BLOCK_OFF
-NUM_ACTIONS = int(sum(BLOCK_SIZES))
-BLOCK_OF = np.zeros(NUM_ACTIONS, dtype=np.int64)
-for _b in range(len(BLOCK_SIZES)):
-    BLOCK_OF[BLOCK_OFF[_b]:BLOCK_OFF[_b] + BLOCK_SIZES[_b]] = _b
-BLOCK_OFF_A = np.array(BLOCK_OFF, dtype=np.int64)
+# One flat action space in consecutive blocks; the pending decision (state PENDING) is the
+# number of its block (P_*), its actions are A_<BLOCK> + index.
+ACTIONS = ActionBlocks("smartphone_inc actions", [
+    ("sides", 4),                      # 2 * W side + B side
+    ("arrange", NARR),                 # 60 * (B on top) + top-pad position
+    ("tile_pick", MAX_TILES + 1),      # owned tile to place next; MAX_TILES = the rest face down, commit
+    ("tile_place", 4 * NDOM + 1),      # 4 * domino + 2 * orient + level (0 over, 1 under); FACE_DOWN
+    ("improve_pick", DISPLAY_SIZE),    # display slot
+    ("research", NTECH + 1),           # technology; NTECH = stop
+    ("logistics", NREG + 1),           # region; NREG = stop
+    ("office_target", NREG),           # region for a Wi-Fi / Gamepad / extra office or a move
+    ("move_source", NREG),             # region an office moves away from
+    ("nfc_sell", 3),                   # k + 1 goods sold directly
+    ("sell", NREG),                    # region of the next good
+    ("bonus_tech", NTECH),             # technology for a retailer's marker
+    ("bonus_price", 2),                # price -1 / +1
+])
+BLOCK_NAMES = tuple(ACTIONS.names())
+NUM_ACTIONS = ACTIONS.num_actions
+A_SIDES = ACTIONS.offset("sides")
+A_ARRANGE = ACTIONS.offset("arrange")
+A_TILE_PICK = ACTIONS.offset("tile_pick")
+A_TILE_PLACE = ACTIONS.offset("tile_place")
+A_IMPROVE_PICK = ACTIONS.offset("improve_pick")
+A_RESEARCH = ACTIONS.offset("research")
+A_LOGISTICS = ACTIONS.offset("logistics")
+A_OFFICE_TARGET = ACTIONS.offset("office_target")
+A_MOVE_SOURCE = ACTIONS.offset("move_source")
+A_NFC_SELL = ACTIONS.offset("nfc_sell")
+A_SELL = ACTIONS.offset("sell")
+A_BONUS_TECH = ACTIONS.offset("bonus_tech")
+A_BONUS_PRICE = ACTIONS.offset("bonus_price")
+# Block numbers (the values of state PENDING and PLAN_STAGE); numpy scalars: see E_NONE.
+(P_SIDES, P_ARRANGE, P_TILE_PICK, P_TILE_PLACE, P_IMPROVE_PICK, P_RESEARCH, P_LOGISTICS, P_OFFICE_TARGET,
+ P_MOVE_SOURCE, P_NFC_SELL, P_SELL, P_BONUS_TECH, P_BONUS_PRICE) = (
+    np.int64(BLOCK_NAMES.index(b)) for b in ("sides", "arrange", "tile_pick", "tile_place", "improve_pick",
+                                              "research", "logistics", "office_target", "move_source",
+                                              "nfc_sell", "sell", "bonus_tech", "bonus_price"))
+P_NONE = np.int64(-1)                  # no decision owed (game over)
 
-# office-target kinds
-OT_WIFI, OT_GAMEPAD, OT_EXTRA, OT_MOVE = (np.int64(i) for i in (1, 2, 3, 4))
-PH_RESEARCH, PH_LOGISTICS, PH_SELLING = np.int64(5), np.int64(6), np.int64(7)
+# Kinds of office target (state OFFICE_KIND) while an OFFICE_TARGET decision is pending.
+OT_NONE, OT_WIFI, OT_GAMEPAD, OT_EXTRA, OT_MOVE = (np.int64(i) for i in range(5))
+
+# Phases of a round (state PHASE).  PH_SCORING is never entered: the round ends with selling.
+PHASE_NAMES = ("", "planning", "pricing", "production", "improvement", "research", "logistics",
+               "selling", "scoring")
+(PH_PLANNING, PH_PRICING, PH_PRODUCTION, PH_IMPROVEMENT, PH_RESEARCH, PH_LOGISTICS, PH_SELLING,
+ PH_SCORING) = (np.int64(i) for i in range(1, len(PHASE_NAMES)))
+
+# Steps (state STAGE) of the acting company's turn within a phase.
+IMPROVE_START, IMPROVE_PICKING = np.int64(0), np.int64(1)               # picks owed not yet counted / counted
+LOGISTICS_MARKERS, LOGISTICS_WIFI, LOGISTICS_NFC, LOGISTICS_DONE = (np.int64(i) for i in range(4))
+SELL_START, SELL_SELLING = np.int64(0), np.int64(1)                     # goods to sell not yet counted / counted
+
+# ----------------------------------------------------------------------------- option vector
+CONFIG = Layout("smartphone_inc options")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_STEVE = CONFIG.add("steve")                         # 1 when Steve plays (company num_players)
+CFG_TECH_SIDES = CONFIG.add("tech_sides", NTECH)        # 0 front, 1 back, 2 random
+CFG_COLOURS = CONFIG.add("colours", MAX_CO)             # colour of each company, -1 random
+CONFIG_SIZE = CONFIG.size
 
 # ----------------------------------------------------------------------------- state layout
-_off = [0]
+# Outcome vector of a plan (docs/rules section 4, phase 1).
+OUTCOME = Layout("smartphone_inc plan outcome")
+O_GOODS = OUTCOME.add("goods")                # covered cells C plus face-down tiles d (x goods each)
+O_PROD = OUTCOME.add("production")            # visible PROD + CHEAP icons
+O_IMP = OUTCOME.add("imp")                    # visible IMP icons (a tile each)
+O_IMP_COVERED = OUTCOME.add("imp_covered")    # covered IMP icons (a token each)
+O_PRICE_SHIFT = OUTCOME.add("price_shift")    # PUP - PDOWN - CHEAP
+O_RES = OUTCOME.add("research")               # visible RES icons
+O_LOG = OUTCOME.add("logistics")              # visible LOG icons
+NOUT = OUTCOME.size
 
+# One company's record (offsets inside it; company c's record starts at company_base(c)).
+COMPANY = Layout("smartphone_inc company")
+C_COLOUR = COMPANY.add("colour")
+C_START_VP = COMPANY.add("start_vp")
+C_VP = COMPANY.add("vp")                          # VP track
+C_PRICE = COMPANY.add("price")
+C_READY = COMPANY.add("ready_goods")
+C_TOKENS = COMPANY.add("tokens")                  # goods tokens
+C_NUM_TILES = COMPANY.add("num_tiles")            # improvement tiles owned
+C_TILES = COMPANY.add("tiles", MAX_TILES)         # tile type of each, in acquisition order
+C_OWNS = COMPANY.add("owns", NTECH)               # 1 per technology owned
+C_TECH_MARKERS = COMPANY.add("tech_markers", NTECH)
+C_LOCKED = COMPANY.add("tech_locked", NTECH)      # marker from a retailer this research phase
+C_RESEARCH_LEFT = COMPANY.add("research_left")    # research markers still to place
+C_LOGISTICS_LEFT = COMPANY.add("logistics_left")  # logistics markers still to place
+C_OFFICES_USED = COMPANY.add("offices_used")      # office markers used (offices and technologies)
+C_SOLD = COMPANY.add("sold")                      # goods sold this round
+C_OUTCOME = COMPANY.add("outcome", NOUT)          # this round's plan outcome (OUTCOME layout)
+C_IMPROVE_LEFT = COMPANY.add("improve_left")      # improvement picks still owed
+C_COMMITTED = COMPANY.add("committed")            # plan committed this round
+COMPANY_SIZE = COMPANY.size
 
-def _f(n=1):
-    v = _off[0]
-    _off[0] += n
-    return v
+# One company's plan of the round (offsets inside it; starts at plan_base(c)).
+PLAN = Layout("smartphone_inc plan")
+PL_W_SIDE = PLAN.add("w_side")                    # -1 before SIDES
+PL_B_SIDE = PLAN.add("b_side")
+PL_ARRANGE = PLAN.add("arrange")                  # ARRANGE index, -1 before
+PL_COUNT = PLAN.add("count")                      # tiles placed (face up or down) so far
+PL_PLACED = PLAN.add("placed", MAX_TILES)         # per owned tile: placed already
+PL_ORDER_TILE = PLAN.add("order_tile", MAX_TILES)  # k-th placement: owned tile index
+PL_ORDER_CODE = PLAN.add("order_code", MAX_TILES)  # k-th placement: TILE_PLACE index (FACE_DOWN)
+PLAN_SIZE = PLAN.size
 
-
-NPL = _f(); NCO = _f(); STEVE = _f(); ROUND = _f(); PHASE = _f(); OVER = _f(); PEND = _f(); CUR = _f()
-OPOS = _f(); STAGE = _f(); OTK = _f(); BKIND = _f(); BLEFT = _f(); BCO = _f(); MSRC = _f(); GPP = _f()
-PSEAT = _f(); PSTAGE = _f(); PTILE = _f(); TOK = _f(); STACKN = _f(); SELLLEFT = _f(); REVEALED = _f()
-ORDER = _f(MAX_CO)
-TSIDE = _f(NTECH)
-PATENT = _f(NTECH)
-DISP = _f(DISPLAY_SIZE)
-STACK = _f(NTT)
-OFFS = _f(NREG * MAX_SLOTS)        # company or -1
-RET = _f(NREG)                     # retailer tile or -1
-RSIDE = _f(NREG)
-ROFF = _f(NREG * MAX_RSLOT)
-MARK = _f(NREG * MAX_CO)
-BUY = _f(NREG * MAX_BUY)           # company whose good sits on the buyer this round, -1 free
-RNG = _f(rng.RNG_SLOTS)
-# per company
-C_COL, C_SVP, C_VP, C_PRICE, C_READY, C_TOK, C_NT = range(7)
-C_TILES = 7
-C_OWN = C_TILES + MAX_TILES
-C_TM = C_OWN + NTECH
-C_LOCK = C_TM + NTECH
-C_RESL = C_LOCK + NTECH
-C_LOGL = C_RESL + 1
-C_OUSED = C_LOGL + 1
-C_SOLD = C_OUSED + 1
-C_OUT = C_SOLD + 1          # outcome vector (7)
-C_IMPL = C_OUT + 7
-C_COMMIT = C_IMPL + 1
-CSZ = C_COMMIT + 1
-CB = _f(MAX_CO * CSZ)
-# outcome vector entries
-O_CD, O_PROD, O_IMP, O_IMPCOV, O_SHIFT, O_RES, O_LOG = range(7)
-# per company plan
-PL_SW, PL_SB, PL_ARR, PL_N = range(4)
-PL_PLACED = 4
-PL_ORDT = PL_PLACED + MAX_TILES
-PL_ORDC = PL_ORDT + MAX_TILES
-PSZ = PL_ORDC + MAX_TILES
-PB = _f(MAX_CO * PSZ)
-STATE_SIZE = _off[0]
+STATE = Layout("smartphone_inc state")
+NUM_PLAYERS = STATE.add("num_players")            # agent seats
+NUM_COMPANIES = STATE.add("num_companies")        # seats + Steve
+STEVE = STATE.add("steve")                        # Steve's company, -1 without him
+ROUND = STATE.add("round")                        # 1..ROUNDS
+PHASE = STATE.add("phase")                        # PH_*
+OVER = STATE.add("over")
+PENDING = STATE.add("pending")                    # block (P_*) of the decision owed, -1 at the end
+CURRENT = STATE.add("current")                    # company that owes it, -1 at the end
+TURN_POS = STATE.add("turn_pos")                  # position in ORDER of the company acting this phase
+STAGE = STATE.add("stage")                        # step of its turn (IMPROVE_*, LOGISTICS_*, SELL_*)
+OFFICE_KIND = STATE.add("office_kind")            # OT_* of the pending office target
+BONUS_KIND = STATE.add("bonus_kind")              # retailer bonus in progress (B_*)
+BONUS_LEFT = STATE.add("bonus_left")              # its technology markers still to place
+BONUS_COMPANY = STATE.add("bonus_company")        # company resolving it
+MOVE_SOURCE = STATE.add("move_source")            # region a moving office leaves, -1 not chosen
+GAMEPAD_PENDING = STATE.add("gamepad_pending")    # Gamepad-back free office still to place
+PLAN_SEAT = STATE.add("plan_seat")                # seat planning now
+PLAN_STAGE = STATE.add("plan_stage")              # its planning decision (P_SIDES..P_TILE_PLACE)
+PICKED_TILE = STATE.add("picked_tile")            # owned tile picked for placement
+TOKENS_LEFT = STATE.add("tokens_left")            # goods tokens in the supply
+STACK_SIZE = STATE.add("stack_size")              # tiles left in the stack
+SELL_LEFT = STATE.add("sell_left")                # goods the acting company still sells
+REVEALED = STATE.add("revealed")                  # plans revealed this round
+ORDER = STATE.add("order", MAX_CO)                # turn order (companies)
+TECH_SIDE = STATE.add("tech_side", NTECH)         # 0 front, 1 back
+PATENT = STATE.add("patent", NTECH)               # holder, -1 none
+DISPLAY = STATE.add("display", DISPLAY_SIZE)      # tile type, -1 empty
+STACK = STATE.add("stack", NTT)                   # tiles of each type in the stack
+OFFICES = STATE.add("offices", (NREG, MAX_SLOTS))             # company or -1
+RETAILER = STATE.add("retailer", NREG)                        # retailer tile or -1
+RETAILER_SIDE = STATE.add("retailer_side", NREG)
+RETAILER_OFFICES = STATE.add("retailer_offices", (NREG, MAX_RSLOT))
+MARKERS = STATE.add("markers", (NREG, MAX_CO))                # logistics markers
+BUYERS = STATE.add("buyers", (NREG, MAX_BUY))     # company whose good sits on the buyer this round, -1 free
+RNG = STATE.add("rng", rng.RNG_SLOTS)
+COMPANIES = STATE.add("companies", (MAX_CO, COMPANY_SIZE))
+PLANS = STATE.add("plans", (MAX_CO, PLAN_SIZE))
+STATE_SIZE = STATE.size
 # Slots whose change makes hidden choices public at once (the plan reveal): a search copy
 # determinized before it may, from there, differ openly (e.g. in turn order).
 REVEAL_SLOTS = (REVEALED,)
 
-CONFIG_SIZE = 2 + NTECH + MAX_CO   # num_players, steve, tech side modes (0 front 1 back 2 random), colours
-
-PHASE_NAMES = ("", "planning", "pricing", "production", "improvement", "research", "logistics",
-               "selling", "scoring")
-
 
 # ============================================================================= small helpers
 @njit(cache=True)
-def cb(c):
-    return CB + c * CSZ
+def company_base(c):
+    """State offset of company ``c``'s record (``C_*`` offsets inside it)."""
+    return COMPANIES + c * COMPANY_SIZE
 
 
 @njit(cache=True)
-def pb(c):
-    return PB + c * PSZ
+def plan_base(c):
+    """State offset of company ``c``'s plan of the round (``PL_*`` offsets inside it)."""
+    return PLANS + c * PLAN_SIZE
 
 
 @njit(cache=True)
-def clampp(v):
+def _clamp_price(v):
     if v < PRICE_MIN:
         return PRICE_MIN
     if v > PRICE_MAX:
@@ -589,28 +676,28 @@ def clampp(v):
 
 
 @njit(cache=True)
-def eff_amount(state, c, e):
+def _effect_amount(state, c, e):
     """Amount of effect ``e`` that company ``c`` owns (0 if none)."""
-    b = cb(c)
+    b = company_base(c)
     tot = 0
     for t in range(NTECH):
-        if state[b + C_OWN + t] != 0:
-            s = state[TSIDE + t]
+        if state[b + C_OWNS + t] != 0:
+            s = state[TECH_SIDE + t]
             if TECH_EFF[t, s] == e:
                 tot += TECH_AMT[t, s]
     return tot
 
 
 @njit(cache=True)
-def n_techs(state, c):
+def _num_techs(state, c):
     n = 0
     for t in range(NTECH):
-        n += state[cb(c) + C_OWN + t] != 0
+        n += state[company_base(c) + C_OWNS + t] != 0
     return n
 
 
 @njit(cache=True)
-def n_patents(state, c):
+def _num_patents(state, c):
     n = 0
     for t in range(NTECH):
         n += state[PATENT + t] == c
@@ -618,19 +705,19 @@ def n_patents(state, c):
 
 
 @njit(cache=True)
-def tech_cost(state, t, c):
+def _tech_cost(state, t, c):
     v = TECH_COST[t]
     if state[PATENT + t] >= 0:
         v -= PATENT_DROP
-    v -= eff_amount(state, c, E_RES_DISCOUNT)
+    v -= _effect_amount(state, c, E_RES_DISCOUNT)
     if v < TECH_COST_MIN:
         v = TECH_COST_MIN
     return v
 
 
 @njit(cache=True)
-def add_goods(state, c, n):
-    b = cb(c)
+def _add_goods(state, c, n):
+    b = company_base(c)
     v = state[b + C_READY] + n
     if v > GOODS_CAP:
         v = GOODS_CAP
@@ -638,196 +725,197 @@ def add_goods(state, c, n):
 
 
 @njit(cache=True)
-def offices_in(state, c, r):
+def _offices_in(state, c, r):
     """Offices of ``c`` in region ``r`` (region slots and retailer slots)."""
     n = 0
     for s in range(MAX_SLOTS):
-        n += state[OFFS + r * MAX_SLOTS + s] == c
+        n += state[OFFICES + r * MAX_SLOTS + s] == c
     for s in range(MAX_RSLOT):
-        n += state[ROFF + r * MAX_RSLOT + s] == c
+        n += state[RETAILER_OFFICES + r * MAX_RSLOT + s] == c
     return n
 
 
 @njit(cache=True)
-def region_office_in(state, c, r):
+def _has_region_office(state, c, r):
     for s in range(MAX_SLOTS):
-        if state[OFFS + r * MAX_SLOTS + s] == c:
+        if state[OFFICES + r * MAX_SLOTS + s] == c:
             return True
     return False
 
 
 @njit(cache=True)
-def free_slot(state, r):
+def _free_slot(state, r):
     """Leftmost free slot of region ``r`` (retailer slot if a retailer covers it), -1 if full."""
-    t = state[RET + r]
+    t = state[RETAILER + r]
     if t >= 0:
         for s in range(RT_NSLOT[RT_SIZE[t]]):
-            if state[ROFF + r * MAX_RSLOT + s] < 0:
+            if state[RETAILER_OFFICES + r * MAX_RSLOT + s] < 0:
                 return s
         return -1
     for s in range(REG_NSLOT[r]):
-        if state[OFFS + r * MAX_SLOTS + s] < 0:
+        if state[OFFICES + r * MAX_SLOTS + s] < 0:
             return s
     return -1
 
 
 @njit(cache=True)
-def eligible_at(state, c, code, price):
+def _buys_at(state, c, code, price):
     """Whether buyer ``code`` would buy from ``c`` at ``price`` (ignoring whether it is free)."""
     if code <= 0:
         return False
     if code >= 100:
-        return state[cb(c) + C_OWN + code - 100] != 0
+        return state[company_base(c) + C_OWNS + code - 100] != 0
     return code >= price
 
 
 @njit(cache=True)
-def eligible(state, c, code):
-    return eligible_at(state, c, code, state[cb(c) + C_PRICE])
+def _buys(state, c, code):
+    return _buys_at(state, c, code, state[company_base(c) + C_PRICE])
 
 
 @njit(cache=True)
-def eligible_free(state, c, r):
-    if state[RET + r] >= 0:
+def _free_buyers(state, c, r):
+    if state[RETAILER + r] >= 0:
         return 0
     n = 0
     for b in range(REG_NBUY[r]):
-        if state[BUY + r * MAX_BUY + b] < 0 and eligible(state, c, REG_BUY[r, b]):
+        if state[BUYERS + r * MAX_BUY + b] < 0 and _buys(state, c, REG_BUY[r, b]):
             n += 1
     return n
 
 
 @njit(cache=True)
-def sell_cap(state, c, r):
-    if state[RET + r] >= 0:
+def _sell_capacity(state, c, r):
+    if state[RETAILER + r] >= 0:
         return 0
-    e = eligible_free(state, c, r)
-    if region_office_in(state, c, r):
+    e = _free_buyers(state, c, r)
+    if _has_region_office(state, c, r):
         return e
-    if eff_amount(state, c, E_SELL_NO_OFFICE) > 0:
+    if _effect_amount(state, c, E_SELL_NO_OFFICE) > 0:
         for b in range(REG_NBUY[r]):
-            if state[BUY + r * MAX_BUY + b] == c:
+            if state[BUYERS + r * MAX_BUY + b] == c:
                 return 0
         return min(1, e)
     return 0
 
 
 @njit(cache=True)
-def region_key(state, c, r):
-    return -eligible_free(state, c, r) * 10000 + REG_COST[r] * 100 + REG_ALPHA[r]
+def _steve_region_key(state, c, r):
+    return -_free_buyers(state, c, r) * 10000 + REG_COST[r] * 100 + REG_ALPHA[r]
 
 
 @njit(cache=True)
-def logistics_legal(state, c, r):
-    if offices_in(state, c, r) > 0 or free_slot(state, r) < 0:
+def _logistics_legal(state, c, r):
+    if _offices_in(state, c, r) > 0 or _free_slot(state, r) < 0:
         return False
     for q in range(NREG):
-        if LINK[r, q] != 0 and offices_in(state, c, q) > 0:
+        if LINK[r, q] != 0 and _offices_in(state, c, q) > 0:
             return True
     return False
 
 
 @njit(cache=True)
-def office_target_legal(state, c, kind, r):
+def _office_target_legal(state, c, kind, r):
     if kind == OT_WIFI or kind == OT_EXTRA:
-        return (state[cb(c) + C_OUSED] < OFFICE_MAX and offices_in(state, c, r) == 1
-                and state[RET + r] < 0 and free_slot(state, r) >= 0)
+        return (state[company_base(c) + C_OFFICES_USED] < OFFICE_MAX and _offices_in(state, c, r) == 1
+                and state[RETAILER + r] < 0 and _free_slot(state, r) >= 0)
     if kind == OT_GAMEPAD:
-        return (state[cb(c) + C_OUSED] < OFFICE_MAX and REG_SIZE[r] == 0 and offices_in(state, c, r) == 0
-                and free_slot(state, r) >= 0)
+        return (state[company_base(c) + C_OFFICES_USED] < OFFICE_MAX and REG_SIZE[r] == 0
+                and _offices_in(state, c, r) == 0
+                and _free_slot(state, r) >= 0)
     # move destination
-    return r != state[MSRC] and offices_in(state, c, r) == 0 and free_slot(state, r) >= 0
+    return r != state[MOVE_SOURCE] and _offices_in(state, c, r) == 0 and _free_slot(state, r) >= 0
 
 
 @njit(cache=True)
-def any_office_target(state, c, kind):
+def _any_office_target(state, c, kind):
     for r in range(NREG):
-        if office_target_legal(state, c, kind, r):
+        if _office_target_legal(state, c, kind, r):
             return True
     return False
 
 
 @njit(cache=True)
-def move_source_legal(state, c, r):
-    if offices_in(state, c, r) == 0:
+def _move_source_legal(state, c, r):
+    if _offices_in(state, c, r) == 0:
         return False
-    if c == state[STEVE] and not region_office_in(state, c, r):
+    if c == state[STEVE] and not _has_region_office(state, c, r):
         return False   # Steve moves only offices standing on a region (data steve.policy)
     for d in range(NREG):
-        if d != r and offices_in(state, c, d) == 0 and free_slot(state, d) >= 0:
+        if d != r and _offices_in(state, c, d) == 0 and _free_slot(state, d) >= 0:
             return True
     return False
 
 
 @njit(cache=True)
-def clear_if_full(state, r):
-    if free_slot(state, r) < 0:
+def _clear_markers_if_full(state, r):
+    if _free_slot(state, r) < 0:
         for c in range(MAX_CO):
-            state[MARK + r * MAX_CO + c] = 0
+            state[MARKERS + r * MAX_CO + c] = 0
 
 
 @njit(cache=True)
-def put_office(state, c, r):
+def _put_office(state, c, r):
     """Put an office of ``c`` in the leftmost free slot of ``r``; returns True on a retailer."""
-    s = free_slot(state, r)
-    on_ret = state[RET + r] >= 0
+    s = _free_slot(state, r)
+    on_ret = state[RETAILER + r] >= 0
     if on_ret:
-        state[ROFF + r * MAX_RSLOT + s] = c
+        state[RETAILER_OFFICES + r * MAX_RSLOT + s] = c
     else:
-        state[OFFS + r * MAX_SLOTS + s] = c
-    state[MARK + r * MAX_CO + c] = 0
-    clear_if_full(state, r)
+        state[OFFICES + r * MAX_SLOTS + s] = c
+    state[MARKERS + r * MAX_CO + c] = 0
+    _clear_markers_if_full(state, r)
     return on_ret
 
 
 @njit(cache=True)
-def build_office(state, c, r):
+def _build_office(state, c, r):
     """A new office (uses an office marker); a retailer bonus resolves at once."""
-    state[cb(c) + C_OUSED] += 1
-    if put_office(state, c, r):
-        trigger_bonus(state, c, r)
+    state[company_base(c) + C_OFFICES_USED] += 1
+    if _put_office(state, c, r):
+        _trigger_bonus(state, c, r)
 
 
 @njit(cache=True)
-def trigger_bonus(state, c, r):
-    t = state[RET + r]
-    s = state[RSIDE + r]
+def _trigger_bonus(state, c, r):
+    t = state[RETAILER + r]
+    s = state[RETAILER_SIDE + r]
     kind = RT_BONUS[t, s]
     n = RT_N[t, s]
     if kind == B_PRODUCE:
-        add_goods(state, c, n)
+        _add_goods(state, c, n)
     elif kind == B_TECH:
-        if n_techs(state, c) < NTECH and n > 0:
-            state[BKIND] = B_TECH
-            state[BLEFT] = n
-            state[BCO] = c
+        if _num_techs(state, c) < NTECH and n > 0:
+            state[BONUS_KIND] = B_TECH
+            state[BONUS_LEFT] = n
+            state[BONUS_COMPANY] = c
     elif kind == B_PRICE:
-        state[BKIND] = B_PRICE
-        state[BCO] = c
+        state[BONUS_KIND] = B_PRICE
+        state[BONUS_COMPANY] = c
     elif kind == B_EXTRA:
-        if any_office_target(state, c, OT_EXTRA):
-            state[BKIND] = B_EXTRA
-            state[BCO] = c
+        if _any_office_target(state, c, OT_EXTRA):
+            state[BONUS_KIND] = B_EXTRA
+            state[BONUS_COMPANY] = c
     elif kind == B_MOVE:
         for q in range(NREG):
-            if move_source_legal(state, c, q):
-                state[BKIND] = B_MOVE
-                state[BCO] = c
-                state[MSRC] = -1
+            if _move_source_legal(state, c, q):
+                state[BONUS_KIND] = B_MOVE
+                state[BONUS_COMPANY] = c
+                state[MOVE_SOURCE] = -1
                 break
 
 
 @njit(cache=True)
-def remove_office(state, c, r):
+def _remove_office(state, c, r):
     """Remove ``c``'s rightmost office in ``r`` (region slots first, else retailer); close the gap."""
-    base = OFFS + r * MAX_SLOTS
+    base = OFFICES + r * MAX_SLOTS
     n = MAX_SLOTS
     pos = -1
     for s in range(MAX_SLOTS):
         if state[base + s] == c:
             pos = s
     if pos < 0:
-        base = ROFF + r * MAX_RSLOT
+        base = RETAILER_OFFICES + r * MAX_RSLOT
         n = MAX_RSLOT
         for s in range(MAX_RSLOT):
             if state[base + s] == c:
@@ -838,40 +926,40 @@ def remove_office(state, c, r):
 
 
 @njit(cache=True)
-def complete_check(state, c):
+def _complete_techs(state, c):
     """Completion check of section 4 phase 5.  Returns True if a Gamepad-back office is pending."""
-    b = cb(c)
+    b = company_base(c)
     changed = True
     while changed:
         changed = False
         for t in range(NTECH):
-            if state[b + C_OWN + t] != 0 or state[b + C_LOCK + t] != 0:
+            if state[b + C_OWNS + t] != 0 or state[b + C_LOCKED + t] != 0:
                 continue
-            if state[b + C_TM + t] >= tech_cost(state, t, c) and state[b + C_OUSED] < OFFICE_MAX:
-                state[b + C_TM + t] = 0
-                state[b + C_OWN + t] = 1
-                state[b + C_OUSED] += 1
+            if state[b + C_TECH_MARKERS + t] >= _tech_cost(state, t, c) and state[b + C_OFFICES_USED] < OFFICE_MAX:
+                state[b + C_TECH_MARKERS + t] = 0
+                state[b + C_OWNS + t] = 1
+                state[b + C_OFFICES_USED] += 1
                 if state[PATENT + t] < 0:
                     state[PATENT + t] = c
-                s = state[TSIDE + t]
+                s = state[TECH_SIDE + t]
                 e = TECH_EFF[t, s]
                 changed = True
                 if e == E_PRODUCE_NOW:
-                    add_goods(state, c, TECH_AMT[t, s])
+                    _add_goods(state, c, TECH_AMT[t, s])
                 elif e == E_PER_TWO:
-                    add_goods(state, c, n_techs(state, c) // 2)
+                    _add_goods(state, c, _num_techs(state, c) // 2)
                 elif e == E_PRICE_PLUS:
-                    state[b + C_PRICE] = clampp(state[b + C_PRICE] + TECH_AMT[t, s])
+                    state[b + C_PRICE] = _clamp_price(state[b + C_PRICE] + TECH_AMT[t, s])
                 elif e == E_FREE_SMALL:
-                    if any_office_target(state, c, OT_GAMEPAD):
-                        state[GPP] = 1
+                    if _any_office_target(state, c, OT_GAMEPAD):
+                        state[GAMEPAD_PENDING] = 1
                         return True
     return False
 
 
 @njit(cache=True)
-def compute_order(state):
-    n = state[NCO]
+def _compute_order(state):
+    n = state[NUM_COMPANIES]
     for i in range(n):
         state[ORDER + i] = i
     for i in range(1, n):
@@ -879,8 +967,10 @@ def compute_order(state):
         while j > 0:
             a = state[ORDER + j - 1]
             bq = state[ORDER + j]
-            ka = (state[cb(a) + C_PRICE], state[cb(a) + C_VP], state[cb(a) + C_SVP])
-            kb = (state[cb(bq) + C_PRICE], state[cb(bq) + C_VP], state[cb(bq) + C_SVP])
+            ka = (state[company_base(a) + C_PRICE], state[company_base(a) + C_VP],
+                  state[company_base(a) + C_START_VP])
+            kb = (state[company_base(bq) + C_PRICE], state[company_base(bq) + C_VP],
+                  state[company_base(bq) + C_START_VP])
             if kb < ka:
                 state[ORDER + j - 1] = bq
                 state[ORDER + j] = a
@@ -890,23 +980,23 @@ def compute_order(state):
 
 
 @njit(cache=True)
-def draw_tile(state):
+def _draw_tile(state):
     t = rng.draw_from_counts(state, RNG, STACK, NTT)
     if t >= 0:
-        state[STACKN] -= 1
+        state[STACK_SIZE] -= 1
     return t
 
 
 # ============================================================================= plan geometry
 @njit(cache=True)
-def plan_pads(state, c):
+def _plan_pads(state, c):
     """(bottom pad index, bottom side, top pad index, top side, arrangement i) of c's plan."""
-    p = pb(c)
-    a = state[p + PL_ARR]
+    p = plan_base(c)
+    a = state[p + PL_ARRANGE]
     t = a // 60
     top = 0 if t == 0 else 1
     bot = 1 - top
-    sides = (state[p + PL_SW], state[p + PL_SB])
+    sides = (state[p + PL_W_SIDE], state[p + PL_B_SIDE])
     return bot, sides[bot], top, sides[top], a % 60
 
 
@@ -919,15 +1009,15 @@ def paint(state, c, icon, src, upto):
     for i in range(NCELL):
         icon[i] = -1
         src[i] = 0
-    p = pb(c)
-    if state[p + PL_SW] < 0:
+    p = plan_base(c)
+    if state[p + PL_W_SIDE] < 0:
         return 0
-    if state[p + PL_ARR] < 0:
+    if state[p + PL_ARRANGE] < 0:
         for v in range(6):
-            icon[BOTTOM_CELLS[v]] = PAD_ICONS[1, state[p + PL_SB], v]   # preview: W over B undecided
+            icon[BOTTOM_CELLS[v]] = PAD_ICONS[1, state[p + PL_B_SIDE], v]   # preview: W over B undecided
             src[BOTTOM_CELLS[v]] = 1
         return 0
-    bot, bs, top, ts, ai = plan_pads(state, c)
+    bot, bs, top, ts, ai = _plan_pads(state, c)
     for v in range(6):
         icon[BOTTOM_CELLS[v]] = PAD_ICONS[bot, bs, v]
         src[BOTTOM_CELLS[v]] = 1
@@ -937,14 +1027,14 @@ def paint(state, c, icon, src, upto):
                 icon[ARR_CELLS[ai, v]] = PAD_ICONS[top, ts, v]
                 src[ARR_CELLS[ai, v]] = 2
         for k in range(upto):
-            code = state[p + PL_ORDC + k]
+            code = state[p + PL_ORDER_CODE + k]
             if code == FACE_DOWN:
                 continue
             lv = code & 1
             if (lvpass == 0 and lv == 1) or (lvpass == 1 and lv == 0):
                 d = code >> 2
                 o = (code >> 1) & 1
-                tt = state[cb(c) + C_TILES + state[p + PL_ORDT + k]]
+                tt = state[company_base(c) + C_TILES + state[p + PL_ORDER_TILE + k]]
                 icon[DOM_A[d]] = TT_ICONS[tt, o]
                 icon[DOM_B[d]] = TT_ICONS[tt, 1 - o]
                 src[DOM_A[d]] = 3 + k
@@ -959,12 +1049,12 @@ def paint(state, c, icon, src, upto):
 
 
 @njit(cache=True)
-def eval_plan(state, c, out):
+def _eval_plan(state, c, out):
     """Outcome vector (C+d, PROD+CHEAP, IMP active, IMP covered, price shift, RES, LOG)."""
     icon = np.empty(NCELL, dtype=np.int64)
     src = np.empty(NCELL, dtype=np.int64)
-    p = pb(c)
-    n = state[p + PL_N]
+    p = plan_base(c)
+    n = state[p + PL_COUNT]
     cov = paint(state, c, icon, src, n)
     cnt = np.zeros(NICON, dtype=np.int64)
     for i in range(NCELL):
@@ -972,36 +1062,36 @@ def eval_plan(state, c, out):
             cnt[icon[i]] += 1
     d = 0
     for k in range(n):
-        if state[p + PL_ORDC + k] == FACE_DOWN:
+        if state[p + PL_ORDER_CODE + k] == FACE_DOWN:
             d += 1
     imp_total = np.int64(0)
     for v in range(6):
-        imp_total += PAD_ICONS[0, state[p + PL_SW], v] == IMP
-        imp_total += PAD_ICONS[1, state[p + PL_SB], v] == IMP
-    write_outcome(out, cov + d * FACE_DOWN_GOODS, cnt, imp_total)
+        imp_total += PAD_ICONS[0, state[p + PL_W_SIDE], v] == IMP
+        imp_total += PAD_ICONS[1, state[p + PL_B_SIDE], v] == IMP
+    _write_outcome(out, cov + d * FACE_DOWN_GOODS, cnt, imp_total)
 
 
 @njit(cache=True)
-def write_outcome(out, goods, cnt, imp_total):
+def _write_outcome(out, goods, cnt, imp_total):
     """Fill the outcome vector (``O_*`` slots) of a plan from its ``goods`` (covered cells
     plus face-down tiles), the counts ``cnt`` of its visible icons and its IMP icons in
     all (``imp_total``, covered ones included)."""
-    out[O_CD] = goods
+    out[O_GOODS] = goods
     out[O_PROD] = cnt[PROD] + cnt[CHEAP]
     out[O_IMP] = cnt[IMP]
-    out[O_IMPCOV] = imp_total - cnt[IMP]
-    out[O_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
+    out[O_IMP_COVERED] = imp_total - cnt[IMP]
+    out[O_PRICE_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
     out[O_RES] = cnt[RES]
     out[O_LOG] = cnt[LOG]
 
 
 @njit(cache=True)
-def steve_outcome(state, c):
-    steve_plan(state, c, state[cb(c) + C_OUT:])
+def _steve_outcome(state, c):
+    _steve_plan(state, c, state[company_base(c) + C_OUTCOME:])
 
 
 @njit(cache=True)
-def steve_plan(state, c, out):
+def _steve_plan(state, c, out):
     """Write the outcome of Steve's fixed plan for this round into ``out`` (O_* slots)."""
     cnt = np.zeros(NICON, dtype=np.int64)
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
@@ -1010,40 +1100,40 @@ def steve_plan(state, c, out):
         imp_total += STEVE_PAD[v] == IMP
         if v != cov:
             cnt[STEVE_PAD[v]] += 1
-    write_outcome(out, 1 + state[cb(c) + C_NT] * FACE_DOWN_GOODS, cnt, imp_total)
+    _write_outcome(out, 1 + state[company_base(c) + C_NUM_TILES] * FACE_DOWN_GOODS, cnt, imp_total)
 
 
 @njit(cache=True)
-def in_b(cell):
+def _in_bottom_pad(cell):
     r = cell // CANVAS_C
     col = cell % CANVAS_C
     return r >= 3 and r <= 4 and col >= 3 and col <= 5
 
 
 @njit(cache=True)
-def place_legal(state, c, d, lv, tmask):
+def _place_legal(state, c, d, lv, tmask):
     """Face-up placement of the next tile on domino d at level lv (0 over, 1 under)."""
     a = DOM_A[d]
     bcell = DOM_B[d]
-    max_off = min(2, eff_amount(state, c, E_OVERHANG))
-    ua = in_b(a) or tmask[a] != 0
-    ub = in_b(bcell) or tmask[bcell] != 0
+    max_off = min(2, _effect_amount(state, c, E_OVERHANG))
+    ua = _in_bottom_pad(a) or tmask[a] != 0
+    ub = _in_bottom_pad(bcell) or tmask[bcell] != 0
     off = (0 if ua else 1) + (0 if ub else 1)
     if off > max_off:
         return False
     if lv == 1:
-        if tmask[a] != 0 and not in_b(a):
+        if tmask[a] != 0 and not _in_bottom_pad(a):
             return False
-        if tmask[bcell] != 0 and not in_b(bcell):
+        if tmask[bcell] != 0 and not _in_bottom_pad(bcell):
             return False
         # (issue 14) no cell beneath the top pad is needed: such an under-tile differs from an
         # over-tile once a later under-tile lies on it (see "Planning encoding" above).
     # no burying: every tile must keep a cell not covered by tiles above it
-    p = pb(c)
-    n = state[p + PL_N]
+    p = plan_base(c)
+    n = state[p + PL_COUNT]
     for i in range(n + 1):
         if i < n:
-            ci = state[p + PL_ORDC + i]
+            ci = state[p + PL_ORDER_CODE + i]
             if ci == FACE_DOWN:
                 continue
             di = ci >> 2
@@ -1059,7 +1149,7 @@ def place_legal(state, c, d, lv, tmask):
                 if j == i:
                     continue
                 if j < n:
-                    cj = state[p + PL_ORDC + j]
+                    cj = state[p + PL_ORDER_CODE + j]
                     if cj == FACE_DOWN:
                         continue
                     dj = cj >> 2
@@ -1080,159 +1170,159 @@ def place_legal(state, c, d, lv, tmask):
 
 
 @njit(cache=True)
-def top_mask(state, c, tmask):
+def _top_mask(state, c, tmask):
     for i in range(NCELL):
         tmask[i] = 0
-    bot, bs, top, ts, ai = plan_pads(state, c)
+    bot, bs, top, ts, ai = _plan_pads(state, c)
     for v in range(6):
         tmask[ARR_CELLS[ai, v]] = 1
 
 
 @njit(cache=True)
-def plan_mask(state, c, mask):
-    """Legal planning actions of company c (its own PSTAGE-like stage in state[PSTAGE])."""
-    st = state[PSTAGE]
-    p = pb(c)
-    if st == 0:
+def _plan_mask(state, c, mask):
+    """Legal actions of company c's planning decision (state PLAN_STAGE)."""
+    st = state[PLAN_STAGE]
+    p = plan_base(c)
+    if st == P_SIDES:
         for a in range(4):
             mask[A_SIDES + a] = 1
-    elif st == 1:
+    elif st == P_ARRANGE:
         for a in range(NARR):
-            mask[A_ARR + a] = 1
-    elif st == 2:
-        for t in range(state[cb(c) + C_NT]):
+            mask[A_ARRANGE + a] = 1
+    elif st == P_TILE_PICK:
+        for t in range(state[company_base(c) + C_NUM_TILES]):
             if state[p + PL_PLACED + t] == 0:
-                mask[A_PICK + t] = 1
-        mask[A_PICK + MAX_TILES] = 1
-    else:
+                mask[A_TILE_PICK + t] = 1
+        mask[A_TILE_PICK + MAX_TILES] = 1
+    else:   # P_TILE_PLACE
         tmask = np.zeros(NCELL, dtype=np.int64)
-        top_mask(state, c, tmask)
+        _top_mask(state, c, tmask)
         for d in range(NDOM):
             for lv in range(2):
-                if place_legal(state, c, d, lv, tmask):
-                    mask[A_PLACE + 4 * d + lv] = 1
-                    mask[A_PLACE + 4 * d + 2 + lv] = 1
-        mask[A_PLACE + FACE_DOWN] = 1
+                if _place_legal(state, c, d, lv, tmask):
+                    mask[A_TILE_PLACE + 4 * d + lv] = 1
+                    mask[A_TILE_PLACE + 4 * d + 2 + lv] = 1
+        mask[A_TILE_PLACE + FACE_DOWN] = 1
 
 
 @njit(cache=True)
-def reset_plan(state, c):
-    p = pb(c)
-    for i in range(PSZ):
+def _reset_plan(state, c):
+    p = plan_base(c)
+    for i in range(PLAN_SIZE):
         state[p + i] = 0
-    state[p + PL_SW] = -1
-    state[p + PL_SB] = -1
-    state[p + PL_ARR] = -1
-    state[cb(c) + C_COMMIT] = 0
+    state[p + PL_W_SIDE] = -1
+    state[p + PL_B_SIDE] = -1
+    state[p + PL_ARRANGE] = -1
+    state[company_base(c) + C_COMMITTED] = 0
 
 
 @njit(cache=True)
-def plan_apply(state, c, a):
-    p = pb(c)
-    st = state[PSTAGE]
-    if st == 0:
+def _plan_apply(state, c, a):
+    p = plan_base(c)
+    st = state[PLAN_STAGE]
+    if st == P_SIDES:
         x = a - A_SIDES
-        state[p + PL_SW] = x // 2
-        state[p + PL_SB] = x % 2
-        state[PSTAGE] = 1
-    elif st == 1:
-        state[p + PL_ARR] = a - A_ARR
-        state[PSTAGE] = 2
-    elif st == 2:
-        t = a - A_PICK
+        state[p + PL_W_SIDE] = x // 2
+        state[p + PL_B_SIDE] = x % 2
+        state[PLAN_STAGE] = P_ARRANGE
+    elif st == P_ARRANGE:
+        state[p + PL_ARRANGE] = a - A_ARRANGE
+        state[PLAN_STAGE] = P_TILE_PICK
+    elif st == P_TILE_PICK:
+        t = a - A_TILE_PICK
         if t == MAX_TILES:
-            for u in range(state[cb(c) + C_NT]):
+            for u in range(state[company_base(c) + C_NUM_TILES]):
                 if state[p + PL_PLACED + u] == 0:
-                    k = state[p + PL_N]
-                    state[p + PL_ORDT + k] = u
-                    state[p + PL_ORDC + k] = FACE_DOWN
+                    k = state[p + PL_COUNT]
+                    state[p + PL_ORDER_TILE + k] = u
+                    state[p + PL_ORDER_CODE + k] = FACE_DOWN
                     state[p + PL_PLACED + u] = 1
-                    state[p + PL_N] = k + 1
-            state[cb(c) + C_COMMIT] = 1
-            state[PSEAT] += 1
-            state[PSTAGE] = 0
-            state[PTILE] = 0
+                    state[p + PL_COUNT] = k + 1
+            state[company_base(c) + C_COMMITTED] = 1
+            state[PLAN_SEAT] += 1
+            state[PLAN_STAGE] = P_SIDES
+            state[PICKED_TILE] = 0
         else:
-            state[PTILE] = t
-            state[PSTAGE] = 3
-    else:
-        k = state[p + PL_N]
-        u = state[PTILE]
-        state[p + PL_ORDT + k] = u
-        state[p + PL_ORDC + k] = a - A_PLACE
+            state[PICKED_TILE] = t
+            state[PLAN_STAGE] = P_TILE_PLACE
+    else:   # P_TILE_PLACE
+        k = state[p + PL_COUNT]
+        u = state[PICKED_TILE]
+        state[p + PL_ORDER_TILE + k] = u
+        state[p + PL_ORDER_CODE + k] = a - A_TILE_PLACE
         state[p + PL_PLACED + u] = 1
-        state[p + PL_N] = k + 1
-        state[PSTAGE] = 2
-        state[PTILE] = 0
+        state[p + PL_COUNT] = k + 1
+        state[PLAN_STAGE] = P_TILE_PICK
+        state[PICKED_TILE] = 0
 
 
 # ============================================================================= flow
 @njit(cache=True)
-def start_phase(state, ph):
+def _start_phase(state, ph):
     state[PHASE] = ph
-    state[OPOS] = 0
-    state[STAGE] = 0
-    if ph >= 4 and ph <= 7:
-        compute_order(state)
-    n = state[NCO]
-    if ph == 5:
+    state[TURN_POS] = 0
+    state[STAGE] = 0   # IMPROVE_START, LOGISTICS_MARKERS, SELL_START
+    if ph >= PH_IMPROVEMENT and ph <= PH_SELLING:
+        _compute_order(state)
+    n = state[NUM_COMPANIES]
+    if ph == PH_RESEARCH:
         for c in range(n):
-            state[cb(c) + C_RESL] = state[cb(c) + C_OUT + O_RES]
-    elif ph == 6:
+            state[company_base(c) + C_RESEARCH_LEFT] = state[company_base(c) + C_OUTCOME + O_RES]
+    elif ph == PH_LOGISTICS:
         for c in range(n):
-            v = state[cb(c) + C_OUT + O_LOG]
-            if eff_amount(state, c, E_RES_AS_LOG) > 0:
-                v += state[cb(c) + C_OUT + O_RES]
-            state[cb(c) + C_LOGL] = v
+            v = state[company_base(c) + C_OUTCOME + O_LOG]
+            if _effect_amount(state, c, E_RES_AS_LOG) > 0:
+                v += state[company_base(c) + C_OUTCOME + O_RES]
+            state[company_base(c) + C_LOGISTICS_LEFT] = v
 
 
 @njit(cache=True)
-def end_round(state):
-    n = state[NCO]
+def _end_round(state):
+    n = state[NUM_COMPANIES]
     # sales
     for c in range(n):
-        b = cb(c)
+        b = company_base(c)
         state[b + C_VP] += state[b + C_SOLD] * state[b + C_PRICE]
     # leadership
     gain = np.zeros(MAX_CO, dtype=np.int64)
-    leadership(state, state[BUY:BUY + NREG * MAX_BUY], gain)
+    _leadership(state, state[BUYERS:BUYERS + NREG * MAX_BUY], gain)
     for c in range(n):
-        state[cb(c) + C_VP] += gain[c]
+        state[company_base(c) + C_VP] += gain[c]
     # cleanup
     for i in range(NREG * MAX_BUY):
-        state[BUY + i] = -1
+        state[BUYERS + i] = -1
     rd = state[ROUND]
     if rd < ROUNDS and REFILL_ROUND[rd] != 0:
         for s in range(DISPLAY_SIZE):
-            state[DISP + s] = draw_tile(state)
+            state[DISPLAY + s] = _draw_tile(state)
     for c in range(n):
-        b = cb(c)
+        b = company_base(c)
         state[b + C_SOLD] = 0
         state[b + C_PRICE] = START_PRICE
-        reset_plan(state, c)
+        _reset_plan(state, c)
     state[REVEALED] = 0
     if rd >= ROUNDS:
         state[OVER] = 1
-        state[PEND] = -1
-        state[CUR] = -1
+        state[PENDING] = P_NONE
+        state[CURRENT] = -1
         return
     state[ROUND] = rd + 1
-    state[PHASE] = 1
-    state[PSEAT] = 0
-    state[PSTAGE] = 0
+    state[PHASE] = PH_PLANNING
+    state[PLAN_SEAT] = 0
+    state[PLAN_STAGE] = P_SIDES
 
 
 @njit(cache=True)
-def leadership(state, buy, gain):
+def _leadership(state, buy, gain):
     """Add to ``gain[c]`` the region leadership VP of section 6 for the goods on ``buy``
-    (a buyer array laid out like the state's BUY block: the real one or a simulated one)."""
-    n = state[NCO]
+    (a buyer array laid out like the state's BUYERS block: the real one or a simulated one)."""
+    n = state[NUM_COMPANIES]
     for r in range(NREG):
-        if state[RET + r] >= 0:
+        if state[RETAILER + r] >= 0:
             continue
         s = -1
         for q in range(REG_NSLOT[r]):
-            if state[OFFS + r * MAX_SLOTS + q] >= 0:
+            if state[OFFICES + r * MAX_SLOTS + q] >= 0:
                 s = q
         if s < 0:
             continue
@@ -1264,308 +1354,309 @@ def leadership(state, buy, gain):
 
 
 @njit(cache=True)
-def need(state, c, p):
-    state[CUR] = c
-    state[PEND] = p
+def _owe(state, c, p):
+    """Company ``c`` owes a decision of block ``p`` (a ``P_*``)."""
+    state[CURRENT] = c
+    state[PENDING] = p
     return True
 
 
 @njit(cache=True)
-def advance(state):
-    """Run automatic events until a decision is owed; sets PEND/CUR.  False at game end."""
+def _advance(state):
+    """Run automatic events until a decision is owed; sets PENDING/CURRENT.  False at game end."""
     while True:
         if state[OVER] != 0:
-            state[PEND] = -1
-            state[CUR] = -1
+            state[PENDING] = P_NONE
+            state[CURRENT] = -1
             return False
         # a retailer bonus in progress has priority
-        bk = state[BKIND]
-        if bk != 0:
-            c = state[BCO]
+        bk = state[BONUS_KIND]
+        if bk != B_NONE:
+            c = state[BONUS_COMPANY]
             if bk == B_TECH:
-                if state[BLEFT] > 0 and n_techs(state, c) < NTECH:
-                    return need(state, c, P_BTECH)
-                state[BKIND] = 0
-                state[BLEFT] = 0
+                if state[BONUS_LEFT] > 0 and _num_techs(state, c) < NTECH:
+                    return _owe(state, c, P_BONUS_TECH)
+                state[BONUS_KIND] = B_NONE
+                state[BONUS_LEFT] = 0
                 continue
             if bk == B_PRICE:
-                return need(state, c, P_BPRICE)
+                return _owe(state, c, P_BONUS_PRICE)
             if bk == B_EXTRA:
-                if any_office_target(state, c, OT_EXTRA):
-                    state[OTK] = OT_EXTRA
-                    return need(state, c, P_OFF)
-                state[BKIND] = 0
+                if _any_office_target(state, c, OT_EXTRA):
+                    state[OFFICE_KIND] = OT_EXTRA
+                    return _owe(state, c, P_OFFICE_TARGET)
+                state[BONUS_KIND] = B_NONE
                 continue
             if bk == B_MOVE:
-                if state[MSRC] < 0:
-                    return need(state, c, P_MSRC)
-                state[OTK] = OT_MOVE
-                return need(state, c, P_OFF)
+                if state[MOVE_SOURCE] < 0:
+                    return _owe(state, c, P_MOVE_SOURCE)
+                state[OFFICE_KIND] = OT_MOVE
+                return _owe(state, c, P_OFFICE_TARGET)
         ph = state[PHASE]
-        n = state[NCO]
-        if ph == 1:
-            s = state[PSEAT]
-            if s < state[NPL]:
-                return need(state, s, state[PSTAGE])
+        n = state[NUM_COMPANIES]
+        if ph == PH_PLANNING:
+            s = state[PLAN_SEAT]
+            if s < state[NUM_PLAYERS]:
+                return _owe(state, s, state[PLAN_STAGE])
             # reveal
             for c in range(n):
                 if c == state[STEVE]:
-                    steve_outcome(state, c)
+                    _steve_outcome(state, c)
                 else:
-                    eval_plan(state, c, state[cb(c) + C_OUT:cb(c) + C_OUT + 7])
+                    _eval_plan(state, c, state[company_base(c) + C_OUTCOME:company_base(c) + C_OUTCOME + NOUT])
             state[REVEALED] = 1
-            state[PHASE] = 2
-        elif ph == 2:
+            state[PHASE] = PH_PRICING
+        elif ph == PH_PRICING:
             for c in range(n):
-                b = cb(c)
-                state[b + C_PRICE] = clampp(START_PRICE + state[b + C_OUT + O_SHIFT]
-                                            + eff_amount(state, c, E_PRICE_PLUS))
-            state[PHASE] = 3
-        elif ph == 3:
+                b = company_base(c)
+                state[b + C_PRICE] = _clamp_price(START_PRICE + state[b + C_OUTCOME + O_PRICE_SHIFT]
+                                                  + _effect_amount(state, c, E_PRICE_PLUS))
+            state[PHASE] = PH_PRODUCTION
+        elif ph == PH_PRODUCTION:
             for c in range(n):
-                b = cb(c)
-                mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-                g = state[b + C_OUT + O_CD] + state[b + C_OUT + O_PROD] * mult + state[b + C_TOK]
-                if eff_amount(state, c, E_PER_TWO) > 0:
-                    g += n_techs(state, c) // 2
-                add_goods(state, c, g)
-            start_phase(state, np.int64(4 if IMP_ROUND[state[ROUND]] != 0 else 5))
-        elif ph == 4:
-            if state[OPOS] >= n:
-                start_phase(state, PH_RESEARCH)
+                b = company_base(c)
+                mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+                g = state[b + C_OUTCOME + O_GOODS] + state[b + C_OUTCOME + O_PROD] * mult + state[b + C_TOKENS]
+                if _effect_amount(state, c, E_PER_TWO) > 0:
+                    g += _num_techs(state, c) // 2
+                _add_goods(state, c, g)
+            _start_phase(state, PH_IMPROVEMENT if IMP_ROUND[state[ROUND]] != 0 else PH_RESEARCH)
+        elif ph == PH_IMPROVEMENT:
+            if state[TURN_POS] >= n:
+                _start_phase(state, PH_RESEARCH)
                 continue
-            c = state[ORDER + state[OPOS]]
-            b = cb(c)
-            if state[STAGE] == 0:
-                state[b + C_IMPL] = state[b + C_OUT + O_IMP]
-                state[STAGE] = 1
-            if state[b + C_IMPL] > 0:
+            c = state[ORDER + state[TURN_POS]]
+            b = company_base(c)
+            if state[STAGE] == IMPROVE_START:
+                state[b + C_IMPROVE_LEFT] = state[b + C_OUTCOME + O_IMP]
+                state[STAGE] = IMPROVE_PICKING
+            if state[b + C_IMPROVE_LEFT] > 0:
                 for s in range(DISPLAY_SIZE):
-                    if state[DISP + s] >= 0:
-                        return need(state, c, P_IMPR)
-                if state[TOK] > 0:
-                    state[TOK] -= 1
-                    state[b + C_TOK] += 1
-                state[b + C_IMPL] -= 1
+                    if state[DISPLAY + s] >= 0:
+                        return _owe(state, c, P_IMPROVE_PICK)
+                if state[TOKENS_LEFT] > 0:
+                    state[TOKENS_LEFT] -= 1
+                    state[b + C_TOKENS] += 1
+                state[b + C_IMPROVE_LEFT] -= 1
                 continue
-            for k in range(state[b + C_OUT + O_IMPCOV]):
-                if state[TOK] > 0:
-                    state[TOK] -= 1
-                    state[b + C_TOK] += 1
-            state[OPOS] += 1
-            state[STAGE] = 0
-        elif ph == 5:
-            if state[OPOS] >= n:
+            for k in range(state[b + C_OUTCOME + O_IMP_COVERED]):
+                if state[TOKENS_LEFT] > 0:
+                    state[TOKENS_LEFT] -= 1
+                    state[b + C_TOKENS] += 1
+            state[TURN_POS] += 1
+            state[STAGE] = IMPROVE_START
+        elif ph == PH_RESEARCH:
+            if state[TURN_POS] >= n:
                 for c in range(n):
                     for t in range(NTECH):
-                        state[cb(c) + C_LOCK + t] = 0
-                start_phase(state, PH_LOGISTICS)
+                        state[company_base(c) + C_LOCKED + t] = 0
+                _start_phase(state, PH_LOGISTICS)
                 continue
-            c = state[ORDER + state[OPOS]]
-            b = cb(c)
-            if state[GPP] != 0:
-                if any_office_target(state, c, OT_GAMEPAD):
-                    state[OTK] = OT_GAMEPAD
-                    return need(state, c, P_OFF)
-                state[GPP] = 0
-            if complete_check(state, c):
+            c = state[ORDER + state[TURN_POS]]
+            b = company_base(c)
+            if state[GAMEPAD_PENDING] != 0:
+                if _any_office_target(state, c, OT_GAMEPAD):
+                    state[OFFICE_KIND] = OT_GAMEPAD
+                    return _owe(state, c, P_OFFICE_TARGET)
+                state[GAMEPAD_PENDING] = 0
+            if _complete_techs(state, c):
                 continue
-            if state[b + C_RESL] > 0 and n_techs(state, c) < NTECH:
-                return need(state, c, P_RES)
-            state[b + C_RESL] = 0
-            state[OPOS] += 1
-        elif ph == 6:
-            if state[OPOS] >= n:
-                start_phase(state, PH_SELLING)
+            if state[b + C_RESEARCH_LEFT] > 0 and _num_techs(state, c) < NTECH:
+                return _owe(state, c, P_RESEARCH)
+            state[b + C_RESEARCH_LEFT] = 0
+            state[TURN_POS] += 1
+        elif ph == PH_LOGISTICS:
+            if state[TURN_POS] >= n:
+                _start_phase(state, PH_SELLING)
                 continue
-            c = state[ORDER + state[OPOS]]
-            b = cb(c)
+            c = state[ORDER + state[TURN_POS]]
+            b = company_base(c)
             st = state[STAGE]
-            if st == 0:
-                if state[b + C_LOGL] > 0:
+            if st == LOGISTICS_MARKERS:
+                if state[b + C_LOGISTICS_LEFT] > 0:
                     for r in range(NREG):
-                        if logistics_legal(state, c, r):
-                            return need(state, c, P_LOG)
-                state[b + C_LOGL] = 0
-                state[STAGE] = 1
-            elif st == 1:
-                state[STAGE] = 2
-                if eff_amount(state, c, E_SECOND_OFFICE) > 0 and any_office_target(state, c, OT_WIFI):
-                    state[STAGE] = 1
-                    state[OTK] = OT_WIFI
-                    return need(state, c, P_OFF)
-            elif st == 2:
-                if eff_amount(state, c, E_DIRECT_SALE) > 0 and state[b + C_READY] > 0:  # NFC front
-                    return need(state, c, P_NFC)
-                state[STAGE] = 3
+                        if _logistics_legal(state, c, r):
+                            return _owe(state, c, P_LOGISTICS)
+                state[b + C_LOGISTICS_LEFT] = 0
+                state[STAGE] = LOGISTICS_WIFI
+            elif st == LOGISTICS_WIFI:
+                state[STAGE] = LOGISTICS_NFC
+                if _effect_amount(state, c, E_SECOND_OFFICE) > 0 and _any_office_target(state, c, OT_WIFI):
+                    state[STAGE] = LOGISTICS_WIFI
+                    state[OFFICE_KIND] = OT_WIFI
+                    return _owe(state, c, P_OFFICE_TARGET)
+            elif st == LOGISTICS_NFC:
+                if _effect_amount(state, c, E_DIRECT_SALE) > 0 and state[b + C_READY] > 0:  # NFC front
+                    return _owe(state, c, P_NFC_SELL)
+                state[STAGE] = LOGISTICS_DONE
             else:
-                state[OPOS] += 1
-                state[STAGE] = 0
-        elif ph == 7:
-            if state[OPOS] >= n:
-                end_round(state)
+                state[TURN_POS] += 1
+                state[STAGE] = LOGISTICS_MARKERS
+        elif ph == PH_SELLING:
+            if state[TURN_POS] >= n:
+                _end_round(state)
                 continue
-            c = state[ORDER + state[OPOS]]
-            b = cb(c)
-            if state[STAGE] == 0:
+            c = state[ORDER + state[TURN_POS]]
+            b = company_base(c)
+            if state[STAGE] == SELL_START:
                 tot = 0
                 for r in range(NREG):
-                    tot += sell_cap(state, c, r)
-                state[SELLLEFT] = min(tot, state[b + C_READY])
-                state[STAGE] = 1
-            if state[SELLLEFT] > 0:
-                return need(state, c, P_SELL)
-            if eff_amount(state, c, E_KEEP_UNSOLD) == 0:
+                    tot += _sell_capacity(state, c, r)
+                state[SELL_LEFT] = min(tot, state[b + C_READY])
+                state[STAGE] = SELL_SELLING
+            if state[SELL_LEFT] > 0:
+                return _owe(state, c, P_SELL)
+            if _effect_amount(state, c, E_KEEP_UNSOLD) == 0:
                 state[b + C_READY] = 0
-            state[OPOS] += 1
-            state[STAGE] = 0
-        else:
-            end_round(state)
+            state[TURN_POS] += 1
+            state[STAGE] = SELL_START
+        else:   # PH_SCORING (never entered)
+            _end_round(state)
 
 
 @njit(cache=True)
-def sell_one(state, c, r):
+def _sell_one(state, c, r):
     for bb in range(REG_NBUY[r]):
-        if state[BUY + r * MAX_BUY + bb] < 0 and eligible(state, c, REG_BUY[r, bb]):
-            state[BUY + r * MAX_BUY + bb] = c
+        if state[BUYERS + r * MAX_BUY + bb] < 0 and _buys(state, c, REG_BUY[r, bb]):
+            state[BUYERS + r * MAX_BUY + bb] = c
             break
-    b = cb(c)
+    b = company_base(c)
     state[b + C_READY] -= 1
     state[b + C_SOLD] += 1
-    state[SELLLEFT] -= 1
+    state[SELL_LEFT] -= 1
 
 
 @njit(cache=True)
-def apply(state, a):
+def _apply(state, a):
     """Apply action ``a`` of the current decision (no automatic follow-up)."""
-    p = state[PEND]
-    c = state[CUR]
-    b = cb(c)
-    if p <= P_PLACE:
-        plan_apply(state, c, a)
-    elif p == P_IMPR:
-        s = a - A_IMPR
-        state[b + C_TILES + state[b + C_NT]] = state[DISP + s]
-        state[b + C_NT] += 1
-        state[DISP + s] = -1
-        state[b + C_IMPL] -= 1
-    elif p == P_RES:
-        t = a - A_RES
+    p = state[PENDING]
+    c = state[CURRENT]
+    b = company_base(c)
+    if p <= P_TILE_PLACE:   # a planning decision
+        _plan_apply(state, c, a)
+    elif p == P_IMPROVE_PICK:
+        s = a - A_IMPROVE_PICK
+        state[b + C_TILES + state[b + C_NUM_TILES]] = state[DISPLAY + s]
+        state[b + C_NUM_TILES] += 1
+        state[DISPLAY + s] = -1
+        state[b + C_IMPROVE_LEFT] -= 1
+    elif p == P_RESEARCH:
+        t = a - A_RESEARCH
         if t == NTECH:
-            state[b + C_RESL] = 0
+            state[b + C_RESEARCH_LEFT] = 0
         else:
-            state[b + C_TM + t] += 1
-            state[b + C_RESL] -= 1
-    elif p == P_LOG:
-        r = a - A_LOG
+            state[b + C_TECH_MARKERS + t] += 1
+            state[b + C_RESEARCH_LEFT] -= 1
+    elif p == P_LOGISTICS:
+        r = a - A_LOGISTICS
         if r == NREG:
-            state[b + C_LOGL] = 0
+            state[b + C_LOGISTICS_LEFT] = 0
         else:
-            state[b + C_LOGL] -= 1
-            state[MARK + r * MAX_CO + c] += 1
-            if state[MARK + r * MAX_CO + c] >= REG_COST[r] and state[b + C_OUSED] < OFFICE_MAX:
-                build_office(state, c, r)
-    elif p == P_OFF:
-        r = a - A_OFF
-        k = state[OTK]
-        state[OTK] = 0
+            state[b + C_LOGISTICS_LEFT] -= 1
+            state[MARKERS + r * MAX_CO + c] += 1
+            if state[MARKERS + r * MAX_CO + c] >= REG_COST[r] and state[b + C_OFFICES_USED] < OFFICE_MAX:
+                _build_office(state, c, r)
+    elif p == P_OFFICE_TARGET:
+        r = a - A_OFFICE_TARGET
+        k = state[OFFICE_KIND]
+        state[OFFICE_KIND] = OT_NONE
         if k == OT_WIFI:
-            state[STAGE] = 2
-            build_office(state, c, r)
+            state[STAGE] = LOGISTICS_NFC
+            _build_office(state, c, r)
         elif k == OT_GAMEPAD:
-            state[GPP] = 0
-            build_office(state, c, r)
+            state[GAMEPAD_PENDING] = 0
+            _build_office(state, c, r)
         elif k == OT_EXTRA:
-            state[BKIND] = 0
-            build_office(state, c, r)
+            state[BONUS_KIND] = B_NONE
+            _build_office(state, c, r)
         else:
-            state[BKIND] = 0
-            remove_office(state, c, state[MSRC])
-            state[MSRC] = -1
-            put_office(state, c, r)
-    elif p == P_MSRC:
-        state[MSRC] = a - A_MSRC
-    elif p == P_NFC:
-        k = a - A_NFC + 1
+            state[BONUS_KIND] = B_NONE
+            _remove_office(state, c, state[MOVE_SOURCE])
+            state[MOVE_SOURCE] = -1
+            _put_office(state, c, r)
+    elif p == P_MOVE_SOURCE:
+        state[MOVE_SOURCE] = a - A_MOVE_SOURCE
+    elif p == P_NFC_SELL:
+        k = a - A_NFC_SELL + 1
         state[b + C_VP] += k * state[b + C_PRICE]
         state[b + C_READY] -= k
-        state[STAGE] = 3
+        state[STAGE] = LOGISTICS_DONE
     elif p == P_SELL:
-        sell_one(state, c, a - A_SELL)
-    elif p == P_BTECH:
-        t = a - A_BTECH
-        state[b + C_TM + t] += 1
-        if state[PHASE] == 5:
-            state[b + C_LOCK + t] = 1
-        state[BLEFT] -= 1
-        if state[BLEFT] <= 0:
-            state[BKIND] = 0
-    elif p == P_BPRICE:
-        d = -1 if a == A_BPRICE else 1
-        state[b + C_PRICE] = clampp(state[b + C_PRICE] + d)
-        state[BKIND] = 0
+        _sell_one(state, c, a - A_SELL)
+    elif p == P_BONUS_TECH:
+        t = a - A_BONUS_TECH
+        state[b + C_TECH_MARKERS + t] += 1
+        if state[PHASE] == PH_RESEARCH:
+            state[b + C_LOCKED + t] = 1
+        state[BONUS_LEFT] -= 1
+        if state[BONUS_LEFT] <= 0:
+            state[BONUS_KIND] = B_NONE
+    elif p == P_BONUS_PRICE:
+        d = -1 if a == A_BONUS_PRICE else 1
+        state[b + C_PRICE] = _clamp_price(state[b + C_PRICE] + d)
+        state[BONUS_KIND] = B_NONE
 
 
 @njit(cache=True)
 def legal_mask(state, mask):
     for i in range(NUM_ACTIONS):
         mask[i] = 0
-    p = state[PEND]
-    c = state[CUR]
+    p = state[PENDING]
+    c = state[CURRENT]
     if p < 0:
         return
-    b = cb(c)
-    if p <= P_PLACE:
-        plan_mask(state, c, mask)
-    elif p == P_IMPR:
+    b = company_base(c)
+    if p <= P_TILE_PLACE:
+        _plan_mask(state, c, mask)
+    elif p == P_IMPROVE_PICK:
         for s in range(DISPLAY_SIZE):
-            if state[DISP + s] >= 0:
-                mask[A_IMPR + s] = 1
-    elif p == P_RES:
+            if state[DISPLAY + s] >= 0:
+                mask[A_IMPROVE_PICK + s] = 1
+    elif p == P_RESEARCH:
         for t in range(NTECH):
-            if state[b + C_OWN + t] == 0:
-                mask[A_RES + t] = 1
-        mask[A_RES + NTECH] = 1
-    elif p == P_LOG:
+            if state[b + C_OWNS + t] == 0:
+                mask[A_RESEARCH + t] = 1
+        mask[A_RESEARCH + NTECH] = 1
+    elif p == P_LOGISTICS:
         for r in range(NREG):
-            if logistics_legal(state, c, r):
-                mask[A_LOG + r] = 1
-        mask[A_LOG + NREG] = 1
-    elif p == P_OFF:
+            if _logistics_legal(state, c, r):
+                mask[A_LOGISTICS + r] = 1
+        mask[A_LOGISTICS + NREG] = 1
+    elif p == P_OFFICE_TARGET:
         for r in range(NREG):
-            if office_target_legal(state, c, state[OTK], r):
-                mask[A_OFF + r] = 1
-    elif p == P_MSRC:
+            if _office_target_legal(state, c, state[OFFICE_KIND], r):
+                mask[A_OFFICE_TARGET + r] = 1
+    elif p == P_MOVE_SOURCE:
         for r in range(NREG):
-            if move_source_legal(state, c, r):
-                mask[A_MSRC + r] = 1
-    elif p == P_NFC:
-        for k in range(min(3, eff_amount(state, c, E_DIRECT_SALE), state[b + C_READY])):
-            mask[A_NFC + k] = 1
+            if _move_source_legal(state, c, r):
+                mask[A_MOVE_SOURCE + r] = 1
+    elif p == P_NFC_SELL:
+        for k in range(min(3, _effect_amount(state, c, E_DIRECT_SALE), state[b + C_READY])):
+            mask[A_NFC_SELL + k] = 1
     elif p == P_SELL:
         for r in range(NREG):
-            if sell_cap(state, c, r) > 0:
+            if _sell_capacity(state, c, r) > 0:
                 mask[A_SELL + r] = 1
-    elif p == P_BTECH:
+    elif p == P_BONUS_TECH:
         for t in range(NTECH):
-            if state[b + C_OWN + t] == 0:
-                mask[A_BTECH + t] = 1
-    elif p == P_BPRICE:
-        mask[A_BPRICE] = 1
-        mask[A_BPRICE + 1] = 1
+            if state[b + C_OWNS + t] == 0:
+                mask[A_BONUS_TECH + t] = 1
+    elif p == P_BONUS_PRICE:
+        mask[A_BONUS_PRICE] = 1
+        mask[A_BONUS_PRICE + 1] = 1
 
 
 # ============================================================================= Steve
 @njit(cache=True)
-def steve_research_target(state, c):
-    b = cb(c)
+def _steve_research_target(state, c):
+    b = company_base(c)
     best = -1
     bk = (0, 0, 0)
     for t in range(NTECH):
-        if state[b + C_OWN + t] != 0:
+        if state[b + C_OWNS + t] != 0:
             continue
-        cost = tech_cost(state, t, c)
-        diff = cost - state[b + C_TM + t]
+        cost = _tech_cost(state, t, c)
+        diff = cost - state[b + C_TECH_MARKERS + t]
         if diff <= 0:
             continue
         k = (diff, cost, t)
@@ -1576,109 +1667,109 @@ def steve_research_target(state, c):
 
 
 @njit(cache=True)
-def steve_action(state):
-    p = state[PEND]
-    c = state[CUR]
-    b = cb(c)
-    if p == P_IMPR:
+def _steve_action(state):
+    p = state[PENDING]
+    c = state[CURRENT]
+    b = company_base(c)
+    if p == P_IMPROVE_PICK:
         best = -1
         bn = -1
         for s in range(DISPLAY_SIZE):
-            t = state[DISP + s]
+            t = state[DISPLAY + s]
             if t >= 0:
                 np_ = (TT_ICONS[t, 0] == PROD) + (TT_ICONS[t, 1] == PROD)
                 if np_ > bn:
                     bn = np_
                     best = s
-        return A_IMPR + best
-    if p == P_RES:
-        t = steve_research_target(state, c)
-        return A_RES + (NTECH if t < 0 else t)
-    if p == P_LOG:
+        return A_IMPROVE_PICK + best
+    if p == P_RESEARCH:
+        t = _steve_research_target(state, c)
+        return A_RESEARCH + (NTECH if t < 0 else t)
+    if p == P_LOGISTICS:
         best = -1
         bk = 0
         for r in range(NREG):
-            if logistics_legal(state, c, r):
-                k = region_key(state, c, r)
+            if _logistics_legal(state, c, r):
+                k = _steve_region_key(state, c, r)
                 if best < 0 or k < bk:
                     best = r
                     bk = k
-        return A_LOG + (NREG if best < 0 else best)
-    if p == P_OFF:
+        return A_LOGISTICS + (NREG if best < 0 else best)
+    if p == P_OFFICE_TARGET:
         best = -1
         bk = 0
         for r in range(NREG):
-            if office_target_legal(state, c, state[OTK], r):
-                k = region_key(state, c, r)
+            if _office_target_legal(state, c, state[OFFICE_KIND], r):
+                k = _steve_region_key(state, c, r)
                 if best < 0 or k < bk:
                     best = r
                     bk = k
-        return A_OFF + best
-    if p == P_MSRC:
+        return A_OFFICE_TARGET + best
+    if p == P_MOVE_SOURCE:
         best = -1
         bk = 0
         for r in range(NREG):
-            if move_source_legal(state, c, r):
-                k = eligible_free(state, c, r)
+            if _move_source_legal(state, c, r):
+                k = _free_buyers(state, c, r)
                 if best < 0 or k < bk:
                     best = r
                     bk = k
-        return A_MSRC + best
-    if p == P_NFC:
-        return A_NFC + min(3, eff_amount(state, c, E_DIRECT_SALE), state[b + C_READY]) - 1
+        return A_MOVE_SOURCE + best
+    if p == P_NFC_SELL:
+        return A_NFC_SELL + min(3, _effect_amount(state, c, E_DIRECT_SALE), state[b + C_READY]) - 1
     if p == P_SELL:
         best = -1
         bk = 0
         for r in range(NREG):
-            k = sell_cap(state, c, r)
+            k = _sell_capacity(state, c, r)
             if k > bk:
                 best = r
                 bk = k
         return A_SELL + best
-    if p == P_BTECH:
-        t = steve_research_target(state, c)
+    if p == P_BONUS_TECH:
+        t = _steve_research_target(state, c)
         if t < 0:
             for u in range(NTECH):
-                if state[b + C_OWN + u] == 0:
+                if state[b + C_OWNS + u] == 0:
                     t = u
                     break
-        return A_BTECH + t
-    if p == P_BPRICE:
-        return A_BPRICE + (0 if STEVE_PRICE_SHIFT < 0 else 1)
+        return A_BONUS_TECH + t
+    if p == P_BONUS_PRICE:
+        return A_BONUS_PRICE + (0 if STEVE_PRICE_SHIFT < 0 else 1)
     return -1
 
 
 @njit(cache=True)
-def forced_sell(state):
+def _forced_sell(state):
     """Region of the next good when the selling choice is forced, else -1 (section 5.6)."""
-    c = state[CUR]
+    c = state[CURRENT]
     tot = 0
     nreg = 0
     first = -1
     for r in range(NREG):
-        k = sell_cap(state, c, r)
+        k = _sell_capacity(state, c, r)
         if k > 0:
             tot += k
             nreg += 1
             if first < 0:
                 first = r
-    if nreg == 1 or state[SELLLEFT] >= tot:
+    if nreg == 1 or state[SELL_LEFT] >= tot:
         return first
     return -1
 
 
 @njit(cache=True)
-def run(state):
+def _run(state):
     """Advance to the next agent decision, playing Steve and forced moves inline."""
-    while advance(state):
-        c = state[CUR]
+    while _advance(state):
+        c = state[CURRENT]
         if c == state[STEVE]:
-            apply(state, steve_action(state))
+            _apply(state, _steve_action(state))
             continue
-        if state[PEND] == P_SELL:
-            r = forced_sell(state)
+        if state[PENDING] == P_SELL:
+            r = _forced_sell(state)
             if r >= 0:
-                apply(state, A_SELL + r)
+                _apply(state, A_SELL + r)
                 continue
         return
 
@@ -1688,17 +1779,17 @@ def run(state):
 def init(state, config, seed):
     for i in range(STATE_SIZE):
         state[i] = 0
-    npl = config[0]
-    st = config[1]
-    state[NPL] = npl
-    state[NCO] = npl + st
+    npl = config[CFG_NUM_PLAYERS]
+    st = config[CFG_STEVE]
+    state[NUM_PLAYERS] = npl
+    state[NUM_COMPANIES] = npl + st
     state[STEVE] = npl if st != 0 else -1
     rng.seed_rng(state, RNG, seed)
     n = npl + st
     # colours
     used = np.zeros(NCOL, dtype=np.int64)
     for c in range(n):
-        col = config[2 + NTECH + c]
+        col = config[CFG_COLOURS + c]
         if col < 0:
             k = rng.randint(state, RNG, NCOL - c)
             for q in range(NCOL):
@@ -1708,25 +1799,25 @@ def init(state, config, seed):
                         break
                     k -= 1
         used[col] = 1
-        state[cb(c) + C_COL] = col
+        state[company_base(c) + C_COLOUR] = col
     # technology sides
     for t in range(NTECH):
-        m = config[2 + t]
-        state[TSIDE + t] = rng.randint(state, RNG, np.int64(2)) if m == 2 else m
+        m = config[CFG_TECH_SIDES + t]
+        state[TECH_SIDE + t] = rng.randint(state, RNG, np.int64(2)) if m == 2 else m
         state[PATENT + t] = -1
     # board
     for i in range(NREG * MAX_SLOTS):
-        state[OFFS + i] = -1
+        state[OFFICES + i] = -1
     for i in range(NREG * MAX_RSLOT):
-        state[ROFF + i] = -1
+        state[RETAILER_OFFICES + i] = -1
     for i in range(NREG * MAX_BUY):
-        state[BUY + i] = -1
+        state[BUYERS + i] = -1
     for r in range(NREG):
-        state[RET + r] = -1
+        state[RETAILER + r] = -1
     # retailers
     home = np.zeros(NREG, dtype=np.int64)
     for c in range(n):
-        home[COL_HOME[state[cb(c) + C_COL]]] = 1
+        home[COL_HOME[state[company_base(c) + C_COLOUR]]] = 1
     med = LAYOUT_MED[n]
     rused = np.zeros(NRT, dtype=np.int64)
     for r in range(NREG):
@@ -1748,79 +1839,79 @@ def init(state, config, seed):
             if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
                 if k == 0:
                     rused[t] = 1
-                    state[RET + r] = t
-                    state[RSIDE + r] = rng.randint(state, RNG, np.int64(2))
+                    state[RETAILER + r] = t
+                    state[RETAILER_SIDE + r] = rng.randint(state, RNG, np.int64(2))
                     break
                 k -= 1
     # tiles
     for t in range(NTT):
         state[STACK + t] = MARKET_CNT[t]
-    state[STACKN] = MARKET_CNT.sum()
+    state[STACK_SIZE] = MARKET_CNT.sum()
     for s in range(DISPLAY_SIZE):
-        state[DISP + s] = draw_tile(state)
-    state[TOK] = TOKEN_SUPPLY
+        state[DISPLAY + s] = _draw_tile(state)
+    state[TOKENS_LEFT] = TOKEN_SUPPLY
     for c in range(n):
-        b = cb(c)
-        col = state[b + C_COL]
-        state[b + C_SVP] = COL_SVP[col]
+        b = company_base(c)
+        col = state[b + C_COLOUR]
+        state[b + C_START_VP] = COL_SVP[col]
         state[b + C_VP] = COL_SVP[col]
         state[b + C_PRICE] = START_PRICE
         state[b + C_TILES] = COL_TILE[col]
-        state[b + C_NT] = 1
+        state[b + C_NUM_TILES] = 1
         h = COL_HOME[col]
-        state[OFFS + h * MAX_SLOTS + free_slot(state, h)] = c
-        state[b + C_OUSED] = 1
-        reset_plan(state, c)
-    state[MSRC] = -1
+        state[OFFICES + h * MAX_SLOTS + _free_slot(state, h)] = c
+        state[b + C_OFFICES_USED] = 1
+        _reset_plan(state, c)
+    state[MOVE_SOURCE] = -1
     state[ROUND] = 1
-    state[PHASE] = 1
-    # What run(state) would do here: the first decision is always seat 0's SIDES (Steve
+    state[PHASE] = PH_PLANNING
+    # What _run(state) would do here: the first decision is always seat 0's SIDES (Steve
     # plans inline at the reveal).  Set directly, so init links no flow code: every
     # jitted caller re-optimises the code it links in (cold start, see step).
-    state[PSEAT] = 0
-    state[PSTAGE] = 0
-    need(state, np.int64(0), P_SIDES)
+    state[PLAN_SEAT] = 0
+    state[PLAN_STAGE] = P_SIDES
+    _owe(state, np.int64(0), P_SIDES)
 
 
 @njit(cache=True)
 def current_player(state):
     if state[OVER] != 0:
         return -1
-    return state[CUR]
+    return state[CURRENT]
 
 
 @njit(cache=True)
 def step(state, action):
-    apply(state, action)
-    # run(state), written out: each jitted caller re-optimises the code it links in, so
-    # one wrapper fewer between the entry points and advance() shortens the cold start
-    while advance(state):
-        if state[CUR] == state[STEVE]:
-            apply(state, steve_action(state))
+    _apply(state, action)
+    # _run(state), written out: each jitted caller re-optimises the code it links in, so
+    # one wrapper fewer between the entry points and _advance() shortens the cold start
+    while _advance(state):
+        if state[CURRENT] == state[STEVE]:
+            _apply(state, _steve_action(state))
             continue
-        if state[PEND] == P_SELL:
-            r = forced_sell(state)
+        if state[PENDING] == P_SELL:
+            r = _forced_sell(state)
             if r >= 0:
-                apply(state, A_SELL + r)
+                _apply(state, A_SELL + r)
                 continue
         return
 
 
 @njit(cache=True)
-def retailer_vp(state, c):
+def _retailer_vp(state, c):
     v = 0
     for r in range(NREG):
-        t = state[RET + r]
+        t = state[RETAILER + r]
         if t < 0:
             continue
         for s in range(RT_NSLOT[RT_SIZE[t]]):
-            if state[ROFF + r * MAX_RSLOT + s] == c:
+            if state[RETAILER_OFFICES + r * MAX_RSLOT + s] == c:
                 v += RT_SLOTVP[RT_SIZE[t], s]
     return v
 
 
 @njit(cache=True)
-def patent_vp(state, c):
+def _patent_vp(state, c):
     v = 0
     for t in range(NTECH):
         if state[PATENT + t] == c:
@@ -1830,91 +1921,146 @@ def patent_vp(state, c):
 
 @njit(cache=True)
 def total_score(state, c):
-    return state[cb(c) + C_VP] + patent_vp(state, c) + retailer_vp(state, c)
+    return state[company_base(c) + C_VP] + _patent_vp(state, c) + _retailer_vp(state, c)
 
 
 @njit(cache=True)
 def scores(state, out):
-    for c in range(min(out.shape[0], state[NCO])):
+    for c in range(min(out.shape[0], state[NUM_COMPANIES])):
         out[c] = total_score(state, c)
 
 
 @njit(cache=True)
 def ranks(state, out):
     """1-based rank of each company (out may hold the seats only, or every company)."""
-    n = state[NCO]
+    n = state[NUM_COMPANIES]
     for c in range(min(out.shape[0], n)):
-        kc = (total_score(state, c), n_techs(state, c), n_patents(state, c))
+        kc = (total_score(state, c), _num_techs(state, c), _num_patents(state, c))
         r = 1
         for q in range(n):
-            kq = (total_score(state, q), n_techs(state, q), n_patents(state, q))
+            kq = (total_score(state, q), _num_techs(state, q), _num_patents(state, q))
             if kq > kc:
                 r += 1
         out[c] = r
 
 
 # ============================================================================= observation
-G_ROUND = 0
-G_PHASE = G_ROUND + ROUNDS
-G_PEND = G_PHASE + 8
-G_REV = G_PEND + 13
-G_TSIDE = G_REV + 1
-G_TCOST = G_TSIDE + NTECH
-G_PAT = G_TCOST + NTECH
-G_DISP = G_PAT + NTECH * (MAX_CO + 1)
-G_TOK = G_DISP + DISPLAY_SIZE * (NTT + 1)
-G_STACK = G_TOK + 1
-G_BKIND = G_STACK + 1                  # retailer bonus in progress (one-hot BONUS_KINDS, 0 = none)
-G_BLEFT = G_BKIND + len(BONUS_KINDS)   # retailer technology markers still to place / 3
-G_OTK = G_BLEFT + 1                    # office-target kind: Wi-Fi, Gamepad, extra, move (one-hot)
-G_MSRC = G_OTK + 4                     # chosen move-office source region (one-hot)
-G_SIZE = G_MSRC + NREG
-R_RET = 0
-R_BONUS = 1
-R_OFFS = R_BONUS + 6
-R_ROFF = R_OFFS + MAX_SLOTS * (MAX_CO + 1)
-R_MARK = R_ROFF + MAX_RSLOT * (MAX_CO + 1)
-R_BUY = R_MARK + MAX_CO
-R_STATIC = R_BUY + MAX_BUY * (MAX_CO + 1)
-R_SIZEOH = R_STATIC + MAX_BUY * (1 + NTECH)
-R_COST = R_SIZEOH + 3
-R_BAMT = R_COST + 1                    # retailer bonus amount n (goods, markers) / 3
-R_SZ = R_BAMT + 1
-K_PRESENT, K_STEVE, K_COMMIT, K_CUR, K_VP, K_SVP, K_PRICE, K_READY, K_TOK = range(9)
-K_TILES = 9
-K_OWN = K_TILES + NTT
-K_TM = K_OWN + NTECH
-K_LOCK = K_TM + NTECH
-K_RESL = K_LOCK + NTECH
-K_LOGL = K_RESL + 1
-K_OUSED = K_LOGL + 1
-K_SOLD = K_OUSED + 1
-K_OUT = K_SOLD + 1
-K_COL = K_OUT + 7
-K_ORD = K_COL + len(COLOURS)
-K_IMPL = K_ORD + MAX_CO                # improvement picks still owed this phase / 3
-K_TSEQ = K_IMPL + 1                    # owned tiles in acquisition order: MAX_TILES x NTT one-hot
-# plan details (own plan at every moment, others' once revealed):
-K_PSIDE = K_TSEQ + MAX_TILES * NTT     # W side one-hot (2), B side one-hot (2)
-K_PARR = K_PSIDE + 4                   # arrangement: chosen, W on top, k one-hot (4), top-left row/8, col/8
-K_PTILE = K_PARR + 8                   # per owned tile k (acquisition order): PT_* fields
-PT_PICKED, PT_PLACED, PT_DOWN, PT_OVER, PT_UNDER, PT_ORDER, PT_AR, PT_AC, PT_BR, PT_BC, PT_ORIENT = range(11)
-PT_SZ = 11
-K_SZ = K_PTILE + MAX_TILES * PT_SZ
-PLANE_CH = NICON + 5                   # icon one-hot, source (bottom/top/tile), tiles under/over here
-OBS_GLOBAL = 0
-OBS_REGIONS = G_SIZE
-OBS_COMP = OBS_REGIONS + NREG * R_SZ
-OBS_PLANES = OBS_COMP + MAX_CO * K_SZ
-OBS_SIZE = OBS_PLANES + MAX_CO * NCELL * PLANE_CH
-OBS_LOW = -1.0
-OBS_HIGH = 4.0
+# Values are scaled to about [0, 1] and clipped at OBS_CLIP; each field's bounds are declared
+# with it.  Company slots are ego-centric (slot 0 = the observer, then seats in turn); a
+# "company one-hot" has MAX_CO + 1 entries, the last one meaning none.
+OBS_CLIP = 4.0
+NOBODY = MAX_CO + 1                    # entries of a company one-hot (ego slots, then none)
+
+# Per region (RO_*: offsets inside one region's record).
+REGION_OBS = Layout("smartphone_inc region observation")
+RO_RETAILER = REGION_OBS.add("retailer")                                   # a retailer covers it
+RO_BONUS = REGION_OBS.add("bonus", len(BONUS_KINDS))                       # its bonus kind (one-hot)
+RO_OFFICES = REGION_OBS.add("offices", (MAX_SLOTS, NOBODY))                # office slots
+RO_RETAILER_OFFICES = REGION_OBS.add("retailer_offices", (MAX_RSLOT, NOBODY))
+RO_MARKERS = REGION_OBS.add("markers", MAX_CO, high=OBS_CLIP)              # progress markers / 4
+RO_BUYERS = REGION_OBS.add("buyers", (MAX_BUY, NOBODY))                    # good sold there this round
+_PRINTED_HIGH = np.array([OBS_CLIP] + [1.0] * NTECH)
+RO_PRINTED_BUYERS = REGION_OBS.add("printed_buyers", (MAX_BUY, 1 + NTECH),  # price cap / 10, technology
+                                   high=_PRINTED_HIGH)
+RO_SIZE = REGION_OBS.add("size", len(SIZES))                               # S, M, L (one-hot)
+RO_COST = REGION_OBS.add("cost", high=OBS_CLIP)                            # office cost / 4
+RO_BONUS_AMOUNT = REGION_OBS.add("bonus_amount", high=OBS_CLIP)            # retailer bonus n / 3
+REGION_OBS_SIZE = REGION_OBS.size
+
+# Per owned tile of a plan, in acquisition order (PT_*: offsets inside one tile's record).
+PLAN_TILE_OBS = Layout("smartphone_inc plan tile observation")
+PT_PICKED = PLAN_TILE_OBS.add("picked")       # the tile picked for placement now
+PT_PLACED = PLAN_TILE_OBS.add("placed")
+PT_DOWN = PLAN_TILE_OBS.add("face_down")
+PT_OVER = PLAN_TILE_OBS.add("over")           # over the top pad
+PT_UNDER = PLAN_TILE_OBS.add("under")         # under the top pad
+PT_ORDER = PLAN_TILE_OBS.add("order")         # placement order (k + 1) / MAX_TILES
+PT_AR = PLAN_TILE_OBS.add("a_row")            # its two cells (row / 8, column / 8)
+PT_AC = PLAN_TILE_OBS.add("a_col")
+PT_BR = PLAN_TILE_OBS.add("b_row")
+PT_BC = PLAN_TILE_OBS.add("b_col")
+PT_ORIENT = PLAN_TILE_OBS.add("orient")
+PT_SZ = PLAN_TILE_OBS.size
+
+# Per company (CO_*: offsets inside one company's record); the plan fields show the
+# observer's own plan at every moment, others' once revealed.
+COMPANY_OBS = Layout("smartphone_inc company observation")
+CO_PRESENT = COMPANY_OBS.add("present")
+CO_STEVE = COMPANY_OBS.add("steve")
+CO_COMMITTED = COMPANY_OBS.add("committed")
+CO_TO_MOVE = COMPANY_OBS.add("to_move")
+CO_VP = COMPANY_OBS.add("vp", high=OBS_CLIP)                        # / 100
+CO_START_VP = COMPANY_OBS.add("start_vp", high=OBS_CLIP)            # / 5
+CO_PRICE = COMPANY_OBS.add("price", high=OBS_CLIP)                  # / 10
+CO_READY = COMPANY_OBS.add("ready_goods", high=OBS_CLIP)            # / 18
+CO_TOKENS = COMPANY_OBS.add("tokens", high=OBS_CLIP)                # / 20
+CO_TILES = COMPANY_OBS.add("tiles", NTT, high=OBS_CLIP)             # owned tiles by type / 3
+CO_OWNS = COMPANY_OBS.add("owns", NTECH)                            # technologies
+CO_TECH_MARKERS = COMPANY_OBS.add("tech_markers", NTECH, high=OBS_CLIP)  # / 6
+CO_TECH_LOCKED = COMPANY_OBS.add("tech_locked", NTECH)
+CO_RESEARCH_LEFT = COMPANY_OBS.add("research_left", high=OBS_CLIP)  # / 6
+CO_LOGISTICS_LEFT = COMPANY_OBS.add("logistics_left", high=OBS_CLIP)  # / 8
+CO_OFFICES_USED = COMPANY_OBS.add("offices_used", high=OBS_CLIP)    # / 18
+CO_SOLD = COMPANY_OBS.add("sold", high=OBS_CLIP)                    # / 18
+CO_OUTCOME = COMPANY_OBS.add("outcome", NOUT, low=-1.0, high=OBS_CLIP)  # revealed outcome / 10
+CO_COLOUR = COMPANY_OBS.add("colour", NCOL)
+CO_TURN_ORDER = COMPANY_OBS.add("turn_order", MAX_CO)               # position (improvement to selling)
+CO_IMPROVE_LEFT = COMPANY_OBS.add("improve_left", high=OBS_CLIP)    # picks still owed / 3
+CO_TILE_SEQUENCE = COMPANY_OBS.add("tile_sequence", (MAX_TILES, NTT))  # owned tiles in acquisition order
+CO_PLAN_W_SIDE = COMPANY_OBS.add("plan_w_side", 2)
+CO_PLAN_B_SIDE = COMPANY_OBS.add("plan_b_side", 2)
+CO_PLAN_ARRANGED = COMPANY_OBS.add("plan_arranged")
+CO_PLAN_W_ON_TOP = COMPANY_OBS.add("plan_w_on_top")
+CO_PLAN_ROTATION = COMPANY_OBS.add("plan_rotation", 4)              # top pad turned k x 90 degrees
+CO_PLAN_TOP_ROW = COMPANY_OBS.add("plan_top_row")                   # top pad's top-left / 8
+CO_PLAN_TOP_COL = COMPANY_OBS.add("plan_top_col")
+CO_PLAN_TILES = COMPANY_OBS.add("plan_tiles", (MAX_TILES, PT_SZ))   # PLAN_TILE_OBS per owned tile
+COMPANY_OBS_SIZE = COMPANY_OBS.size
+
+# Per canvas cell of a company's plan (CH_*: channels).
+PLANE = Layout("smartphone_inc plan cell")
+CH_ICON = PLANE.add("icon", NICON)                   # visible icon (one-hot)
+CH_SOURCE = PLANE.add("source", 3)                   # it lies on the bottom pad, top pad, a tile
+CH_UNDER = PLANE.add("under_tiles", high=OBS_CLIP)   # face-up under-tiles covering the cell
+CH_OVER = PLANE.add("over_tiles", high=OBS_CLIP)     # face-up over-tiles covering the cell
+PLANE_CH = PLANE.size
+
+
+def _rows(layout, n):
+    """Bounds of ``n`` records of ``layout``, shaped (n, record size)."""
+    low, high = layout.bounds(np.float64)
+    return np.tile(low, (n, 1)), np.tile(high, (n, 1))
+
+
+OBS = Layout("smartphone_inc observation")
+OBS_ROUND = OBS.add("round", ROUNDS)                           # one-hot
+OBS_PHASE = OBS.add("phase", len(PHASE_NAMES) - 1)             # planning .. scoring (one-hot)
+OBS_PENDING = OBS.add("pending", len(BLOCK_NAMES))             # own decision's block (one-hot)
+OBS_REVEALED = OBS.add("revealed")
+OBS_TECH_SIDE = OBS.add("tech_side", NTECH)                    # 1 = back
+OBS_TECH_COST = OBS.add("tech_cost", NTECH, low=-1.0, high=OBS_CLIP)   # printed, less patent drop / 10
+OBS_PATENT = OBS.add("patent", (NTECH, NOBODY))                # holder (company one-hot)
+OBS_DISPLAY = OBS.add("display", (DISPLAY_SIZE, NTT + 1))      # tile type, last = empty
+OBS_TOKENS = OBS.add("tokens", high=OBS_CLIP)                  # supply / 20
+OBS_STACK = OBS.add("stack", high=OBS_CLIP)                    # stack size / 22
+OBS_BONUS_KIND = OBS.add("bonus_kind", len(BONUS_KINDS))       # retailer bonus in progress (0 = none)
+OBS_BONUS_LEFT = OBS.add("bonus_left", high=OBS_CLIP)          # its technology markers still to place / 3
+OBS_OFFICE_KIND = OBS.add("office_kind", 4)                    # Wi-Fi, Gamepad, extra, move (while pending)
+OBS_MOVE_SOURCE = OBS.add("move_source", NREG)                 # chosen move-office source (one-hot)
+_lo, _hi = _rows(REGION_OBS, NREG)
+OBS_REGIONS = OBS.add("regions", (NREG, REGION_OBS_SIZE), low=_lo, high=_hi)
+_lo, _hi = _rows(COMPANY_OBS, MAX_CO)
+OBS_COMPANIES = OBS.add("companies", (MAX_CO, COMPANY_OBS_SIZE), low=_lo, high=_hi)
+_lo, _hi = PLANE.bounds(np.float64)
+OBS_PLANS = OBS.add("plans", (MAX_CO, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
+OBS_SIZE = OBS.size
+OBS_LOW, OBS_HIGH = OBS.bounds()
 
 
 @njit(cache=True)
-def ego(state, player, c):
+def _ego(state, player, c):
     """Ego slot (0 = player) of company c."""
-    n = state[NCO]
+    n = state[NUM_COMPANIES]
     return (c - player + n) % n
 
 
@@ -1922,100 +2068,100 @@ def ego(state, player, c):
 def observe(state, player, out):
     for i in range(OBS_SIZE):
         out[i] = 0.0
-    n = state[NCO]
+    n = state[NUM_COMPANIES]
     rd = state[ROUND]
-    out[G_ROUND + min(rd, ROUNDS) - 1] = 1.0
-    out[G_PHASE + state[PHASE] - 1] = 1.0
-    if state[PEND] >= 0 and state[CUR] == player:
-        out[G_PEND + state[PEND]] = 1.0
-    out[G_REV] = state[REVEALED]
+    out[OBS_ROUND + min(rd, ROUNDS) - 1] = 1.0
+    out[OBS_PHASE + state[PHASE] - PH_PLANNING] = 1.0
+    if state[PENDING] >= 0 and state[CURRENT] == player:
+        out[OBS_PENDING + state[PENDING]] = 1.0
+    out[OBS_REVEALED] = state[REVEALED]
     for t in range(NTECH):
-        out[G_TSIDE + t] = state[TSIDE + t]
-        out[G_TCOST + t] = (TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0
+        out[OBS_TECH_SIDE + t] = state[TECH_SIDE + t]
+        out[OBS_TECH_COST + t] = (TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0
         h = state[PATENT + t]
-        out[G_PAT + t * (MAX_CO + 1) + (MAX_CO if h < 0 else ego(state, player, h))] = 1.0
+        out[OBS_PATENT + t * NOBODY + (MAX_CO if h < 0 else _ego(state, player, h))] = 1.0
     for s in range(DISPLAY_SIZE):
-        t = state[DISP + s]
-        out[G_DISP + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
-    out[G_TOK] = state[TOK] / 20.0
-    out[G_STACK] = state[STACKN] / 22.0
-    out[G_BKIND + state[BKIND]] = 1.0
-    out[G_BLEFT] = state[BLEFT] / 3.0
-    if state[PEND] == P_OFF and state[OTK] > 0:
-        out[G_OTK + state[OTK] - 1] = 1.0
-    if state[MSRC] >= 0:
-        out[G_MSRC + state[MSRC]] = 1.0
+        t = state[DISPLAY + s]
+        out[OBS_DISPLAY + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
+    out[OBS_TOKENS] = state[TOKENS_LEFT] / 20.0
+    out[OBS_STACK] = state[STACK_SIZE] / 22.0
+    out[OBS_BONUS_KIND + state[BONUS_KIND]] = 1.0
+    out[OBS_BONUS_LEFT] = state[BONUS_LEFT] / 3.0
+    if state[PENDING] == P_OFFICE_TARGET and state[OFFICE_KIND] != OT_NONE:
+        out[OBS_OFFICE_KIND + state[OFFICE_KIND] - OT_WIFI] = 1.0
+    if state[MOVE_SOURCE] >= 0:
+        out[OBS_MOVE_SOURCE + state[MOVE_SOURCE]] = 1.0
     for r in range(NREG):
-        o = OBS_REGIONS + r * R_SZ
-        t = state[RET + r]
+        o = OBS_REGIONS + r * REGION_OBS_SIZE
+        t = state[RETAILER + r]
         if t >= 0:
-            out[o + R_RET] = 1.0
-            out[o + R_BONUS + RT_BONUS[t, state[RSIDE + r]]] = 1.0
-            out[o + R_BAMT] = RT_N[t, state[RSIDE + r]] / 3.0
+            out[o + RO_RETAILER] = 1.0
+            out[o + RO_BONUS + RT_BONUS[t, state[RETAILER_SIDE + r]]] = 1.0
+            out[o + RO_BONUS_AMOUNT] = RT_N[t, state[RETAILER_SIDE + r]] / 3.0
             for s in range(MAX_RSLOT):
-                q = state[ROFF + r * MAX_RSLOT + s]
-                out[o + R_ROFF + s * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+                q = state[RETAILER_OFFICES + r * MAX_RSLOT + s]
+                out[o + RO_RETAILER_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
         for s in range(MAX_SLOTS):
-            q = state[OFFS + r * MAX_SLOTS + s]
-            out[o + R_OFFS + s * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+            q = state[OFFICES + r * MAX_SLOTS + s]
+            out[o + RO_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
         for c in range(n):
-            out[o + R_MARK + ego(state, player, c)] = state[MARK + r * MAX_CO + c] / 4.0
+            out[o + RO_MARKERS + _ego(state, player, c)] = state[MARKERS + r * MAX_CO + c] / 4.0
         for bb in range(MAX_BUY):
-            q = state[BUY + r * MAX_BUY + bb]
-            out[o + R_BUY + bb * (MAX_CO + 1) + (MAX_CO if q < 0 else ego(state, player, q))] = 1.0
+            q = state[BUYERS + r * MAX_BUY + bb]
+            out[o + RO_BUYERS + bb * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
             code = REG_BUY[r, bb]
             if code >= 100:
-                out[o + R_STATIC + bb * (1 + NTECH) + 1 + code - 100] = 1.0
+                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH) + 1 + code - 100] = 1.0
             elif code > 0:
-                out[o + R_STATIC + bb * (1 + NTECH)] = code / 10.0
-        out[o + R_SIZEOH + REG_SIZE[r]] = 1.0
-        out[o + R_COST] = REG_COST[r] / 4.0
+                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH)] = code / 10.0
+        out[o + RO_SIZE + REG_SIZE[r]] = 1.0
+        out[o + RO_COST] = REG_COST[r] / 4.0
     for c in range(n):
-        e = ego(state, player, c)
-        o = OBS_COMP + e * K_SZ
-        b = cb(c)
-        out[o + K_PRESENT] = 1.0
-        out[o + K_STEVE] = 1.0 if c == state[STEVE] else 0.0
-        out[o + K_COMMIT] = state[b + C_COMMIT]
-        out[o + K_CUR] = 1.0 if c == state[CUR] else 0.0
-        out[o + K_VP] = state[b + C_VP] / 100.0
-        out[o + K_SVP] = state[b + C_SVP] / 5.0
-        out[o + K_PRICE] = state[b + C_PRICE] / 10.0
-        out[o + K_READY] = state[b + C_READY] / 18.0
-        out[o + K_TOK] = state[b + C_TOK] / 20.0
-        for k in range(state[b + C_NT]):
-            out[o + K_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
-            out[o + K_TSEQ + k * NTT + state[b + C_TILES + k]] = 1.0
-        out[o + K_IMPL] = state[b + C_IMPL] / 3.0
+        e = _ego(state, player, c)
+        o = OBS_COMPANIES + e * COMPANY_OBS_SIZE
+        b = company_base(c)
+        out[o + CO_PRESENT] = 1.0
+        out[o + CO_STEVE] = 1.0 if c == state[STEVE] else 0.0
+        out[o + CO_COMMITTED] = state[b + C_COMMITTED]
+        out[o + CO_TO_MOVE] = 1.0 if c == state[CURRENT] else 0.0
+        out[o + CO_VP] = state[b + C_VP] / 100.0
+        out[o + CO_START_VP] = state[b + C_START_VP] / 5.0
+        out[o + CO_PRICE] = state[b + C_PRICE] / 10.0
+        out[o + CO_READY] = state[b + C_READY] / 18.0
+        out[o + CO_TOKENS] = state[b + C_TOKENS] / 20.0
+        for k in range(state[b + C_NUM_TILES]):
+            out[o + CO_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
+            out[o + CO_TILE_SEQUENCE + k * NTT + state[b + C_TILES + k]] = 1.0
+        out[o + CO_IMPROVE_LEFT] = state[b + C_IMPROVE_LEFT] / 3.0
         for t in range(NTECH):
-            out[o + K_OWN + t] = state[b + C_OWN + t]
-            out[o + K_TM + t] = state[b + C_TM + t] / 6.0
-            out[o + K_LOCK + t] = state[b + C_LOCK + t]
-        out[o + K_RESL] = state[b + C_RESL] / 6.0
-        out[o + K_LOGL] = state[b + C_LOGL] / 8.0
-        out[o + K_OUSED] = state[b + C_OUSED] / 18.0
-        out[o + K_SOLD] = state[b + C_SOLD] / 18.0
+            out[o + CO_OWNS + t] = state[b + C_OWNS + t]
+            out[o + CO_TECH_MARKERS + t] = state[b + C_TECH_MARKERS + t] / 6.0
+            out[o + CO_TECH_LOCKED + t] = state[b + C_LOCKED + t]
+        out[o + CO_RESEARCH_LEFT] = state[b + C_RESEARCH_LEFT] / 6.0
+        out[o + CO_LOGISTICS_LEFT] = state[b + C_LOGISTICS_LEFT] / 8.0
+        out[o + CO_OFFICES_USED] = state[b + C_OFFICES_USED] / 18.0
+        out[o + CO_SOLD] = state[b + C_SOLD] / 18.0
         if state[REVEALED] != 0:
-            for k in range(7):
-                out[o + K_OUT + k] = state[b + C_OUT + k] / 10.0
-        out[o + K_COL + state[b + C_COL]] = 1.0
-        if state[PHASE] >= 4 and state[PHASE] <= 7:
+            for k in range(NOUT):
+                out[o + CO_OUTCOME + k] = state[b + C_OUTCOME + k] / 10.0
+        out[o + CO_COLOUR + state[b + C_COLOUR]] = 1.0
+        if state[PHASE] >= PH_IMPROVEMENT and state[PHASE] <= PH_SELLING:
             for i in range(n):
                 if state[ORDER + i] == c:
-                    out[o + K_ORD + i] = 1.0
+                    out[o + CO_TURN_ORDER + i] = 1.0
         # plan planes: own plan always, others only once revealed
         if c == player or state[REVEALED] != 0:
-            po = OBS_PLANES + e * NCELL * PLANE_CH
-            write_planes(state, c, out, po)
+            po = OBS_PLANS + e * NCELL * PLANE_CH
+            _write_planes(state, c, out, po)
             if c != state[STEVE]:
-                write_plan_details(state, c, out, o)
+                _write_plan_details(state, c, out, o)
     for i in range(OBS_SIZE):
-        if out[i] > OBS_HIGH:
-            out[i] = OBS_HIGH
+        if out[i] > OBS_CLIP:
+            out[i] = OBS_CLIP
 
 
 @njit(cache=True)
-def write_planes(state, c, out, po):
+def _write_planes(state, c, out, po):
     icon = np.empty(NCELL, dtype=np.int64)
     src = np.empty(NCELL, dtype=np.int64)
     if c == state[STEVE]:
@@ -2025,49 +2171,49 @@ def write_planes(state, c, out, po):
         for v in range(6):
             cell = BOTTOM_CELLS[v]
             if v == cov:
-                out[po + cell * PLANE_CH + NICON + 1] = 1.0
+                out[po + cell * PLANE_CH + CH_SOURCE + 1] = 1.0        # covered by his marker
             else:
-                out[po + cell * PLANE_CH + STEVE_PAD[v]] = 1.0
-                out[po + cell * PLANE_CH + NICON] = 1.0
+                out[po + cell * PLANE_CH + CH_ICON + STEVE_PAD[v]] = 1.0
+                out[po + cell * PLANE_CH + CH_SOURCE] = 1.0
         return
-    p = pb(c)
-    paint(state, c, icon, src, state[p + PL_N])
+    p = plan_base(c)
+    paint(state, c, icon, src, state[p + PL_COUNT])
     for i in range(NCELL):
         if icon[i] >= 0:
-            out[po + i * PLANE_CH + icon[i]] = 1.0
+            out[po + i * PLANE_CH + CH_ICON + icon[i]] = 1.0
             s = src[i]
-            out[po + i * PLANE_CH + NICON + (s if s < 3 else 3) - 1] = 1.0
+            out[po + i * PLANE_CH + CH_SOURCE + (s if s < 3 else 3) - 1] = 1.0
     # every face-up tile's cells, visible or not: under-tiles, over-tiles (counts)
-    for k in range(state[p + PL_N]):
-        code = state[p + PL_ORDC + k]
+    for k in range(state[p + PL_COUNT]):
+        code = state[p + PL_ORDER_CODE + k]
         if code == FACE_DOWN:
             continue
-        ch = NICON + 4 if (code & 1) == 0 else NICON + 3
+        ch = CH_OVER if (code & 1) == 0 else CH_UNDER
         d = code >> 2
         out[po + DOM_A[d] * PLANE_CH + ch] += 1.0
         out[po + DOM_B[d] * PLANE_CH + ch] += 1.0
 
 
 @njit(cache=True)
-def write_plan_details(state, c, out, o):
-    """Company block fields K_PSIDE.. of c's plan (a company's own plan, or any revealed one)."""
-    p = pb(c)
-    if state[p + PL_SW] < 0:
+def _write_plan_details(state, c, out, o):
+    """Company record fields CO_PLAN_* of c's plan (a company's own plan, or any revealed one)."""
+    p = plan_base(c)
+    if state[p + PL_W_SIDE] < 0:
         return
-    out[o + K_PSIDE + state[p + PL_SW]] = 1.0
-    out[o + K_PSIDE + 2 + state[p + PL_SB]] = 1.0
-    a = state[p + PL_ARR]
+    out[o + CO_PLAN_W_SIDE + state[p + PL_W_SIDE]] = 1.0
+    out[o + CO_PLAN_B_SIDE + state[p + PL_B_SIDE]] = 1.0
+    a = state[p + PL_ARRANGE]
     if a >= 0:
         i = a % 60
-        out[o + K_PARR] = 1.0
-        out[o + K_PARR + 1] = 1.0 if a < 60 else 0.0
-        out[o + K_PARR + 2 + ARR_K[i]] = 1.0
-        out[o + K_PARR + 6] = ARR_RC[i, 0] / 8.0
-        out[o + K_PARR + 7] = ARR_RC[i, 1] / 8.0
-    for k in range(state[p + PL_N]):
-        u = state[p + PL_ORDT + k]
-        code = state[p + PL_ORDC + k]
-        t = o + K_PTILE + u * PT_SZ
+        out[o + CO_PLAN_ARRANGED] = 1.0
+        out[o + CO_PLAN_W_ON_TOP] = 1.0 if a < 60 else 0.0
+        out[o + CO_PLAN_ROTATION + ARR_K[i]] = 1.0
+        out[o + CO_PLAN_TOP_ROW] = ARR_RC[i, 0] / 8.0
+        out[o + CO_PLAN_TOP_COL] = ARR_RC[i, 1] / 8.0
+    for k in range(state[p + PL_COUNT]):
+        u = state[p + PL_ORDER_TILE + k]
+        code = state[p + PL_ORDER_CODE + k]
+        t = o + CO_PLAN_TILES + u * PT_SZ
         out[t + PT_PLACED] = 1.0
         out[t + PT_ORDER] = (k + 1) / MAX_TILES
         if code == FACE_DOWN:
@@ -2080,25 +2226,25 @@ def write_plan_details(state, c, out, o):
             out[t + PT_BR] = (DOM_B[d] // CANVAS_C) / 8.0
             out[t + PT_BC] = (DOM_B[d] % CANVAS_C) / 8.0
             out[t + PT_ORIENT] = (code >> 1) & 1
-    if (state[PHASE] == 1 and state[OVER] == 0 and state[PEND] == P_PLACE and state[CUR] == c
-            and state[PSTAGE] == 3):
-        out[o + K_PTILE + state[PTILE] * PT_SZ + PT_PICKED] = 1.0
+    if (state[PHASE] == PH_PLANNING and state[OVER] == 0 and state[PENDING] == P_TILE_PLACE
+            and state[CURRENT] == c and state[PLAN_STAGE] == P_TILE_PLACE):
+        out[o + CO_PLAN_TILES + state[PICKED_TILE] * PT_SZ + PT_PICKED] = 1.0
 
 
 # ============================================================================= hidden information
 @njit(cache=True)
-def random_plan(state, c, gen):
+def _random_plan(state, c, gen):
     """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    save_seat = state[PSEAT]
-    save_stage = state[PSTAGE]
-    save_tile = state[PTILE]
-    reset_plan(state, c)
-    state[PSTAGE] = 0
+    save_seat = state[PLAN_SEAT]
+    save_stage = state[PLAN_STAGE]
+    save_tile = state[PICKED_TILE]
+    _reset_plan(state, c)
+    state[PLAN_STAGE] = P_SIDES
     while True:
         for i in range(NUM_ACTIONS):
             mask[i] = 0
-        plan_mask(state, c, mask)
+        _plan_mask(state, c, mask)
         cnt = np.int64(0)
         for i in range(NUM_ACTIONS):
             cnt += mask[i]
@@ -2110,13 +2256,13 @@ def random_plan(state, c, gen):
                     a = i
                     break
                 k -= 1
-        done = state[PSTAGE] == 2 and a == A_PICK + MAX_TILES
-        plan_apply(state, c, a)
+        done = state[PLAN_STAGE] == P_TILE_PICK and a == A_TILE_PICK + MAX_TILES
+        _plan_apply(state, c, a)
         if done:
             break
-    state[PSEAT] = save_seat
-    state[PSTAGE] = save_stage
-    state[PTILE] = save_tile
+    state[PLAN_SEAT] = save_seat
+    state[PLAN_STAGE] = save_stage
+    state[PICKED_TILE] = save_tile
 
 
 @njit(cache=True)
@@ -2129,17 +2275,17 @@ def determinize(state, observer, seed):
     """Re-draw what ``observer`` cannot see: others' unrevealed plans and future chance."""
     gen = np.zeros(2, dtype=np.int64)
     rng.seed_rng(gen, 0, seed + 7919)
-    if state[OVER] == 0 and state[PHASE] == 1:
-        s = state[PSEAT]
-        for c in range(state[NPL]):
+    if state[OVER] == 0 and state[PHASE] == PH_PLANNING:
+        s = state[PLAN_SEAT]
+        for c in range(state[NUM_PLAYERS]):
             if c == observer:
                 continue
             if c < s:
-                random_plan(state, c, gen)
+                _random_plan(state, c, gen)
             elif c == s:
-                reset_plan(state, c)
-                state[PSTAGE] = 0
-                state[PTILE] = 0    # the picked tile of a secret plan
+                _reset_plan(state, c)
+                state[PLAN_STAGE] = P_SIDES
+                state[PICKED_TILE] = 0    # the picked tile of a secret plan
     reseed(state, seed)
 
 
@@ -2148,18 +2294,18 @@ def determinize(state, observer, seed):
 def pad_plan_outcomes(out):
     """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
     st = np.zeros(STATE_SIZE, dtype=np.int64)
-    o = np.zeros(7, dtype=np.int64)
+    o = np.zeros(NOUT, dtype=np.int64)
     for sides in range(4):
         for a in range(NARR):
-            reset_plan(st, 0)
-            st[pb(0) + PL_SW] = sides // 2
-            st[pb(0) + PL_SB] = sides % 2
-            st[pb(0) + PL_ARR] = a
-            eval_plan(st, 0, o)
+            _reset_plan(st, 0)
+            st[plan_base(0) + PL_W_SIDE] = sides // 2
+            st[plan_base(0) + PL_B_SIDE] = sides % 2
+            st[plan_base(0) + PL_ARRANGE] = a
+            _eval_plan(st, 0, o)
             i = sides * NARR + a
             out[i, 0] = sides
             out[i, 1] = a
-            for k in range(7):
+            for k in range(NOUT):
                 out[i, 2 + k] = o[k]
 
 
@@ -2167,7 +2313,7 @@ def pad_plan_outcomes(out):
 def _pad_rows():
     """Outcome vector of every tile-less pad plan, row 120*sides + arrangement (same
     numbers as :func:`pad_plan_outcomes`, built in Python so importing compiles nothing)."""
-    rows = np.zeros((4 * NARR, 7), dtype=np.int64)
+    rows = np.zeros((4 * NARR, NOUT), dtype=np.int64)
     bottom = set(int(x) for x in BOTTOM_CELLS)
     for sides in range(4):
         sd = (sides // 2, sides % 2)
@@ -2206,139 +2352,139 @@ H_USE = 0.5      # share of a region's buyers a not-yet-built office is expected
 
 
 @njit(cache=True)
-def h_vlog(r):
+def _value_logistics(r):
     return H_LOG * (ROUNDS - r + 0.5)
 
 
 @njit(cache=True)
-def h_vres(r):
+def _value_research(r):
     return H_RES_PAT + H_RES * (ROUNDS - r + 0.5)
 
 
 @njit(cache=True)
-def h_vtile(r):
+def _value_tile(r):
     return H_TILE * (ROUNDS - r) if IMP_ROUND[r] != 0 else 0.0
 
 
 @njit(cache=True)
-def h_vtok(r):
+def _value_token(r):
     return H_TOKEN * (ROUNDS - r) if IMP_ROUND[r] != 0 else 0.0
 
 
 @njit(cache=True)
-def static_buyers(state, c, r, price):
+def _static_buyers(state, c, r, price):
     """Buyers of region r that would buy from c at ``price`` in an empty round."""
     n = 0
     for b in range(REG_NBUY[r]):
-        n += eligible_at(state, c, REG_BUY[r, b], price)
+        n += _buys_at(state, c, REG_BUY[r, b], price)
     return n
 
 
 @njit(cache=True)
-def future_caps(state, c, capf):
+def _future_caps(state, c, capf):
     """capf[P]: goods c could sell in a later round at price P with its current offices
     and technologies (rivals' offices in a region discount its buyers by H_SHARED)."""
     for pr in range(PRICE_MAX + 1):
         capf[pr] = 0.0
-    no_office = eff_amount(state, c, E_SELL_NO_OFFICE) > 0
+    no_office = _effect_amount(state, c, E_SELL_NO_OFFICE) > 0
     for r in range(NREG):
-        if state[RET + r] >= 0:
+        if state[RETAILER + r] >= 0:
             continue
-        mine = region_office_in(state, c, r)
+        mine = _has_region_office(state, c, r)
         if not mine and not no_office:
             continue
         w = 1.0
         for s in range(REG_NSLOT[r]):
-            q = state[OFFS + r * MAX_SLOTS + s]
+            q = state[OFFICES + r * MAX_SLOTS + s]
             if q >= 0 and q != c:
                 w = H_SHARED
         for pr in range(1, PRICE_MAX + 1):
-            k = static_buyers(state, c, r, pr)
+            k = _static_buyers(state, c, r, pr)
             if not mine:
                 k = min(1, k)
             capf[pr] += w * k
-    direct = min(3, eff_amount(state, c, E_DIRECT_SALE))   # NFC front sells without buyers
+    direct = min(3, _effect_amount(state, c, E_DIRECT_SALE))   # NFC front sells without buyers
     for pr in range(PRICE_MAX + 1):
         capf[pr] += direct
 
 
 @njit(cache=True)
-def extra_goods(state, c):
+def _extra_goods(state, c):
     """Goods c produces every round besides its pads: tiles face down, tokens, Li-ion back."""
-    g = state[cb(c) + C_NT] * FACE_DOWN_GOODS + state[cb(c) + C_TOK]
-    if eff_amount(state, c, E_PER_TWO) > 0:
-        g += n_techs(state, c) // 2
+    g = state[company_base(c) + C_NUM_TILES] * FACE_DOWN_GOODS + state[company_base(c) + C_TOKENS]
+    if _effect_amount(state, c, E_PER_TWO) > 0:
+        g += _num_techs(state, c) // 2
     return g
 
 
 @njit(cache=True)
-def outcome_value(state, c, o, capf, extra, r):
+def _outcome_value(state, c, o, capf, extra, r):
     """Value of one round of c played with outcome vector o (the Python table's layout),
     selling into capf with no rival: sales plus markers, tiles and tokens it brings."""
-    pr = clampp(START_PRICE + o[O_SHIFT] + eff_amount(state, c, E_PRICE_PLUS))
-    mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-    g = min(GOODS_CAP, o[O_CD] + o[O_PROD] * mult + extra)
+    pr = _clamp_price(START_PRICE + o[O_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
+    mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+    g = min(GOODS_CAP, o[O_GOODS] + o[O_PROD] * mult + extra)
     log = o[O_LOG]
-    if eff_amount(state, c, E_RES_AS_LOG) > 0:
+    if _effect_amount(state, c, E_RES_AS_LOG) > 0:
         log += o[O_RES]
-    return (pr * min(float(g), capf[pr]) + h_vres(r) * o[O_RES] + h_vlog(r) * log
-            + h_vtile(r) * o[O_IMP] + h_vtok(r) * o[O_IMPCOV])
+    return (pr * min(float(g), capf[pr]) + _value_research(r) * o[O_RES] + _value_logistics(r) * log
+            + _value_tile(r) * o[O_IMP] + _value_token(r) * o[O_IMP_COVERED])
 
 
 @njit(cache=True)
-def best_outcome(state, c, rows, lo, hi, capf, extra, r, o):
-    """Copy into o the best of rows[lo:hi] by :func:`outcome_value`; returns its value."""
+def _best_outcome(state, c, rows, lo, hi, capf, extra, r, o):
+    """Copy into o the best of rows[lo:hi] by :func:`_outcome_value`; returns its value."""
     best = -1.0e18
     for i in range(lo, hi):
-        v = outcome_value(state, c, rows[i], capf, extra, r)
+        v = _outcome_value(state, c, rows[i], capf, extra, r)
         if v > best:
             best = v
-            for k in range(7):
+            for k in range(NOUT):
                 o[k] = rows[i, k]
     return best
 
 
 @njit(cache=True)
-def plan_outlook(state, c, o, capf):
+def _plan_outlook(state, c, o, capf):
     """Outcome vector c's plan will have this round (planning phase): the plan so far with
     unplaced tiles face down; the best arrangement of the chosen sides; or, with no plan
     yet (a rival still to plan), the best pad outcome."""
-    p = pb(c)
+    p = plan_base(c)
     rd = state[ROUND]
     if c == state[STEVE]:
-        steve_plan(state, c, o)
+        _steve_plan(state, c, o)
         return
-    extra = state[cb(c) + C_NT] * FACE_DOWN_GOODS
-    if state[p + PL_ARR] >= 0:
-        eval_plan(state, c, o)
-        o[O_CD] += (state[cb(c) + C_NT] - state[p + PL_N]) * FACE_DOWN_GOODS
+    extra = state[company_base(c) + C_NUM_TILES] * FACE_DOWN_GOODS
+    if state[p + PL_ARRANGE] >= 0:
+        _eval_plan(state, c, o)
+        o[O_GOODS] += (state[company_base(c) + C_NUM_TILES] - state[p + PL_COUNT]) * FACE_DOWN_GOODS
         return
-    base = extra_goods(state, c) + state[cb(c) + C_READY]
-    if state[p + PL_SW] >= 0:
-        lo = (2 * state[p + PL_SW] + state[p + PL_SB]) * NARR
-        best_outcome(state, c, PAD_ROWS, lo, lo + NARR, capf, base, rd, o)
+    base = _extra_goods(state, c) + state[company_base(c) + C_READY]
+    if state[p + PL_W_SIDE] >= 0:
+        lo = (2 * state[p + PL_W_SIDE] + state[p + PL_B_SIDE]) * NARR
+        _best_outcome(state, c, PAD_ROWS, lo, lo + NARR, capf, base, rd, o)
     else:
-        best_outcome(state, c, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, base, rd, o)
-    o[O_CD] += extra
+        _best_outcome(state, c, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, base, rd, o)
+    o[O_GOODS] += extra
 
 
 @njit(cache=True)
-def sim_selling(state, goods, price, sold, gain):
+def _sim_selling(state, goods, price, sold, gain):
     """Play the rest of this round's selling: every company still to sell places
     min(goods, capacity) goods, cheapest first, each on the region where it has the most
     room left (Steve's rule); sold[c] counts them (plus NFC-front direct sales still to
     come) and gain[c] the leadership VP the resulting buyers give."""
-    n = state[NCO]
+    n = state[NUM_COMPANIES]
     ph = state[PHASE]
-    buy = state[BUY:BUY + NREG * MAX_BUY].copy()
+    buy = state[BUYERS:BUYERS + NREG * MAX_BUY].copy()
     order = np.zeros(MAX_CO, dtype=np.int64)
     start = 0
-    if ph >= 4:
+    if ph >= PH_IMPROVEMENT:
         for i in range(n):
             order[i] = state[ORDER + i]
-        if ph == 7:
-            start = state[OPOS]
-    if ph < 7:
+        if ph == PH_SELLING:
+            start = state[TURN_POS]
+    if ph < PH_SELLING:
         for i in range(n):
             order[i] = i
         for i in range(1, n):
@@ -2346,8 +2492,8 @@ def sim_selling(state, goods, price, sold, gain):
             while j > 0:
                 a = order[j - 1]
                 q = order[j]
-                ka = (price[a], state[cb(a) + C_VP], state[cb(a) + C_SVP])
-                kq = (price[q], state[cb(q) + C_VP], state[cb(q) + C_SVP])
+                ka = (price[a], state[company_base(a) + C_VP], state[company_base(a) + C_START_VP])
+                kq = (price[q], state[company_base(q) + C_VP], state[company_base(q) + C_START_VP])
                 if kq < ka:
                     order[j - 1] = q
                     order[j] = a
@@ -2358,20 +2504,20 @@ def sim_selling(state, goods, price, sold, gain):
     for i in range(start, n):
         c = order[i]
         left = goods[c]
-        if eff_amount(state, c, E_DIRECT_SALE) > 0 and not done_nfc(state, c):
+        if _effect_amount(state, c, E_DIRECT_SALE) > 0 and not _done_nfc(state, c):
             k = min(3, left)
             sold[c] += k
             left -= k
         for r in range(NREG):
             room[r] = 0
-            if state[RET + r] >= 0:
+            if state[RETAILER + r] >= 0:
                 continue
             e = 0
             for b in range(REG_NBUY[r]):
-                e += buy[r * MAX_BUY + b] < 0 and eligible_at(state, c, REG_BUY[r, b], price[c])
-            if region_office_in(state, c, r):
+                e += buy[r * MAX_BUY + b] < 0 and _buys_at(state, c, REG_BUY[r, b], price[c])
+            if _has_region_office(state, c, r):
                 room[r] = e
-            elif eff_amount(state, c, E_SELL_NO_OFFICE) > 0:
+            elif _effect_amount(state, c, E_SELL_NO_OFFICE) > 0:
                 room[r] = min(1, e)
                 for b in range(REG_NBUY[r]):
                     if buy[r * MAX_BUY + b] == c:
@@ -2384,31 +2530,31 @@ def sim_selling(state, goods, price, sold, gain):
             if best < 0:
                 break
             for b in range(REG_NBUY[best]):
-                if buy[best * MAX_BUY + b] < 0 and eligible_at(state, c, REG_BUY[best, b], price[c]):
+                if buy[best * MAX_BUY + b] < 0 and _buys_at(state, c, REG_BUY[best, b], price[c]):
                     buy[best * MAX_BUY + b] = c
                     break
             room[best] -= 1
             sold[c] += 1
             left -= 1
-    leadership(state, buy, gain)
+    _leadership(state, buy, gain)
 
 
 @njit(cache=True)
-def order_pos(state, c):
-    for i in range(state[NCO]):
+def _order_pos(state, c):
+    for i in range(state[NUM_COMPANIES]):
         if state[ORDER + i] == c:
             return i
     return -1
 
 
 @njit(cache=True)
-def done_nfc(state, c):
+def _done_nfc(state, c):
     """Whether c's NFC-front step of this round's logistics phase is behind it."""
     ph = state[PHASE]
-    if ph != 6:
-        return ph > 6
-    k = order_pos(state, c)
-    return k < state[OPOS] or (k == state[OPOS] and state[STAGE] >= 3)
+    if ph != PH_LOGISTICS:
+        return ph > PH_LOGISTICS
+    k = _order_pos(state, c)
+    return k < state[TURN_POS] or (k == state[TURN_POS] and state[STAGE] >= LOGISTICS_DONE)
 
 
 @njit(cache=True)
@@ -2416,21 +2562,21 @@ def potential(state, p):
     """VP company p's position promises beyond its live score (greedy baseline).
 
     * This round's sales: every company's goods and price (in planning, from its plan
-      as laid so far: see :func:`plan_outlook`) are sold by :func:`sim_selling` against
+      as laid so far: see :func:`_plan_outlook`) are sold by :func:`_sim_selling` against
       the buyers its offices reach, cheapest first; p gets goods sold x price (goods sold
       earlier this round included) plus the leadership VP of the simulated buyers.
     * This round's icons not yet used: each research marker h_vres, logistics marker
-      h_vlog, active IMP h_vtile (a tile), covered IMP h_vtok (a token).
+      h_vlog, active IMP _value_tile (a tile), covered IMP _value_token (a token).
     * Progress: markers on a technology, share (markers / cost) of its free patent VP plus
       H_TECH per round left; markers on a region, share (markers / office cost) of the
       office's worth (H_USE of its buyers at price 5 per later round, or a retailer's VP).
-    * Later rounds: each is worth the best pad outcome (:func:`outcome_value`) given the
+    * Later rounds: each is worth the best pad outcome (:func:`_outcome_value`) given the
       offices, technologies, tiles and tokens p holds now (selling capacity from
-      :func:`future_caps`, so an office or a technology pays through the buyers it adds).
+      :func:`_future_caps`, so an office or a technology pays through the buyers it adds).
     * H_OFFICE per office and H_TECH per technology per round left: reach, leadership and
       effects the capacity term does not see, so completing never looks worse than waiting.
     """
-    n = state[NCO]
+    n = state[NUM_COMPANIES]
     if state[OVER] != 0 or p >= n:
         return 0.0
     rd = state[ROUND]
@@ -2438,70 +2584,71 @@ def potential(state, p):
     capf = np.zeros(PRICE_MAX + 1)
     goods = np.zeros(MAX_CO, dtype=np.int64)
     price = np.zeros(MAX_CO, dtype=np.int64)
-    o = np.zeros(7, dtype=np.int64)
-    op = np.zeros(7, dtype=np.int64)
+    o = np.zeros(NOUT, dtype=np.int64)
+    op = np.zeros(NOUT, dtype=np.int64)
     for c in range(n):
-        b = cb(c)
-        if ph == 1:
-            future_caps(state, c, capf)
-            plan_outlook(state, c, o, capf)
-            price[c] = clampp(START_PRICE + o[O_SHIFT] + eff_amount(state, c, E_PRICE_PLUS))
-            mult = 2 if eff_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-            g = o[O_CD] + o[O_PROD] * mult + state[b + C_TOK]
-            if eff_amount(state, c, E_PER_TWO) > 0:
-                g += n_techs(state, c) // 2
+        b = company_base(c)
+        if ph == PH_PLANNING:
+            _future_caps(state, c, capf)
+            _plan_outlook(state, c, o, capf)
+            price[c] = _clamp_price(START_PRICE + o[O_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
+            mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
+            g = o[O_GOODS] + o[O_PROD] * mult + state[b + C_TOKENS]
+            if _effect_amount(state, c, E_PER_TWO) > 0:
+                g += _num_techs(state, c) // 2
             goods[c] = min(GOODS_CAP, state[b + C_READY] + g)
         else:
             price[c] = state[b + C_PRICE]
             goods[c] = state[b + C_READY]
-            for k in range(7):
-                o[k] = state[b + C_OUT + k]
+            for k in range(NOUT):
+                o[k] = state[b + C_OUTCOME + k]
         if c == p:
-            for k in range(7):
+            for k in range(NOUT):
                 op[k] = o[k]
     sold = np.zeros(MAX_CO, dtype=np.int64)
     gain = np.zeros(MAX_CO, dtype=np.int64)
-    if ph <= 7:
-        sim_selling(state, goods, price, sold, gain)
-    b = cb(p)
+    if ph <= PH_SELLING:
+        _sim_selling(state, goods, price, sold, gain)
+    b = company_base(p)
     v = float((state[b + C_SOLD] + sold[p]) * price[p] + gain[p])
     # icons of this round not used yet
-    pos = order_pos(state, p)
-    if ph < 4 or (ph == 4 and pos > state[OPOS]):
-        v += h_vtile(rd) * op[O_IMP] + h_vtok(rd) * op[O_IMPCOV]
-    elif ph == 4 and pos == state[OPOS]:
-        v += h_vtile(rd) * (state[b + C_IMPL] if state[STAGE] == 1 else op[O_IMP]) + h_vtok(rd) * op[O_IMPCOV]
-    if ph < 5:
-        v += h_vres(rd) * op[O_RES]
-    elif ph == 5:
-        v += h_vres(rd) * state[b + C_RESL]
-    if ph < 6:
-        v += h_vlog(rd) * (op[O_LOG] + (op[O_RES] if eff_amount(state, p, E_RES_AS_LOG) > 0 else 0))
-    elif ph == 6:
-        v += h_vlog(rd) * state[b + C_LOGL]
+    pos = _order_pos(state, p)
+    if ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos > state[TURN_POS]):
+        v += _value_tile(rd) * op[O_IMP] + _value_token(rd) * op[O_IMP_COVERED]
+    elif ph == PH_IMPROVEMENT and pos == state[TURN_POS]:
+        picks = state[b + C_IMPROVE_LEFT] if state[STAGE] == IMPROVE_PICKING else op[O_IMP]
+        v += _value_tile(rd) * picks + _value_token(rd) * op[O_IMP_COVERED]
+    if ph < PH_RESEARCH:
+        v += _value_research(rd) * op[O_RES]
+    elif ph == PH_RESEARCH:
+        v += _value_research(rd) * state[b + C_RESEARCH_LEFT]
+    if ph < PH_LOGISTICS:
+        v += _value_logistics(rd) * (op[O_LOG] + (op[O_RES] if _effect_amount(state, p, E_RES_AS_LOG) > 0 else 0))
+    elif ph == PH_LOGISTICS:
+        v += _value_logistics(rd) * state[b + C_LOGISTICS_LEFT]
     # progress, assets
     left = ROUNDS - rd + 0.5
     for t in range(NTECH):
-        if state[b + C_OWN + t] != 0:
+        if state[b + C_OWNS + t] != 0:
             v += H_TECH * left
-        elif state[b + C_TM + t] > 0:
+        elif state[b + C_TECH_MARKERS + t] > 0:
             worth = H_TECH * left + (TECH_PVP[t] if state[PATENT + t] < 0 else 0)
-            v += worth * min(1.0, state[b + C_TM + t] / tech_cost(state, t, p))
+            v += worth * min(1.0, state[b + C_TECH_MARKERS + t] / _tech_cost(state, t, p))
     for r in range(NREG):
-        if region_office_in(state, p, r):
+        if _has_region_office(state, p, r):
             v += H_OFFICE * left
-        m = state[MARK + r * MAX_CO + p]
+        m = state[MARKERS + r * MAX_CO + p]
         if m > 0:
-            t = state[RET + r]
+            t = state[RETAILER + r]
             if t >= 0:
-                s = free_slot(state, r)
+                s = _free_slot(state, r)
                 worth = RT_SLOTVP[RT_SIZE[t], s] if s >= 0 else 0.0
             else:
-                worth = (ROUNDS - rd) * (H_OFFICE + H_USE * START_PRICE * static_buyers(state, p, r, START_PRICE))
+                worth = (ROUNDS - rd) * (H_OFFICE + H_USE * START_PRICE * _static_buyers(state, p, r, START_PRICE))
             v += worth * m / REG_COST[r]
     # later rounds
-    future_caps(state, p, capf)
-    extra = extra_goods(state, p)
+    _future_caps(state, p, capf)
+    extra = _extra_goods(state, p)
     for r in range(rd + 1, ROUNDS + 1):
-        v += best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
+        v += _best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
     return v

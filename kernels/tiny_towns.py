@@ -29,25 +29,31 @@ Whose turn it is depends on public information only (two or more players):
   the Warehouse, swapped a cube, onto a Cottage or was set aside;
 * the build step is judged from public information (``_build_offered``): a player gets it
   as a decision when a card in play fits its board or a monument nobody has built yet
-  could fit it (``_could_build_monument``: the player has not built its own, and the
-  others do not know which one it kept), PASS the only action when nothing of its own
-  fits; otherwise it is done at once.  The rules' "no legal construction: done" would
-  show when a player's only legal construction is its secret monument.  Solo keeps the
-  rule as written: no legal construction, done.
+  could fit it (the player has not built its own, and the others do not know which one
+  it kept), PASS the only action when nothing of its own fits; otherwise it is done at
+  once.  The rules' "no legal construction: done" would show when a player's only legal
+  construction is its secret monument.  Solo keeps the rule as written: no legal
+  construction, done.
 
-State layout: globals ``G_*`` (slots 0..PB-1), six player blocks of PSZ slots (``O_*``
-offsets), then the scratch tail ``G_SCR`` .. ``STATE_SIZE`` (``SCRATCH`` slots: the
-construction key of ``_build_key``), which carries no game information
-(``GameConfig.scratch``).  ``determinize`` refuses an observer that is not a seat
-(``ValueError``) before touching the state.
+Layouts are declared with :mod:`kernels.layout`: the state ``STATE`` (globals ``G_*``, then
+``players``, six records of the ``PLAYER`` layout with ``O_*`` offsets inside, then the
+scratch tail ``SCRATCH_KEY`` .. ``STATE_SIZE``: the construction key of ``_build_key``;
+``init`` shuffles the monuments there), which carries no game information
+(``GameConfig.scratch``); the option vector ``CONFIG`` (``CFG_*``); the observation
+``OBS`` (one ``PLAYER_OBS`` piece per seat, ``P_*`` offsets inside, then the public,
+private and step-context pieces ``OBS_*``) and the action blocks ``ACTIONS`` (``A_*``).
+Phases are ``PH_*``, named in ``PHASE_NAMES`` (snake_case).  ``determinize`` refuses an
+observer that is not a seat (``ValueError``) before touching the state.
 
 Version history: v0 initial; v0.1 public turn order (padded Warehouse steps, build step
 always offered with other players), scratch at the state tail, determinize redoes a
 mid-placement mover's earlier sub-choices and checks its observer, data file checked at
-load; v0.2 (this revision) the build step is offered only when a card in play or a
+load; v0.2 the build step is offered only when a card in play or a
 monument nobody has built could fit ("could fit from public information"): as leak-free
 as v0.1 with far fewer PASS-only steps (random games: 108 -> 77 steps at 2 players,
-198 -> 136 at 4; the rulebook rule takes 74 and 129).
+198 -> 136 at 4; the rulebook rule takes 74 and 129); v0.3 declared layouts (state,
+observation, actions), options table, phase names in snake_case, re-draws in the kernel;
+no rule change.
 """
 import numpy as np
 import yaml
@@ -55,8 +61,15 @@ from numba import njit
 
 from kernels import data_files, rng
 from kernels.grid import pattern_fits
+from kernels.layout import ActionBlocks, Layout
 
 GAME = "tiny_towns"
+
+# Helpers that only jitted code calls skip the Python and C entry points numba otherwise
+# builds for every jitted function (about a third of a small helper's compile time: cold
+# start).  Called from Python, such a helper crashes the interpreter: a helper that tests
+# or the adapter call keeps the plain @njit(cache=True).
+JIT_ONLY = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 # The card names the rules below refer to; the data file must hold exactly these
 # (in any order: cards are numbered in data order).
@@ -323,54 +336,54 @@ RES_CODES = "".join(r["code"] for r in DATA["resources"])          # "WHBGS"
 RES_IDS = [r["id"] for r in DATA["resources"]]
 TYPE_IDS = [t["id"] for t in DATA["building_types"]]
 CARD_NAMES = [b["name"] for b in DATA["buildings"]] + [m["name"] for m in DATA["monuments"]]
-NB = len(DATA["buildings"])        # 25 building cards
-NM = len(DATA["monuments"])        # 15 monuments
-NCARDS = NB + NM
+NUM_BUILDING_CARDS = len(DATA["buildings"])        # 25 building cards
+NUM_MONUMENTS = len(DATA["monuments"])        # 15 monuments
+NCARDS = NUM_BUILDING_CARDS + NUM_MONUMENTS
 NRES = 5
 NTYPES = 7
 
 
-def card_token(name):
+def _card_token(name):
     return name.lower().replace("'", "").replace(" ", "_")
 
 
-CARD_TOKENS = [card_token(n) for n in CARD_NAMES]
-CID = {n: i for i, n in enumerate(CARD_NAMES)}
+CARD_TOKENS = [_card_token(n) for n in CARD_NAMES]
+CARD_ID = {n: i for i, n in enumerate(CARD_NAMES)}
 
 CARD_TYPE = np.full(NCARDS, 7, dtype=np.int64)        # 7 = monument
 for _i, _b in enumerate(DATA["buildings"]):
     CARD_TYPE[_i] = TYPE_IDS.index(_b["type"])
 # type key for "distinct type" counts: building types 0..6, Barrett Castle = cottage,
 # every other monument its own type (10 + card)
-TKEY = np.zeros(NCARDS, dtype=np.int64)
+TYPE_KEY = np.zeros(NCARDS, dtype=np.int64)
 for _i in range(NCARDS):
-    TKEY[_i] = CARD_TYPE[_i] if _i < NB else 10 + _i
+    TYPE_KEY[_i] = CARD_TYPE[_i] if _i < NUM_BUILDING_CARDS else 10 + _i
 for _i, _m in enumerate(DATA["monuments"]):
     if _m.get("type") == "cottage":
-        TKEY[NB + _i] = 0
+        TYPE_KEY[NUM_BUILDING_CARDS + _i] = 0
 
-C_COTTAGE = CID["Cottage"]
-C_FARM, C_GRANARY, C_GREENHOUSE, C_ORCHARD = (CID[n] for n in ("Farm", "Granary", "Greenhouse", "Orchard"))
-C_WELL, C_FOUNTAIN, C_MILLSTONE, C_SHED = (CID[n] for n in ("Well", "Fountain", "Millstone", "Shed"))
-C_CHAPEL, C_ABBEY, C_CLOISTER, C_TEMPLE = (CID[n] for n in ("Chapel", "Abbey", "Cloister", "Temple"))
-C_TAVERN, C_ALMSHOUSE, C_INN, C_FEAST = (CID[n] for n in ("Tavern", "Almshouse", "Inn", "Feast Hall"))
-C_THEATER, C_BAKERY, C_MARKET, C_TAILOR = (CID[n] for n in ("Theater", "Bakery", "Market", "Tailor"))
-C_FACTORY, C_BANK, C_TPOST, C_WAREHOUSE = (CID[n] for n in ("Factory", "Bank", "Trading Post", "Warehouse"))
-M_GUILD = CID["Architect's Guild"]
-M_ARCHIVE = CID["Archive of the Second Age"]
-M_BARRETT = CID["Barrett Castle"]
-M_CATHEDRAL = CID["Cathedral of Caterina"]
-M_FORT = CID["Fort Ironweed"]
-M_MAUSOLEUM = CID["Grand Mausoleum of the Rodina"]
-M_GROVE = CID["Grove University"]
-M_MANDRAS = CID["Mandras Palace"]
-M_OBELISK = CID["Obelisk of the Crescent"]
-M_OPALEYE = CID["Opaleye's Watch"]
-M_SHRINE = CID["Shrine of the Elder Tree"]
-M_SILVA = CID["Silva Forum"]
-M_SKYBATHS = CID["The Sky Baths"]
-M_STARLOOM = CID["The Starloom"]
-M_STATUE = CID["Statue of the Bondmaker"]
+C_COTTAGE = CARD_ID["Cottage"]
+C_FARM, C_GRANARY, C_GREENHOUSE, C_ORCHARD = (CARD_ID[n] for n in ("Farm", "Granary", "Greenhouse", "Orchard"))
+C_WELL, C_FOUNTAIN, C_MILLSTONE, C_SHED = (CARD_ID[n] for n in ("Well", "Fountain", "Millstone", "Shed"))
+C_CHAPEL, C_ABBEY, C_CLOISTER, C_TEMPLE = (CARD_ID[n] for n in ("Chapel", "Abbey", "Cloister", "Temple"))
+C_TAVERN, C_ALMSHOUSE, C_INN, C_FEAST = (CARD_ID[n] for n in ("Tavern", "Almshouse", "Inn", "Feast Hall"))
+C_THEATER, C_BAKERY, C_MARKET, C_TAILOR = (CARD_ID[n] for n in ("Theater", "Bakery", "Market", "Tailor"))
+C_FACTORY, C_BANK, C_TPOST, C_WAREHOUSE = (CARD_ID[n] for n in ("Factory", "Bank", "Trading Post", "Warehouse"))
+M_GUILD = CARD_ID["Architect's Guild"]
+M_ARCHIVE = CARD_ID["Archive of the Second Age"]
+M_BARRETT = CARD_ID["Barrett Castle"]
+M_CATHEDRAL = CARD_ID["Cathedral of Caterina"]
+M_FORT = CARD_ID["Fort Ironweed"]
+M_MAUSOLEUM = CARD_ID["Grand Mausoleum of the Rodina"]
+M_GROVE = CARD_ID["Grove University"]
+M_MANDRAS = CARD_ID["Mandras Palace"]
+M_OBELISK = CARD_ID["Obelisk of the Crescent"]
+M_OPALEYE = CARD_ID["Opaleye's Watch"]
+M_SHRINE = CARD_ID["Shrine of the Elder Tree"]
+M_SILVA = CARD_ID["Silva Forum"]
+M_SKYBATHS = CARD_ID["The Sky Baths"]
+M_STARLOOM = CARD_ID["The Starloom"]
+M_STATUE = CARD_ID["Statue of the Bondmaker"]
 
 # flat VP of every card (0 where the score is not flat)
 FLAT_VP = np.zeros(NCARDS, dtype=np.int64)
@@ -400,9 +413,9 @@ MANDRAS_PER = _M["Mandras Palace"]["score"]["per"]
 SKYBATHS_PER = _M["The Sky Baths"]["score"]["per"]
 SILVA_BASE = _M["Silva Forum"]["score"]["base"]
 MAUSOLEUM_UNFED = _M["Grand Mausoleum of the Rodina"]["unfed_cottage_value"]
-STATUE_CAP = _M["Statue of the Bondmaker"]["cottage_capacity"]
+assert _M["Statue of the Bondmaker"]["cottage_capacity"] == 1, "a Cottage holds one Statue cube (O_BUILDING_RES)"
 GUILD_MAX = _M["Architect's Guild"]["on_build"]["max"]
-OPAL_COUNT = _M["Opaleye's Watch"]["on_build"]["count"]
+OPALEYE_COUNT = _M["Opaleye's Watch"]["on_build"]["count"]
 _T = DATA["tables"]
 
 
@@ -447,10 +460,10 @@ SOLO_DISPLAY = DATA["solo"]["display"]
 SOLO_DECK = NRES * SOLO_DECK_PER
 SOLO_REMOVED = np.zeros(NCARDS, dtype=np.int64)
 for _n in DATA["solo"]["removed_cards"] + DATA["solo"]["removed_monuments"]:
-    SOLO_REMOVED[CID[_n]] = 1
+    SOLO_REMOVED[CARD_ID[_n]] = 1
 DECK_CARDS = np.zeros((NTYPES, 4), dtype=np.int64)     # the colour decks
 _cnt = [0] * NTYPES
-for _i in range(NB):
+for _i in range(NUM_BUILDING_CARDS):
     _t = CARD_TYPE[_i]
     if _t > 0:
         DECK_CARDS[_t, _cnt[_t]] = _i
@@ -464,7 +477,7 @@ for _q in DATA["board"]["centre"]:
 
 
 # ----------------------------------------------------------------- pattern transforms
-def transform_cells(pattern, t):
+def _transform_cells(pattern, t):
     """Cells ``(row, col, res)`` of ``pattern`` under transform t (data ``encoding.transforms``)
     and the box ``(h, w)``: mirror left-right if t >= 4, then rotate clockwise t mod 4 times."""
     h, w = len(pattern), len(pattern[0])
@@ -479,146 +492,239 @@ def transform_cells(pattern, t):
 
 
 PATTERNS = [b["pattern"] for b in DATA["buildings"]] + [m["pattern"] for m in DATA["monuments"]]
-KMAX = max(sum(ch != "." for row in p for ch in row) for p in PATTERNS)
+MAX_PATTERN_CELLS = max(sum(ch != "." for row in p for ch in row) for p in PATTERNS)
 # offsets in the (dr, dc, value) format of kernels.grid.pattern_fits, in the rules' t order
 # (grid.pack_patterns orders and de-duplicates images differently, so the action encoding
 # of docs/rules/tiny_towns.md (section 11.2) needs its own table)
-OFFS = np.zeros((NCARDS, 8, KMAX, 3), dtype=np.int64)
-PSIZE = np.zeros(NCARDS, dtype=np.int64)
-TVALID = np.zeros((NCARDS, 8), dtype=np.int64)
-TBOX = np.zeros((NCARDS, 8, 2), dtype=np.int64)
+PATTERN_CELLS = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
+PATTERN_SIZE = np.zeros(NCARDS, dtype=np.int64)
+TRANSFORM_DISTINCT = np.zeros((NCARDS, 8), dtype=np.int64)
+TRANSFORM_BOX = np.zeros((NCARDS, 8, 2), dtype=np.int64)
 for _c, _p in enumerate(PATTERNS):
     _seen = set()
     for _t in range(8):
-        _cells, _h, _w = transform_cells(_p, _t)
-        PSIZE[_c] = len(_cells)
-        TBOX[_c, _t] = (_h, _w)
+        _cells, _h, _w = _transform_cells(_p, _t)
+        PATTERN_SIZE[_c] = len(_cells)
+        TRANSFORM_BOX[_c, _t] = (_h, _w)
         for _k, (_r, _cc, _v) in enumerate(_cells):
-            OFFS[_c, _t, _k] = (_r, _cc, _v)
+            PATTERN_CELLS[_c, _t, _k] = (_r, _cc, _v)
         _key = tuple(_cells)
         if _key not in _seen:
             _seen.add(_key)
-            TVALID[_c, _t] = 1
+            TRANSFORM_DISTINCT[_c, _t] = 1
 
 # ----------------------------------------------------------------------- action space
-A_SQ = 1024
-A_RES = 1040
-A_TYPE = 1045
-A_KEEP = 1052
-A_PASS = 1054
-A_ASIDE = 1055
-NUM_ACTIONS = 1056
+MAX_MONUMENTS_DEALT = 2
+ACTIONS = ActionBlocks("tiny_towns actions", [
+    ("construct", 8 * 8 * 16),      # 128 * slot + 16 * transform + anchor square
+    ("square", 16),
+    ("resource", NRES),
+    ("type", NTYPES),
+    ("keep", MAX_MONUMENTS_DEALT),
+    ("pass", 1),
+    ("set_aside", 1),
+])
+A_CONSTRUCT = ACTIONS.offset("construct")
+A_SQUARE = ACTIONS.offset("square")
+A_RESOURCE = ACTIONS.offset("resource")
+A_TYPE = ACTIONS.offset("type")
+A_KEEP = ACTIONS.offset("keep")
+A_PASS = ACTIONS.offset("pass")
+A_SET_ASIDE = ACTIONS.offset("set_aside")
+NUM_ACTIONS = ACTIONS.num_actions
+CONSTRUCT_SLOT = 128       # construct id = A_CONSTRUCT + CONSTRUCT_SLOT * slot + CONSTRUCT_T * t + anchor
+CONSTRUCT_T = 16
 
-# phases
-PH_KEEP, PH_NAME, PH_CHOOSE, PH_TAKE, PH_DEST, PH_SWAP, PH_SWAP_SQ, PH_BUILD, PH_TOKEN, \
-    PH_BRES, PH_GROVE_TYPE, PH_GROVE_SQ, PH_GUILD_TARGET, PH_GUILD_TYPE, PH_OPAL_TYPE, \
-    PH_OPAL_SQ, PH_OVER = range(17)
-PHASE_NAMES = ("KEEP", "NAME", "CHOOSE", "TAKE", "DEST", "SWAP", "SWAP_SQUARE", "BUILD", "TOKEN",
-               "BUILD_RESOURCE", "GROVE_TYPE", "GROVE_SQUARE", "GUILD_TARGET", "GUILD_TYPE",
-               "OPALEYE_TYPE", "OPALEYE_SQUARE", "GAME_OVER")
-NPHASES = 17
+# phases (the decision the actor faces)
+PHASE_NAMES = ("keep", "name", "choose", "take", "dest", "swap", "swap_square", "build", "token",
+               "build_resource", "grove_type", "grove_square", "guild_target", "guild_type",
+               "opaleye_type", "opaleye_square", "game_over")
+PH_KEEP, PH_NAME, PH_CHOOSE, PH_TAKE, PH_DEST, PH_SWAP, PH_SWAP_SQUARE, PH_BUILD, PH_TOKEN, \
+    PH_BUILD_RESOURCE, PH_GROVE_TYPE, PH_GROVE_SQUARE, PH_GUILD_TARGET, PH_GUILD_TYPE, PH_OPALEYE_TYPE, \
+    PH_OPALEYE_SQUARE, PH_GAME_OVER = range(len(PHASE_NAMES))
+NPHASES = len(PHASE_NAMES)
 # stages of a round
 ST_KEEP, ST_NAME, ST_COMMIT, ST_BUILD, ST_END = range(5)
 # return targets after a BUILD_RESOURCE step
 RET_BUILD, RET_GUILD, RET_END = range(3)
 
+# ----------------------------------------------------------------------- option vector
+CONFIG = Layout("tiny_towns config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_TOWN_HALL = CONFIG.add("town_hall")              # 0 standard, 1 town hall
+CFG_MONUMENTS = CONFIG.add("monuments")
+CFG_CAVE_RULE = CONFIG.add("cave_rule")
+CFG_FIRST_PLAYER = CONFIG.add("first_player")        # -1 random
+CFG_CARDS = CONFIG.add("cards", (NTYPES,))           # card per colour deck, -1 random (slot 0 unused)
+CONFIG_SIZE = CONFIG.size
+
 # ------------------------------------------------------------------------ state layout
 MAXP = 6
-G_NP = 0
-G_VARIANT = 1      # 0 standard, 1 town hall
-G_SOLO = 2
-G_MONU = 3
-G_CAVE = 4
-G_ROUND = 5
-G_PHASE = 6
-G_ACTOR = 7
-G_STAGE = 8
-G_ORDER = 9        # 6 slots
-G_ORDN = 15
-G_ORDI = 16
-G_MB = 17
-G_MAYOR = 18
-G_X = 19           # public resource of the round (named / drawn), -1 otherwise
-G_THKIND = 20      # town hall: 0 drawn, 1 free
-G_UNSEEN = 21      # 5: unseen cards per resource (town hall since last shuffle; solo face-down)
-G_DRAWS = 26       # town hall draws left before a reshuffle
-G_DISPLAY = 27     # 5: solo display counts
-G_UNKNOWN = 32     # solo: face-down cards never seen
-G_QUEUE = 33       # 15: solo known cards under the deck, in order
-G_QN = 48
-G_TAKEN = 49       # solo: resource of the card taken this round
-G_RNG = 50         # 2 slots
-G_CARDS = 52       # 7: card in play per type
-G_CON_CARD = 60    # construction waiting for its token
-G_CON_VAC = 61     # bitmask of vacated squares
-G_CON_ANY = 62     # token may go on any empty square
-G_EFF_CELL = 63    # square of the building awaiting BUILD_RESOURCE
-G_RET = 64
-G_GUILD_LEFT = 65
-G_GUILD_MASK = 66
-G_GUILD_CELL = 67
-G_OPAL_N = 68
-G_OPAL_OWNER = 69
-G_OPAL_PEND = 70
-G_OPAL_TYPE = 71
-G_FACEUP = 72      # 5: town hall face-up discards since the last shuffle
-G_GROVE_TYPE = 77
-G_OPAL_INIT = 78
-PB = 200
-PSZ = 200
-O_CUBE = 0
-O_BLD = 16
-O_EXTRA = 32
-O_PR = 48
-O_WH = 64          # 16 * 5
-O_STATUS = 144     # 0 still building, 1 complete
-O_CROUND = 145
-O_MBT = 146
-O_CAVE = 147
-O_DEALT = 148      # 2
-O_KEPT = 150
-O_MBUILT = 151
-O_SHRINE = 152
-O_OPAL = 153       # 7 set-aside flags
-O_CONS = 160       # bitmask of types constructed this round
-O_COMMITTED = 161
-O_PX = 162
-O_PIMP = 163
-O_PRES = 164
-O_PDEST = 165
-O_PSWR = 166
-O_PSWQ = 167
-O_PSTAGE = 168
-O_MCELL = 169
-G_SCR = PB + MAXP * PSZ   # scratch tail (16 key cells): carries no game information
-SCRATCH = 16
-STATE_SIZE = G_SCR + SCRATCH
-CONFIG_SIZE = 12   # np, variant, monuments, cave, first_player, 7 cards (-1 random)
+# one player's record (offsets inside the record)
+PLAYER = Layout("tiny_towns player record")
+O_CUBE = PLAYER.add("cube", (16,))                    # loose cube per square, -1 none
+O_BUILDING = PLAYER.add("building", (16,))            # card per square, -1 none
+O_BUILDING_RES = PLAYER.add("building_resource", (16,))   # Factory/Bank/Statue cube, -1 none
+O_PLACED_ROUND = PLAYER.add("placed_round", (16,))    # round a building was placed
+O_WAREHOUSE = PLAYER.add("warehouse", (16, NRES))     # Warehouse stock per square and resource
+O_STATUS = PLAYER.add("status")                       # 0 still building, 1 complete
+O_DONE_ROUND = PLAYER.add("done_round")               # round the town was completed
+O_MB_TURNS = PLAYER.add("master_builder_turns")
+O_CAVE_USES = PLAYER.add("cave_uses")
+O_DEALT = PLAYER.add("dealt_monuments", (MAX_MONUMENTS_DEALT,))
+O_KEPT = PLAYER.add("kept_monument")
+O_MONUMENT_BUILT = PLAYER.add("monument_built")
+O_SHRINE = PLAYER.add("shrine_value")
+O_OPALEYE_ASIDE = PLAYER.add("opaleye_aside", (NTYPES,))   # set-aside flags per type
+O_BUILT_TYPES = PLAYER.add("built_types")             # bitmask of types constructed this round
+O_COMMITTED = PLAYER.add("committed")
+O_PEND_OFFERED = PLAYER.add("pending_offered")        # resource offered / chosen this round
+O_PEND_IMPOSED = PLAYER.add("pending_imposed")
+O_PEND_RESOURCE = PLAYER.add("pending_resource")      # resource taken (after a Factory swap)
+O_PEND_DEST = PLAYER.add("pending_dest")              # square, 16 = set aside
+O_PEND_SWAP_RES = PLAYER.add("pending_swap_resource")
+O_PEND_SWAP_SQUARE = PLAYER.add("pending_swap_square")
+O_PEND_STAGE = PLAYER.add("pending_stage")
+O_MONUMENT_CELL = PLAYER.add("monument_cell")
+PLAYER_SIZE = PLAYER.size
 
-# observation layout
-OBS_PLANES = 25
-OBS_PVEC = 31
-OBS_PLAYER = 16 * OBS_PLANES + OBS_PVEC
-OBS_PUBLIC = 25 + 6 + 4 + 1 + (NPHASES + 1) + 6 + 5 + 1 + 2 + 5 + 1 + 5 + 5 + 1 + 75 + 1
-OBS_PRIVATE = 15 + 15 + 5 + 5 + 17 + 5 + 16 + 1
-OBS_CONTEXT = NCARDS + 16 + 1 + 7 + 1 + 16 + 7 + 16
-OBS_SIZE = MAXP * OBS_PLAYER + OBS_PUBLIC + OBS_PRIVATE + OBS_CONTEXT
+STATE = Layout("tiny_towns state")
+G_NUM_PLAYERS = STATE.add("num_players")
+G_TOWN_HALL = STATE.add("town_hall")                  # 0 standard, 1 town hall
+G_SOLO = STATE.add("solo")
+G_MONUMENTS = STATE.add("monuments")
+G_CAVE_RULE = STATE.add("cave_rule")
+G_ROUND = STATE.add("round")
+G_PHASE = STATE.add("phase")
+G_ACTOR = STATE.add("actor")
+G_STAGE = STATE.add("stage")
+G_ORDER = STATE.add("turn_order", (MAXP,))
+G_ORDER_LEN = STATE.add("turn_order_len")
+G_ORDER_POS = STATE.add("turn_order_pos")
+G_MASTER_BUILDER = STATE.add("master_builder")
+G_MAYOR = STATE.add("mayor")
+G_RESOURCE = STATE.add("round_resource")              # public resource of the round (named / drawn), -1 otherwise
+G_TH_FREE_ROUND = STATE.add("town_hall_free_round")   # town hall: 0 drawn, 1 free
+G_UNSEEN = STATE.add("unseen", (NRES,))               # unseen cards per resource (town hall since last shuffle; solo face-down)
+G_DRAWS_LEFT = STATE.add("draws_left")                # town hall draws left before a reshuffle
+G_DISPLAY = STATE.add("solo_display", (NRES,))        # solo display counts
+G_NEVER_SEEN = STATE.add("solo_never_seen")           # solo: face-down cards never seen
+G_UNDER_DECK = STATE.add("solo_under_deck", (15,))    # solo known cards under the deck, in order
+G_UNDER_DECK_LEN = STATE.add("solo_under_deck_len")
+G_SOLO_TAKEN = STATE.add("solo_taken")                # solo: resource of the card taken this round
+G_RNG = STATE.add("rng", (2,))
+G_CARDS_IN_PLAY = STATE.add("cards_in_play", (NTYPES,))   # card in play per type
+G_TOKEN_CARD = STATE.add("token_card")                # construction waiting for its token
+G_TOKEN_VACATED = STATE.add("token_vacated")          # bitmask of vacated squares
+G_TOKEN_ANYWHERE = STATE.add("token_anywhere")        # token may go on any empty square
+G_RESOURCE_CELL = STATE.add("resource_cell")          # square of the building awaiting BUILD_RESOURCE
+G_RESOURCE_RETURN = STATE.add("resource_return")      # RET_*: where play resumes after it
+G_GUILD_LEFT = STATE.add("guild_left")
+G_GUILD_REPLACED = STATE.add("guild_replaced")        # bitmask of squares replaced
+G_GUILD_CELL = STATE.add("guild_cell")
+G_OPALEYE_MOVED = STATE.add("opaleye_moved")
+G_OPALEYE_OWNER = STATE.add("opaleye_owner")
+G_OPALEYE_TYPES_LEFT = STATE.add("opaleye_types_left")    # bitmask
+G_OPALEYE_TYPE = STATE.add("opaleye_type")
+G_FACE_UP = STATE.add("town_hall_face_up", (NRES,))   # town hall face-up discards since the last shuffle
+G_GROVE_TYPE = STATE.add("grove_type")
+G_OPALEYE_STARTED = STATE.add("opaleye_started")
+G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
+# scratch tail (carries no game information): the construction key of _build_key; init
+# shuffles the monument pool here
+SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
+SCRATCH_SIZE = STATE.scratch_size
+assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
+STATE_SIZE = STATE.size
+
+# ------------------------------------------------------------------ observation layout
 ROUND_NORM = 100.0
+# one player's piece, seen from the observer (offsets inside the piece); squares planes:
+PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
+    0, 1, 1 + NRES, 1 + NRES + NTYPES, 2 + NRES + NTYPES, 2 + 2 * NRES + NTYPES, 2 + 3 * NRES + NTYPES
+OBS_PLANES = PLANE_PLACED + 1
+_PLAYER_OBS_FIELDS = (
+    ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
+    ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
+    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NTYPES,)),
+    ("committed", ()),
+)
+PLAYER_OBS = Layout("tiny_towns player observation")
+for _name, _shape in _PLAYER_OBS_FIELDS:
+    PLAYER_OBS.add(_name, _shape)
+P_SQUARES = PLAYER_OBS.offset("squares")
+P_PRESENT = PLAYER_OBS.offset("present")
+P_BUILDING = PLAYER_OBS.offset("building")
+P_COMPLETE = PLAYER_OBS.offset("complete")
+P_DONE_ROUND = PLAYER_OBS.offset("done_round")
+P_MB_TURNS = PLAYER_OBS.offset("master_builder_turns")
+P_HAMMER = PLAYER_OBS.offset("hammer")
+P_CAVE_LEFT = PLAYER_OBS.offset("cave_uses_left")
+P_MONUMENT = PLAYER_OBS.offset("monument_built")
+P_SHRINE = PLAYER_OBS.offset("shrine_value")
+P_OPALEYE = PLAYER_OBS.offset("opaleye_aside")
+P_COMMITTED = PLAYER_OBS.offset("committed")
+OBS_PLAYER = PLAYER_OBS.size
+
+OBS = Layout("tiny_towns observation")      # every part in [0, 1]
+for _i in range(MAXP):
+    for _name, _shape in _PLAYER_OBS_FIELDS:
+        _off = OBS.add(f"player{_i}_{_name}", _shape)
+        assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
+# public
+OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
+OBS_NUM_PLAYERS = OBS.add("num_players", (MAXP,))
+OBS_TOWN_HALL = OBS.add("town_hall")
+OBS_SOLO = OBS.add("solo")
+OBS_MONUMENTS = OBS.add("monuments")
+OBS_CAVE_RULE = OBS.add("cave_rule")
+OBS_ROUND = OBS.add("round")
+OBS_PHASE = OBS.add("phase", (NPHASES + 1,))           # last: "another player is placing"
+OBS_ACTOR = OBS.add("actor", (MAXP,))
+OBS_RESOURCE = OBS.add("round_resource", (NRES,))
+OBS_IMPOSED = OBS.add("imposed_on_me")
+OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
+OBS_UNSEEN = OBS.add("unseen", (NRES,))
+OBS_DRAWS_LEFT = OBS.add("draws_left")
+OBS_FACE_UP = OBS.add("face_up_discards", (NRES,))
+OBS_DISPLAY = OBS.add("solo_display", (NRES,))
+OBS_NEVER_SEEN = OBS.add("solo_never_seen")
+OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NRES))
+OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
+# private
+OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
+OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
+OBS_PEND_OFFERED = OBS.add("pending_offered", (NRES,))
+OBS_PEND_RESOURCE = OBS.add("pending_resource", (NRES,))
+OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
+OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NRES,))
+OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
+OBS_COMMITTED = OBS.add("committed")
+# step context (public)
+OBS_TOKEN_CARD = OBS.add("token_card", (NCARDS,))
+OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
+OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
+OBS_GROVE_TYPE = OBS.add("grove_type", (NTYPES,))
+OBS_GUILD_LEFT = OBS.add("guild_left")
+OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
+OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NTYPES,))
+OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
+OBS_SIZE = OBS.size
 
 
 # ============================================================================ helpers
 @njit(cache=True)
-def _pb(p):
-    return PB + p * PSZ
+def _player_base(p):
+    return G_PLAYERS + p * PLAYER_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _is_empty(state, p, q):
-    b = _pb(p)
-    return state[b + O_CUBE + q] < 0 and state[b + O_BLD + q] < 0
+    b = _player_base(p)
+    return state[b + O_CUBE + q] < 0 and state[b + O_BUILDING + q] < 0
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _n_empty(state, p):
     n = 0
     for q in range(16):
@@ -627,57 +733,57 @@ def _n_empty(state, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _count_card(state, p, card):
-    b = _pb(p)
+    b = _player_base(p)
     n = 0
     for q in range(16):
-        if state[b + O_BLD + q] == card:
+        if state[b + O_BUILDING + q] == card:
             n += 1
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _active_cell(state, p, q):
-    return state[_pb(p) + O_PR + q] < state[G_ROUND]
+    return state[_player_base(p) + O_PLACED_ROUND + q] < state[G_ROUND]
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _monument_active(state, p, m):
     """Own monument ``m`` built before the current round."""
-    b = _pb(p)
-    if state[b + O_KEPT] != m or state[b + O_MBUILT] == 0:
+    b = _player_base(p)
+    if state[b + O_KEPT] != m or state[b + O_MONUMENT_BUILT] == 0:
         return False
-    return state[b + O_PR + state[b + O_MCELL]] < state[G_ROUND]
+    return state[b + O_PLACED_ROUND + state[b + O_MONUMENT_CELL]] < state[G_ROUND]
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _monument_built(state, p, m):
-    b = _pb(p)
-    return state[b + O_KEPT] == m and state[b + O_MBUILT] != 0
+    b = _player_base(p)
+    return state[b + O_KEPT] == m and state[b + O_MONUMENT_BUILT] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _n_building(state):
     n = 0
-    for p in range(state[G_NP]):
-        if state[_pb(p) + O_STATUS] == 0:
+    for p in range(state[G_NUM_PLAYERS]):
+        if state[_player_base(p) + O_STATUS] == 0:
             n += 1
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _bank_res_mask(state, p, skip_cell):
     """Bitmask of resources lying on p's Banks (except the one on ``skip_cell``)."""
-    b = _pb(p)
+    b = _player_base(p)
     m = 0
     for q in range(16):
-        if q != skip_cell and state[b + O_BLD + q] == C_BANK and state[b + O_EXTRA + q] >= 0:
-            m |= 1 << state[b + O_EXTRA + q]
+        if q != skip_cell and state[b + O_BUILDING + q] == C_BANK and state[b + O_BUILDING_RES + q] >= 0:
+            m |= 1 << state[b + O_BUILDING_RES + q]
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _naming_mask(state, p):
     m = _bank_res_mask(state, p, np.int64(-1))
     if m == 31 and BANK_BAN_LIFT:
@@ -686,38 +792,38 @@ def _naming_mask(state, p):
 
 
 @njit(cache=True)
-def _wh_count(state, p, q):
-    b = _pb(p) + O_WH + q * 5
+def _warehouse_count(state, p, q):
+    b = _player_base(p) + O_WAREHOUSE + q * 5
     return state[b] + state[b + 1] + state[b + 2] + state[b + 3] + state[b + 4]
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _draw_weighted(state, off, n):
     """Draw a resource with probability proportional to ``state[off:off+n]``; decrements it."""
     return rng.draw_from_counts(state, G_RNG, off, n)
 
 
 # ===================================================================== construction
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _build_key(state, p):
     """Scratch key per square: loose cube resource, 5 for an active Trading Post, else -1."""
-    b = _pb(p)
+    b = _player_base(p)
     for q in range(16):
         v = state[b + O_CUBE + q]
-        if v < 0 and state[b + O_BLD + q] == C_TPOST and _active_cell(state, p, q):
+        if v < 0 and state[b + O_BUILDING + q] == C_TPOST and _active_cell(state, p, q):
             v = 5
-        state[G_SCR + q] = v
+        state[SCRATCH_KEY + q] = v
 
 
 @njit(cache=True)
 def _slot_card(state, p, slot):
     if slot < 7:
-        c = state[G_CARDS + slot]
+        c = state[G_CARDS_IN_PLAY + slot]
         if c == C_BANK and _count_card(state, p, C_BANK) >= MAX_BANKS:
             return -1
         return c
-    b = _pb(p)
-    if state[G_MONU] == 0 or state[b + O_KEPT] < 0 or state[b + O_MBUILT] != 0:
+    b = _player_base(p)
+    if state[G_MONUMENTS] == 0 or state[b + O_KEPT] < 0 or state[b + O_MONUMENT_BUILT] != 0:
         return -1
     return state[b + O_KEPT]
 
@@ -725,15 +831,15 @@ def _slot_card(state, p, slot):
 # resources of each card's pattern, by type (the same in every transform)
 PATTERN_NEED = np.zeros((NCARDS, 5), dtype=np.int64)
 for _c in range(NCARDS):
-    for _k in range(PSIZE[_c]):
-        PATTERN_NEED[_c, OFFS[_c, 0, _k, 2]] += 1
+    for _k in range(PATTERN_SIZE[_c]):
+        PATTERN_NEED[_c, PATTERN_CELLS[_c, 0, _k, 2]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _card_fits(state, card):
     """Some transform and anchor of ``card``'s pattern fits (scratch key of ``_build_key``)."""
     for t in range(8):
-        if TVALID[card, t] == 0:
+        if TRANSFORM_DISTINCT[card, t] == 0:
             continue
         for anchor in range(16):
             if _placement_ok(state, card, t, anchor):
@@ -741,32 +847,32 @@ def _card_fits(state, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _placement_ok(state, card, t, anchor):
     """Uses the scratch key of ``_build_key``."""
-    if TVALID[card, t] == 0:
+    if TRANSFORM_DISTINCT[card, t] == 0:
         return False
     r0 = anchor // 4
     c0 = anchor % 4
-    if r0 + TBOX[card, t, 0] > 4 or c0 + TBOX[card, t, 1] > 4:
+    if r0 + TRANSFORM_BOX[card, t, 0] > 4 or c0 + TRANSFORM_BOX[card, t, 1] > 4:
         return False
-    key = state[G_SCR:G_SCR + 16]
-    if not pattern_fits(key, 4, 4, OFFS[card, t], PSIZE[card], r0, c0, 5):
+    key = state[SCRATCH_KEY:SCRATCH_KEY + 16]
+    if not pattern_fits(key, 4, 4, PATTERN_CELLS[card, t], PATTERN_SIZE[card], r0, c0, 5):
         return False
-    for i in range(PSIZE[card]):
-        q = (r0 + OFFS[card, t, i, 0]) * 4 + c0 + OFFS[card, t, i, 1]
+    for i in range(PATTERN_SIZE[card]):
+        q = (r0 + PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + PATTERN_CELLS[card, t, i, 1]
         if key[q] != 5:
             return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _construct_mask(state, p, mask):
     """Set the legal CONSTRUCT actions of p in ``mask`` (if given); return their number."""
     _build_key(state, p)
     ncubes = 0
     for q in range(16):
-        if state[G_SCR + q] >= 0 and state[G_SCR + q] < 5:
+        if state[SCRATCH_KEY + q] >= 0 and state[SCRATCH_KEY + q] < 5:
             ncubes += 1
     if ncubes == 0:
         return 0
@@ -776,125 +882,115 @@ def _construct_mask(state, p, mask):
         if card < 0:
             continue
         for t in range(8):
-            if TVALID[card, t] == 0:
+            if TRANSFORM_DISTINCT[card, t] == 0:
                 continue
             for anchor in range(16):
                 if _placement_ok(state, card, t, anchor):
                     n += 1
                     if mask.shape[0] > 0:
-                        mask[128 * slot + 16 * t + anchor] = 1
+                        mask[A_CONSTRUCT + CONSTRUCT_SLOT * slot + CONSTRUCT_T * t + anchor] = 1
     return n
 
 
-@njit(cache=True)
-def _has_construction(state, p):
-    _build_key(state, p)
-    for slot in range(8):
-        card = _slot_card(state, p, slot)
-        if card >= 0 and _card_fits(state, card):
-            return True
-    return False
-
-
 # ======================================================================= commitments
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _factory_swap(state, p, x):
     """p has an active Factory holding x."""
-    b = _pb(p)
+    b = _player_base(p)
     for q in range(16):
-        if state[b + O_BLD + q] == C_FACTORY and state[b + O_EXTRA + q] == x and _active_cell(state, p, q):
+        if state[b + O_BUILDING + q] == C_FACTORY and state[b + O_BUILDING_RES + q] == x and _active_cell(state, p, q):
             return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _commit_mask(state, p, ph, mask):
     """Legal actions of p's commitment sub-phase ``ph`` into ``mask``."""
-    b = _pb(p)
+    b = _player_base(p)
     if ph == PH_CHOOSE:
         if state[G_SOLO]:
             for r in range(NRES):
                 if state[G_DISPLAY + r] > 0:
-                    mask[A_RES + r] = 1
+                    mask[A_RESOURCE + r] = 1
         else:
             m = _naming_mask(state, p)
             for r in range(NRES):
                 if m >> r & 1:
-                    mask[A_RES + r] = 1
+                    mask[A_RESOURCE + r] = 1
     elif ph == PH_TAKE:
         for r in range(NRES):
-            mask[A_RES + r] = 1
+            mask[A_RESOURCE + r] = 1
     elif ph == PH_DEST:
-        imp = state[b + O_PIMP]
+        imp = state[b + O_PEND_IMPOSED]
         has_empty = _n_empty(state, p) > 0
         for q in range(16):
             if _is_empty(state, p, q):
-                mask[A_SQ + q] = 1
+                mask[A_SQUARE + q] = 1
             elif imp:
-                bl = state[b + O_BLD + q]
+                bl = state[b + O_BUILDING + q]
                 if bl == C_WAREHOUSE and _active_cell(state, p, q):
-                    cnt = _wh_count(state, p, q)
+                    cnt = _warehouse_count(state, p, q)
                     if cnt < WAREHOUSE_CAP or (cnt > 0 and has_empty):
-                        mask[A_SQ + q] = 1
-                elif bl == C_COTTAGE and state[b + O_EXTRA + q] < 0 and _monument_active(state, p, np.int64(M_STATUE)):
-                    mask[A_SQ + q] = 1
-        if imp and state[G_CAVE] and state[b + O_CAVE] < CAVE_USES:
-            mask[A_ASIDE] = 1
+                        mask[A_SQUARE + q] = 1
+                elif bl == C_COTTAGE and state[b + O_BUILDING_RES + q] < 0 and _monument_active(state, p, np.int64(M_STATUE)):
+                    mask[A_SQUARE + q] = 1
+        if imp and state[G_CAVE_RULE] and state[b + O_CAVE_USES] < CAVE_USES:
+            mask[A_SET_ASIDE] = 1
     elif ph == PH_SWAP:
-        q = state[b + O_PDEST]
-        if q < 0 or q >= 16 or state[b + O_BLD + q] != C_WAREHOUSE:
+        q = state[b + O_PEND_DEST]
+        if q < 0 or q >= 16 or state[b + O_BUILDING + q] != C_WAREHOUSE:
             mask[A_PASS] = 1          # padding step: the cube did not go to a Warehouse
         else:
             if _n_empty(state, p) > 0:
                 for r in range(NRES):
-                    if state[b + O_WH + q * 5 + r] > 0:
-                        mask[A_RES + r] = 1
-            if _wh_count(state, p, q) < WAREHOUSE_CAP:
+                    if state[b + O_WAREHOUSE + q * 5 + r] > 0:
+                        mask[A_RESOURCE + r] = 1
+            if _warehouse_count(state, p, q) < WAREHOUSE_CAP:
                 mask[A_PASS] = 1
-    elif ph == PH_SWAP_SQ:
-        if state[b + O_PSWR] < 0:
+    elif ph == PH_SWAP_SQUARE:
+        if state[b + O_PEND_SWAP_RES] < 0:
             mask[A_PASS] = 1          # padding step: no swap
         else:
             for q in range(16):
                 if _is_empty(state, p, q):
-                    mask[A_SQ + q] = 1
+                    mask[A_SQUARE + q] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _commit_start(state, p):
     """First sub-phase of p's commitment (pending fields reset)."""
-    b = _pb(p)
-    state[b + O_PRES] = -1
-    state[b + O_PDEST] = -1
-    state[b + O_PSWR] = -1
-    state[b + O_PSWQ] = -1
+    b = _player_base(p)
+    state[b + O_PEND_RESOURCE] = -1
+    state[b + O_PEND_DEST] = -1
+    state[b + O_PEND_SWAP_RES] = -1
+    state[b + O_PEND_SWAP_SQUARE] = -1
     if state[G_SOLO]:
-        state[b + O_PX] = -1
-        state[b + O_PIMP] = 1
+        state[b + O_PEND_OFFERED] = -1
+        state[b + O_PEND_IMPOSED] = 1
         return PH_CHOOSE
-    if state[G_VARIANT] == 1:
-        if state[G_THKIND] == 1:
-            state[b + O_PX] = -1
-            state[b + O_PIMP] = 0
+    if state[G_TOWN_HALL] == 1:
+        if state[G_TH_FREE_ROUND] == 1:
+            state[b + O_PEND_OFFERED] = -1
+            state[b + O_PEND_IMPOSED] = 0
             return PH_CHOOSE
-        state[b + O_PIMP] = 1
+        state[b + O_PEND_IMPOSED] = 1
     else:
-        state[b + O_PIMP] = 1 if p != state[G_MB] else 0
-    state[b + O_PX] = state[G_X]
+        state[b + O_PEND_IMPOSED] = 1 if p != state[G_MASTER_BUILDER] else 0
+    state[b + O_PEND_OFFERED] = state[G_RESOURCE]
     return _after_x(state, p)
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _after_x(state, p):
-    b = _pb(p)
-    x = state[b + O_PX]
-    if state[b + O_PIMP] and _factory_swap(state, p, x):
+    b = _player_base(p)
+    x = state[b + O_PEND_OFFERED]
+    if state[b + O_PEND_IMPOSED] and _factory_swap(state, p, x):
         return PH_TAKE
-    state[b + O_PRES] = x
+    state[b + O_PEND_RESOURCE] = x
     return PH_DEST
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _warehouse_padded(state, p):
     """p's placement takes the SWAP and SWAP_SQUARE steps whatever its destination.
 
@@ -907,118 +1003,118 @@ def _warehouse_padded(state, p):
     to hide from)."""
     if state[G_SOLO]:
         return False
-    b = _pb(p)
-    if state[b + O_PIMP] == 0:
+    b = _player_base(p)
+    if state[b + O_PEND_IMPOSED] == 0:
         return False
     has_empty = _n_empty(state, p) > 0
     for q in range(16):
-        if state[b + O_BLD + q] == C_WAREHOUSE and _active_cell(state, p, q):
-            cnt = _wh_count(state, p, q)
+        if state[b + O_BUILDING + q] == C_WAREHOUSE and _active_cell(state, p, q):
+            cnt = _warehouse_count(state, p, q)
             if cnt < WAREHOUSE_CAP or (cnt > 0 and has_empty):
                 return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _commit_apply(state, p, ph, a):
     """Apply action ``a`` of sub-phase ``ph``; return the next sub-phase or -1 when committed."""
-    b = _pb(p)
+    b = _player_base(p)
     if ph == PH_CHOOSE:
-        r = a - A_RES
-        state[b + O_PX] = r
+        r = a - A_RESOURCE
+        state[b + O_PEND_OFFERED] = r
         if state[G_SOLO]:
             state[G_DISPLAY + r] -= 1
-            state[G_TAKEN] = r
+            state[G_SOLO_TAKEN] = r
         return _after_x(state, p)
     if ph == PH_TAKE:
-        state[b + O_PRES] = a - A_RES
+        state[b + O_PEND_RESOURCE] = a - A_RESOURCE
         return PH_DEST
     if ph == PH_DEST:
-        if a == A_ASIDE:
-            state[b + O_PDEST] = 16
+        if a == A_SET_ASIDE:
+            state[b + O_PEND_DEST] = 16
             return PH_SWAP if _warehouse_padded(state, p) else -1
-        q = a - A_SQ
-        state[b + O_PDEST] = q
-        if state[b + O_BLD + q] == C_WAREHOUSE or _warehouse_padded(state, p):
+        q = a - A_SQUARE
+        state[b + O_PEND_DEST] = q
+        if state[b + O_BUILDING + q] == C_WAREHOUSE or _warehouse_padded(state, p):
             return PH_SWAP
         return -1
     if ph == PH_SWAP:
         if a != A_PASS:
-            state[b + O_PSWR] = a - A_RES
-            return PH_SWAP_SQ
-        return PH_SWAP_SQ if _warehouse_padded(state, p) else -1
-    if ph == PH_SWAP_SQ:
+            state[b + O_PEND_SWAP_RES] = a - A_RESOURCE
+            return PH_SWAP_SQUARE
+        return PH_SWAP_SQUARE if _warehouse_padded(state, p) else -1
+    if ph == PH_SWAP_SQUARE:
         if a != A_PASS:
-            state[b + O_PSWQ] = a - A_SQ
+            state[b + O_PEND_SWAP_SQUARE] = a - A_SQUARE
         return -1
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _reveal(state):
-    for i in range(state[G_ORDN]):
+    for i in range(state[G_ORDER_LEN]):
         p = state[G_ORDER + i]
-        b = _pb(p)
+        b = _player_base(p)
         if state[b + O_COMMITTED] == 0:
             continue
-        q = state[b + O_PDEST]
-        r = state[b + O_PRES]
+        q = state[b + O_PEND_DEST]
+        r = state[b + O_PEND_RESOURCE]
         if q == 16:
-            state[b + O_CAVE] += 1
+            state[b + O_CAVE_USES] += 1
         elif q >= 0:
-            bl = state[b + O_BLD + q]
+            bl = state[b + O_BUILDING + q]
             if bl == C_WAREHOUSE:
-                state[b + O_WH + q * 5 + r] += 1
-                if state[b + O_PSWR] >= 0:
-                    state[b + O_WH + q * 5 + state[b + O_PSWR]] -= 1
-                    state[b + O_CUBE + state[b + O_PSWQ]] = state[b + O_PSWR]
+                state[b + O_WAREHOUSE + q * 5 + r] += 1
+                if state[b + O_PEND_SWAP_RES] >= 0:
+                    state[b + O_WAREHOUSE + q * 5 + state[b + O_PEND_SWAP_RES]] -= 1
+                    state[b + O_CUBE + state[b + O_PEND_SWAP_SQUARE]] = state[b + O_PEND_SWAP_RES]
             elif bl == C_COTTAGE:
-                state[b + O_EXTRA + q] = r
+                state[b + O_BUILDING_RES + q] = r
             else:
                 state[b + O_CUBE + q] = r
         state[b + O_COMMITTED] = 0
-        state[b + O_PX] = -1
-        state[b + O_PRES] = -1
-        state[b + O_PDEST] = -1
-        state[b + O_PSWR] = -1
-        state[b + O_PSWQ] = -1
-        state[b + O_PSTAGE] = -1
+        state[b + O_PEND_OFFERED] = -1
+        state[b + O_PEND_RESOURCE] = -1
+        state[b + O_PEND_DEST] = -1
+        state[b + O_PEND_SWAP_RES] = -1
+        state[b + O_PEND_SWAP_SQUARE] = -1
+        state[b + O_PEND_STAGE] = -1
 
 
 # ========================================================================= rounds
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _start_round(state):
     state[G_ROUND] += 1
     r = state[G_ROUND]
-    n = state[G_NP]
+    n = state[G_NUM_PLAYERS]
     for p in range(n):
-        b = _pb(p)
-        state[b + O_CONS] = 0
+        b = _player_base(p)
+        state[b + O_BUILT_TYPES] = 0
         state[b + O_COMMITTED] = 0
-    base = state[G_MB] if state[G_VARIANT] == 0 else state[G_MAYOR]
+    base = state[G_MASTER_BUILDER] if state[G_TOWN_HALL] == 0 else state[G_MAYOR]
     k = 0
     for j in range(1, n + 1):
         p = (base + j) % n
-        if state[_pb(p) + O_STATUS] == 0:
+        if state[_player_base(p) + O_STATUS] == 0:
             state[G_ORDER + k] = p
             k += 1
-    state[G_ORDN] = k
-    state[G_ORDI] = 0
-    state[G_X] = -1
+    state[G_ORDER_LEN] = k
+    state[G_ORDER_POS] = 0
+    state[G_RESOURCE] = -1
     if state[G_SOLO]:
         state[G_STAGE] = ST_COMMIT
-    elif state[G_VARIANT] == 1:
+    elif state[G_TOWN_HALL] == 1:
         if r % 3 == 0:
-            state[G_THKIND] = 1
+            state[G_TH_FREE_ROUND] = 1
         else:
-            state[G_THKIND] = 0
-            if state[G_DRAWS] == 0:
+            state[G_TH_FREE_ROUND] = 0
+            if state[G_DRAWS_LEFT] == 0:
                 for i in range(NRES):
                     state[G_UNSEEN + i] = TH_DECK_PER
-                    state[G_FACEUP + i] = 0
-                state[G_DRAWS] = TH_DRAWS
-            state[G_X] = _draw_weighted(state, G_UNSEEN, NRES)
-            state[G_DRAWS] -= 1
+                    state[G_FACE_UP + i] = 0
+                state[G_DRAWS_LEFT] = TH_DRAWS
+            state[G_RESOURCE] = _draw_weighted(state, G_UNSEEN, NRES)
+            state[G_DRAWS_LEFT] -= 1
         state[G_STAGE] = ST_COMMIT
     else:
         state[G_STAGE] = ST_NAME
@@ -1027,26 +1123,26 @@ def _start_round(state):
 @njit(cache=True)
 def _end_round(state):
     """End of round after the Opaleye moves: game end, discards, hammer; then next round."""
-    n = state[G_NP]
-    if state[G_VARIANT] == 1 and state[G_THKIND] == 0 and state[G_X] >= 0:
-        state[G_FACEUP + state[G_X]] += 1
+    n = state[G_NUM_PLAYERS]
+    if state[G_TOWN_HALL] == 1 and state[G_TH_FREE_ROUND] == 0 and state[G_RESOURCE] >= 0:
+        state[G_FACE_UP + state[G_RESOURCE]] += 1
     if _n_building(state) == 0:
-        state[G_PHASE] = PH_OVER
+        state[G_PHASE] = PH_GAME_OVER
         state[G_ACTOR] = -1
         return False
-    if state[G_VARIANT] == 0 and not state[G_SOLO]:
-        mb = state[G_MB]
+    if state[G_TOWN_HALL] == 0 and not state[G_SOLO]:
+        mb = state[G_MASTER_BUILDER]
         new = -1
         for j in range(1, n + 1):
             q = (mb + j) % n
-            if state[_pb(q) + O_STATUS] == 0 and not _monument_built(state, q, M_FORT):
+            if state[_player_base(q) + O_STATUS] == 0 and not _monument_built(state, q, M_FORT):
                 new = q
                 break
         if new < 0:
             for q in range(n):
-                if state[_pb(q) + O_STATUS] == 0:
+                if state[_player_base(q) + O_STATUS] == 0:
                     new = q
-        state[G_MB] = new
+        state[G_MASTER_BUILDER] = new
     _start_round(state)
     return True
 
@@ -1062,48 +1158,11 @@ def _set(state, phase, actor):
 @njit(cache=True)
 def _finish_build_step(state, p):
     """p declares done: complete if no empty square."""
-    b = _pb(p)
+    b = _player_base(p)
     if _n_empty(state, p) == 0 and state[b + O_STATUS] == 0:
         state[b + O_STATUS] = 1
-        state[b + O_CROUND] = state[G_ROUND]
-    state[G_ORDI] += 1
-
-
-@njit(cache=True)
-def _could_build_monument(state, p):
-    """Judged from public information: p has not built a monument yet and some monument
-    nobody has built yet (p's own kept one among them, whichever it is) fits p's board.
-
-    Which monument p kept is secret, so every monument still unbuilt counts; the built
-    ones (public, each held by its builder) do not.  Solo monuments removed from the game
-    are skipped (solo never asks: :func:`_build_offered`).  Sets and reads the scratch key
-    of :func:`_build_key` for p itself, so it never depends on what an earlier caller left
-    there."""
-    if state[G_MONU] == 0 or state[_pb(p) + O_MBUILT] != 0:
-        return False
-    _build_key(state, p)
-    have = np.zeros(6, dtype=np.int64)      # resources 0..4 on the board, 5 = wildcards
-    for q in range(16):
-        v = state[G_SCR + q]
-        if v >= 0 and v <= 5:
-            have[v] += 1
-    for i in range(NM):
-        card = NB + i
-        if state[G_SOLO] and SOLO_REMOVED[card]:
-            continue
-        short = 0                            # cheap necessary condition before the search
-        for r in range(5):
-            if PATTERN_NEED[card, r] > have[r]:
-                short += PATTERN_NEED[card, r] - have[r]
-        if short > have[5]:
-            continue
-        built = False
-        for j in range(state[G_NP]):
-            if state[_pb(j) + O_MBUILT] != 0 and state[_pb(j) + O_KEPT] == card:
-                built = True
-        if not built and _card_fits(state, card):
-            return True
-    return False
+        state[b + O_DONE_ROUND] = state[G_ROUND]
+    state[G_ORDER_POS] += 1
 
 
 @njit(cache=True)
@@ -1115,27 +1174,48 @@ def _build_offered(state, p):
     literally with other players at the table, that would show them whether a player's
     only legal construction is its secret monument.  So with two or more players the
     step is offered when a construction *could* fit as far as the others can tell: a card
-    in play fits (``_has_construction``, which includes p's own monument) or some
-    monument nobody has built yet fits (``_could_build_monument``).  p's own unbuilt
-    monument is one of those, so the disjunction reads only public information (the
-    boards after the reveal, the cards in play, the monuments built and by whom) and the
-    turn order shows nothing hidden.  (A determinized copy re-draws the others' committed
-    placements; once they are revealed the boards, and so the build steps, may differ
-    openly.)  Solo (nobody to hide anything from) keeps the rule as written."""
-    if _has_construction(state, p):
-        return True
-    if state[G_SOLO]:
+    in play fits (p's own monument included) or some monument nobody has built yet fits
+    while p has built none.  p's own unbuilt monument is one of those, so the disjunction
+    reads only public information (the boards after the reveal, the cards in play, the
+    monuments built and by whom) and the turn order shows nothing hidden.  (A
+    determinized copy re-draws the others' committed placements; once they are revealed
+    the boards, and so the build steps, may differ openly.)  Solo (nobody to hide anything
+    from) keeps the rule as written.
+
+    Both searches read the scratch key of :func:`_build_key`, set here for p itself, so
+    they never depend on what an earlier caller left there.  (One function for both: each
+    jitted function calling the placement search recompiles it, which costs cold start.)"""
+    _build_key(state, p)
+    for slot in range(8):
+        card = _slot_card(state, p, slot)
+        if card >= 0 and _card_fits(state, card):
+            return True
+    if state[G_SOLO] or state[G_MONUMENTS] == 0 or state[_player_base(p) + O_MONUMENT_BUILT] != 0:
         return False
-    return _could_build_monument(state, p)
-
-
-@njit(cache=True)
-def _enter_build(state, p):
-    """Back to p's build step: a decision when ``_build_offered``, else done at once."""
-    if _build_offered(state, p):
-        _set(state, np.int64(PH_BUILD), p)
-        return True
-    _finish_build_step(state, p)
+    # Which monument p kept is secret, so every monument still unbuilt counts; the built
+    # ones (public, each held by its builder) do not.
+    # How many squares hold each resource 0..4 and wildcards (5), 5 bits per count packed
+    # in one integer: no array to allocate (cold start and run time).
+    have = 0
+    for q in range(16):
+        v = state[SCRATCH_KEY + q]
+        if v >= 0 and v <= 5:
+            have += 1 << (5 * v)
+    for i in range(NUM_MONUMENTS):
+        card = NUM_BUILDING_CARDS + i
+        short = 0                            # cheap necessary condition before the search
+        for r in range(5):
+            h = (have >> (5 * r)) & 31
+            if PATTERN_NEED[card, r] > h:
+                short += PATTERN_NEED[card, r] - h
+        if short > have >> 25:
+            continue
+        built = False
+        for j in range(state[G_NUM_PLAYERS]):
+            if state[_player_base(j) + O_MONUMENT_BUILT] != 0 and state[_player_base(j) + O_KEPT] == card:
+                built = True
+        if not built and _card_fits(state, card):
+            return True
     return False
 
 
@@ -1144,63 +1224,66 @@ def _run(state):
     """Run automatic events until the next decision (or the end)."""
     while True:
         st = state[G_STAGE]
-        n = state[G_NP]
+        n = state[G_NUM_PLAYERS]
         if st == ST_KEEP:
-            i = state[G_ORDI]
+            i = state[G_ORDER_POS]
             if i < n:
                 _set(state, np.int64(PH_KEEP), i)
                 return
             _start_round(state)
             continue
         if st == ST_NAME:
-            _set(state, np.int64(PH_NAME), state[G_MB])
+            _set(state, np.int64(PH_NAME), state[G_MASTER_BUILDER])
             return
         if st == ST_COMMIT:
-            i = state[G_ORDI]
-            if i >= state[G_ORDN]:
+            i = state[G_ORDER_POS]
+            if i >= state[G_ORDER_LEN]:
                 _reveal(state)
                 state[G_STAGE] = ST_BUILD
-                state[G_ORDI] = 0
+                state[G_ORDER_POS] = 0
                 continue
             p = state[G_ORDER + i]
             if _n_empty(state, p) == 0:
-                state[G_ORDI] += 1
+                state[G_ORDER_POS] += 1
                 continue
-            if (state[G_VARIANT] == 1 and state[G_THKIND] == 1 and _monument_active(state, p, np.int64(M_FORT))
+            if (state[G_TOWN_HALL] == 1 and state[G_TH_FREE_ROUND] == 1 and _monument_active(state, p, np.int64(M_FORT))
                     and _n_building(state) > 1):
-                state[G_ORDI] += 1
+                state[G_ORDER_POS] += 1
                 continue
             ph = _commit_start(state, p)
-            state[_pb(p) + O_PSTAGE] = ph
+            state[_player_base(p) + O_PEND_STAGE] = ph
             _set(state, ph, p)
             return
         if st == ST_BUILD:
-            i = state[G_ORDI]
-            if i >= state[G_ORDN]:
+            i = state[G_ORDER_POS]
+            if i >= state[G_ORDER_LEN]:
                 if state[G_SOLO]:
-                    if state[G_QN] < 15:
-                        state[G_QUEUE + state[G_QN]] = state[G_TAKEN]
-                        state[G_QN] += 1
-                    if state[G_UNKNOWN] > 0:
+                    if state[G_UNDER_DECK_LEN] < 15:
+                        state[G_UNDER_DECK + state[G_UNDER_DECK_LEN]] = state[G_SOLO_TAKEN]
+                        state[G_UNDER_DECK_LEN] += 1
+                    if state[G_NEVER_SEEN] > 0:
                         r = _draw_weighted(state, G_UNSEEN, NRES)
-                        state[G_UNKNOWN] -= 1
+                        state[G_NEVER_SEEN] -= 1
                     else:
-                        r = state[G_QUEUE]
-                        for j in range(state[G_QN] - 1):
-                            state[G_QUEUE + j] = state[G_QUEUE + j + 1]
-                        state[G_QN] -= 1
-                        state[G_QUEUE + state[G_QN]] = -1
+                        r = state[G_UNDER_DECK]
+                        for j in range(state[G_UNDER_DECK_LEN] - 1):
+                            state[G_UNDER_DECK + j] = state[G_UNDER_DECK + j + 1]
+                        state[G_UNDER_DECK_LEN] -= 1
+                        state[G_UNDER_DECK + state[G_UNDER_DECK_LEN]] = -1
                     state[G_DISPLAY + r] += 1
-                    state[G_TAKEN] = -1
+                    state[G_SOLO_TAKEN] = -1
                 state[G_STAGE] = ST_END
-                state[G_OPAL_INIT] = 0
+                state[G_OPALEYE_STARTED] = 0
                 continue
             p = state[G_ORDER + i]
-            if _enter_build(state, p):
+            # p's build step: a decision when offered, else done at once
+            if _build_offered(state, p):
+                _set(state, np.int64(PH_BUILD), p)
                 return
+            _finish_build_step(state, p)
             continue
         if st == ST_END:
-            if _opal_next(state):
+            if _opaleye_next(state):
                 return
             if not _end_round(state):
                 return
@@ -1209,38 +1292,38 @@ def _run(state):
 
 
 @njit(cache=True)
-def _opal_next(state):
+def _opaleye_next(state):
     """Set up the next Opaleye's Watch move decision; False when none is left."""
-    n = state[G_NP]
-    if state[G_OPAL_INIT] == 0:
-        state[G_OPAL_INIT] = 1
-        state[G_OPAL_OWNER] = -1
-        state[G_OPAL_PEND] = 0
+    n = state[G_NUM_PLAYERS]
+    if state[G_OPALEYE_STARTED] == 0:
+        state[G_OPALEYE_STARTED] = 1
+        state[G_OPALEYE_OWNER] = -1
+        state[G_OPALEYE_TYPES_LEFT] = 0
         for p in range(n):
             if n > 1 and _monument_active(state, p, np.int64(M_OPALEYE)):
-                b = _pb(p)
-                cons = state[_pb((p + 1) % n) + O_CONS] | state[_pb((p + n - 1) % n) + O_CONS]
+                b = _player_base(p)
+                cons = state[_player_base((p + 1) % n) + O_BUILT_TYPES] | state[_player_base((p + n - 1) % n) + O_BUILT_TYPES]
                 pend = 0
                 for k in range(NTYPES):
-                    if state[b + O_OPAL + k] and (cons >> k) & 1:
+                    if state[b + O_OPALEYE_ASIDE + k] and (cons >> k) & 1:
                         pend |= 1 << k
-                state[G_OPAL_OWNER] = p
-                state[G_OPAL_PEND] = pend
-    p = state[G_OPAL_OWNER]
+                state[G_OPALEYE_OWNER] = p
+                state[G_OPALEYE_TYPES_LEFT] = pend
+    p = state[G_OPALEYE_OWNER]
     if p < 0:
         return False
-    while state[G_OPAL_PEND] != 0:
-        pend = state[G_OPAL_PEND]
+    while state[G_OPALEYE_TYPES_LEFT] != 0:
+        pend = state[G_OPALEYE_TYPES_LEFT]
         k = 0
         while not (pend >> k) & 1:
             k += 1
-        state[G_OPAL_PEND] = pend & ~(1 << k)
+        state[G_OPALEYE_TYPES_LEFT] = pend & ~(1 << k)
         if _n_empty(state, p) == 0:
             continue
-        if state[G_CARDS + k] == C_BANK and _count_card(state, p, C_BANK) >= MAX_BANKS:
+        if state[G_CARDS_IN_PLAY + k] == C_BANK and _count_card(state, p, C_BANK) >= MAX_BANKS:
             continue
-        state[G_OPAL_TYPE] = k
-        _set(state, np.int64(PH_OPAL_SQ), p)
+        state[G_OPALEYE_TYPE] = k
+        _set(state, np.int64(PH_OPALEYE_SQUARE), p)
         return True
     return False
 
@@ -1248,68 +1331,63 @@ def _opal_next(state):
 # ======================================================================= buildings
 @njit(cache=True)
 def _put_building(state, p, q, card):
-    b = _pb(p)
-    state[b + O_BLD + q] = card
+    b = _player_base(p)
+    state[b + O_BUILDING + q] = card
     state[b + O_CUBE + q] = -1
-    state[b + O_EXTRA + q] = -1
-    state[b + O_PR + q] = state[G_ROUND]
+    state[b + O_BUILDING_RES + q] = -1
+    state[b + O_PLACED_ROUND + q] = state[G_ROUND]
     for r in range(NRES):
-        state[b + O_WH + q * 5 + r] = 0
+        state[b + O_WAREHOUSE + q * 5 + r] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _needs_resource(card):
     return card == C_FACTORY or card == C_BANK
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _count_buildings(state, p):
-    b = _pb(p)
+    b = _player_base(p)
     n = 0
     for q in range(16):
-        if state[b + O_BLD + q] >= 0:
+        if state[b + O_BUILDING + q] >= 0:
             n += 1
     return n
 
 
 @njit(cache=True)
 def _after_token(state, p, q):
-    """On-build action of the card just placed on q by a construction."""
-    b = _pb(p)
-    card = state[b + O_BLD + q]
+    """On-build action of the card just placed on q by a construction.  True when p goes
+    straight back to its build step (the caller resumes it: see :func:`step`)."""
+    b = _player_base(p)
+    card = state[b + O_BUILDING + q]
     if _needs_resource(card):
-        state[G_EFF_CELL] = q
-        state[G_RET] = RET_BUILD
-        _set(state, np.int64(PH_BRES), p)
-        return
+        state[G_RESOURCE_CELL] = q
+        state[G_RESOURCE_RETURN] = RET_BUILD
+        _set(state, np.int64(PH_BUILD_RESOURCE), p)
+        return False
     if card == M_SHRINE:
         state[b + O_SHRINE] = SHRINE_VP[min(_count_buildings(state, p), 16)]
     elif card == M_GROVE:
         if _n_empty(state, p) > 0:
             _set(state, np.int64(PH_GROVE_TYPE), p)
-            return
+            return False
     elif card == M_GUILD:
         state[G_GUILD_LEFT] = GUILD_MAX
-        state[G_GUILD_MASK] = 0
+        state[G_GUILD_REPLACED] = 0
         _set(state, np.int64(PH_GUILD_TARGET), p)
-        return
+        return False
     elif card == M_OPALEYE:
-        state[G_OPAL_N] = 0
-        _set(state, np.int64(PH_OPAL_TYPE), p)
-        return
-    _resume_build(state, p)
+        state[G_OPALEYE_MOVED] = 0
+        _set(state, np.int64(PH_OPALEYE_TYPE), p)
+        return False
+    return True
 
 
-@njit(cache=True)
-def _resume_build(state, p):
-    if not _enter_build(state, p):
-        _run(state)
-
-
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _type_allowed(state, p, k, replacing_bank):
     """Type k may be placed by an effect (Bank only below the limit)."""
-    c = state[G_CARDS + k]
+    c = state[G_CARDS_IN_PLAY + k]
     if c == C_BANK:
         nb = _count_card(state, p, C_BANK) - (1 if replacing_bank else 0)
         return nb < MAX_BANKS
@@ -1320,78 +1398,78 @@ def _type_allowed(state, p, k, replacing_bank):
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
-    n = config[0]
-    state[G_NP] = n
-    state[G_VARIANT] = config[1]
+    n = config[CFG_NUM_PLAYERS]
+    state[G_NUM_PLAYERS] = n
+    state[G_TOWN_HALL] = config[CFG_TOWN_HALL]
     state[G_SOLO] = 1 if n == 1 else 0
-    state[G_MONU] = config[2]
-    state[G_CAVE] = config[3]
+    state[G_MONUMENTS] = config[CFG_MONUMENTS]
+    state[G_CAVE_RULE] = config[CFG_CAVE_RULE]
     rng.seed_rng(state, G_RNG, seed)
     for p in range(MAXP):
-        b = _pb(p)
+        b = _player_base(p)
         for q in range(16):
             state[b + O_CUBE + q] = -1
-            state[b + O_BLD + q] = -1
-            state[b + O_EXTRA + q] = -1
-            state[b + O_PR + q] = -1
+            state[b + O_BUILDING + q] = -1
+            state[b + O_BUILDING_RES + q] = -1
+            state[b + O_PLACED_ROUND + q] = -1
         state[b + O_STATUS] = 0 if p < n else 1
-        state[b + O_CROUND] = 0
+        state[b + O_DONE_ROUND] = 0
         state[b + O_DEALT] = -1
         state[b + O_DEALT + 1] = -1
         state[b + O_KEPT] = -1
-        state[b + O_MCELL] = -1
-        state[b + O_PX] = -1
-        state[b + O_PRES] = -1
-        state[b + O_PDEST] = -1
-        state[b + O_PSWR] = -1
-        state[b + O_PSWQ] = -1
-        state[b + O_PSTAGE] = -1
+        state[b + O_MONUMENT_CELL] = -1
+        state[b + O_PEND_OFFERED] = -1
+        state[b + O_PEND_RESOURCE] = -1
+        state[b + O_PEND_DEST] = -1
+        state[b + O_PEND_SWAP_RES] = -1
+        state[b + O_PEND_SWAP_SQUARE] = -1
+        state[b + O_PEND_STAGE] = -1
     # cards in play
-    state[G_CARDS] = C_COTTAGE
+    state[G_CARDS_IN_PLAY] = C_COTTAGE
     for k in range(1, NTYPES):
-        c = config[5 + k]
+        c = config[CFG_CARDS + k]
         if c < 0:
             while True:
                 c = DECK_CARDS[k, rng.randint(state, G_RNG, np.int64(4))]
                 if not (state[G_SOLO] and SOLO_REMOVED[c]):
                     break
-        state[G_CARDS + k] = c
+        state[G_CARDS_IN_PLAY + k] = c
     # monuments: deal 2 each
-    if state[G_MONU]:
-        pool = np.empty(NM, dtype=np.int64)
+    if state[G_MONUMENTS]:
+        pool = state[SCRATCH_KEY:SCRATCH_KEY + NUM_MONUMENTS]    # the scratch tail: no array to allocate (cold start)
         m = 0
-        for i in range(NM):
-            if not (state[G_SOLO] and SOLO_REMOVED[NB + i]):
-                pool[m] = NB + i
+        for i in range(NUM_MONUMENTS):
+            if not (state[G_SOLO] and SOLO_REMOVED[NUM_BUILDING_CARDS + i]):
+                pool[m] = NUM_BUILDING_CARDS + i
                 m += 1
         rng.shuffle(state, G_RNG, pool, np.int64(m))
         for p in range(n):
-            state[_pb(p) + O_DEALT] = pool[2 * p]
-            state[_pb(p) + O_DEALT + 1] = pool[2 * p + 1]
-    first = config[4]
+            state[_player_base(p) + O_DEALT] = pool[2 * p]
+            state[_player_base(p) + O_DEALT + 1] = pool[2 * p + 1]
+    first = config[CFG_FIRST_PLAYER]
     if first < 0 or first >= n:
         first = rng.randint(state, G_RNG, n)
-    state[G_MB] = first if state[G_VARIANT] == 0 and n > 1 else 0
-    state[G_MAYOR] = first if state[G_VARIANT] == 1 else 0
-    state[G_THKIND] = 0
-    state[G_DRAWS] = 0
-    state[G_TAKEN] = -1
+    state[G_MASTER_BUILDER] = first if state[G_TOWN_HALL] == 0 and n > 1 else 0
+    state[G_MAYOR] = first if state[G_TOWN_HALL] == 1 else 0
+    state[G_TH_FREE_ROUND] = 0
+    state[G_DRAWS_LEFT] = 0
+    state[G_SOLO_TAKEN] = -1
     for i in range(15):
-        state[G_QUEUE + i] = -1
+        state[G_UNDER_DECK + i] = -1
     if state[G_SOLO]:
         for r in range(NRES):
             state[G_UNSEEN + r] = SOLO_DECK_PER
         for i in range(SOLO_DISPLAY):
             state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NRES)] += 1
-        state[G_UNKNOWN] = SOLO_DECK - SOLO_DISPLAY
-    state[G_CON_CARD] = -1
-    state[G_OPAL_OWNER] = -1
+        state[G_NEVER_SEEN] = SOLO_DECK - SOLO_DISPLAY
+    state[G_TOKEN_CARD] = -1
+    state[G_OPALEYE_OWNER] = -1
     state[G_GROVE_TYPE] = -1
-    state[G_EFF_CELL] = -1
+    state[G_RESOURCE_CELL] = -1
     state[G_GUILD_CELL] = -1
-    state[G_OPAL_TYPE] = -1
-    state[G_ORDI] = 0
-    if state[G_MONU]:
+    state[G_OPALEYE_TYPE] = -1
+    state[G_ORDER_POS] = 0
+    if state[G_MONUMENTS]:
         state[G_STAGE] = ST_KEEP
     else:
         _start_round(state)
@@ -1400,7 +1478,7 @@ def init(state, config, seed):
 
 @njit(cache=True)
 def current_player(state):
-    if state[G_PHASE] == PH_OVER:
+    if state[G_PHASE] == PH_GAME_OVER:
         return -1
     return state[G_ACTOR]
 
@@ -1410,9 +1488,9 @@ def legal_mask(state, mask):
     mask[:] = 0
     ph = state[G_PHASE]
     p = state[G_ACTOR]
-    if ph == PH_OVER:
+    if ph == PH_GAME_OVER:
         return
-    b = _pb(p)
+    b = _player_base(p)
     if ph == PH_KEEP:
         mask[A_KEEP] = 1
         mask[A_KEEP + 1] = 1
@@ -1420,52 +1498,52 @@ def legal_mask(state, mask):
         m = _naming_mask(state, p)
         for r in range(NRES):
             if m >> r & 1:
-                mask[A_RES + r] = 1
-    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQ:
+                mask[A_RESOURCE + r] = 1
+    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
         _commit_mask(state, p, ph, mask)
     elif ph == PH_BUILD:
         _construct_mask(state, p, mask)
         mask[A_PASS] = 1
     elif ph == PH_TOKEN:
         for q in range(16):
-            if state[G_CON_ANY]:
+            if state[G_TOKEN_ANYWHERE]:
                 if _is_empty(state, p, q):
-                    mask[A_SQ + q] = 1
-            elif (state[G_CON_VAC] >> q) & 1:
-                mask[A_SQ + q] = 1
-    elif ph == PH_BRES:
-        q = state[G_EFF_CELL]
-        if state[b + O_BLD + q] == C_BANK:
+                    mask[A_SQUARE + q] = 1
+            elif (state[G_TOKEN_VACATED] >> q) & 1:
+                mask[A_SQUARE + q] = 1
+    elif ph == PH_BUILD_RESOURCE:
+        q = state[G_RESOURCE_CELL]
+        if state[b + O_BUILDING + q] == C_BANK:
             m = _bank_res_mask(state, p, q)
             for r in range(NRES):
                 if not (m >> r) & 1:
-                    mask[A_RES + r] = 1
+                    mask[A_RESOURCE + r] = 1
         else:
             for r in range(NRES):
-                mask[A_RES + r] = 1
+                mask[A_RESOURCE + r] = 1
     elif ph == PH_GROVE_TYPE:
         for k in range(NTYPES):
             if _type_allowed(state, p, k, np.bool_(False)):
                 mask[A_TYPE + k] = 1
-    elif ph == PH_GROVE_SQ or ph == PH_OPAL_SQ:
+    elif ph == PH_GROVE_SQUARE or ph == PH_OPALEYE_SQUARE:
         for q in range(16):
             if _is_empty(state, p, q):
-                mask[A_SQ + q] = 1
+                mask[A_SQUARE + q] = 1
     elif ph == PH_GUILD_TARGET:
         for q in range(16):
-            c = state[b + O_BLD + q]
-            if c >= 0 and c < NB and not (state[G_GUILD_MASK] >> q) & 1:
-                mask[A_SQ + q] = 1
+            c = state[b + O_BUILDING + q]
+            if c >= 0 and c < NUM_BUILDING_CARDS and not (state[G_GUILD_REPLACED] >> q) & 1:
+                mask[A_SQUARE + q] = 1
         mask[A_PASS] = 1
     elif ph == PH_GUILD_TYPE:
         q = state[G_GUILD_CELL]
-        c = state[b + O_BLD + q]
+        c = state[b + O_BUILDING + q]
         for k in range(NTYPES):
             if k != CARD_TYPE[c] and _type_allowed(state, p, k, c == C_BANK):
                 mask[A_TYPE + k] = 1
-    elif ph == PH_OPAL_TYPE:
+    elif ph == PH_OPALEYE_TYPE:
         for k in range(NTYPES):
-            if state[b + O_OPAL + k] == 0:
+            if state[b + O_OPALEYE_ASIDE + k] == 0:
                 mask[A_TYPE + k] = 1
 
 
@@ -1473,133 +1551,145 @@ def legal_mask(state, mask):
 def step(state, action):
     ph = state[G_PHASE]
     p = state[G_ACTOR]
-    b = _pb(p)
+    b = _player_base(p)
     a = action
+    # The automatic events (``run``) and p's return to its build step after an on-build
+    # effect (``resume``) happen at the end, from here only: every jitted function that
+    # calls _run or _build_offered compiles their code again (cold start).
+    run = False
+    resume = False
     if ph == PH_KEEP:
         state[b + O_KEPT] = state[b + O_DEALT + a - A_KEEP]
-        state[G_ORDI] += 1
-        _run(state)
+        state[G_ORDER_POS] += 1
+        run = True
     elif ph == PH_NAME:
-        state[G_X] = a - A_RES
-        state[b + O_MBT] += 1
+        state[G_RESOURCE] = a - A_RESOURCE
+        state[b + O_MB_TURNS] += 1
         state[G_STAGE] = ST_COMMIT
-        state[G_ORDI] = 0
-        _run(state)
-    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQ:
+        state[G_ORDER_POS] = 0
+        run = True
+    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
         nxt = _commit_apply(state, p, ph, a)
         if nxt < 0:
             state[b + O_COMMITTED] = 1
-            state[b + O_PSTAGE] = -1
-            state[G_ORDI] += 1
-            _run(state)
+            state[b + O_PEND_STAGE] = -1
+            state[G_ORDER_POS] += 1
+            run = True
         else:
-            state[b + O_PSTAGE] = nxt
+            state[b + O_PEND_STAGE] = nxt
             _set(state, nxt, p)
+    elif ph == PH_BUILD and a == A_PASS:
+        _finish_build_step(state, p)
+        run = True
     elif ph == PH_BUILD:
-        if a == A_PASS:
-            _finish_build_step(state, p)
-            _run(state)
-            return
-        slot = a // 128
-        t = (a % 128) // 16
-        anchor = a % 16
+        slot = (a - A_CONSTRUCT) // CONSTRUCT_SLOT
+        t = ((a - A_CONSTRUCT) % CONSTRUCT_SLOT) // CONSTRUCT_T
+        anchor = (a - A_CONSTRUCT) % CONSTRUCT_T
         card = _slot_card(state, p, slot)
         r0 = anchor // 4
         c0 = anchor % 4
         vac = 0
-        for i in range(PSIZE[card]):
-            q = (r0 + OFFS[card, t, i, 0]) * 4 + c0 + OFFS[card, t, i, 1]
+        for i in range(PATTERN_SIZE[card]):
+            q = (r0 + PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + PATTERN_CELLS[card, t, i, 1]
             if state[b + O_CUBE + q] >= 0:
                 state[b + O_CUBE + q] = -1
                 vac |= 1 << q
-        state[G_CON_CARD] = card
-        state[G_CON_VAC] = vac
-        state[G_CON_ANY] = 1 if (card == C_SHED or _monument_active(state, p, np.int64(M_OBELISK))) else 0
+        state[G_TOKEN_CARD] = card
+        state[G_TOKEN_VACATED] = vac
+        state[G_TOKEN_ANYWHERE] = 1 if (card == C_SHED or _monument_active(state, p, np.int64(M_OBELISK))) else 0
         _set(state, np.int64(PH_TOKEN), p)
     elif ph == PH_TOKEN:
-        q = a - A_SQ
-        card = state[G_CON_CARD]
+        q = a - A_SQUARE
+        card = state[G_TOKEN_CARD]
         _put_building(state, p, q, card)
-        if card < NB:
-            state[b + O_CONS] |= 1 << CARD_TYPE[card]
+        if card < NUM_BUILDING_CARDS:
+            state[b + O_BUILT_TYPES] |= 1 << CARD_TYPE[card]
         else:
-            state[b + O_MBUILT] = 1
-            state[b + O_MCELL] = q
-        state[G_CON_CARD] = -1
-        state[G_CON_VAC] = 0
-        state[G_CON_ANY] = 0
-        _after_token(state, p, q)
-    elif ph == PH_BRES:
-        q = state[G_EFF_CELL]
-        state[b + O_EXTRA + q] = a - A_RES
-        state[G_EFF_CELL] = -1
-        ret = state[G_RET]
+            state[b + O_MONUMENT_BUILT] = 1
+            state[b + O_MONUMENT_CELL] = q
+        state[G_TOKEN_CARD] = -1
+        state[G_TOKEN_VACATED] = 0
+        state[G_TOKEN_ANYWHERE] = 0
+        resume = _after_token(state, p, q)
+    elif ph == PH_BUILD_RESOURCE:
+        q = state[G_RESOURCE_CELL]
+        state[b + O_BUILDING_RES + q] = a - A_RESOURCE
+        state[G_RESOURCE_CELL] = -1
+        ret = state[G_RESOURCE_RETURN]
         if ret == RET_BUILD:
-            _resume_build(state, p)
+            resume = True
         elif ret == RET_GUILD:
-            _guild_continue(state, p)
+            resume = _guild_continue(state, p)
         else:
-            _run(state)
+            run = True
     elif ph == PH_GROVE_TYPE:
         state[G_GROVE_TYPE] = a - A_TYPE
-        _set(state, np.int64(PH_GROVE_SQ), p)
-    elif ph == PH_GROVE_SQ:
-        q = a - A_SQ
-        card = state[G_CARDS + state[G_GROVE_TYPE]]
+        _set(state, np.int64(PH_GROVE_SQUARE), p)
+    elif ph == PH_GROVE_SQUARE:
+        q = a - A_SQUARE
+        card = state[G_CARDS_IN_PLAY + state[G_GROVE_TYPE]]
         state[G_GROVE_TYPE] = -1
         _put_building(state, p, q, card)
         if _needs_resource(card):
-            state[G_EFF_CELL] = q
-            state[G_RET] = RET_BUILD
-            _set(state, np.int64(PH_BRES), p)
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_BUILD
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
         else:
-            _resume_build(state, p)
+            resume = True
     elif ph == PH_GUILD_TARGET:
         if a == A_PASS:
             state[G_GUILD_LEFT] = 0
-            _resume_build(state, p)
+            resume = True
         else:
-            state[G_GUILD_CELL] = a - A_SQ
+            state[G_GUILD_CELL] = a - A_SQUARE
             _set(state, np.int64(PH_GUILD_TYPE), p)
     elif ph == PH_GUILD_TYPE:
         q = state[G_GUILD_CELL]
-        card = state[G_CARDS + a - A_TYPE]
+        card = state[G_CARDS_IN_PLAY + a - A_TYPE]
         _put_building(state, p, q, card)
-        state[G_GUILD_MASK] |= 1 << q
+        state[G_GUILD_REPLACED] |= 1 << q
         state[G_GUILD_LEFT] -= 1
         state[G_GUILD_CELL] = -1
         if _needs_resource(card):
-            state[G_EFF_CELL] = q
-            state[G_RET] = RET_GUILD
-            _set(state, np.int64(PH_BRES), p)
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_GUILD
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
         else:
-            _guild_continue(state, p)
-    elif ph == PH_OPAL_TYPE:
-        state[b + O_OPAL + a - A_TYPE] = 1
-        state[G_OPAL_N] += 1
-        if state[G_OPAL_N] >= OPAL_COUNT:
-            _resume_build(state, p)
-    elif ph == PH_OPAL_SQ:
-        q = a - A_SQ
-        k = state[G_OPAL_TYPE]
-        card = state[G_CARDS + k]
-        state[b + O_OPAL + k] = 0
-        state[G_OPAL_TYPE] = -1
+            resume = _guild_continue(state, p)
+    elif ph == PH_OPALEYE_TYPE:
+        state[b + O_OPALEYE_ASIDE + a - A_TYPE] = 1
+        state[G_OPALEYE_MOVED] += 1
+        resume = state[G_OPALEYE_MOVED] >= OPALEYE_COUNT
+    elif ph == PH_OPALEYE_SQUARE:
+        q = a - A_SQUARE
+        k = state[G_OPALEYE_TYPE]
+        card = state[G_CARDS_IN_PLAY + k]
+        state[b + O_OPALEYE_ASIDE + k] = 0
+        state[G_OPALEYE_TYPE] = -1
         _put_building(state, p, q, card)
         if _needs_resource(card):
-            state[G_EFF_CELL] = q
-            state[G_RET] = RET_END
-            _set(state, np.int64(PH_BRES), p)
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_END
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
         else:
-            _run(state)
+            run = True
+    if resume:      # back to p's build step, as in _run
+        if _build_offered(state, p):
+            _set(state, np.int64(PH_BUILD), p)
+        else:
+            _finish_build_step(state, p)
+            run = True
+    if run:
+        _run(state)
 
 
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _guild_continue(state, p):
+    """Next Architect's Guild replacement; True when the Guild is over (back to building)."""
     if state[G_GUILD_LEFT] > 0:
         _set(state, np.int64(PH_GUILD_TARGET), p)
-    else:
-        _resume_build(state, p)
+        return False
+    return True
 
 
 # =========================================================================== scoring
@@ -1680,7 +1770,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
                         redblack = True
                     if (ABBEY_TYPES >> ty) & 1:
                         bgy = True
-                key = TKEY[nc]
+                key = TYPE_KEY[nc]
                 new = True
                 for j in range(nk):
                     if tk[j] == key:
@@ -1726,7 +1816,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
             nk = 0
             for qq in range(16):
                 if qq != q and (qq // 4 == r or qq % 4 == col) and bld[qq] >= 0 and CARD_TYPE[bld[qq]] != THEATER_EXCLUDED:
-                    key = TKEY[bld[qq]]
+                    key = TYPE_KEY[bld[qq]]
                     new = True
                     for j in range(nk):
                         if tk[j] == key:
@@ -1756,8 +1846,8 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
         elif c == M_ARCHIVE or c == M_SKYBATHS:
             seen = 0
             for qq in range(16):
-                if bld[qq] >= 0 and TKEY[bld[qq]] < NTYPES:
-                    seen |= 1 << TKEY[bld[qq]]
+                if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NTYPES:
+                    seen |= 1 << TYPE_KEY[bld[qq]]
             k = _popcount(seen)
             v = k if c == M_ARCHIVE else SKYBATHS_PER * (NTYPES - k)
         elif c == M_SHRINE:
@@ -1773,7 +1863,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
                 seen = 1 << s
                 stack = 1 << s
                 size = 0
-                key = TKEY[bld[s]]
+                key = TYPE_KEY[bld[s]]
                 while stack:
                     x = 0
                     while not (stack >> x) & 1:
@@ -1788,7 +1878,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
                         if rr < 0 or rr > 3 or cc < 0 or cc > 3:
                             continue
                         nq = rr * 4 + cc
-                        if not (seen >> nq) & 1 and bld[nq] >= 0 and TKEY[bld[nq]] == key:
+                        if not (seen >> nq) & 1 and bld[nq] >= 0 and TYPE_KEY[bld[nq]] == key:
                             seen |= 1 << nq
                             stack |= 1 << nq
                 if size > best:
@@ -1936,26 +2026,26 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
 
 @njit(cache=True)
 def _player_score(state, p, parts):
-    b = _pb(p)
-    return _town_score(state, p, state[b + O_BLD:b + O_BLD + 16], state[b + O_SHRINE], parts)
+    b = _player_base(p)
+    return _town_score(state, p, state[b + O_BUILDING:b + O_BUILDING + 16], state[b + O_SHRINE], parts)
 
 
 @njit(cache=True)
 def _town_score(state, p, bld, shrine_val, parts):
     """Score of p's town with the buildings ``bld`` (p's own, or a variant of them)."""
-    n = state[G_NP]
-    b = _pb(p)
+    n = state[G_NUM_PLAYERS]
+    b = _player_base(p)
     wh = np.zeros(16, dtype=np.int64)
     for q in range(16):
-        wh[q] = _wh_count(state, p, q)
+        wh[q] = _warehouse_count(state, p, q)
     fh_right = 0
     if n > 1:
         fh_right = _count_card(state, (p + n - 1) % n, C_FEAST)
     place = 1
-    mine = state[b + O_CROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
+    mine = state[b + O_DONE_ROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
     for j in range(n):
-        bj = _pb(j)
-        if j != p and state[bj + O_STATUS] == 1 and state[bj + O_CROUND] < mine:
+        bj = _player_base(j)
+        if j != p and state[bj + O_STATUS] == 1 and state[bj + O_DONE_ROUND] < mine:
             place += 1
     return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
 
@@ -1963,19 +2053,19 @@ def _town_score(state, p, bld, shrine_val, parts):
 @njit(cache=True)
 def scores(state, out):
     parts = np.zeros(NCARDS + 2, dtype=np.int64)
-    for p in range(state[G_NP]):
+    for p in range(state[G_NUM_PLAYERS]):
         out[p] = _player_score(state, p, parts)
 
 
 @njit(cache=True)
-def tie_keys(state, p):
+def _tie_keys(state, p):
     """(fewest namings key, fewest empty key, cottages) as numbers where larger is better."""
-    b = _pb(p)
-    mbt = state[b + O_MBT] if (state[G_VARIANT] == 0 and not state[G_SOLO]) else 0
+    b = _player_base(p)
+    mbt = state[b + O_MB_TURNS] if (state[G_TOWN_HALL] == 0 and not state[G_SOLO]) else 0
     ne = 0
     cw = 0
     for q in range(16):
-        c = state[b + O_BLD + q]
+        c = state[b + O_BUILDING + q]
         if c < 0:
             ne += 1
         elif c == C_COTTAGE:
@@ -1987,14 +2077,14 @@ def tie_keys(state, p):
 
 @njit(cache=True)
 def ranks(state, out):
-    n = state[G_NP]
+    n = state[G_NUM_PLAYERS]
     sc = np.zeros(n, dtype=np.int64)
     scores(state, sc)
     k1 = np.zeros(n, dtype=np.int64)
     k2 = np.zeros(n, dtype=np.int64)
     k3 = np.zeros(n, dtype=np.int64)
     for p in range(n):
-        a, bb, c = tie_keys(state, p)
+        a, bb, c = _tie_keys(state, p)
         k1[p] = a
         k2[p] = bb
         k3[p] = c
@@ -2029,13 +2119,13 @@ _EST = {"Cottage": 3.0, "Farm": 1.0, "Granary": 1.0, "Greenhouse": 1.0, "Orchard
         "Factory": 1.0, "Bank": 4.0, "Trading Post": 1.5, "Warehouse": 0.5}
 EST_VP = np.zeros(NCARDS, dtype=np.float64)
 for _i in range(NCARDS):
-    EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NB else max(4.0, float(FLAT_VP[_i]))
+    EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NUM_BUILDING_CARDS else max(4.0, float(FLAT_VP[_i]))
 POT_POWER = 1.5     # a placement with k of its n cubes is worth (k / n) ** POT_POWER of a built one
 POT_READY = 0.5     # a complete pattern is not built yet, and may score less in context
 POT_EMPTY = 1.0     # an empty square can still take a useful cube (it scores -1 like a cube)
 POT_UNFED = 1.5     # an unfed Cottage (Barrett Castle: BARRETT_WEIGHT) may be fed later
-POT_SHARE = np.zeros((KMAX + 1, KMAX + 1), dtype=np.float64)    # [cells, cubes missing]
-for _n in range(1, KMAX + 1):
+POT_SHARE = np.zeros((MAX_PATTERN_CELLS + 1, MAX_PATTERN_CELLS + 1), dtype=np.float64)    # [cells, cubes missing]
+for _n in range(1, MAX_PATTERN_CELLS + 1):
     for _m in range(_n + 1):
         POT_SHARE[_n, _m] = POT_READY * ((_n - _m) / _n) ** POT_POWER
 K_WILD = 5          # pattern key of an active Trading Post (stands for any resource)
@@ -2045,19 +2135,19 @@ K_BLOCKED = 6       # pattern key of any other building
 @njit(cache=True)
 def _pot_key(state, p, key):
     """p's squares as pattern keys (-1 empty, 0..4 cube), p's committed cube already on."""
-    b = _pb(p)
+    b = _player_base(p)
     for q in range(16):
         v = state[b + O_CUBE + q]
-        c = state[b + O_BLD + q]
+        c = state[b + O_BUILDING + q]
         if c >= 0:
             v = K_WILD if (c == C_TPOST and _active_cell(state, p, q)) else K_BLOCKED
         key[q] = v
     if state[b + O_COMMITTED]:
-        q = state[b + O_PDEST]
+        q = state[b + O_PEND_DEST]
         if 0 <= q < 16 and key[q] == -1:
-            key[q] = state[b + O_PRES]
-        if state[b + O_PSWQ] >= 0:
-            key[state[b + O_PSWQ]] = state[b + O_PSWR]
+            key[q] = state[b + O_PEND_RESOURCE]
+        if state[b + O_PEND_SWAP_SQUARE] >= 0:
+            key[state[b + O_PEND_SWAP_SQUARE]] = state[b + O_PEND_SWAP_RES]
 
 
 @njit(cache=True)
@@ -2070,18 +2160,18 @@ def _pattern_value(key, cards, worths, ncards, credit):
         credit[q] = 0.0
     for i in range(ncards):
         card = cards[i]
-        n = PSIZE[card]
+        n = PATTERN_SIZE[card]
         worth = worths[i]
         for t in range(8):
-            if TVALID[card, t] == 0:
+            if TRANSFORM_DISTINCT[card, t] == 0:
                 continue
-            for r0 in range(5 - TBOX[card, t, 0]):
-                for c0 in range(5 - TBOX[card, t, 1]):
+            for r0 in range(5 - TRANSFORM_BOX[card, t, 0]):
+                for c0 in range(5 - TRANSFORM_BOX[card, t, 1]):
                     have = 0
                     miss = 0
                     for j in range(n):
-                        v = key[(r0 + OFFS[card, t, j, 0]) * 4 + c0 + OFFS[card, t, j, 1]]
-                        if v == OFFS[card, t, j, 2]:
+                        v = key[(r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]]
+                        if v == PATTERN_CELLS[card, t, j, 2]:
                             have += 1
                         elif v == -1:
                             miss += 1
@@ -2092,8 +2182,8 @@ def _pattern_value(key, cards, worths, ncards, credit):
                         continue
                     share = worth * POT_SHARE[n, miss] / have
                     for j in range(n):
-                        q = (r0 + OFFS[card, t, j, 0]) * 4 + c0 + OFFS[card, t, j, 1]
-                        if key[q] == OFFS[card, t, j, 2] and share > credit[q]:
+                        q = (r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]
+                        if key[q] == PATTERN_CELLS[card, t, j, 2] and share > credit[q]:
                             credit[q] = share
     v = 0.0
     for q in range(16):
@@ -2108,29 +2198,29 @@ def _to_place(state, p):
     """Bitmask of the resources p still puts on its board this round (0: none pending)."""
     if state[G_STAGE] != ST_COMMIT:
         return 0
-    b = _pb(p)
+    b = _player_base(p)
     if state[b + O_COMMITTED]:
         return 0
     pending = False
-    for i in range(state[G_ORDI], state[G_ORDN]):
+    for i in range(state[G_ORDER_POS], state[G_ORDER_LEN]):
         if state[G_ORDER + i] == p:
             pending = True
     if not pending:
         return 0
-    if state[G_ACTOR] == p and state[b + O_PRES] >= 0:
-        return 1 << state[b + O_PRES]
+    if state[G_ACTOR] == p and state[b + O_PEND_RESOURCE] >= 0:
+        return 1 << state[b + O_PEND_RESOURCE]
     if state[G_SOLO]:
         m = 0
         for r in range(NRES):
             if state[G_DISPLAY + r] > 0:
                 m |= 1 << r
         return m
-    if state[G_VARIANT] == 1 and state[G_THKIND] == 1:
+    if state[G_TOWN_HALL] == 1 and state[G_TH_FREE_ROUND] == 1:
         return _naming_mask(state, p)
-    x = state[G_X]
+    x = state[G_RESOURCE]
     if x < 0:
         return 0
-    if (state[G_VARIANT] == 1 or p != state[G_MB]) and _factory_swap(state, p, x):
+    if (state[G_TOWN_HALL] == 1 or p != state[G_MASTER_BUILDER]) and _factory_swap(state, p, x):
         return 31
     return 1 << x
 
@@ -2167,11 +2257,11 @@ def potential(state, p):
     * While p holds the token of a construction: the best real score gain (``score_board``)
       over the legal token squares, unfed Cottages and the square's POT_EMPTY included.
     A complete town promises nothing more."""
-    b = _pb(p)
+    b = _player_base(p)
     if state[b + O_STATUS] == 1:
         return 0.0
     parts = np.zeros(NCARDS + 2, dtype=np.int64)
-    bld = state[b + O_BLD:b + O_BLD + 16]
+    bld = state[b + O_BUILDING:b + O_BUILDING + 16]
     cur = _town_score(state, p, bld, state[b + O_SHRINE], parts)
     unfed = _unfed(bld, parts[NCARDS + 1])
     cards = np.empty(8, dtype=np.int64)
@@ -2183,7 +2273,7 @@ def potential(state, p):
             cards[nc] = c
             # a building stops its square scoring -1 and frees the other squares of its
             # pattern; a red one also feeds waiting Cottages
-            worths[nc] = EST_VP[c] + 1.0 + POT_EMPTY * (PSIZE[c] - 1)
+            worths[nc] = EST_VP[c] + 1.0 + POT_EMPTY * (PATTERN_SIZE[c] - 1)
             if slot == 1:
                 worths[nc] += (COTTAGE_FED_VP - POT_UNFED) * min(unfed, FARM_CAP)
             nc += 1
@@ -2204,14 +2294,14 @@ def potential(state, p):
     if best == -1e18:
         best = _pattern_value(key, cards, worths, nc, credit)
     if state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p:
-        card = state[G_CON_CARD]
+        card = state[G_TOKEN_CARD]
         shrine = state[b + O_SHRINE]
         if card == M_SHRINE:
             shrine = SHRINE_VP[min(_count_buildings(state, p) + 1, 16)]
         alt = bld.copy()
         gain = -1e18
         for q in range(16):
-            if not ((state[G_CON_VAC] >> q) & 1 or (state[G_CON_ANY] and _is_empty(state, p, q))):
+            if not ((state[G_TOKEN_VACATED] >> q) & 1 or (state[G_TOKEN_ANYWHERE] and _is_empty(state, p, q))):
                 continue
             alt[q] = card
             v = _town_score(state, p, alt, shrine, parts)
@@ -2223,167 +2313,134 @@ def potential(state, p):
 
 
 # ======================================================================= observation
-@njit(cache=True)
+@njit(cache=True, **JIT_ONLY)
 def _obs_is_actor_hidden(state, player):
     """True when the current decision is another player's (hidden) commitment step."""
     ph = state[G_PHASE]
-    return ph >= PH_CHOOSE and ph <= PH_SWAP_SQ and state[G_ACTOR] != player and not state[G_SOLO]
+    return ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE and state[G_ACTOR] != player and not state[G_SOLO]
 
 
 @njit(cache=True)
 def observe(state, player, out):
     out[:] = 0.0
-    n = state[G_NP]
+    n = state[G_NUM_PLAYERS]
     r = state[G_ROUND]
-    o = 0
     for rel in range(MAXP):
         if rel < n:
             p = (player + rel) % n
-            b = _pb(p)
+            b = _player_base(p)
+            o = rel * OBS_PLAYER
             for q in range(16):
-                base = o + q * OBS_PLANES
-                c = state[b + O_BLD + q]
+                base = o + P_SQUARES + q * OBS_PLANES
+                c = state[b + O_BUILDING + q]
                 cube = state[b + O_CUBE + q]
                 if c < 0 and cube < 0:
-                    out[base] = 1.0
+                    out[base + PLANE_EMPTY] = 1.0
                 if cube >= 0:
-                    out[base + 1 + cube] = 1.0
+                    out[base + PLANE_CUBE + cube] = 1.0
                 if c >= 0:
-                    if c < NB:
-                        out[base + 6 + CARD_TYPE[c]] = 1.0
+                    if c < NUM_BUILDING_CARDS:
+                        out[base + PLANE_TYPE + CARD_TYPE[c]] = 1.0
                     else:
-                        out[base + 13] = 1.0
-                    if state[b + O_EXTRA + q] >= 0:
-                        out[base + 14 + state[b + O_EXTRA + q]] = 1.0
+                        out[base + PLANE_MONUMENT] = 1.0
+                    if state[b + O_BUILDING_RES + q] >= 0:
+                        out[base + PLANE_BUILDING_RES + state[b + O_BUILDING_RES + q]] = 1.0
                     for k in range(NRES):
-                        out[base + 19 + k] = state[b + O_WH + q * 5 + k] / 3.0
-                    if state[b + O_PR + q] == r:
-                        out[base + 24] = 1.0
-            v = o + 16 * OBS_PLANES
-            out[v] = 1.0
-            out[v + 1] = 1.0 if state[b + O_STATUS] == 0 else 0.0
-            out[v + 2] = 1.0 if state[b + O_STATUS] == 1 else 0.0
-            out[v + 3] = min(state[b + O_CROUND], ROUND_NORM) / ROUND_NORM
-            out[v + 4] = min(state[b + O_MBT], ROUND_NORM) / ROUND_NORM
-            out[v + 5] = 1.0 if (state[G_VARIANT] == 0 and n > 1 and state[G_MB] == p) else 0.0
-            out[v + 6] = (CAVE_USES - state[b + O_CAVE]) / CAVE_USES if state[G_CAVE] else 0.0
-            if state[b + O_MBUILT]:
-                out[v + 7 + state[b + O_KEPT] - NB] = 1.0
-                out[v + 22] = state[b + O_SHRINE] / 8.0
+                        out[base + PLANE_WAREHOUSE + k] = state[b + O_WAREHOUSE + q * 5 + k] / 3.0
+                    if state[b + O_PLACED_ROUND + q] == r:
+                        out[base + PLANE_PLACED] = 1.0
+            out[o + P_PRESENT] = 1.0
+            out[o + P_BUILDING] = 1.0 if state[b + O_STATUS] == 0 else 0.0
+            out[o + P_COMPLETE] = 1.0 if state[b + O_STATUS] == 1 else 0.0
+            out[o + P_DONE_ROUND] = min(state[b + O_DONE_ROUND], ROUND_NORM) / ROUND_NORM
+            out[o + P_MB_TURNS] = min(state[b + O_MB_TURNS], ROUND_NORM) / ROUND_NORM
+            out[o + P_HAMMER] = 1.0 if (state[G_TOWN_HALL] == 0 and n > 1 and state[G_MASTER_BUILDER] == p) else 0.0
+            out[o + P_CAVE_LEFT] = (CAVE_USES - state[b + O_CAVE_USES]) / CAVE_USES if state[G_CAVE_RULE] else 0.0
+            if state[b + O_MONUMENT_BUILT]:
+                out[o + P_MONUMENT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
+                out[o + P_SHRINE] = state[b + O_SHRINE] / 8.0
             for k in range(NTYPES):
-                out[v + 23 + k] = state[b + O_OPAL + k]
-            out[v + 30] = state[b + O_COMMITTED]
-        o += OBS_PLAYER
+                out[o + P_OPALEYE + k] = state[b + O_OPALEYE_ASIDE + k]
+            out[o + P_COMMITTED] = state[b + O_COMMITTED]
     # public
     for k in range(NTYPES):
-        out[o + state[G_CARDS + k]] = 1.0
-    o += 25
-    out[o + n - 1] = 1.0
-    o += 6
-    out[o] = state[G_VARIANT]
-    out[o + 1] = state[G_SOLO]
-    out[o + 2] = state[G_MONU]
-    out[o + 3] = state[G_CAVE]
-    o += 4
-    out[o] = min(r, ROUND_NORM) / ROUND_NORM
-    o += 1
+        out[OBS_CARDS + state[G_CARDS_IN_PLAY + k]] = 1.0
+    out[OBS_NUM_PLAYERS + n - 1] = 1.0
+    out[OBS_TOWN_HALL] = state[G_TOWN_HALL]
+    out[OBS_SOLO] = state[G_SOLO]
+    out[OBS_MONUMENTS] = state[G_MONUMENTS]
+    out[OBS_CAVE_RULE] = state[G_CAVE_RULE]
+    out[OBS_ROUND] = min(r, ROUND_NORM) / ROUND_NORM
     ph = state[G_PHASE]
     if _obs_is_actor_hidden(state, player):
-        out[o + NPHASES] = 1.0
+        out[OBS_PHASE + NPHASES] = 1.0
     else:
-        out[o + ph] = 1.0
-    o += NPHASES + 1
-    if state[G_ACTOR] >= 0 and ph != PH_OVER:
-        out[o + (state[G_ACTOR] - player + n) % n] = 1.0
-    o += 6
-    if state[G_X] >= 0:
-        out[o + state[G_X]] = 1.0
-    o += 5
-    out[o] = 1.0 if (state[G_X] >= 0 and (state[G_VARIANT] == 1 or player != state[G_MB])) else 0.0
+        out[OBS_PHASE + ph] = 1.0
+    if state[G_ACTOR] >= 0 and ph != PH_GAME_OVER:
+        out[OBS_ACTOR + (state[G_ACTOR] - player + n) % n] = 1.0
+    if state[G_RESOURCE] >= 0:
+        out[OBS_RESOURCE + state[G_RESOURCE]] = 1.0
+    out[OBS_IMPOSED] = 1.0 if (state[G_RESOURCE] >= 0 and (state[G_TOWN_HALL] == 1 or
+                                                           player != state[G_MASTER_BUILDER])) else 0.0
     if state[G_SOLO]:
-        out[o] = 1.0
-    o += 1
-    if state[G_VARIANT] == 1:
-        out[o + state[G_THKIND]] = 1.0
-    o += 2
+        out[OBS_IMPOSED] = 1.0
+    if state[G_TOWN_HALL] == 1:
+        out[OBS_TH_ROUND + state[G_TH_FREE_ROUND]] = 1.0
     if not state[G_SOLO]:
         for k in range(NRES):
-            out[o + k] = state[G_UNSEEN + k] / 3.0 if state[G_VARIANT] == 1 else 0.0
+            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0 if state[G_TOWN_HALL] == 1 else 0.0
     else:
         for k in range(NRES):
-            out[o + k] = state[G_UNSEEN + k] / 3.0
-    o += 5
-    out[o] = state[G_DRAWS] / 10.0
-    o += 1
+            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0
+    out[OBS_DRAWS_LEFT] = state[G_DRAWS_LEFT] / 10.0
     for k in range(NRES):
-        out[o + k] = state[G_FACEUP + k] / 3.0
-    o += 5
+        out[OBS_FACE_UP + k] = state[G_FACE_UP + k] / 3.0
     for k in range(NRES):
-        out[o + k] = state[G_DISPLAY + k] / 3.0
-    o += 5
-    out[o] = state[G_UNKNOWN] / 12.0
-    o += 1
+        out[OBS_DISPLAY + k] = state[G_DISPLAY + k] / 3.0
+    out[OBS_NEVER_SEEN] = state[G_NEVER_SEEN] / 12.0
     for i in range(15):
-        if state[G_QUEUE + i] >= 0 and i < state[G_QN]:
-            out[o + 5 * i + state[G_QUEUE + i]] = 1.0
-    o += 75
-    out[o] = state[G_QN] / 15.0
-    o += 1
+        if state[G_UNDER_DECK + i] >= 0 and i < state[G_UNDER_DECK_LEN]:
+            out[OBS_UNDER_DECK + 5 * i + state[G_UNDER_DECK + i]] = 1.0
+    out[OBS_UNDER_DECK_LEN] = state[G_UNDER_DECK_LEN] / 15.0
     # private
-    b = _pb(player)
+    b = _player_base(player)
     if state[b + O_KEPT] < 0:
-        for i in range(2):
+        for i in range(MAX_MONUMENTS_DEALT):
             if state[b + O_DEALT + i] >= 0:
-                out[o + state[b + O_DEALT + i] - NB] = 1.0
-    o += 15
+                out[OBS_DEALT + state[b + O_DEALT + i] - NUM_BUILDING_CARDS] = 1.0
     if state[b + O_KEPT] >= 0:
-        out[o + state[b + O_KEPT] - NB] = 1.0
-    o += 15
-    if state[b + O_PX] >= 0:
-        out[o + state[b + O_PX]] = 1.0
-    o += 5
-    if state[b + O_PRES] >= 0:
-        out[o + state[b + O_PRES]] = 1.0
-    o += 5
-    if state[b + O_PDEST] >= 0:
-        out[o + state[b + O_PDEST]] = 1.0
-    o += 17
-    if state[b + O_PSWR] >= 0:
-        out[o + state[b + O_PSWR]] = 1.0
-    o += 5
-    if state[b + O_PSWQ] >= 0:
-        out[o + state[b + O_PSWQ]] = 1.0
-    o += 16
-    out[o] = state[b + O_COMMITTED]
-    o += 1
+        out[OBS_KEPT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
+    if state[b + O_PEND_OFFERED] >= 0:
+        out[OBS_PEND_OFFERED + state[b + O_PEND_OFFERED]] = 1.0
+    if state[b + O_PEND_RESOURCE] >= 0:
+        out[OBS_PEND_RESOURCE + state[b + O_PEND_RESOURCE]] = 1.0
+    if state[b + O_PEND_DEST] >= 0:
+        out[OBS_PEND_DEST + state[b + O_PEND_DEST]] = 1.0
+    if state[b + O_PEND_SWAP_RES] >= 0:
+        out[OBS_PEND_SWAP_RES + state[b + O_PEND_SWAP_RES]] = 1.0
+    if state[b + O_PEND_SWAP_SQUARE] >= 0:
+        out[OBS_PEND_SWAP_SQUARE + state[b + O_PEND_SWAP_SQUARE]] = 1.0
+    out[OBS_COMMITTED] = state[b + O_COMMITTED]
     # step context (public)
-    if state[G_CON_CARD] >= 0:
-        out[o + state[G_CON_CARD]] = 1.0
-    o += NCARDS
+    if state[G_TOKEN_CARD] >= 0:
+        out[OBS_TOKEN_CARD + state[G_TOKEN_CARD]] = 1.0
     for q in range(16):
-        out[o + q] = (state[G_CON_VAC] >> q) & 1
-    o += 16
-    out[o] = state[G_CON_ANY]
-    o += 1
+        out[OBS_TOKEN_VACATED + q] = (state[G_TOKEN_VACATED] >> q) & 1
+    out[OBS_TOKEN_ANYWHERE] = state[G_TOKEN_ANYWHERE]
     if state[G_GROVE_TYPE] >= 0:
-        out[o + state[G_GROVE_TYPE]] = 1.0
-    o += 7
-    out[o] = state[G_GUILD_LEFT] / 2.0 if (ph == PH_GUILD_TARGET or ph == PH_GUILD_TYPE or
-                                           (ph == PH_BRES and state[G_RET] == RET_GUILD)) else 0.0
-    o += 1
+        out[OBS_GROVE_TYPE + state[G_GROVE_TYPE]] = 1.0
+    guild = ph == PH_GUILD_TARGET or ph == PH_GUILD_TYPE or (ph == PH_BUILD_RESOURCE and
+                                                             state[G_RESOURCE_RETURN] == RET_GUILD)
+    out[OBS_GUILD_LEFT] = state[G_GUILD_LEFT] / 2.0 if guild else 0.0
     for q in range(16):
-        out[o + q] = (state[G_GUILD_MASK] >> q) & 1 if (ph == PH_GUILD_TARGET or ph == PH_GUILD_TYPE or
-                                                        (ph == PH_BRES and state[G_RET] == RET_GUILD)) else 0
-    o += 16
-    if state[G_OPAL_TYPE] >= 0:
-        out[o + state[G_OPAL_TYPE]] = 1.0
-    o += 7
-    if state[G_EFF_CELL] >= 0:
-        out[o + state[G_EFF_CELL]] = 1.0
+        out[OBS_GUILD_REPLACED + q] = (state[G_GUILD_REPLACED] >> q) & 1 if guild else 0
+    if state[G_OPALEYE_TYPE] >= 0:
+        out[OBS_OPALEYE_TYPE + state[G_OPALEYE_TYPE]] = 1.0
+    if state[G_RESOURCE_CELL] >= 0:
+        out[OBS_RESOURCE_CELL + state[G_RESOURCE_CELL]] = 1.0
     elif state[G_GUILD_CELL] >= 0:
-        out[o + state[G_GUILD_CELL]] = 1.0
-    o += 16
-    return o
+        out[OBS_RESOURCE_CELL + state[G_GUILD_CELL]] = 1.0
+    return OBS_SIZE
 
 
 # ================================================================ hidden information
@@ -2426,31 +2483,31 @@ def _random_commit(state, p, mask):
 @njit(cache=True)
 def _monument_public(state, p):
     """p's monument is being constructed right now (its card is shown while the token waits)."""
-    return (state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p and state[G_CON_CARD] >= NB)
+    return (state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p and state[G_TOKEN_CARD] >= NUM_BUILDING_CARDS)
 
 
 @njit(cache=True)
 def determinize(state, observer, seed):
-    n = state[G_NP]
+    n = state[G_NUM_PLAYERS]
     if observer < 0 or observer >= n:
         # callers validate; a bad seat must still never index the state
         raise ValueError("determinize: observer is not a seat of this game")
     reseed(state, seed)
-    ob = _pb(observer)
+    ob = _player_base(observer)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     # monuments the observer has not seen
-    if state[G_MONU]:
+    if state[G_MONUMENTS]:
         seen = np.zeros(NCARDS, dtype=np.int64)
         for i in range(2):
             if state[ob + O_DEALT + i] >= 0:
                 seen[state[ob + O_DEALT + i]] = 1
         for p in range(n):
-            b = _pb(p)
-            if state[b + O_MBUILT] or _monument_public(state, p):
+            b = _player_base(p)
+            if state[b + O_MONUMENT_BUILT] or _monument_public(state, p):
                 seen[state[b + O_KEPT]] = 1
-        pool = np.empty(NM, dtype=np.int64)
+        pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
         m = 0
-        for i in range(NB, NCARDS):
+        for i in range(NUM_BUILDING_CARDS, NCARDS):
             if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
                 pool[m] = i
                 m += 1
@@ -2459,8 +2516,8 @@ def determinize(state, observer, seed):
         for p in range(n):
             if p == observer:
                 continue
-            b = _pb(p)
-            if state[b + O_MBUILT] or _monument_public(state, p):
+            b = _player_base(p)
+            if state[b + O_MONUMENT_BUILT] or _monument_public(state, p):
                 state[b + O_DEALT] = state[b + O_KEPT]
                 state[b + O_DEALT + 1] = pool[k]
                 k += 1
@@ -2475,14 +2532,14 @@ def determinize(state, observer, seed):
                 k += 2
     # hidden commitments of the other players
     if state[G_STAGE] == ST_COMMIT and not state[G_SOLO]:
-        for i in range(state[G_ORDN]):
+        for i in range(state[G_ORDER_LEN]):
             p = state[G_ORDER + i]
             if p == observer:
                 continue
-            b = _pb(p)
+            b = _player_base(p)
             if state[b + O_COMMITTED]:
                 _random_commit(state, p, mask)
-            elif state[G_ACTOR] == p and state[G_PHASE] >= PH_CHOOSE and state[G_PHASE] <= PH_SWAP_SQ:
+            elif state[G_ACTOR] == p and state[G_PHASE] >= PH_CHOOSE and state[G_PHASE] <= PH_SWAP_SQUARE:
                 # p is in the middle of its placement: redo its earlier sub-choices at random
                 # up to the same step (the sequence of steps depends on public facts only,
                 # see _warehouse_padded), so the copy's turn order matches the game's.
@@ -2494,5 +2551,5 @@ def determinize(state, observer, seed):
                     ph = _commit_apply(state, p, ph, _pick(state, mask))
                 if ph < 0:          # cannot happen; keep the copy a legal game anyway
                     ph = _commit_start(state, p)
-                state[b + O_PSTAGE] = ph
+                state[b + O_PEND_STAGE] = ph
                 _set(state, ph, p)

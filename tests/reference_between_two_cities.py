@@ -64,43 +64,43 @@ def legal_anchors(city, code):
 
 # ------------------------------------------------------------------ reading a kernel state
 def read_city(state, c):
-    g = state[K.O_GRID + c * 49: K.O_GRID + (c + 1) * 49]
+    g = state[K.GRIDS + c * 49: K.GRIDS + (c + 1) * 49]
     return {(i // 7, i % 7): KINDS[int(g[i])] for i in range(49) if g[i] >= 0}
 
 
 def is_solo(state):
-    return int(state[K.H_MODE]) in (K.MODE_SIMPLE, K.MODE_FULL)
+    return int(state[K.MODE]) in (K.MODE_SIMPLE, K.MODE_FULL)
 
 
 def seat_cities(state, s):
     """(left, right) city of seat ``s`` per the conventions of the rules reference."""
-    n = int(state[K.H_NP])
-    if int(state[K.H_MODE]) == K.MODE_2P:
+    n = int(state[K.NUM_PARTICIPANTS])
+    if int(state[K.MODE]) == K.MODE_2P:
         return 2 * s, 2 * s + 1
     return s, (s - 1) % n
 
 
 def reference_mask(state):
     mask = [0] * K.NUM_ACTIONS
-    ph = int(state[K.H_PHASE])
+    ph = int(state[K.PHASE])
     if ph == K.PH_END:
         return mask
     solo = is_solo(state)
-    seat = 0 if solo else int(state[K.H_CUR])
+    seat = 0 if solo else int(state[K.CUR_SEAT])
     if ph == K.PH_PICK:
         # 5.1: choose a tile from the hand (earlier picks are already out of the hand)
         for t in range(33):
-            if state[K.O_HAND + seat * 33 + t] > 0:
+            if state[K.HANDS + seat * 33 + t] > 0:
                 mask[t] = 1
         return mask
-    sub = int(state[K.H_SUB])
+    sub = int(state[K.SUBSTEP])
     if solo:
         city = 0 if sub < 2 else 2                   # left city's waiting tiles first (ruling 23)
-        cands = [int(state[K.O_WAIT + city * 2 + k]) for k in range(2)]
+        cands = [int(state[K.WAITING + city * 2 + k]) for k in range(2)]
     else:
         city = seat_cities(state, seat)[sub]         # left city first, then right
-        cands = [int(state[K.O_CHOSEN + 2 * seat + k]) for k in range(2)]
-        if state[K.H_ASSIGN]:                        # first pick -> left, second -> right
+        cands = [int(state[K.CHOSEN + 2 * seat + k]) for k in range(2)]
+        if state[K.ASSIGN_AT_SELECTION]:                        # first pick -> left, second -> right
             cands = [cands[0], -1] if sub == 0 else [-1, cands[1]]
     cells = read_city(state, city)
     for k, code in enumerate(cands):
@@ -243,17 +243,17 @@ def factory_rank_points(counts):
 
 
 def city_kind_counts(state, c):
-    return {KINDS[k]: int(state[K.O_KCNT + c * 9 + k]) for k in range(9)}
+    return {KINDS[k]: int(state[K.KIND_COUNTS + c * 9 + k]) for k in range(9)}
 
 
 def reference_city_totals(state):
-    nc = int(state[K.H_NC])
+    nc = int(state[K.NUM_CITIES])
     counts = [city_kind_counts(state, c) for c in range(nc)]
     fpp = factory_rank_points([cc["factory"] for cc in counts])
     totals = []
     for c in range(nc):
         if is_solo(state) and c == 1:
-            totals.append(ref_dlc(counts[c], fpp[c]) + BONUS[int(state[K.H_DIFF])])
+            totals.append(ref_dlc(counts[c], fpp[c]) + BONUS[int(state[K.DIFFICULTY])])
         else:
             totals.append(ref_score_grid(city_grid(state, c), fpp[c])["total"])
     return totals, counts
@@ -265,8 +265,8 @@ def reference_scores_ranks(state, totals=None):
     the seat's own two cities first, then building counts by type)."""
     t2, counts = reference_city_totals(state)
     totals = t2 if totals is None else totals
-    n = int(state[K.H_NP])
-    two = int(state[K.H_MODE]) == K.MODE_2P
+    n = int(state[K.NUM_PARTICIPANTS])
+    two = int(state[K.MODE]) == K.MODE_2P
     order = SC["tie_break"]["two_player" if two else "three_to_seven_and_solo"]
     keys = []
     for s in range(n):
@@ -321,7 +321,7 @@ def ref_gain(state, city, code):
 
 
 def ref_automaton_choice(state, seat, card_index, col, city):
-    hand = [t for t in range(33) if state[K.O_HAND + seat * 33 + t] > 0]
+    hand = [t for t in range(33) if state[K.HANDS + seat * 33 + t] > 0]
     column = CARDS[card_index]["shared_city" if col == 0 else "deep_learning_city"]
     kinds_here = {k for k, v in city_kind_counts(state, city).items() if v}
     types_here = {KTYPE[KINDS.index(k)] for k in kinds_here}

@@ -27,28 +27,28 @@ class Pos:
     """A decoded position."""
 
     def __init__(self, state):
-        s = [int(v) for v in state[:K.O_GRID]]
-        self.n = s[K.H_NP]
-        self.phase = s[K.H_PHASE]
-        self.cur = s[K.H_CUR]
-        self.turn = s[K.H_TURN]
-        self.tile_pair = (s[K.H_TP], s[K.H_TP + 1])
-        nt = s[K.H_NT]
+        s = [int(v) for v in state[:K.GRID]]
+        self.n = s[K.NUM_PLAYERS]
+        self.phase = s[K.PHASE]
+        self.cur = s[K.CURRENT]
+        self.turn = s[K.TURN]
+        self.tile_pair = (s[K.TILE_PAIR], s[K.TILE_PAIR + 1])
+        nt = s[K.NUM_TILES]
         self.tiles = []
         self.at = {}
         for t in range(nt):
-            d = dict(i=t, x=s[K.O_TX + t], y=s[K.O_TY + t], key=KEY[s[K.O_TTYPE + t]],
-                     owner=s[K.O_TOWNER + t], floors=s[K.O_TFLOORS + t], done=bool(s[K.O_TDONE + t]),
-                     raised=s[K.O_TRAISED + t], score=s[K.O_TSCORE + t])
+            d = dict(i=t, x=s[K.TILE_X + t], y=s[K.TILE_Y + t], key=KEY[s[K.TILE_TYPE + t]],
+                     owner=s[K.TILE_OWNER + t], floors=s[K.TILE_FLOORS + t], done=bool(s[K.TILE_DONE + t]),
+                     raised=s[K.TILE_RAISED + t], score=s[K.TILE_SCORE + t])
             self.tiles.append(d)
             self.at[(d["x"], d["y"])] = d
-        self.hand = [[s[K.O_HAND + 2 * p + i] for i in range(2) if s[K.O_HAND + 2 * p + i] >= 0]
+        self.hand = [[s[K.HAND + 2 * p + i] for i in range(2) if s[K.HAND + 2 * p + i] >= 0]
                      for p in range(self.n)]
-        self.supply = [s[K.O_SUPPLY + p] for p in range(self.n)]
-        self.reserve = [s[K.O_RESERVE + p] for p in range(self.n)]
-        self.roofs = {"residential": s[K.H_ROOFS], "commercial": s[K.H_ROOFS + 1]}
-        self.revealed = [[c + 1 for c in range(K.NCON) if s[K.O_REV + p * K.NCON + c]] for p in range(self.n)]
-        self.held = [[c + 1 for c in range(K.NCON) if s[K.O_HELD + p * K.NCON + c]] for p in range(self.n)]
+        self.supply = [s[K.SUPPLY + p] for p in range(self.n)]
+        self.reserve = [s[K.RESERVE + p] for p in range(self.n)]
+        self.roofs = {"residential": s[K.ROOFS_LEFT], "commercial": s[K.ROOFS_LEFT + 1]}
+        self.revealed = [[c + 1 for c in range(K.NCON) if s[K.REVEALED + p * K.NCON + c]] for p in range(self.n)]
+        self.held = [[c + 1 for c in range(K.NCON) if s[K.HELD + p * K.NCON + c]] for p in range(self.n)]
 
     # ------------------------------------------------------------ basics
     def nbrs(self, d):
@@ -116,9 +116,9 @@ def legal_actions(pos):
                 else RULES["commercial_min_floors_to_complete"]
             if d["floors"] >= need and pos.roofs[d["key"]] > 0:
                 out.add(550 + d["i"])
-    elif pos.phase == K.PH_CKEEP:
+    elif pos.phase == K.PH_CONTRACT_KEEP:
         out |= {612, 613}
-    elif pos.phase == K.PH_TKEEP:
+    elif pos.phase == K.PH_TILE_KEEP:
         # asked whenever the bag held 2+ tiles; with two tiles of one type, one choice
         out.add(614)
         if pos.tile_pair[0] != pos.tile_pair[1]:

@@ -11,7 +11,7 @@ import yaml
 DATA = yaml.safe_load((Path(__file__).resolve().parents[1] / "kernels" / "data"
                        / "kingdomino_duel.yaml").read_text())
 ROWS, COLS = DATA["map"]["rows"], DATA["map"]["cols"]
-CASTLE = (DATA["map"]["castle"]["row"], DATA["map"]["castle"]["col"])
+CASTLE_CELL = (DATA["map"]["castle"]["row"], DATA["map"]["castle"]["col"])
 FAMS = [f["key"] for f in sorted(DATA["families"], key=lambda f: f["id"])]
 WILD = "wild"
 FACES = {d["id"]: [(k, x) for k, x in d["faces"]] for d in DATA["dice"]}
@@ -45,29 +45,29 @@ def view(K, st):
     """Plain dict view of a kernel state (reads offsets only)."""
     v = {}
     v["phase"] = PHASES[int(st[K.PHASE])]
-    v["cur"] = int(st[K.CUR])
-    v["start"] = int(st[K.START])
+    v["cur"] = int(st[K.MOVER])
+    v["start"] = int(st[K.START_PLAYER])
     v["round"] = int(st[K.ROUND])
     v["maps"] = []
     for p in range(2):
         m = {}
         for cell in cells():
-            f = int(st[K.FAM + p * ROWS * COLS + idx(cell)])
+            f = int(st[K.MAP_FAMILY + p * ROWS * COLS + idx(cell)])
             if f >= 0:
-                m[cell] = (FAMS[f], int(st[K.CR + p * ROWS * COLS + idx(cell)]))
+                m[cell] = (FAMS[f], int(st[K.MAP_CROSSES + p * ROWS * COLS + idx(cell)]))
         v["maps"].append(m)
     v["faces"] = [int(st[K.DIE_FACE + d]) for d in range(4)]
     v["holder"] = [int(st[K.DIE_HOLDER + d]) for d in range(4)]
-    v["owner"] = {s: int(st[K.SP_OWNER + i]) for i, s in enumerate(SPELLS)}
-    v["used"] = {s: int(st[K.SP_USED + i]) for i, s in enumerate(SPELLS)}
-    v["acq"] = {s: int(st[K.SP_ACQ + i]) for i, s in enumerate(SPELLS)}
+    v["owner"] = {s: int(st[K.SPELL_OWNER + i]) for i, s in enumerate(SPELLS)}
+    v["used"] = {s: int(st[K.SPELL_USED + i]) for i, s in enumerate(SPELLS)}
+    v["acq"] = {s: int(st[K.SPELL_ACQUIRED + i]) for i, s in enumerate(SPELLS)}
     v["castle_used"] = [int(st[K.CASTLE_USED + p]) for p in range(2)]
-    v["bonus"] = [int(st[K.BONUS_FAM + p]) for p in range(2)]
+    v["bonus"] = [int(st[K.BONUS_FAMILY + p]) for p in range(2)]
     v["declared"] = [(int(st[K.DECLARED + 2 * p]), int(st[K.DECLARED + 2 * p + 1]))
                      for p in range(2)]
     v["wild_name"] = [[int(st[K.WILD_NAME + 2 * p + s]) for s in range(2)] for p in range(2)]
-    v["split_first"] = int(st[K.SPLIT_FIRST])
-    v["npicks"] = int(st[K.NPICKS])
+    v["split_first"] = int(st[K.SPLIT_FIRST_CELL])
+    v["npicks"] = int(st[K.PICKS_MADE])
     return v
 
 
@@ -82,11 +82,11 @@ def face(v, d):
 
 # ------------------------------------------------------------------ placement rules
 def empty(m, p):
-    return p != CASTLE and p not in m
+    return p != CASTLE_CELL and p not in m
 
 
 def anchored(m, p, f):
-    return any(q == CASTLE or (q in m and m[q][0] == f) for q in nbrs(p))
+    return any(q == CASTLE_CELL or (q in m and m[q][0] == f) for q in nbrs(p))
 
 
 def legal_pair(m, a, b, f0, f1, ign, split):
@@ -244,7 +244,7 @@ def score_map(m, bonus_family=None):
     total = 0
     largest = 0
     for cell in sorted(m):
-        if cell in seen or cell == CASTLE:
+        if cell in seen or cell == CASTLE_CELL:
             continue
         fam = m[cell][0]
         group = {cell}
@@ -252,7 +252,7 @@ def score_map(m, bonus_family=None):
         while todo:
             q = todo.pop()
             for n in nbrs(q):
-                if n in m and n != CASTLE and n not in group and m[n][0] == fam:
+                if n in m and n != CASTLE_CELL and n not in group and m[n][0] == fam:
                     group.add(n)
                     todo.append(n)
         seen |= group

@@ -19,11 +19,11 @@ RET_TILES = DATA["retailers"]["tiles"]
 
 # ------------------------------------------------------------------ helpers on the state
 def comp(state, c, field, k=0):
-    return int(state[K.CB + c * K.CSZ + field + k])
+    return int(state[K.COMPANIES + c * K.COMPANY_SIZE + field + k])
 
 
 def owns(state, c, t):
-    return comp(state, c, K.C_OWN, t) != 0
+    return comp(state, c, K.C_OWNS, t) != 0
 
 
 def effect(state, c, name):
@@ -31,7 +31,7 @@ def effect(state, c, name):
     tot = 0
     for t, td in enumerate(TECHS):
         if owns(state, c, t):
-            side = "front" if state[K.TSIDE + t] == 0 else "back"
+            side = "front" if state[K.TECH_SIDE + t] == 0 else "back"
             e = td[side]
             if e["effect"] == name:
                 tot += int(e.get("amount", e.get("max_goods", e.get("max_cells_off_pad", e.get("per_region", 1)))) or 1)
@@ -40,17 +40,17 @@ def effect(state, c, name):
 
 def region_slots(state, r):
     """(list of occupants, is_retailer) of the slots offices go into."""
-    t = int(state[K.RET + r])
+    t = int(state[K.RETAILER + r])
     if t >= 0:
         n = len(DATA["retailers"]["slot_vp"][RET_TILES[t]["size"]])
-        return [int(state[K.ROFF + r * K.MAX_RSLOT + s]) for s in range(n)], True
+        return [int(state[K.RETAILER_OFFICES + r * K.MAX_RSLOT + s]) for s in range(n)], True
     n = RTYPES[REGIONS[r]["size"]]["office_slots"]
-    return [int(state[K.OFFS + r * K.MAX_SLOTS + s]) for s in range(n)], False
+    return [int(state[K.OFFICES + r * K.MAX_SLOTS + s]) for s in range(n)], False
 
 
 def n_offices(state, c, r):
-    n = sum(1 for s in range(K.MAX_SLOTS) if state[K.OFFS + r * K.MAX_SLOTS + s] == c)
-    n += sum(1 for s in range(K.MAX_RSLOT) if state[K.ROFF + r * K.MAX_RSLOT + s] == c)
+    n = sum(1 for s in range(K.MAX_SLOTS) if state[K.OFFICES + r * K.MAX_SLOTS + s] == c)
+    n += sum(1 for s in range(K.MAX_RSLOT) if state[K.RETAILER_OFFICES + r * K.MAX_RSLOT + s] == c)
     return n
 
 
@@ -70,17 +70,17 @@ def buyer_ok(state, c, code):
 
 
 def capacity(state, c, r):
-    if state[K.RET + r] >= 0:
+    if state[K.RETAILER + r] >= 0:
         return 0
     elig = 0
     mine = False
     for b, code in enumerate(REGIONS[r]["buyers"]):
-        who = int(state[K.BUY + r * K.MAX_BUY + b])
+        who = int(state[K.BUYERS + r * K.MAX_BUY + b])
         if who == c:
             mine = True
         if who < 0 and buyer_ok(state, c, code):
             elig += 1
-    if c in [int(state[K.OFFS + r * K.MAX_SLOTS + s]) for s in range(K.MAX_SLOTS)]:
+    if c in [int(state[K.OFFICES + r * K.MAX_SLOTS + s]) for s in range(K.MAX_SLOTS)]:
         return elig
     if effect(state, c, "sell_without_office"):
         return 0 if mine else min(1, elig)
@@ -101,8 +101,8 @@ def pad_side(pad, side):
 
 def plan_layers(state, c, upto=None):
     """Canvas dicts: bottom {cell: icon}, top {cell: icon}, tiles [(cells, icons, level)]."""
-    p = K.PB + c * K.PSZ
-    sw, sb, arr = int(state[p + K.PL_SW]), int(state[p + K.PL_SB]), int(state[p + K.PL_ARR])
+    p = K.PLANS + c * K.PLAN_SIZE
+    sw, sb, arr = int(state[p + K.PL_W_SIDE]), int(state[p + K.PL_B_SIDE]), int(state[p + K.PL_ARRANGE])
     top_is_w = arr // 60 == 0
     botpad = pad_side("B", sb) if top_is_w else pad_side("W", sw)
     toppad = pad_side("W", sw) if top_is_w else pad_side("B", sb)
@@ -116,10 +116,10 @@ def plan_layers(state, c, upto=None):
     rt = rot(toppad, k)
     top = {(r0 + a, c0 + b): rt[a][b] for a in range(len(rt)) for b in range(len(rt[0]))}
     tiles = []
-    n = int(state[p + K.PL_N]) if upto is None else upto
+    n = int(state[p + K.PL_COUNT]) if upto is None else upto
     for j in range(n):
-        code = int(state[p + K.PL_ORDC + j])
-        u = int(state[p + K.PL_ORDT + j])
+        code = int(state[p + K.PL_ORDER_CODE + j])
+        u = int(state[p + K.PL_ORDER_TILE + j])
         tt = K.TILE_TYPES[comp(state, c, K.C_TILES, u)]
         if code == 4 * len(DOMINOES):
             tiles.append(None)
@@ -182,22 +182,22 @@ def outcome(state, c):
 # ------------------------------------------------------------------ legality
 def legal_actions(state):
     """Set of legal flat action ids in the current state."""
-    pend = int(state[K.PEND])
-    c = int(state[K.CUR])
+    pend = int(state[K.PENDING])
+    c = int(state[K.CURRENT])
     out = set()
     if pend < 0:
         return out
-    off = K.BLOCK_OFF[pend]
+    off = int(K.ACTIONS.block_offsets[pend])
     if pend == K.P_SIDES:
         return {off + i for i in range(4)}
-    if pend == K.P_ARR:
+    if pend == K.P_ARRANGE:
         return {off + i for i in range(120)}
-    if pend == K.P_PICK:
-        p = K.PB + c * K.PSZ
-        out = {off + u for u in range(comp(state, c, K.C_NT)) if state[p + K.PL_PLACED + u] == 0}
+    if pend == K.P_TILE_PICK:
+        p = K.PLANS + c * K.PLAN_SIZE
+        out = {off + u for u in range(comp(state, c, K.C_NUM_TILES)) if state[p + K.PL_PLACED + u] == 0}
         out.add(off + K.MAX_TILES)
         return out
-    if pend == K.P_PLACE:
+    if pend == K.P_TILE_PLACE:
         bottom, top, tiles = plan_layers(state, c)
         ov = 1 if effect(state, c, "tile_overhang") else 0
         for d, cells in enumerate(DOMINOES):
@@ -207,43 +207,43 @@ def legal_actions(state):
                     out.add(off + 4 * d + 2 + lv)
         out.add(off + 4 * len(DOMINOES))
         return out
-    if pend == K.P_IMPR:
-        return {off + s for s in range(K.DISPLAY_SIZE) if state[K.DISP + s] >= 0}
-    if pend == K.P_RES:
+    if pend == K.P_IMPROVE_PICK:
+        return {off + s for s in range(K.DISPLAY_SIZE) if state[K.DISPLAY + s] >= 0}
+    if pend == K.P_RESEARCH:
         return {off + t for t in range(6) if not owns(state, c, t)} | {off + 6}
-    if pend == K.P_LOG:
+    if pend == K.P_LOGISTICS:
         for r in range(12):
             if n_offices(state, c, r) == 0 and has_free(state, r) and \
                     any(linked(r, q) and n_offices(state, c, q) > 0 for q in range(12)):
                 out.add(off + r)
         out.add(off + 12)
         return out
-    if pend == K.P_OFF:
-        kind = int(state[K.OTK])
-        used = comp(state, c, K.C_OUSED)
+    if pend == K.P_OFFICE_TARGET:
+        kind = int(state[K.OFFICE_KIND])
+        used = comp(state, c, K.C_OFFICES_USED)
         for r in range(12):
             if kind in (K.OT_WIFI, K.OT_EXTRA):
-                ok = used < 18 and n_offices(state, c, r) == 1 and state[K.RET + r] < 0 and has_free(state, r)
+                ok = used < 18 and n_offices(state, c, r) == 1 and state[K.RETAILER + r] < 0 and has_free(state, r)
             elif kind == K.OT_GAMEPAD:
                 ok = used < 18 and REGIONS[r]["size"] == "S" and n_offices(state, c, r) == 0 and has_free(state, r)
             else:
-                ok = r != state[K.MSRC] and n_offices(state, c, r) == 0 and has_free(state, r)
+                ok = r != state[K.MOVE_SOURCE] and n_offices(state, c, r) == 0 and has_free(state, r)
             if ok:
                 out.add(off + r)
         return out
-    if pend == K.P_MSRC:
+    if pend == K.P_MOVE_SOURCE:
         for r in range(12):
             if n_offices(state, c, r) and any(d != r and n_offices(state, c, d) == 0 and has_free(state, d)
                                               for d in range(12)):
                 out.add(off + r)
         return out
-    if pend == K.P_NFC:
+    if pend == K.P_NFC_SELL:
         return {off + k for k in range(min(3, comp(state, c, K.C_READY)))}
     if pend == K.P_SELL:
         return {off + r for r in range(12) if capacity(state, c, r) > 0}
-    if pend == K.P_BTECH:
+    if pend == K.P_BONUS_TECH:
         return {off + t for t in range(6) if not owns(state, c, t)}
-    if pend == K.P_BPRICE:
+    if pend == K.P_BONUS_PRICE:
         return {off, off + 1}
     return out
 
@@ -255,18 +255,18 @@ def final_score(state, c):
     pat = sum(int(TECHS[t]["patent_vp"]["value"]) for t in range(6) if state[K.PATENT + t] == c)
     ret = 0
     for r in range(12):
-        t = int(state[K.RET + r])
+        t = int(state[K.RETAILER + r])
         if t < 0:
             continue
         vps = DATA["retailers"]["slot_vp"][RET_TILES[t]["size"]]
         for s in range(len(vps)):
-            if state[K.ROFF + r * K.MAX_RSLOT + s] == c:
+            if state[K.RETAILER_OFFICES + r * K.MAX_RSLOT + s] == c:
                 ret += vps[s]
     return track, pat, ret, track + pat + ret
 
 
 def final_ranks(state):
-    n = int(state[K.NCO])
+    n = int(state[K.NUM_COMPANIES])
     keys = []
     for c in range(n):
         keys.append((final_score(state, c)[3], sum(owns(state, c, t) for t in range(6)),

@@ -18,18 +18,18 @@ RES = [r["code"] for r in D["resources"]]
 TYPES = [t["id"] for t in D["building_types"]]
 CARDS = D["buildings"] + D["monuments"]
 NAMES = [c["name"] for c in CARDS]
-NB = len(D["buildings"])
+NUM_BUILDING_CARDS = len(D["buildings"])
 IDX = {n: i for i, n in enumerate(NAMES)}
 
 
 def ctype(c):
     """Colour type index of card c, or None for a monument."""
-    return TYPES.index(CARDS[c]["type"]) if c < NB else None
+    return TYPES.index(CARDS[c]["type"]) if c < NUM_BUILDING_CARDS else None
 
 
 def type_key(c):
     """Type used for 'distinct type' counts: colour; Barrett Castle = cottage; other monuments own."""
-    if c < NB:
+    if c < NUM_BUILDING_CARDS:
         return TYPES[ctype(c)]
     if NAMES[c] == "Barrett Castle":
         return "cottage"
@@ -60,29 +60,29 @@ class View:
     def __init__(self, state):
         s = [int(x) for x in state]
         self.s = s
-        self.n = s[K.G_NP]
+        self.n = s[K.G_NUM_PLAYERS]
         self.round = s[K.G_ROUND]
         self.phase = s[K.G_PHASE]
         self.actor = s[K.G_ACTOR]
-        self.cards = [s[K.G_CARDS + k] for k in range(7)]
+        self.cards = [s[K.G_CARDS_IN_PLAY + k] for k in range(7)]
 
     def p(self, p, off, i=0):
-        return self.s[K.PB + p * K.PSZ + off + i]
+        return self.s[K.G_PLAYERS + p * K.PLAYER_SIZE + off + i]
 
     def cube(self, p, q):
         return self.p(p, K.O_CUBE, q)
 
     def bld(self, p, q):
-        return self.p(p, K.O_BLD, q)
+        return self.p(p, K.O_BUILDING, q)
 
     def extra(self, p, q):
-        return self.p(p, K.O_EXTRA, q)
+        return self.p(p, K.O_BUILDING_RES, q)
 
     def active(self, p, q):
-        return self.p(p, K.O_PR, q) < self.round
+        return self.p(p, K.O_PLACED_ROUND, q) < self.round
 
     def wh(self, p, q):
-        return [self.p(p, K.O_WH, q * 5 + r) for r in range(5)]
+        return [self.p(p, K.O_WAREHOUSE, q * 5 + r) for r in range(5)]
 
     def empty(self, p, q):
         return self.cube(p, q) < 0 and self.bld(p, q) < 0
@@ -95,7 +95,7 @@ class View:
         return NAMES[k] if k >= 0 else None
 
     def monument_active(self, p, name):
-        if self.monument(p) != name or not self.p(p, K.O_MBUILT):
+        if self.monument(p) != name or not self.p(p, K.O_MONUMENT_BUILT):
             return False
         return any(self.bld(p, q) == IDX[name] and self.active(p, q) for q in range(16))
 
@@ -168,7 +168,7 @@ def constructions(v, p):
         if NAMES[c] == "Bank" and n_banks(v, p) >= 5:
             continue
         slots.append((slot, c))
-    if v.s[K.G_MONU] and v.p(p, K.O_KEPT) >= 0 and not v.p(p, K.O_MBUILT):
+    if v.s[K.G_MONUMENTS] and v.p(p, K.O_KEPT) >= 0 and not v.p(p, K.O_MONUMENT_BUILT):
         slots.append((7, v.p(p, K.O_KEPT)))
     key = board_key(v, p)
     for slot, c in slots:
@@ -183,7 +183,7 @@ def legal_actions(state):
     ph, p = v.phase, v.actor
     A = K
     out = set()
-    if ph == K.PH_OVER:
+    if ph == K.PH_GAME_OVER:
         return out
     if ph == K.PH_KEEP:
         return {A.A_KEEP, A.A_KEEP + 1}
@@ -191,60 +191,60 @@ def legal_actions(state):
         banned = bank_resources(v, p)
         if len(banned) == 5:
             banned = set()
-        return {A.A_RES + r for r in range(5) if r not in banned}
+        return {A.A_RESOURCE + r for r in range(5) if r not in banned}
     if ph == K.PH_CHOOSE:
-        return {A.A_RES + r for r in range(5) if v.s[K.G_DISPLAY + r] > 0}
+        return {A.A_RESOURCE + r for r in range(5) if v.s[K.G_DISPLAY + r] > 0}
     if ph == K.PH_TAKE:
-        return {A.A_RES + r for r in range(5)}
+        return {A.A_RESOURCE + r for r in range(5)}
     if ph == K.PH_DEST:
-        imposed = v.p(p, K.O_PIMP) == 1
+        imposed = v.p(p, K.O_PEND_IMPOSED) == 1
         empt = v.empties(p)
-        out = {A.A_SQ + q for q in empt}
+        out = {A.A_SQUARE + q for q in empt}
         if imposed:
             for q in range(16):
                 nm = _bld_name(v, p, q)
                 if nm == "Warehouse" and v.active(p, q):
                     cnt = sum(v.wh(p, q))
                     if cnt < 3 or (cnt > 0 and empt):
-                        out.add(A.A_SQ + q)
+                        out.add(A.A_SQUARE + q)
                 if nm == "Cottage" and v.extra(p, q) < 0 and v.monument_active(p, "Statue of the Bondmaker"):
-                    out.add(A.A_SQ + q)
-            if v.s[K.G_CAVE] and v.p(p, K.O_CAVE) < 2:
-                out.add(A.A_ASIDE)
+                    out.add(A.A_SQUARE + q)
+            if v.s[K.G_CAVE_RULE] and v.p(p, K.O_CAVE_USES) < 2:
+                out.add(A.A_SET_ASIDE)
         return out
     if ph == K.PH_SWAP:
-        q = v.p(p, K.O_PDEST)
+        q = v.p(p, K.O_PEND_DEST)
         if not 0 <= q < 16 or _bld_name(v, p, q) != "Warehouse":
             return {A.A_PASS}        # padding: the cube went elsewhere (see warehouse_padded)
         stock = v.wh(p, q)
         if v.empties(p):
-            out |= {A.A_RES + r for r in range(5) if stock[r] > 0}
+            out |= {A.A_RESOURCE + r for r in range(5) if stock[r] > 0}
         if sum(stock) < 3:
             out.add(A.A_PASS)
         return out
-    if ph == K.PH_SWAP_SQ and v.p(p, K.O_PSWR) < 0:
+    if ph == K.PH_SWAP_SQUARE and v.p(p, K.O_PEND_SWAP_RES) < 0:
         return {A.A_PASS}            # padding: no swap
-    if ph in (K.PH_SWAP_SQ, K.PH_GROVE_SQ, K.PH_OPAL_SQ):
-        return {A.A_SQ + q for q in v.empties(p)}
+    if ph in (K.PH_SWAP_SQUARE, K.PH_GROVE_SQUARE, K.PH_OPALEYE_SQUARE):
+        return {A.A_SQUARE + q for q in v.empties(p)}
     if ph == K.PH_BUILD:
         return constructions(v, p) | {A.A_PASS}
     if ph == K.PH_TOKEN:
-        card = v.s[K.G_CON_CARD]
-        vac = v.s[K.G_CON_VAC]
+        card = v.s[K.G_TOKEN_CARD]
+        vac = v.s[K.G_TOKEN_VACATED]
         if NAMES[card] == "Shed" or v.monument_active(p, "Obelisk of the Crescent"):
-            return {A.A_SQ + q for q in v.empties(p)}
-        return {A.A_SQ + q for q in range(16) if vac >> q & 1}
-    if ph == K.PH_BRES:
-        q = v.s[K.G_EFF_CELL]
+            return {A.A_SQUARE + q for q in v.empties(p)}
+        return {A.A_SQUARE + q for q in range(16) if vac >> q & 1}
+    if ph == K.PH_BUILD_RESOURCE:
+        q = v.s[K.G_RESOURCE_CELL]
         if _bld_name(v, p, q) == "Bank":
             used = bank_resources(v, p, skip=q)
-            return {A.A_RES + r for r in range(5) if r not in used}
-        return {A.A_RES + r for r in range(5)}
+            return {A.A_RESOURCE + r for r in range(5) if r not in used}
+        return {A.A_RESOURCE + r for r in range(5)}
     if ph == K.PH_GROVE_TYPE:
         return {A.A_TYPE + k for k in range(7) if not (NAMES[v.cards[k]] == "Bank" and n_banks(v, p) >= 5)}
     if ph == K.PH_GUILD_TARGET:
-        done = v.s[K.G_GUILD_MASK]
-        out = {A.A_SQ + q for q in range(16) if 0 <= v.bld(p, q) < NB and not done >> q & 1}
+        done = v.s[K.G_GUILD_REPLACED]
+        out = {A.A_SQUARE + q for q in range(16) if 0 <= v.bld(p, q) < NUM_BUILDING_CARDS and not done >> q & 1}
         return out | {A.A_PASS}
     if ph == K.PH_GUILD_TYPE:
         q = v.s[K.G_GUILD_CELL]
@@ -252,8 +252,8 @@ def legal_actions(state):
         nb = n_banks(v, p) - (1 if NAMES[cur] == "Bank" else 0)
         return {A.A_TYPE + k for k in range(7) if k != ctype(cur)
                 and not (NAMES[v.cards[k]] == "Bank" and nb >= 5)}
-    if ph == K.PH_OPAL_TYPE:
-        return {A.A_TYPE + k for k in range(7) if not v.p(p, K.O_OPAL, k)}
+    if ph == K.PH_OPALEYE_TYPE:
+        return {A.A_TYPE + k for k in range(7) if not v.p(p, K.O_OPALEYE_ASIDE, k)}
     raise AssertionError(f"unknown phase {ph}")
 
 
@@ -262,7 +262,7 @@ def warehouse_padded(state, p):
     with others at the table, when the resource is imposed on p and one of p's active
     Warehouses could take it (room, or a stored cube and an empty square to swap)."""
     v = View(state)
-    if v.s[K.G_SOLO] or v.p(p, K.O_PIMP) != 1:
+    if v.s[K.G_SOLO] or v.p(p, K.O_PEND_IMPOSED) != 1:
         return False
     empt = v.empties(p)
     return any(_bld_name(v, p, q) == "Warehouse" and v.active(p, q)
@@ -271,16 +271,16 @@ def warehouse_padded(state, p):
 
 def unbuilt_monuments(v):
     """Monuments nobody has built (public: a built monument is revealed), solo removals out."""
-    built = {v.p(j, K.O_KEPT) for j in range(v.n) if v.p(j, K.O_MBUILT)}
+    built = {v.p(j, K.O_KEPT) for j in range(v.n) if v.p(j, K.O_MONUMENT_BUILT)}
     removed = set(D["solo"]["removed_monuments"]) if v.s[K.G_SOLO] else set()
-    return [c for c in range(NB, len(CARDS)) if c not in built and NAMES[c] not in removed]
+    return [c for c in range(NUM_BUILDING_CARDS, len(CARDS)) if c not in built and NAMES[c] not in removed]
 
 
 def monument_could_fit(state, p):
     """What the others can tell: p has not built its monument and some monument nobody
     has built yet (whichever p kept) fits p's board."""
     v = View(state)
-    if not v.s[K.G_MONU] or v.p(p, K.O_MBUILT):
+    if not v.s[K.G_MONUMENTS] or v.p(p, K.O_MONUMENT_BUILT):
         return False
     key = board_key(v, p)
     return any(_placements(v, p, c, key) for c in unbuilt_monuments(v))
@@ -323,7 +323,7 @@ def _evaluate(town, wh, fed, right_fh, solo, shrine, star_place):
         return None if town[q] is None else type_key(IDX[town[q]])
 
     def colour(q):
-        if town[q] is None or IDX[town[q]] >= NB:
+        if town[q] is None or IDX[town[q]] >= NUM_BUILDING_CARDS:
             return None
         return CARDS[IDX[town[q]]]["type"]
 
@@ -464,7 +464,7 @@ def final_scores_ref(state):
         wh = [sum(v.wh(p, q)) for q in range(16)]
         right = (p - 1) % v.n
         right_fh = sum(1 for q in range(16) if _bld_name(v, right, q) == "Feast Hall") if v.n > 1 else 0
-        mine = v.p(p, K.O_CROUND) if v.p(p, K.O_STATUS) else v.round + 1
-        place = 1 + sum(1 for j in range(v.n) if j != p and v.p(j, K.O_STATUS) and v.p(j, K.O_CROUND) < mine)
+        mine = v.p(p, K.O_DONE_ROUND) if v.p(p, K.O_STATUS) else v.round + 1
+        place = 1 + sum(1 for j in range(v.n) if j != p and v.p(j, K.O_STATUS) and v.p(j, K.O_DONE_ROUND) < mine)
         out.append(score_town_ref(town, wh, right_fh, v.n == 1, v.p(p, K.O_SHRINE), place))
     return out

@@ -14,10 +14,12 @@ from numba import njit
 import agents
 import envs
 from envs.registry import spec_for
-from agents.greedy import rank_rewards
+from agents.greedy import evaluate_state, rank_rewards
+from agents.settings import search_settings
 from envs.shell import CityEnv
 from envs.spec import GameConfig, GameSpec
 from kernels import rng
+from tests import driver
 from tests.toy_game import ToySpec
 
 # ------------------------------------------------------------------ guess game kernel
@@ -70,6 +72,17 @@ def ranks(state, out):
         out[p] = 1 if sc[p] >= sc[1 - p] else 2
 
 
+@njit(cache=True)
+def reseed(state, seed):
+    rng.seed_rng(state, 0, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    rng.seed_rng(state, 0, seed)
+    state[G_SECRET + 1 - observer] = rng.randint(state, 0, 4)
+
+
 class GuessSpec(GameSpec):
     game_id = "guess_v0"
     num_actions = 4
@@ -81,13 +94,6 @@ class GuessSpec(GameSpec):
     def configure(self, num_players=2):
         return GameConfig(2, [2], state_size=G_SIZE, obs_size=4)
 
-    def reseed(self, state, cfg, seed):
-        rng.seed_rng(state, 0, seed)
-
-    def determinize(self, state, cfg, observer, seed):
-        rng.seed_rng(state, 0, seed)
-        other = 1 - observer
-        state[G_SECRET + other] = rng.randint(state, 0, 4)
 
 
 # ------------------------------------------------------------------------ helpers
@@ -95,21 +101,19 @@ FAST = {"random": {}, "greedy": {}, "mcts": {"simulations": 8}}
 
 
 def play_checked(env, bots, seed):
-    """Play one game, asserting every chosen action is legal; return the final infos."""
-    env.reset(seed=seed)
-    final = None
+    """Play one game with ``bots`` (one per seat), asserting every chosen action is legal;
+    return the final infos."""
     seat = {a: i for i, a in enumerate(env.possible_agents)}
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            final = final or dict(info)
-            env.step(None)
-            continue
+
+    def choose(env, legal, rng):
+        agent = env.agent_selection
         action = bots[seat[agent]].act(env, agent)
         assert isinstance(action, int)
-        assert obs["action_mask"][action] == 1, (agent, action, env.unwrapped.phase)
-        env.step(action)
-    return final
+        assert action in legal, (agent, action, env.unwrapped.phase)
+        return action
+
+    driver.play(env, seed, choose=choose)
+    return dict(env.infos[env.possible_agents[0]])
 
 
 def test_make_by_name():
@@ -127,17 +131,45 @@ def test_make_by_name():
 
 def test_mcts_playout_settings():
     toy = ToySpec()   # no potential, no preferred playout: random playouts to the end
-    assert agents.MCTSAgent().playout_settings(toy) == ("random", toy.max_steps, 0.0, 0.0)
-    assert agents.MCTSAgent(playout="heuristic", playout_depth=3).playout_settings(toy) == ("heuristic", 3, 1.0, 10.0)
-    assert agents.MCTSAgent(playout="greedy", playout_depth=2).playout_settings(toy) == ("greedy", 2, 1.0, 10.0)
+    assert agents.MCTSAgent().playout_settings(toy) == ("random", toy.max_steps, 0.0)
+    assert agents.MCTSAgent(playout="heuristic", playout_depth=3).playout_settings(toy) == ("heuristic", 3, 10.0)
+    assert agents.MCTSAgent(playout="greedy", playout_depth=2, margin_scale=4).playout_settings(toy) == ("greedy", 2, 4.0)
     for game in envs.GAMES:
         spec = spec_for(game)
-        policy, depth, weight, scale = agents.MCTSAgent().playout_settings(spec)
-        assert policy == spec.mcts_playout in ("heuristic", "greedy")
-        assert spec.mcts_playout_depth is not None and depth == spec.mcts_playout_depth
-        assert weight == spec.potential_weight and scale == spec.margin_scale > 0
+        game_settings = search_settings(game)
+        policy, depth, scale = agents.MCTSAgent().playout_settings(spec)
+        assert (policy, depth, scale) == tuple(game_settings), game
+        assert policy in ("heuristic", "greedy") and scale > 0
         assert hasattr(spec.kernel, "potential"), game
         assert agents.MCTSAgent(playout="random").playout_settings(spec)[2] == 0.0
+        # search settings belong to the agents, not to the environments
+        assert not any(hasattr(spec, a) for a in ("mcts_playout", "mcts_playout_depth", "margin_scale",
+                                                  "potential_weight")), game
+
+
+def test_evaluation_is_the_margin_over_every_participant():
+    """One evaluation (kernels.outcome) for greedy, MCTS and shaping: a seat's score plus
+    potential minus the mean of the other participants' -- automata included."""
+    from kernels import outcome
+    values = np.array([10.0, 4.0, 1.0])
+    assert outcome.margin(values, 0) == pytest.approx(10 - 2.5)
+    assert outcome.margin(values[:1], 0) == 10.0
+    out = np.zeros(2)
+    outcome.margins(values, 2, out)
+    assert out.tolist() == pytest.approx([7.5, -1.5])
+    ranks = np.zeros(3, dtype=np.int64)
+    outcome.ranks_by_value(np.array([3.0, 5.0, 3.0]), ranks)
+    assert ranks.tolist() == [2, 1, 2]
+    # Smartphone Inc. solo: the margin is taken against Steve
+    env = envs.make("smartphone_inc_v0", num_players=1)
+    env.reset(seed=3)
+    raw = env.unwrapped
+    sc = np.zeros(2, dtype=np.int64)
+    raw.spec.kernel.scores(raw._state, sc)
+    pot = raw.spec.kernel.potential(raw._state, 0)
+    weight = getattr(raw.spec.kernel, "POTENTIAL_WEIGHT", 1.0)
+    assert raw.spec.evaluate(raw._state, raw.cfg, 0) == pytest.approx(sc[0] + weight * pot - sc[1])
+    assert evaluate_state(raw, raw._state, 0) == pytest.approx(sc[0] + weight * pot - sc[1])
 
 
 def test_rank_rewards_match_shell():

@@ -3,12 +3,12 @@ random games cross-checked against the plain-Python reference, hidden informatio
 determinism, determinize/reseed, and option validation."""
 import numpy as np
 import pytest
-from numba import njit
 
 import envs
 from envs.between_two_cities import Spec, score_cities, score_city
 from kernels import between_two_cities as K
 from kernels import playout
+from tests import driver
 from tests import reference_between_two_cities as REF
 
 LET = {"s": 0, "f": 1, "D": 2, "E": 3, "M": 4, "L": 5, "o": 6, "p": 7, "h": 8}
@@ -32,34 +32,34 @@ def new_state(**options):
 
 
 def set_city(st, c, rows, r0=0, c0=0):
-    g = st[K.O_GRID + c * 49: K.O_GRID + (c + 1) * 49]
+    g = st[K.GRIDS + c * 49: K.GRIDS + (c + 1) * 49]
     g[:] = -1
-    st[K.O_KCNT + c * 9: K.O_KCNT + (c + 1) * 9] = 0
-    st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5] = 0
+    st[K.KIND_COUNTS + c * 9: K.KIND_COUNTS + (c + 1) * 9] = 0
+    st[K.BOXES + c * 5: K.BOXES + c * 5 + 5] = 0
     for r, row in enumerate(rows):
         for cc, ch in enumerate(row):
             if ch != ".":
-                K.place_tile(st, c, LET[ch], r0 + r, c0 + cc)
+                K._place_tile(st, c, LET[ch], r0 + r, c0 + cc)
 
 
 def finished(num_players, cities, **opts):
     st, cfg = new_state(num_players=num_players, **opts)
     for c, rows in enumerate(cities):
         set_city(st, c, rows)
-    st[K.H_PHASE] = K.PH_END
+    st[K.PHASE] = K.PH_END
     return st, cfg
 
 
 def kernel_ranks(st):
-    out = np.zeros(K.MAXS, dtype=np.int64)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
     K.all_ranks(st, out)
-    return out[:int(st[K.H_NP])].tolist()
+    return out[:int(st[K.NUM_PARTICIPANTS])].tolist()
 
 
 def kernel_scores(st):
-    out = np.zeros(K.MAXS, dtype=np.int64)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
     K.scores(st, out)
-    return out[:int(st[K.H_NP])].tolist()
+    return out[:int(st[K.NUM_PARTICIPANTS])].tolist()
 
 
 # ============================================================== 12.1 rulebook vectors
@@ -76,7 +76,7 @@ def test_r1_r6_printed_cities(name, rank, expected):
     keys = ("shop", "factory", "tavern", "office", "park", "house", "total")
     assert tuple(got[k] for k in keys) == expected
     grid = [[REF.KINDS[LET[ch]] for ch in row] for row in R[name]]
-    ref = REF.ref_score_grid(grid, int(K.FACT_PTS[{"most": 0, "second": 1, "other": 2}[rank]]))
+    ref = REF.ref_score_grid(grid, int(K.FACTORY_PTS[{"most": 0, "second": 1, "other": 2}[rank]]))
     assert tuple(ref[k] for k in keys) == expected
 
 
@@ -101,11 +101,11 @@ def test_r9_shop_example():
 
 
 def test_r10_taverns():
-    assert K.tavern_sets(2, 2, 1, 0) == 13       # drink 2, food 2, music 1
+    assert K._tavern_sets(2, 2, 1, 0) == 13       # drink 2, food 2, music 1
 
 
 def test_r11_offices():
-    assert K.office_base(7) == 22
+    assert K._office_base(7) == 22
     assert score_city(["oooo", "ooo.", "....", "...."], "other")["office"] == 22
     assert score_city([".3..", "1o2.", ".4..", "...."], "other")["office"] == 2
 
@@ -124,8 +124,8 @@ def test_r13_tie_break_by_shops():
     set_city(st, 1, ["sss.", "....", "....", "...."])
     set_city(st, 2, ["ssss", "....", "....", "...."])
     tot = np.array([70, 60, 60, 0, 0, 0, 0], dtype=np.int64)
-    out = np.zeros(K.MAXS, dtype=np.int64)
-    K.ranks_from_totals(st, tot, out)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
+    K._ranks_from_totals(st, tot, out)
     # seat 0: 1 + 4 = 5 shops; seat 1: 3 + 1 = 4 shops -> seat 0 first
     assert out[:3].tolist() == [1, 2, 3]
     assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [1, 2, 3]
@@ -136,7 +136,7 @@ def test_r14_deep_learning_city():
     for k, n in (("s", 4), ("D", 1), ("M", 1), ("E", 2), ("o", 1), ("p", 3), ("h", 3), ("f", 1)):
         kc[LET[k]] = n
     parts = np.zeros(6, dtype=np.int64)
-    assert K.score_dlc(kc, 2, parts) == 55
+    assert K._score_dlc(kc, 2, parts) == 55
     assert parts.tolist() == [16, 2, 10, 2, 10, 15]
     assert REF.ref_dlc({REF.KINDS[i]: int(kc[i]) for i in range(9)}, 2) == 55
 
@@ -159,11 +159,11 @@ def test_o1_o5_cities(rows, total, check):
 
 
 def test_o6_scoring_functions():
-    assert K.tavern_sets(3, 1, 1, 0) == 11
-    assert K.tavern_sets(2, 2, 2, 2) == 34
-    assert K.tavern_sets(5, 0, 0, 0) == 5
-    assert [K.office_base(n) for n in (0, 1, 6, 7, 12, 13, 16)] == [0, 1, 21, 22, 42, 43, 52]
-    assert [K.park_group(n) for n in (1, 2, 3, 4, 5, 9, 16)] == [2, 8, 12, 13, 14, 18, 25]
+    assert K._tavern_sets(3, 1, 1, 0) == 11
+    assert K._tavern_sets(2, 2, 2, 2) == 34
+    assert K._tavern_sets(5, 0, 0, 0) == 5
+    assert [K._office_base(n) for n in (0, 1, 6, 7, 12, 13, 16)] == [0, 1, 21, 22, 42, 43, 52]
+    assert [K._park_group(n) for n in (1, 2, 3, 4, 5, 9, 16)] == [2, 8, 12, 13, 14, 18, 25]
 
 
 @pytest.mark.parametrize("counts,points", [
@@ -177,7 +177,7 @@ def test_o7_factory_ranks(counts, points):
 
 def test_o8_three_player_game():
     st, _ = finished(3, [R["R3"], R["R4"], R["R5"]])
-    tot = np.zeros(K.MAXC, dtype=np.int64)
+    tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
     K.city_totals(st, tot)
     assert tot[:3].tolist() == [65, 64, 62]
     assert kernel_scores(st) == [62, 64, 62]
@@ -201,8 +201,8 @@ def test_o10_two_player_tie_by_higher_city():
     set_city(st, 2, ["sss.", "....", "....", "...."])
     set_city(st, 3, ["sss.", "....", "....", "...."])
     tot = np.array([60, 50, 55, 55, 0, 0, 0], dtype=np.int64)
-    out = np.zeros(K.MAXS, dtype=np.int64)
-    K.ranks_from_totals(st, tot, out)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
+    K._ranks_from_totals(st, tot, out)
     assert out[:2].tolist() == [1, 2]          # seat 1's 6 shops against 5 do not matter
     assert REF.reference_scores_ranks(st, list(tot[:4])) == ([110, 110], [1, 2])
 
@@ -216,13 +216,13 @@ def test_o10b_two_player_tie_by_building_counts():
     set_city(st, 2, ["sss.", "....", "....", "...."])
     set_city(st, 3, ["sss.", "....", "....", "...."])
     tot = np.array([60, 50, 60, 50, 0, 0, 0], dtype=np.int64)
-    out = np.zeros(K.MAXS, dtype=np.int64)
-    K.ranks_from_totals(st, tot, out)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
+    K._ranks_from_totals(st, tot, out)
     assert out[:2].tolist() == [2, 1]
     assert REF.reference_scores_ranks(st, list(tot[:4])) == ([110, 110], [2, 1])
     # the same counts and cities: a shared first place
     set_city(st, 1, ["sss.", "....", "....", "...."])
-    K.ranks_from_totals(st, tot, out)
+    K._ranks_from_totals(st, tot, out)
     assert out[:2].tolist() == [1, 1]
     assert REF.reference_scores_ranks(st, list(tot[:4]))[1] == [1, 1]
 
@@ -233,7 +233,7 @@ def test_two_player_tie_in_a_finished_game():
     more shops (13 against 5), which decided before the revision."""
     o2 = ["shhs", "ssss", "sMEs", "sDLs"]
     st, _ = finished(2, [R["R1"], R["R3"], R["R5"], o2])
-    tot = np.zeros(K.MAXC, dtype=np.int64)
+    tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
     K.city_totals(st, tot)
     assert tot[:4].tolist() == [56, 65, 63, 58]
     assert kernel_scores(st) == [121, 121]
@@ -247,8 +247,8 @@ def test_o11_three_player_tie_on_both_cities():
     set_city(st, 1, ["sssf", "f...", "....", "...."])
     set_city(st, 2, ["sssf", "ff..", "....", "...."])
     tot = np.array([70, 60, 60, 0, 0, 0, 0], dtype=np.int64)
-    out = np.zeros(K.MAXS, dtype=np.int64)
-    K.ranks_from_totals(st, tot, out)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
+    K._ranks_from_totals(st, tot, out)
     assert out[:3].tolist() == [1, 2, 3]
     assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [1, 2, 3]
 
@@ -268,20 +268,20 @@ STACK_DUP = 9 + 12    # duplex 12: stacked
 ])
 def test_o12_placement_masks(cells, tile, expected):
     st, _ = new_state(num_players=3)
-    st[K.O_GRID: K.O_GRID + 49] = -1
-    st[K.O_BOX: K.O_BOX + 5] = 0
-    st[K.O_KCNT: K.O_KCNT + 9] = 0
+    st[K.GRIDS: K.GRIDS + 49] = -1
+    st[K.BOXES: K.BOXES + 5] = 0
+    st[K.KIND_COUNTS: K.KIND_COUNTS + 9] = 0
     for r, c in cells:
-        K.place_tile(st, 0, 8, r, c)
-    got = {(r, c) for r in range(7) for c in range(7) if K.legal_anchor(st, 0, tile, r, c)}
+        K._place_tile(st, 0, 8, r, c)
+    got = {(r, c) for r in range(7) for c in range(7) if K._legal_anchor(st, 0, tile, r, c)}
     assert got == expected
     assert REF.legal_anchors({p: "house" for p in cells}, tile) == expected
     # through the mask: seat 0 placing into its left city (city 0)
-    st[K.H_PHASE] = K.PH_PLACE
-    st[K.H_CUR] = 0
-    st[K.H_SUB] = 0
-    st[K.O_CHOSEN] = tile
-    st[K.O_CHOSEN + 1] = -1
+    st[K.PHASE] = K.PH_PLACE
+    st[K.CUR_SEAT] = 0
+    st[K.SUBSTEP] = 0
+    st[K.CHOSEN] = tile
+    st[K.CHOSEN + 1] = -1
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     K.legal_mask(st, mask)
     assert {divmod(a - 33, 7) for a in np.flatnonzero(mask)} == expected
@@ -300,28 +300,28 @@ def test_o13_deep_learning_city():
     # O13 (a) under ruling 19 (revised): the two offices get +1 each although the city has
     # no tavern -- office 3 + 2 = 5, total 54 (the reference's O13 text still shows the old
     # tavern condition: office 3, total 52)
-    assert K.score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 54
+    assert K._score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 54
     assert parts.tolist() == [21, 2, 0, 5, 18, 8]
     assert REF.ref_dlc({"shop": 6, "park": 5, "office": 2, "house": 2, "factory": 1}, 2) == 54
-    assert K.score_dlc(_dlc_counts(o=7, E=1, s=4, p=2, h=2), 0, parts) == 62
+    assert K._score_dlc(_dlc_counts(o=7, E=1, s=4, p=2, h=2), 0, parts) == 62
     assert parts[3] == 29
     st, _ = new_state(num_players=1, solo_mode="full", difficulty=4)
-    st[K.O_KCNT + 9: K.O_KCNT + 18] = _dlc_counts(o=7, E=1, s=4, p=2, h=2)
+    st[K.KIND_COUNTS + 9: K.KIND_COUNTS + 18] = _dlc_counts(o=7, E=1, s=4, p=2, h=2)
     for c in (0, 2):
-        st[K.O_KCNT + c * 9: K.O_KCNT + c * 9 + 9] = 0
-    assert K.city_score(st, 1, True) == 62 + int(K.DIFF_BONUS[4])
+        st[K.KIND_COUNTS + c * 9: K.KIND_COUNTS + c * 9 + 9] = 0
+    assert K._city_score(st, 1, True) == 62 + int(K.DIFFICULTY_BONUS[4])
 
 
 def test_deep_learning_city_offices_need_no_tavern():
     """Ruling 19 / 6.8 (revised): every office of the Deep Learning City gets +1 with no
     tavern condition: 3 offices and no tavern score 6 + 3 = 9; a tavern changes nothing."""
     parts = np.zeros(6, dtype=np.int64)
-    assert K.score_dlc(_dlc_counts(o=3), 2, parts) == 9
+    assert K._score_dlc(_dlc_counts(o=3), 2, parts) == 9
     assert parts.tolist() == [0, 0, 0, 9, 0, 0]
-    assert K.score_dlc(_dlc_counts(o=3, D=1), 2, parts) == 9 + 1
+    assert K._score_dlc(_dlc_counts(o=3, D=1), 2, parts) == 9 + 1
     assert parts[3] == 9
     assert REF.ref_dlc({"office": 3}, 2) == 9
-    assert K.score_dlc(_dlc_counts(), 2, parts) == 0
+    assert K._score_dlc(_dlc_counts(), 2, parts) == 0
     # a grid city keeps the adjacency condition (6.4)
     assert score_city(["ooo.", "....", "....", "...."], "other")["office"] == 6
 
@@ -330,34 +330,34 @@ def test_o14_automaton_choice():
     st, _ = new_state(num_players=1, solo_mode="full")
     for c in range(3):
         set_city(st, c, [])
-    st[K.O_BOX + 5] = 0
-    K.add_to_dlc(st, 9 + 2)      # shop | house
-    K.add_to_dlc(st, 9 + 22)     # park / factory
-    hand = st[K.O_HAND + 33: K.O_HAND + 66]
+    st[K.BOXES + 5] = 0
+    K._add_to_dlc(st, 9 + 2)      # shop | house
+    K._add_to_dlc(st, 9 + 22)     # park / factory
+    hand = st[K.HANDS + 33: K.HANDS + 66]
     hand[:] = 0
     for ch in "oppDhfs":
         hand[LET[ch]] += 1
     card = int(np.flatnonzero(K.CARD_IDS == 3)[0])
-    gains = {ch: K.tile_gain(st, 0, LET[ch]) for ch in "spoDhf"}
+    gains = {ch: K._tile_gain(st, 0, LET[ch]) for ch in "spoDhf"}
     assert gains == {"s": 2, "p": 2, "o": 1, "D": 1, "h": 0, "f": 4}
-    t = K.automaton_choice(st, 1, card, 0, 0)
+    t = K._automaton_choice(st, 1, card, 0, 0)
     assert t == LET["f"]
     hand[t] -= 1
     # Deep Learning City, from the 6 left (it has a house; new types in hand: office,
     # tavern).  Under ruling 19 (revised) the office gets its +1 with no tavern there:
     # office = 1 + 1 (bonus) + 1 (houses) = 3 beats drink = 1 + 1 = 2 -> office.  (The
     # reference's O14 text predates the revision: office 2, a tie, drink.)
-    assert K.tile_gain(st, 1, LET["o"]) == 3 and K.tile_gain(st, 1, LET["D"]) == 2
-    assert K.tile_gain(st, 1, LET["p"]) == 6
-    assert K.automaton_choice(st, 1, card, 1, 1) == LET["o"]
+    assert K._tile_gain(st, 1, LET["o"]) == 3 and K._tile_gain(st, 1, LET["D"]) == 2
+    assert K._tile_gain(st, 1, LET["p"]) == 6
+    assert K._automaton_choice(st, 1, card, 1, 1) == LET["o"]
     assert REF.ref_automaton_choice(st, 1, card, 1, 1) == LET["o"]
 
 
 def test_o15_solo_result():
     st, _ = new_state(num_players=1)
     tot = np.array([58, 60, 61, 0, 0, 0, 0], dtype=np.int64)
-    out = np.zeros(K.MAXS, dtype=np.int64)
-    K.ranks_from_totals(st, tot, out)
+    out = np.zeros(K.MAX_SEATS, dtype=np.int64)
+    K._ranks_from_totals(st, tot, out)
     assert out[:3].tolist() == [2, 3, 1]
     assert REF.reference_scores_ranks(st, list(tot[:3]))[1] == [2, 3, 1]
 
@@ -391,16 +391,16 @@ def _build_tie(env, left_rows):
     still missing its corner house, which is the one tile left to place."""
     st = env.unwrapped._state
     set_city(st, 0, left_rows)
-    st[K.O_KCNT + K.DLC * 9: K.O_KCNT + K.DLC * 9 + 9] = 0
+    st[K.KIND_COUNTS + K.DLC * 9: K.KIND_COUNTS + K.DLC * 9 + 9] = 0
     for row in TIE_GRID:
         for ch in row:
-            st[K.O_KCNT + K.DLC * 9 + LET[ch]] += 1
-    st[K.O_BOX + K.DLC * 5] = 16
+            st[K.KIND_COUNTS + K.DLC * 9 + LET[ch]] += 1
+    st[K.BOXES + K.DLC * 5] = 16
     set_city(st, 2, TIE_GRID[:3] + ["fMh."])
-    st[K.O_WAIT + 2 * 2] = LET["h"]
-    st[K.O_WAIT + 2 * 2 + 1] = -1
+    st[K.WAITING + 2 * 2] = LET["h"]
+    st[K.WAITING + 2 * 2 + 1] = -1
     env.unwrapped.reseed(0)                 # public call that also refreshes the mask
-    return K.A_PLACE + 3 * K.CAN + 3        # slot 0 at canvas (3, 3)
+    return K.A_PLACE + 3 * K.CANVAS + 3        # slot 0 at canvas (3, 3)
 
 
 @pytest.mark.parametrize("left,ranks,reward,winners", [
@@ -433,10 +433,7 @@ def test_solo_tie_with_an_automaton_shares_the_place(left, ranks, reward, winner
 def _play_solo(seed, **options):
     from envs.shell import CityEnv
     env = CityEnv(Spec(), num_players=1, **options)
-    env.reset(seed=seed)
-    rs = np.random.default_rng(seed)
-    while not all(env.terminations.values()):
-        env.step(int(rs.choice(env.unwrapped.legal_actions())))
+    driver.play(env, seed)
     return env
 
 
@@ -456,34 +453,29 @@ def test_solo_score_tie_with_an_automaton_broken_by_higher_city(seed, options, r
     assert env.infos["player_0"]["winners"] == winners
 
 
-def _random_action(mask, rs):
-    return int(rs.choice(np.flatnonzero(mask)))
-
-
 def test_o16_draft_bookkeeping():
     st, _ = new_state(num_players=3)
-    rs = np.random.default_rng(1)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     seen_round = set()
-    while K.current_player(st) >= 0:
-        r = int(st[K.H_ROUND])
+
+    def before_move(st, step, mask, rng):
+        r = int(st[K.ROUND])
         if r not in seen_round:
             seen_round.add(r)
-            counts = [int(st[K.O_BOX + c * 5]) for c in range(3)]
+            counts = [int(st[K.BOXES + c * 5]) for c in range(3)]
             assert counts == [[0] * 3, [6] * 3, [10] * 3][r]
-            hs = [int(st[K.O_HAND + s * 33: K.O_HAND + s * 33 + 33].sum()) for s in range(3)]
+            hs = [int(st[K.HANDS + s * 33: K.HANDS + s * 33 + 33].sum()) for s in range(3)]
             assert hs == [[7] * 3, [3] * 3, [7] * 3][r]
-        if st[K.H_PHASE] == K.PH_PICK and st[K.H_SUB] == 0 and st[K.H_CUR] == 0 and r != 1:
-            assert st[K.O_HAND: K.O_HAND + 33].sum() == 7 - 2 * st[K.H_TURN]
-        K.legal_mask(st, mask)
-        K.step(st, _random_action(mask, rs))
-    assert [int(st[K.O_BOX + c * 5]) for c in range(3)] == [16, 16, 16]
+        if st[K.PHASE] == K.PH_PICK and st[K.SUBSTEP] == 0 and st[K.CUR_SEAT] == 0 and r != 1:
+            assert st[K.HANDS: K.HANDS + 33].sum() == 7 - 2 * st[K.TURN]
+    driver.play_kernel(K, st, 1, before_move=before_move, max_steps=SPEC.max_steps)
+    assert seen_round == {0, 1, 2}
+    assert [int(st[K.BOXES + c * 5]) for c in range(3)] == [16, 16, 16]
     for c in range(3):
-        b = st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5]
+        b = st[K.BOXES + c * 5: K.BOXES + c * 5 + 5]
         assert b[2] - b[1] == 3 and b[4] - b[3] == 3
-    assert st[K.H_SPTR] == 42 and st[K.H_DPTR] == 9
-    assert (st[K.O_LDT: K.O_LDT + K.MAX_ROUNDS * K.MAXS] >= 0).sum() == 6
-    assert st[K.O_R2DISC: K.O_R2DISC + 3 * 33].sum() == 3
+    assert st[K.SINGLES_DRAWN] == 42 and st[K.DUPLEXES_DRAWN] == 9
+    assert (st[K.LAST_TILE_DISCARDS: K.LAST_TILE_DISCARDS + K.MAX_ROUNDS * K.MAX_SEATS] >= 0).sum() == 6
+    assert st[K.DUPLEX_DISCARDS: K.DUPLEX_DISCARDS + 3 * 33].sum() == 3
 
 
 # ============================================================== property tests
@@ -512,22 +504,22 @@ def _tile_total(st):
             singles[t] += n
         else:
             dup[t - 9] += n
-    for x in st[K.O_SSUP + st[K.H_SPTR]: K.O_SSUP + K.N_SINGLES]:
+    for x in st[K.SINGLE_SUPPLY + st[K.SINGLES_DRAWN]: K.SINGLE_SUPPLY + K.N_SINGLES]:
         singles[x] += 1
-    for x in st[K.O_DSUP + st[K.H_DPTR]: K.O_DSUP + K.N_DUPLEX]:
+    for x in st[K.DUPLEX_SUPPLY + st[K.DUPLEXES_DRAWN]: K.DUPLEX_SUPPLY + K.N_DUPLEX]:
         dup[x] += 1
-    for s in range(K.MAXS):
+    for s in range(K.MAX_SEATS):
         for t in range(33):
-            add(t, int(st[K.O_HAND + s * 33 + t]) + int(st[K.O_R2DISC + s * 33 + t]))
+            add(t, int(st[K.HANDS + s * 33 + t]) + int(st[K.DUPLEX_DISCARDS + s * 33 + t]))
         for k in range(2):
-            if st[K.O_CHOSEN + 2 * s + k] >= 0:
-                add(int(st[K.O_CHOSEN + 2 * s + k]))
-    for t in st[K.O_LDT: K.O_LDT + K.MAX_ROUNDS * K.MAXS]:
+            if st[K.CHOSEN + 2 * s + k] >= 0:
+                add(int(st[K.CHOSEN + 2 * s + k]))
+    for t in st[K.LAST_TILE_DISCARDS: K.LAST_TILE_DISCARDS + K.MAX_ROUNDS * K.MAX_SEATS]:
         if t >= 0:
             add(int(t))
-    for i in range(K.MAXC * 2):
-        if st[K.O_WAIT + i] >= 0:
-            add(int(st[K.O_WAIT + i]))
+    for i in range(K.MAX_CITIES * 2):
+        if st[K.WAITING + i] >= 0:
+            add(int(st[K.WAITING + i]))
     return singles, dup
 
 
@@ -541,21 +533,21 @@ def _check_leaks(st, cfg, rs):
         tmp = st.copy()
         K.reseed(tmp, int(rs.integers(1 << 40)))
         for s in range(n):
-            if s == p or int(st[K.H_MODE]) not in (K.MODE_STD, K.MODE_2P):
+            if s == p or int(st[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
                 continue
-            h = tmp[K.O_HAND + s * 33: K.O_HAND + s * 33 + 33]
+            h = tmp[K.HANDS + s * 33: K.HANDS + s * 33 + 33]
             n_single, n_dup = int(h[:9].sum()), int(h[9:].sum())
             h[:] = 0
             for _ in range(n_single):
                 h[int(rs.integers(9))] += 1
             for _ in range(n_dup):
                 h[9 + int(rs.integers(24))] += 1
-            if tmp[K.H_PHASE] == K.PH_PICK:
+            if tmp[K.PHASE] == K.PH_PICK:
                 for k in range(2):
-                    if tmp[K.O_CHOSEN + 2 * s + k] >= 0:
-                        tmp[K.O_CHOSEN + 2 * s + k] = int(rs.integers(33))
-            tmp[K.O_PASSED + s * 33: K.O_PASSED + s * 33 + 33] = rs.integers(0, 3, 33)
-            tmp[K.O_R2DISC + s * 33: K.O_R2DISC + s * 33 + 33] = rs.integers(0, 2, 33)
+                    if tmp[K.CHOSEN + 2 * s + k] >= 0:
+                        tmp[K.CHOSEN + 2 * s + k] = int(rs.integers(33))
+            tmp[K.PASSED_LAST + s * 33: K.PASSED_LAST + s * 33 + 33] = rs.integers(0, 3, 33)
+            tmp[K.DUPLEX_DISCARDS + s * 33: K.DUPLEX_DISCARDS + s * 33 + 33] = rs.integers(0, 2, 33)
         K.observe(tmp, p, obs2)
         assert np.array_equal(obs, obs2), f"hidden information of another seat leaks into seat {p}'s view"
 
@@ -565,16 +557,11 @@ def play_checked(options, seed, check_leaks=True):
     st = np.zeros(cfg.state_size, dtype=np.int64)
     K.init(st, cfg.config, seed)
     lo, hi = SPEC.observation_bounds(cfg)
-    rs = np.random.default_rng(seed)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    inv = (K.SINGLE_COUNTS.copy(), np.ones(24, dtype=np.int64))
-    steps = 0
-    while K.current_player(st) >= 0:
+
+    def before_move(st, step, mask, rs):
         p = K.current_player(st)
         assert 0 <= p < cfg.num_players
-        K.legal_mask(st, mask)
-        assert mask.any()
         assert mask.tolist() == REF.reference_mask(st)
         for q in range(cfg.num_players):
             K.observe(st, q, obs)
@@ -583,26 +570,24 @@ def play_checked(options, seed, check_leaks=True):
             _check_leaks(st, cfg, rs)
         _check_conservation(st)
         _check_pass_memory(st)
-        K.step(st, _random_action(mask, rs))
-        steps += 1
-        assert steps <= SPEC.max_steps
+    steps = driver.play_kernel(K, st, seed, before_move=before_move, max_steps=SPEC.max_steps)
     expected = {K.MODE_STD: 28 * cfg.num_players, K.MODE_2P: 112, K.MODE_SIMPLE: 42, K.MODE_FULL: 44}
-    assert steps == expected[int(st[K.H_MODE])]
-    for c in range(int(st[K.H_NC])):
-        assert st[K.O_BOX + c * 5] == 16
+    assert steps == expected[int(st[K.MODE])]
+    for c in range(int(st[K.NUM_CITIES])):
+        assert st[K.BOXES + c * 5] == 16
         if not (REF.is_solo(st) and c == 1):
-            b = st[K.O_BOX + c * 5: K.O_BOX + c * 5 + 5]
+            b = st[K.BOXES + c * 5: K.BOXES + c * 5 + 5]
             assert b[2] - b[1] == 3 and b[4] - b[3] == 3
     sc, rk = REF.reference_scores_ranks(st)
     assert kernel_scores(st) == sc
     assert kernel_ranks(st) == rk
-    tot = np.zeros(K.MAXC, dtype=np.int64)
+    tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
     K.city_totals(st, tot)
     ref_tot, _ = REF.reference_city_totals(st)
     assert tot[:len(ref_tot)].tolist() == ref_tot
-    if int(st[K.H_MODE]) in (K.MODE_STD, K.MODE_2P):
+    if int(st[K.MODE]) in (K.MODE_STD, K.MODE_2P):
         rows = []
-        for c in range(int(st[K.H_NC])):
+        for c in range(int(st[K.NUM_CITIES])):
             rows.append(["".join(K.KIND_CHAR[REF.KINDS.index(k)] for k in row) for row in REF.city_grid(st, c)])
         assert [d["total"] for d in score_cities(rows)] == ref_tot
     return st
@@ -623,15 +608,17 @@ def test_random_games_many(options):
 
 def _check_pass_memory(st):
     """A seat's memory of its last pass equals what its receiver held before picking."""
-    if int(st[K.H_MODE]) not in (K.MODE_STD, K.MODE_2P) or st[K.H_PHASE] == K.PH_END:
+    if int(st[K.MODE]) not in (K.MODE_STD, K.MODE_2P) or st[K.PHASE] == K.PH_END:
         return
-    rnd = int(st[K.H_ROUND])
-    if K.round_is_duplex(st, rnd) or st[K.H_TURN] == 0:
+    rnd = int(st[K.ROUND])
+    if K._round_is_duplex(st, rnd) or st[K.TURN] == 0:
         return
-    n = int(st[K.H_NP])
-    d = int(K.round_pass_dir(st, rnd))
+    n = int(st[K.NUM_PARTICIPANTS])
+    d = int(K._round_pass_dir(st, rnd))
+    before = np.zeros(K.N_TILES, dtype=np.int64)
     for s in range(n):
-        assert np.array_equal(st[K.O_PASSED + s * 33: K.O_PASSED + s * 33 + 33], Spec._own_pre(st, (s + d) % n))
+        K._hand_before_picks(st, (s + d) % n, before)
+        assert np.array_equal(st[K.PASSED_LAST + s * 33: K.PASSED_LAST + s * 33 + 33], before)
 
 
 def _check_conservation(st):
@@ -639,13 +626,13 @@ def _check_conservation(st):
     duplexes no longer held anywhere (supply, hands, picks, waiting, discards)."""
     s, d = _tile_total(st)
     built = np.zeros(9, dtype=np.int64)
-    for c in range(int(st[K.H_NC])):
-        built += st[K.O_KCNT + c * 9: K.O_KCNT + c * 9 + 9]
+    for c in range(int(st[K.NUM_CITIES])):
+        built += st[K.KIND_COUNTS + c * 9: K.KIND_COUNTS + c * 9 + 9]
     expect = K.SINGLE_COUNTS - s
     for i in range(24):
         if d[i] == 0:
-            expect[K.DUP_HALF[i, 0]] += 1
-            expect[K.DUP_HALF[i, 1]] += 1
+            expect[K.DUPLEX_HALVES[i, 0]] += 1
+            expect[K.DUPLEX_HALVES[i, 1]] += 1
         else:
             assert d[i] == 1
     assert np.array_equal(built, expect)
@@ -660,23 +647,19 @@ def test_determinism_and_copy():
     K.init(a, cfg.config, 123)
     K.init(b, cfg.config, 123)
     assert np.array_equal(a, b)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    rs = np.random.default_rng(5)
-    c = None
-    n = 0
-    while K.current_player(a) >= 0:
-        K.legal_mask(a, mask)
-        act = _random_action(mask, rs)
-        K.step(a, act)
+    copy = {}
+
+    def after_move(a, step, act):
         K.step(b, act)
-        if c is not None:
-            K.step(c, act)
-        n += 1
-        if n == 30:
-            c = a.copy()
-        assert np.array_equal(a[:K.O_SCR], b[:K.O_SCR])
-        if c is not None:
-            assert np.array_equal(a[:K.O_SCR], c[:K.O_SCR])
+        if "c" in copy:
+            K.step(copy["c"], act)
+        if step + 1 == 30:
+            copy["c"] = a.copy()
+        assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
+        if "c" in copy:
+            assert np.array_equal(a[:K.SCRATCH_START], copy["c"][:K.SCRATCH_START])
+    driver.play_kernel(K, a, 5, after_move=after_move, max_steps=SPEC.max_steps)
+    assert "c" in copy and K.current_player(b) == K.current_player(copy["c"]) == -1
 
 
 @pytest.mark.parametrize("options", [dict(num_players=3), dict(num_players=2), dict(num_players=5),
@@ -686,12 +669,10 @@ def test_determinize_keeps_observer_view(options):
     cfg = SPEC.configure(**options)
     st = np.zeros(cfg.state_size, dtype=np.int64)
     K.init(st, cfg.config, 3)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    rs = np.random.default_rng(2)
     o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
     o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    k = 0
-    while K.current_player(st) >= 0:
+
+    def before_move(st, k, mask, rs):
         if k % 3 == 0:
             for obs_seat in range(cfg.num_players):
                 cp = st.copy()
@@ -705,21 +686,17 @@ def test_determinize_keeps_observer_view(options):
                 _check_conservation(cp)
                 _check_pass_memory(cp)
                 # the determinized copy never changes what is public or the observer's own
-                assert np.array_equal(cp[K.O_GRID: K.O_KCNT + K.MAXC * 9], st[K.O_GRID: K.O_KCNT + K.MAXC * 9])
-                h = K.O_HAND + obs_seat * 33
+                public = slice(K.GRIDS, K.KIND_COUNTS + K.MAX_CITIES * 9)
+                assert np.array_equal(cp[public], st[public])
+                h = K.HANDS + obs_seat * 33
                 assert np.array_equal(cp[h: h + 33], st[h: h + 33])
                 # the copy plays on legally to the end
                 m2 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
                 K.legal_mask(cp, m2)
                 assert m2.tolist() == REF.reference_mask(cp) and m2.any()
                 if k % 15 == 0:
-                    while K.current_player(cp) >= 0:
-                        K.legal_mask(cp, m2)
-                        assert m2.any()
-                        K.step(cp, _random_action(m2, rs))
-        K.legal_mask(st, mask)
-        K.step(st, _random_action(mask, rs))
-        k += 1
+                    driver.play_kernel(K, cp, int(rs.integers(1 << 30)), max_steps=SPEC.max_steps)
+    driver.play_kernel(K, st, 2, before_move=before_move, max_steps=SPEC.max_steps)
 
 
 def test_reseed_changes_only_future():
@@ -734,7 +711,8 @@ def test_reseed_changes_only_future():
         K.observe(st, p, o1)
         K.observe(cp, p, o2)
         assert np.array_equal(o1, o2)
-    assert not np.array_equal(st[K.O_SSUP + 21: K.O_SSUP + 108], cp[K.O_SSUP + 21: K.O_SSUP + 108])
+    undrawn = slice(K.SINGLE_SUPPLY + 21, K.SINGLE_SUPPLY + 108)
+    assert not np.array_equal(st[undrawn], cp[undrawn])
 
 
 # ============================================================== environment shell
@@ -742,18 +720,20 @@ def test_full_game_through_shell():
     from envs.shell import CityEnv
     for options in (dict(num_players=3), dict(num_players=1), dict(num_players=2)):
         env = CityEnv(Spec(), render_mode="ansi", **options)
-        env.reset(seed=4)
-        rs = np.random.default_rng(0)
-        final = None
-        for agent in env.agent_iter():
+
+        def choose(env, legal, rs):
             obs, rew, term, trunc, info = env.last()
-            if term or trunc:
-                final = info
-                env.step(None)
-                continue
-            act = _random_action(obs["action_mask"], rs)
+            assert not (term or trunc) and np.array_equal(np.flatnonzero(obs["action_mask"]), legal)
+            act = driver.uniform(env, legal, rs)
             assert isinstance(env.unwrapped.action_label(act), str)
-            env.step(act)
+            return act
+        driver.play(env, 4, choose=choose)
+        final = None
+        for agent in env.agent_iter():          # the finished game's dead steps, PettingZoo style
+            obs, rew, term, trunc, info = env.last()
+            assert term or trunc
+            final = info
+            env.step(None)
         assert final is not None and len(final["scores"]) == options["num_players"]
         assert isinstance(env.render(), str)
         if options["num_players"] == 1:
@@ -763,13 +743,6 @@ def test_full_game_through_shell():
     env.reset(seed=1)
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
-
-
-def test_pettingzoo_api():
-    from pettingzoo.test import api_test
-    from envs.shell import CityEnv
-    api_test(CityEnv(Spec(), num_players=3), num_cycles=100)
-    api_test(CityEnv(Spec(), num_players=1, solo_mode="simple"), num_cycles=100)
 
 
 def test_score_city_accepts_rule_letters():
@@ -820,26 +793,57 @@ def test_determinize_redeals_unseen_and_keeps_known_hand():
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     rs = np.random.default_rng(3)
     # play turn 1 of round 1 completely, then seat 0 picks once in turn 2
-    while st[K.H_TURN] == 0:
+    while st[K.TURN] == 0:
         K.legal_mask(st, mask)
-        K.step(st, _random_action(mask, rs))
+        K.step(st, int(rs.choice(np.flatnonzero(mask))))
     K.legal_mask(st, mask)
-    K.step(st, _random_action(mask, rs))
-    passed = st[K.O_PASSED: K.O_PASSED + 33].copy()       # what seat 0 passed to seat 1
+    K.step(st, int(rs.choice(np.flatnonzero(mask))))
+    passed = st[K.PASSED_LAST: K.PASSED_LAST + 33].copy()       # what seat 0 passed to seat 1
     assert passed.sum() == 5
     hands2 = set()
     for seed in range(12):
         cp = st.copy()
         SPEC.determinize(cp, cfg, 0, seed)
-        h1 = cp[K.O_HAND + 33: K.O_HAND + 66].copy()
-        ch = [t for t in cp[K.O_CHOSEN + 2: K.O_CHOSEN + 4] if t >= 0]
+        h1 = cp[K.HANDS + 33: K.HANDS + 66].copy()
+        ch = [t for t in cp[K.CHOSEN + 2: K.CHOSEN + 4] if t >= 0]
         for t in ch:
             h1[t] += 1
         assert np.array_equal(h1, passed)                   # seat 1's pre-pick hand is known to seat 0
-        assert np.array_equal(cp[K.O_HAND: K.O_HAND + 33], st[K.O_HAND: K.O_HAND + 33])
-        assert cp[K.O_CHOSEN] == st[K.O_CHOSEN]
-        hands2.add(tuple(cp[K.O_HAND + 66: K.O_HAND + 99]))
+        assert np.array_equal(cp[K.HANDS: K.HANDS + 33], st[K.HANDS: K.HANDS + 33])
+        assert cp[K.CHOSEN] == st[K.CHOSEN]
+        hands2.add(tuple(cp[K.HANDS + 66: K.HANDS + 99]))
     assert len(hands2) > 1                                  # seat 2's hand is re-dealt
+
+
+@pytest.mark.parametrize("options", [dict(num_players=2), dict(num_players=3), dict(num_players=5),
+                                     dict(num_players=7, assign_at_selection=True), dict(num_players=1)],
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_determinize_depends_only_on_seed_and_observer_view(options):
+    """Kernel determinize draws from sorted pools: two states the observer cannot tell apart
+    (the real one and any determinized copy of it) give the same world for the same seed,
+    a determinized copy can be determinized again, and the seed changes the world."""
+    cfg = SPEC.configure(**options)
+    st = np.zeros(cfg.state_size, dtype=np.int64)
+    K.init(st, cfg.config, 21)
+    game = K.SCRATCH_START
+    differs = 0
+
+    def before_move(st, k, mask, rs):
+        nonlocal differs
+        if k % 4 == 0:
+            for o in range(cfg.num_players):
+                other = st.copy()
+                SPEC.determinize(other, cfg, o, int(rs.integers(1 << 40)))
+                a = st.copy()
+                b = other.copy()
+                SPEC.determinize(a, cfg, o, 99)
+                SPEC.determinize(b, cfg, o, 99)
+                assert np.array_equal(a[:game], b[:game])
+                c = st.copy()
+                SPEC.determinize(c, cfg, o, 100)
+                differs += not np.array_equal(a[:game], c[:game])
+    driver.play_kernel(K, st, 5, before_move=before_move, max_steps=SPEC.max_steps)
+    assert differs > 0
 
 
 @pytest.mark.parametrize("n,kept", [(3, {0, 1, 2}), (5, {0, 1, 2}), (2, {0, 1})])
@@ -850,15 +854,15 @@ def test_determinize_last_discards(n, kept):
     K.init(st, cfg.config, 5)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     rs = np.random.default_rng(0)
-    while st[K.H_ROUND] == 0:
+    while st[K.ROUND] == 0:
         K.legal_mask(st, mask)
-        K.step(st, _random_action(mask, rs))
+        K.step(st, int(rs.choice(np.flatnonzero(mask))))
     changed = set()
     for seed in range(20):
         cp = st.copy()
         SPEC.determinize(cp, cfg, 0, seed)
         for s in range(n):
-            if cp[K.O_LDT + s] != st[K.O_LDT + s]:
+            if cp[K.LAST_TILE_DISCARDS + s] != st[K.LAST_TILE_DISCARDS + s]:
                 changed.add(s)
     assert not (changed & kept)
     if n == 5:
@@ -887,24 +891,23 @@ def test_automaton_choice_matches_reference():
     """At many solo-full positions, each automaton's choice for every card and column
     equals the plain-Python reading of 5.5."""
     cfg = SPEC.configure(num_players=1, solo_mode="full")
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    rs = np.random.default_rng(4)
     checked = 0
+
+    def before_move(st, step, mask, rs):
+        nonlocal checked
+        if st[K.PHASE] == K.PH_PICK and not K._round_is_duplex(st, int(st[K.ROUND])) and st[K.SUBSTEP] == 0:
+            for a in (1, 2):
+                if st[K.HANDS + a * 33: K.HANDS + a * 33 + 33].sum() < 2:
+                    continue
+                for card in rs.choice(K.N_CARDS, 4, replace=False):
+                    for col, city in ((0, 0 if a == 1 else 2), (1, 1)):
+                        got = K._automaton_choice(st, a, int(card), col, city)
+                        assert got == REF.ref_automaton_choice(st, a, int(card), col, city)
+                        checked += 1
     for seed in range(3):
         st = np.zeros(cfg.state_size, dtype=np.int64)
         K.init(st, cfg.config, seed)
-        while K.current_player(st) >= 0:
-            if st[K.H_PHASE] == K.PH_PICK and not K.round_is_duplex(st, int(st[K.H_ROUND])) and st[K.H_SUB] == 0:
-                for a in (1, 2):
-                    if st[K.O_HAND + a * 33: K.O_HAND + a * 33 + 33].sum() < 2:
-                        continue
-                    for card in rs.choice(K.N_CARDS, 4, replace=False):
-                        for col, city in ((0, 0 if a == 1 else 2), (1, 1)):
-                            got = K.automaton_choice(st, a, int(card), col, city)
-                            assert got == REF.ref_automaton_choice(st, a, int(card), col, city)
-                            checked += 1
-            K.legal_mask(st, mask)
-            K.step(st, _random_action(mask, rs))
+        driver.play_kernel(K, st, 4 + seed, before_move=before_move, max_steps=SPEC.max_steps)
     assert checked > 100
 
 
@@ -924,11 +927,11 @@ def _value(st, p):
 
 def _pending(st, p):
     """The potential's term for the picks seat ``p`` has still to make this turn."""
-    if st[K.H_PHASE] != K.PH_PICK:
+    if st[K.PHASE] != K.PH_PICK:
         return 0.0
-    row = 0 if st[K.H_MODE] == K.MODE_2P else 1
-    col = 1 if K.ROUND_DUP[st[K.H_MODE], st[K.H_ROUND]] == 1 else 0
-    return (2 - int(st[K.O_COMMIT + p])) * float(K.POT_PICK[row, col])
+    row = 0 if st[K.MODE] == K.MODE_2P else 1
+    col = 1 if K.ROUND_DUPLEX[st[K.MODE], st[K.ROUND]] == 1 else 0
+    return (2 - int(st[K.PICKS_MADE + p])) * float(K.POT_PICK[row, col])
 
 
 def _pot(st, p):
@@ -937,19 +940,17 @@ def _pot(st, p):
 
 
 def test_potential_fresh_game_and_state_untouched():
-    rs = np.random.default_rng(5)
-    mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for n in (2, 3):
         st, _ = new_state(num_players=n)
         assert [_pot(st, p) for p in range(n)] == [0.0] * n     # empty cities, no picks
         assert [K.potential(st, p) for p in range(n)] == [_pending(st, p) for p in range(n)]
-        while K.current_player(st) >= 0:
-            before = st[:K.O_SCR].copy()
+
+        def before_move(st, step, mask, rng):
+            before = st[:K.SCRATCH_START].copy()
             for p in range(n):
                 assert np.isfinite(_pot(st, p))
-            assert np.array_equal(st[:K.O_SCR], before)                # scratch only
-            K.legal_mask(st, mask)
-            K.step(st, _random_action(mask, rs))
+            assert np.array_equal(st[:K.SCRATCH_START], before)                # scratch only
+        driver.play_kernel(K, st, 5 + n, before_move=before_move, max_steps=SPEC.max_steps)
 
 
 def test_potential_shop_line_needs_room():
@@ -1008,8 +1009,8 @@ def test_potential_values_chosen_tiles_and_orders_picks():
     st, cfg = _pot_state(c0=["p...", "....", "....", "...."])
     base = _pot(st, 0)
     # the pick: a park (completes the pair in city 0) beats a shop or an office
-    st[K.O_HAND: K.O_HAND + K.NTILE] = 0
-    st[K.O_HAND + LET["p"]] = st[K.O_HAND + LET["s"]] = st[K.O_HAND + LET["o"]] = 1
+    st[K.HANDS: K.HANDS + K.N_TILES] = 0
+    st[K.HANDS + LET["p"]] = st[K.HANDS + LET["s"]] = st[K.HANDS + LET["o"]] = 1
     after = {}
     for k in "pso":
         c = st.copy()
@@ -1019,10 +1020,10 @@ def test_potential_values_chosen_tiles_and_orders_picks():
             assert _pot(c, 0) == pytest.approx(base + 8 - lone)
     assert after["p"] > after["s"] and after["p"] > after["o"]
     # once the left city is built, the tile left over can only go to the right city (empty)
-    st[K.H_PHASE] = K.PH_PLACE
-    st[K.H_CUR] = 0
-    st[K.H_SUB] = 1
-    st[K.O_CHOSEN + 1] = LET["p"]
+    st[K.PHASE] = K.PH_PLACE
+    st[K.CUR_SEAT] = 0
+    st[K.SUBSTEP] = 1
+    st[K.CHOSEN + 1] = LET["p"]
     assert _pot(st, 0) == pytest.approx(base + lone)
 
 
@@ -1033,11 +1034,11 @@ def test_potential_counts_the_picks_still_to_make():
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     K.legal_mask(st, mask)
     K.step(st, int(np.flatnonzero(mask)[0]))
-    assert st[K.O_COMMIT] == 1
+    assert st[K.PICKS_MADE] == 1
     assert K.potential(st, 0) - _pot(st, 0) == pytest.approx(K.POT_PICK[0, 0])
     assert K.potential(st, 1) == pytest.approx(2 * K.POT_PICK[0, 0])     # seat 1 has not picked
     # a duplex round's picks are worth more; 3-7 players use the second row
-    st[K.H_ROUND] = int(np.flatnonzero(K.ROUND_DUP[K.MODE_2P])[0])
+    st[K.ROUND] = int(np.flatnonzero(K.ROUND_DUPLEX[K.MODE_2P])[0])
     assert K.potential(st, 1) == pytest.approx(2 * K.POT_PICK[0, 1])
     st3, _ = _pot_state(3)
     assert K.potential(st3, 2) == pytest.approx(2 * K.POT_PICK[1, 0])
@@ -1053,16 +1054,20 @@ def test_potential_keeps_greedy_picks_level(num_players):
     env = envs.make("between_two_cities_v0", num_players=num_players)
     raw = env.unwrapped
     changes = []
+    now = {}
+
+    def before_move(env, step, rng):
+        seat = raw.possible_agents.index(env.agent_selection)
+        now.update(seat=seat, picking=raw._state[K.PHASE] == K.PH_PICK,
+                   before=raw.spec.evaluate(raw._state, raw.cfg, seat))
+
+    def after_move(env, step, action):
+        if now["picking"] and not any(env.terminations.values()):
+            changes.append(raw.spec.evaluate(raw._state, raw.cfg, now["seat"]) - now["before"])
     for g in range(2):
-        env.reset(seed=g)
         bots = [agents.make("greedy", seed=10 * g + i) for i in range(num_players)]
-        while not any(env.terminations.values()):
-            seat = raw.possible_agents.index(env.agent_selection)
-            picking = raw._state[K.H_PHASE] == K.PH_PICK
-            before = raw.spec.evaluate(raw._state, raw.cfg, seat)
-            env.step(bots[seat].act(env, env.agent_selection))
-            if picking and not any(env.terminations.values()):
-                changes.append(raw.spec.evaluate(raw._state, raw.cfg, seat) - before)
+        driver.play(env, g, choose=lambda env, legal, rng: bots[now["seat"]].act(env, env.agent_selection),
+                    before_move=before_move, after_move=after_move)
     assert len(changes) > 20
     assert abs(np.mean(changes)) < 1.5, np.mean(changes)
 

@@ -6,12 +6,15 @@ observations handed out earlier never change, re-seeding future chance and
 determinizing for the mover leave its view unchanged, a clone taken mid-game replays
 the rest of the game identically, and the game ends within the spec's step bound.
 """
+import re
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
 from envs.registry import spec_for
+from tests import driver
 
 CASES = [(g, n) for g in envs.GAMES for n in spec_for(g).player_counts]
 GAMES_PER_CASE = 4
@@ -24,9 +27,26 @@ def make(game, n, **kw):
     return envs.make(game, **kw)
 
 
+# Variants whose decisions differ enough to run PettingZoo's api_test on them too.
+VARIANTS = [("tiny_towns_v0", {"variant": "town_hall", "num_players": 3}),
+            ("between_two_cities_v0", {"num_players": 1, "solo_mode": "simple"}),
+            ("expancity_v0", {"obs_window": 0}),
+            ("smartphone_inc_v0", {"num_players": 2, "steve": True})]
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_pettingzoo_api_test_every_player_count(game, n):
+    """The one place PettingZoo's api_test runs: every game at every player count."""
+    api_test(make(game, n), num_cycles=200)
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_pettingzoo_api_test_variants(game, options):
+    api_test(envs.make(game, **options), num_cycles=200)
+
+
 @pytest.mark.parametrize("game", envs.GAMES)
-def test_pettingzoo_api_seed_render(game):
-    api_test(envs.make(game), num_cycles=300)
+def test_pettingzoo_seed_and_render(game):
     seed_test(lambda: envs.make(game), num_cycles=200)
     render_test(lambda render_mode=None: envs.make(game, render_mode=render_mode))
 
@@ -42,15 +62,13 @@ def test_versioned_module_entry_points(game):
 
 
 def play_checked(env, seed):
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
+    """A random game (tests.driver) with the conformance checks at every step."""
     agents = env.possible_agents
     space = env.observation_space(agents[0])
     kept = []
-    clone_at = int(rng.integers(0, 40))
-    twin, twin_actions = None, []
-    steps = 0
-    while not all(env.terminations.values()):
+    twin = {"env": None, "actions": [], "at": int(np.random.default_rng(seed).integers(0, 40))}
+
+    def before_move(env, step, rng):
         mover = env.agent_selection
         obs = {a: env.observe(a) for a in agents}
         for a in agents:
@@ -60,10 +78,10 @@ def play_checked(env, seed):
             if a != mover:
                 assert not o["action_mask"].any(), f"{a} has legal actions but {mover} is to move"
         mask = obs[mover]["action_mask"]
-        legal = np.flatnonzero(mask)
-        assert legal.size > 0, f"empty mask for {mover} in phase {env.unwrapped.phase}"
-        assert legal.tolist() == env.unwrapped.legal_actions()
-        if steps % 7 == 0:
+        assert np.flatnonzero(mask).tolist() == env.unwrapped.legal_actions()
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", env.unwrapped.phase), \
+            f"phase names a decision in snake_case, got {env.unwrapped.phase!r}"
+        if step % 7 == 0:
             c = env.unwrapped.clone()
             c.reseed(int(rng.integers(1 << 31)))
             for a in agents:
@@ -74,25 +92,29 @@ def play_checked(env, seed):
             assert np.array_equal(mine["observation"], obs[mover]["observation"]), \
                 "determinize changed the observer's view"
             assert np.array_equal(mine["action_mask"], mask)
-        if steps == clone_at:
-            twin = env.unwrapped.clone()
+        if step == twin["at"]:
+            twin["env"] = env.unwrapped.clone()
         kept.append((obs[mover], {k: v.copy() for k, v in obs[mover].items()}))
+
+    def after_move(env, step, action):
+        if twin["env"] is not None:
+            twin["actions"].append(action)
+
+    def choose(env, legal, rng):
         action = int(legal[rng.integers(legal.size)])
         label = env.unwrapped.action_label(action)
         assert isinstance(label, str) and label
-        if twin is not None:
-            twin_actions.append(action)
-        env.step(action)
-        steps += 1
-        assert steps <= env.unwrapped.spec.max_steps, "game exceeds its step bound"
+        return action
+
+    steps = driver.play(env, seed, choose=choose, before_move=before_move, after_move=after_move)
     for given, copy in kept:
         assert all(np.array_equal(given[k], copy[k]) for k in copy), "a stored observation changed"
-    if twin is not None:
-        for a in twin_actions:
-            twin.step(a)
-        assert np.array_equal(twin.game_state(), env.game_state())
-        assert twin._cumulative_rewards == env._cumulative_rewards
-        assert twin.infos == env.infos
+    if twin["env"] is not None:
+        for a in twin["actions"]:
+            twin["env"].step(a)
+        assert np.array_equal(twin["env"].game_state(), env.game_state())
+        assert twin["env"]._cumulative_rewards == env._cumulative_rewards
+        assert twin["env"].infos == env.infos
     return steps
 
 

@@ -7,7 +7,6 @@ Copies made by ``clone``/``determinize``/``reseed``, and copies of copies, are l
 that play to their end.  The default run samples each case lightly; the slow stage (CI's
 second step) runs many more games.
 """
-import inspect
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import pytest
 import agents
 import envs
 from envs.registry import spec_for
+from tests import driver
 
 CASES = [(g, n) for g in envs.GAMES for n in spec_for(g).player_counts]
 
@@ -92,16 +92,13 @@ def attack_entry_points(env, rng, values=JUNK):
 
 def play_attacked(game, n, seed, every):
     env = make(game, n)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    step = 0
-    while not all(env.terminations.values()):
+
+    def attack(env, step, rng):
         if step % every == 0:
             attack_entry_points(env, rng)
-        legal = env.unwrapped.legal_actions()
-        env.step(int(legal[rng.integers(len(legal))]))
-        step += 1
-    attack_entry_points(env, rng)   # after the end too
+
+    driver.play(env, seed, before_move=attack)
+    attack_entry_points(env, np.random.default_rng(seed))   # after the end too
 
 
 @pytest.mark.parametrize("game,n", CASES)
@@ -130,9 +127,7 @@ def test_before_reset_every_method_asserts(game):
 
 # ------------------------------------------------------------------------------ options
 def option_names(game):
-    params = inspect.signature(spec_for(game).configure).parameters.values()
-    return [p.name for p in params if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD
-            if p.name != "self"]
+    return [o.name for o in spec_for(game).options]
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -160,15 +155,11 @@ def test_bad_option_values_raise_value_error(game):
 # ---------------------------------------------------------------- chains of copies
 def random_finish(env, rng, limit):
     space = env.observation_space(env.possible_agents[0])
-    steps = 0
-    while not all(env.terminations.values()):
-        legal = env.legal_actions()
-        assert legal, f"{env.agent_selection} has no legal action in a copy"
-        o = env.observe(env.agent_selection)
-        assert space.contains(o), "a copy's observation left the space"
-        env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-        assert steps <= limit, "a copy does not end"
+
+    def check(env, step, rng):
+        assert space.contains(env.observe(env.agent_selection)), "a copy's observation left the space"
+
+    driver.play(env, int(rng.integers(1 << 31)), reset=False, before_move=check, max_steps=limit)
 
 
 def chain_games(game, n, seeds, depth, stops):

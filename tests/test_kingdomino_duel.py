@@ -12,6 +12,7 @@ import reference_kingdomino_duel as R  # noqa: E402
 from kernels import kingdomino_duel as K  # noqa: E402
 from kernels import playout  # noqa: E402
 from envs import kingdomino_duel as KD  # noqa: E402
+from tests import driver  # noqa: E402
 
 # ====================================================================== helpers
 DOT, STRIPE, DDOT, DSTRIPE, BLACK, QUARTERS = range(6)
@@ -31,19 +32,19 @@ def set_map(st, p, rows, crosses=None):
         for c, ch in enumerate(line):
             i = 7 * r + c
             if ch == "C":
-                assert i == K.CASTLE
+                assert i == K.CASTLE_CELL
                 continue
             if ch == ".":
-                st[K.FAM + p * K.NC + i] = K.EMPTY
+                st[K.MAP_FAMILY + p * K.NUM_CELLS + i] = K.EMPTY
             else:
-                st[K.FAM + p * K.NC + i] = int(ch)
+                st[K.MAP_FAMILY + p * K.NUM_CELLS + i] = int(ch)
                 filled += 1
-            st[K.CR + p * K.NC + i] = 0
+            st[K.MAP_CROSSES + p * K.NUM_CELLS + i] = 0
     if crosses is not None:
         for r, line in enumerate(crosses):
             for c, ch in enumerate(line):
                 if ch not in ".C":
-                    st[K.CR + p * K.NC + 7 * r + c] = int(ch)
+                    st[K.MAP_CROSSES + p * K.NUM_CELLS + 7 * r + c] = int(ch)
     st[K.FILLED + p] = filled
 
 
@@ -63,9 +64,9 @@ def grid_arrays(rows, crosses=None):
 
 
 def give_spell(st, p, spell, acquired_round=0):
-    st[K.SP_OWNER + spell] = p
-    st[K.SP_ACQ + spell] = acquired_round
-    st[K.SP_USED + spell] = 0
+    st[K.SPELL_OWNER + spell] = p
+    st[K.SPELL_ACQUIRED + spell] = acquired_round
+    st[K.SPELL_USED + spell] = 0
 
 
 def hold(st, p, dice_faces, other=None, start=None):
@@ -79,13 +80,13 @@ def hold(st, p, dice_faces, other=None, start=None):
     for d, f in (other or {}).items():
         st[K.DIE_FACE + d] = f
     if start is not None:
-        st[K.START] = start
+        st[K.START_PLAYER] = start
     K._finish_draft(st)
 
 
 def step3_as(st, p, dice_faces, other=None):
     """Make ``p`` the non-start player and open their step 3 (S = 1 - p has passed)."""
-    st[K.START] = 1 - p
+    st[K.START_PLAYER] = 1 - p
     for d in range(4):
         st[K.DIE_HOLDER + d] = 1 - p
     for d, f in dice_faces.items():
@@ -99,8 +100,8 @@ def step3_as(st, p, dice_faces, other=None):
             if st[K.DIE_HOLDER + d] == q:
                 st[K.SLOT_DIE + 2 * q + k] = d
                 k += 1
-    st[K.S3] = 1
-    K._step3_from(st, 0)
+    st[K.STEP3_OF_OTHER] = 1
+    K._step3_from(st, K.STAGE_TURN_DIE)
 
 
 def legal(st):
@@ -134,7 +135,7 @@ def count_split_pairs(st):
 
 
 def marks(st, p, f):
-    return int(st[K.MARKS + K.NF * p + f])
+    return int(st[K.MARKS + K.NUM_FAMILIES * p + f])
 
 
 def check_against_reference(st):
@@ -358,7 +359,7 @@ def test_T2_full_map_score():
     # same numbers from the game state
     st = new_state()
     set_map(st, 0, *T2)
-    assert K.player_score(st, 0) == (59, 5)
+    assert K._player_score(st, 0) == (59, 5)
 
 
 def _t3_state(extra_b=False):
@@ -369,8 +370,8 @@ def _t3_state(extra_b=False):
     if not extra_b:
         b = [".......", ".......", ".00C...", ".......", "......."]
     set_map(st, 1, b, [".......", ".......", "..2C...", ".......", "......."])
-    st[K.PHASE] = K.PH_OVER
-    st[K.CUR] = -1
+    st[K.PHASE] = K.PH_GAME_OVER
+    st[K.MOVER] = -1
     return st
 
 
@@ -408,10 +409,10 @@ def test_T4_empty_map_counts(faces):
     # with ignore_connection
     st = new_state()
     st[K.CASTLE_USED + 1] = 1
-    give_spell(st, 1, K.SP_IGNORE)
+    give_spell(st, 1, K.SPELL_IGNORE_CONNECTION)
     step3_as(st, 1, {1: 0, 2: 2})
     assert phase(st) == "IGNORE_CONN_WINDOW"
-    K.step(st, K.A_IGNORE)
+    K.step(st, K.A_IGNORE_CONNECTION)
     assert len(legal(st)) == 108
     check_against_reference(st)
 
@@ -424,15 +425,15 @@ def test_T4_empty_map_counts(faces):
 def test_T4_split_counts(faces, ign, expected):
     st = new_state()
     st[K.CASTLE_USED + 1] = 1
-    give_spell(st, 1, K.SP_SPLIT)
+    give_spell(st, 1, K.SPELL_SPLIT_DOMINO)
     if ign:
-        give_spell(st, 1, K.SP_IGNORE)
+        give_spell(st, 1, K.SPELL_IGNORE_CONNECTION)
     step3_as(st, 1, faces)
     if ign:
         assert phase(st) == "IGNORE_CONN_WINDOW"
-        K.step(st, K.A_IGNORE)
+        K.step(st, K.A_IGNORE_CONNECTION)
     assert phase(st) == "SPLIT_WINDOW"
-    K.step(st, K.A_SPLIT)
+    K.step(st, K.A_SPLIT_DOMINO)
     assert phase(st) == "SPLIT_FIRST"
     check_against_reference(st)
     assert count_split_pairs(st) == expected
@@ -480,22 +481,22 @@ def test_T6_forced_pass_still_marks():
 
 
 def test_T6_ignore_connection_offered():
-    st = _t6([K.SP_IGNORE])
-    assert phase(st) == "IGNORE_CONN_WINDOW" and legal(st) == {K.A_SKIP, K.A_IGNORE}
-    K.step(st, K.A_IGNORE)
+    st = _t6([K.SPELL_IGNORE_CONNECTION])
+    assert phase(st) == "IGNORE_CONN_WINDOW" and legal(st) == {K.A_SKIP, K.A_IGNORE_CONNECTION}
+    K.step(st, K.A_IGNORE_CONNECTION)
     skip_until(st, "PLACE_DOMINO")
     assert len(legal(st)) == 48
     check_against_reference(st)
 
 
 def test_T6_split_without_ignore_not_offered():
-    st = _t6([K.SP_SPLIT])
+    st = _t6([K.SPELL_SPLIT_DOMINO])
     assert phase(st) == "PASS_ONLY"
-    st = _t6([K.SP_SPLIT, K.SP_IGNORE])
+    st = _t6([K.SPELL_SPLIT_DOMINO, K.SPELL_IGNORE_CONNECTION])
     assert phase(st) == "IGNORE_CONN_WINDOW"
-    K.step(st, K.A_IGNORE)
+    K.step(st, K.A_IGNORE_CONNECTION)
     assert phase(st) == "SPLIT_WINDOW"
-    K.step(st, K.A_SPLIT)
+    K.step(st, K.A_SPLIT_DOMINO)
     skip_until(st, "SPLIT_FIRST")
     assert count_split_pairs(st) == 22 * 21
     check_against_reference(st)
@@ -525,10 +526,10 @@ def test_T8_split():
     st = new_state()
     st[K.CASTLE_USED + 1] = 1
     set_map(st, 1, [".......", ".......", "...C...", ".......", "......1"])
-    give_spell(st, 1, K.SP_SPLIT)
+    give_spell(st, 1, K.SPELL_SPLIT_DOMINO)
     step3_as(st, 1, {0: 3, 3: 4})                # [stripe,0] slot 0, [dot,1] slot 1
     assert phase(st) == "SPLIT_WINDOW"
-    K.step(st, K.A_SPLIT)
+    K.step(st, K.A_SPLIT_DOMINO)
     assert phase(st) == "SPLIT_FIRST"
     check_against_reference(st)
     assert count_split_pairs(st) == 20
@@ -537,14 +538,14 @@ def test_T8_split():
     assert K.A_CELL + 10 in m and K.A_CELL + 0 not in m
     check_against_reference(st)
     K.step(st, K.A_CELL + 10)
-    assert st[K.FAM + K.NC + 27] == STRIPE and st[K.FAM + K.NC + 10] == DOT
-    assert st[K.CR + K.NC + 10] == 1 and st[K.SP_USED + K.SP_SPLIT] == 1
+    assert st[K.MAP_FAMILY + K.NUM_CELLS + 27] == STRIPE and st[K.MAP_FAMILY + K.NUM_CELLS + 10] == DOT
+    assert st[K.MAP_CROSSES + K.NUM_CELLS + 10] == 1 and st[K.SPELL_USED + K.SPELL_SPLIT_DOMINO] == 1
     # empty map, two dots
     st = new_state()
     st[K.CASTLE_USED + 1] = 1
-    give_spell(st, 1, K.SP_SPLIT)
+    give_spell(st, 1, K.SPELL_SPLIT_DOMINO)
     step3_as(st, 1, {0: 1, 1: 4})
-    K.step(st, K.A_SPLIT)
+    K.step(st, K.A_SPLIT_DOMINO)
     for a, b, ok in ((3, 10, True), (10, 3, True), (3, 4, False)):
         c = st.copy()
         if K.A_CELL + a in legal(c):
@@ -557,7 +558,7 @@ def test_T8_split():
 # ====================================================================== T9-T16 spellbook, draft, end
 def _marking_state(s_dice, o_dice, start=0):
     st = new_state(first=start)
-    st[K.START] = start
+    st[K.START_PLAYER] = start
     for d, f in {**s_dice, **o_dice}.items():
         st[K.DIE_FACE + d] = f
     for d in s_dice:
@@ -571,45 +572,45 @@ def _marking_state(s_dice, o_dice, start=0):
                 st[K.SLOT_DIE + 2 * q + k] = d
                 k += 1
     st[K.DREW + start] = 1                       # keep the game going
-    st[K.MARK_IDX] = 0
+    st[K.NEXT_MARK] = 0
     return st
 
 
 def test_T9_spellbook_race():
     st = _marking_state({1: 4, 0: 2}, {2: 4, 3: 3}, start=0)
     st[K.MARKS + DOT] = 4
-    st[K.MARKS + K.NF + DOT] = 4
+    st[K.MARKS + K.NUM_FAMILIES + DOT] = 4
     r = int(st[K.ROUND])
     K._marking(st)
-    assert st[K.SP_OWNER + K.SP_IGNORE] == 0 and st[K.SP_ACQ + K.SP_IGNORE] == r
+    assert st[K.SPELL_OWNER + K.SPELL_IGNORE_CONNECTION] == 0 and st[K.SPELL_ACQUIRED + K.SPELL_IGNORE_CONNECTION] == r
     assert marks(st, 0, DOT) == 5 and marks(st, 1, DOT) == 4
     assert marks(st, 0, DSTRIPE) == 0 and marks(st, 1, STRIPE) == 1
     # usable from the next round, never by the other player
     assert st[K.ROUND] == r + 1
-    assert K._usable(st, 0, K.SP_IGNORE) and not K._usable(st, 1, K.SP_IGNORE)
+    assert K._usable(st, 0, K.SPELL_IGNORE_CONNECTION) and not K._usable(st, 1, K.SPELL_IGNORE_CONNECTION)
 
 
 def test_second_mark_after_red_box_is_ignored():
     # S holds two [dot,0] dice with the dot row at 4/5: the first fills it, the second is ignored
     st = _marking_state({0: 1, 1: 4}, {2: 4, 3: 3}, start=1)
-    st[K.MARKS + K.NF + DOT] = 4
+    st[K.MARKS + K.NUM_FAMILIES + DOT] = 4
     K._marking(st)
-    assert marks(st, 1, DOT) == 5 and st[K.SP_OWNER + K.SP_IGNORE] == 1
+    assert marks(st, 1, DOT) == 5 and st[K.SPELL_OWNER + K.SPELL_IGNORE_CONNECTION] == 1
     assert marks(st, 0, DOT) == 0 and marks(st, 0, STRIPE) == 1
 
 
 def test_T10_turn_die():
     st = new_state()
     st[K.ROUND] = 3
-    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    give_spell(st, 1, K.SPELL_TURN_DIE, acquired_round=2)
     step3_as(st, 1, {0: 0, 2: 3}, other={1: 1, 3: 1})   # '?', [quarters,2]
     assert phase(st) == "TURN_DIE_WINDOW"
     assert legal(st) == {4, 7, 8, 9, 10, 12, 13, 14, 16, 17}
     check_against_reference(st)
     K.step(st, 16)
     assert st[K.DIE_FACE + 2] == 4 and tuple(K.DICE[2, 4]) == (DOT, 0)
-    assert st[K.SP_USED + K.SP_TURN] == 1
-    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+    assert st[K.SPELL_USED + K.SPELL_TURN_DIE] == 1
+    while st[K.MOVER] == 1 and st[K.PHASE] != K.PH_GAME_OVER:
         check_against_reference(st)
         K.step(st, min(legal(st) - {K.A_SKIP}) if legal(st) - {K.A_SKIP} else K.A_SKIP)
     assert marks(st, 1, DOT) == 1
@@ -620,7 +621,7 @@ def _turn_window(faces):
     """Seat 1 owns turn_die (acquired in an earlier round) and holds ``{die: face}``."""
     st = new_state()
     st[K.ROUND] = 3
-    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    give_spell(st, 1, K.SPELL_TURN_DIE, acquired_round=2)
     others = {d: 1 for d in range(4) if d not in faces}
     step3_as(st, 1, faces, other=others)
     assert phase(st) == "TURN_DIE_WINDOW"
@@ -645,8 +646,8 @@ def test_turn_die_from_a_wild_face_to_its_coats_of_arms():
     check_against_reference(st)
     K.step(st, 7)                                                # die 0 -> face 1 [dot,0]
     assert st[K.DIE_FACE + 0] == 1 and st[K.DIE_TURNED + 0] == 1
-    assert st[K.SP_USED + K.SP_TURN] == 1
-    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+    assert st[K.SPELL_USED + K.SPELL_TURN_DIE] == 1
+    while st[K.MOVER] == 1 and st[K.PHASE] != K.PH_GAME_OVER:
         K.step(st, min(legal(st)))
     assert marks(st, 1, DOT) == 1                                # the final face marks
     assert sum(marks(st, 1, f) for f in range(6)) == 1
@@ -664,7 +665,7 @@ def test_turn_die_targets_every_die_and_face():
                 for s, (d, f) in enumerate(((d_low, f_low), (d_high, f_high))):
                     shown = tuple(K.DICE[d, f])
                     values = {tuple(v) for v in K.DICE[d] if v[0] != K.WILD} - {shown}
-                    got = [j for j in range(6) if K.A_TURN + 6 * s + j in m]
+                    got = [j for j in range(6) if K.A_TURN_DIE + 6 * s + j in m]
                     assert all(K.DICE[d, j, 0] != K.WILD for j in got)
                     assert sorted(tuple(K.DICE[d, j]) for j in got) == sorted(values)
 
@@ -682,11 +683,11 @@ def _env_at_turn_window():
     env.reset(seed=0)
     st = env.unwrapped._state
     st[K.ROUND] = 3
-    give_spell(st, 1, K.SP_TURN, acquired_round=2)
+    give_spell(st, 1, K.SPELL_TURN_DIE, acquired_round=2)
     step3_as(st, 1, {0: 1, 3: 0}, other={1: 1, 2: 1})
     env.unwrapped._k_mask(st, env.unwrapped._mask)
     env.unwrapped.agent_selection = "player_1"
-    assert env.unwrapped.phase == "TURN_DIE_WINDOW"
+    assert env.unwrapped.phase == "turn_die_window"
     return env.unwrapped
 
 
@@ -694,7 +695,7 @@ def test_T10_without_spell_marks_nothing():
     st = new_state()
     step3_as(st, 1, {0: 0, 2: 3}, other={1: 1, 3: 1})
     assert phase(st) == "CASTLE_WINDOW"
-    while st[K.CUR] == 1 and st[K.PHASE] != K.PH_OVER:
+    while st[K.MOVER] == 1 and st[K.PHASE] != K.PH_GAME_OVER:
         K.step(st, min(legal(st)))
     assert sum(marks(st, 1, f) for f in range(6)) == 0
 
@@ -707,9 +708,9 @@ def test_T11_castle_bonus():
     K.step(st, 20)
     assert phase(st) == "PLACE_DOMINO"
     K.step(st, 68)
-    assert st[K.FAM + K.NC + 10] == BLACK and st[K.CR + K.NC + 10] == 1
-    assert st[K.FAM + K.NC + 3] == BLACK and st[K.CR + K.NC + 3] == 2
-    assert K.player_score(st, 1)[0] == 6
+    assert st[K.MAP_FAMILY + K.NUM_CELLS + 10] == BLACK and st[K.MAP_CROSSES + K.NUM_CELLS + 10] == 1
+    assert st[K.MAP_FAMILY + K.NUM_CELLS + 3] == BLACK and st[K.MAP_CROSSES + K.NUM_CELLS + 3] == 2
+    assert K._player_score(st, 1)[0] == 6
     assert marks(st, 1, BLACK) == 1 and st[K.CASTLE_USED + 1] == 1
 
 
@@ -721,7 +722,7 @@ def test_T11_castle_bonus_on_wild():
     assert phase(st) == "NAME_WILD"
     K.step(st, K.A_FAMILY + BLACK)
     K.step(st, 68)
-    assert st[K.FAM + K.NC + 10] == BLACK and st[K.CR + K.NC + 10] == 1
+    assert st[K.MAP_FAMILY + K.NUM_CELLS + 10] == BLACK and st[K.MAP_CROSSES + K.NUM_CELLS + 10] == 1
     assert sum(marks(st, 1, f) for f in range(6)) == 0
 
 
@@ -734,11 +735,11 @@ def _t12_state():
 
 def test_T12_draft_normal():
     st = _t12_state()
-    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    assert phase(st) == "DRAFT_PICK" and st[K.MOVER] == 0
     K.step(st, 2)
-    assert st[K.CUR] == 1 and legal(st) == {0, 1, 3}
+    assert st[K.MOVER] == 1 and legal(st) == {0, 1, 3}
     K.step(st, 0)
-    assert st[K.CUR] == 1 and legal(st) == {1, 3}
+    assert st[K.MOVER] == 1 and legal(st) == {1, 3}
     K.step(st, 3)
     assert st[K.DIE_HOLDER + 1] == 0
     assert [st[K.SLOT_DIE + i] for i in range(4)] == [1, 2, 0, 3]
@@ -746,39 +747,39 @@ def test_T12_draft_normal():
 
 def test_T12_draft_double_first_pick():
     st = _t12_state()
-    give_spell(st, 0, K.SP_DOUBLE)
+    give_spell(st, 0, K.SPELL_DOUBLE_FIRST_PICK)
     K._start_round(st)                       # re-open the round: the window is offered
     for d, f in enumerate((1, 0, 2, 2)):
         st[K.DIE_FACE + d] = f
-    assert phase(st) == "DOUBLE_PICK_WINDOW" and legal(st) == {K.A_SKIP, K.A_DOUBLE}
-    K.step(st, K.A_DOUBLE)
-    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    assert phase(st) == "DOUBLE_PICK_WINDOW" and legal(st) == {K.A_SKIP, K.A_DOUBLE_FIRST_PICK}
+    K.step(st, K.A_DOUBLE_FIRST_PICK)
+    assert phase(st) == "DRAFT_PICK" and st[K.MOVER] == 0
     K.step(st, 2)
-    assert st[K.CUR] == 0 and legal(st) == {0, 1, 3}
+    assert st[K.MOVER] == 0 and legal(st) == {0, 1, 3}
     K.step(st, 0)
     assert st[K.DIE_HOLDER + 1] == 1 and st[K.DIE_HOLDER + 3] == 1
-    assert st[K.SP_USED + K.SP_DOUBLE] == 1
+    assert st[K.SPELL_USED + K.SPELL_DOUBLE_FIRST_PICK] == 1
 
 
 def test_T13_first_use_of_acquired_spell():
     # O (seat 1) fills double_dot in round r -> window in round r+1 (O is S then)
     st = _marking_state({0: 0, 1: 0}, {2: 0, 3: 0}, start=0)   # die 2 face 0 = [double_dot,0]
-    st[K.MARKS + K.NF + DDOT] = 3
+    st[K.MARKS + K.NUM_FAMILIES + DDOT] = 3
     K._marking(st)
-    assert st[K.SP_OWNER + K.SP_DOUBLE] == 1
-    assert st[K.START] == 1 and phase(st) == "DOUBLE_PICK_WINDOW" and st[K.CUR] == 1
+    assert st[K.SPELL_OWNER + K.SPELL_DOUBLE_FIRST_PICK] == 1
+    assert st[K.START_PLAYER] == 1 and phase(st) == "DOUBLE_PICK_WINDOW" and st[K.MOVER] == 1
     # S (seat 0) fills it in round r -> no window in r+1, first chance in r+2
     st = _marking_state({2: 0, 0: 0}, {1: 0, 3: 0}, start=0)
     st[K.MARKS + DDOT] = 3
     r = int(st[K.ROUND])
     K._marking(st)
-    assert st[K.SP_OWNER + K.SP_DOUBLE] == 0 and st[K.ROUND] == r + 1
-    assert phase(st) == "DRAFT_PICK" and st[K.START] == 1
+    assert st[K.SPELL_OWNER + K.SPELL_DOUBLE_FIRST_PICK] == 0 and st[K.ROUND] == r + 1
+    assert phase(st) == "DRAFT_PICK" and st[K.START_PLAYER] == 1
     rs = np.random.default_rng(1)
     while st[K.ROUND] == r + 1:
         assert phase(st) != "DOUBLE_PICK_WINDOW"
         K.step(st, int(rs.choice(sorted(legal(st)))))
-    assert st[K.ROUND] == r + 2 and st[K.START] == 0
+    assert st[K.ROUND] == r + 2 and st[K.START_PLAYER] == 0
     assert phase(st) == "DOUBLE_PICK_WINDOW"
 
 
@@ -788,11 +789,11 @@ def test_T14_add_cross_target():
             ["...0...", "...2...", ".12C...", ".......", "......."])
     st[K.MARKS + QUARTERS] = 2
     K._marking(st)
-    assert phase(st) == "ADD_CROSS_TARGET" and st[K.CUR] == 0
+    assert phase(st) == "ADD_CROSS_TARGET" and st[K.MOVER] == 0
     assert legal(st) == {171, 183}
     check_against_reference(st)
     K.step(st, 171)
-    assert st[K.CR + 3] == 1 and st[K.SP_USED + K.SP_ADDX] == 1
+    assert st[K.MAP_CROSSES + 3] == 1 and st[K.SPELL_USED + K.SPELL_ADD_CROSS] == 1
     # every cell already at 2 crosses: lost, still owned
     st = _marking_state({1: 0, 0: 2}, {2: 2, 3: 1}, start=0)
     set_map(st, 0, ["...0...", "...4...", ".50C...", ".......", "......."],
@@ -800,8 +801,8 @@ def test_T14_add_cross_target():
     st[K.MARKS + QUARTERS] = 2
     K._marking(st)
     assert phase(st) != "ADD_CROSS_TARGET"
-    assert st[K.SP_OWNER + K.SP_ADDX] == 0 and st[K.SP_USED + K.SP_ADDX] == 1
-    assert st[K.CR + 3] == 2
+    assert st[K.SPELL_OWNER + K.SPELL_ADD_CROSS] == 0 and st[K.SPELL_USED + K.SPELL_ADD_CROSS] == 1
+    assert st[K.MAP_CROSSES + 3] == 2
 
 
 def test_T14_domain_bonus_naming():
@@ -810,7 +811,7 @@ def test_T14_domain_bonus_naming():
     K._marking(st)
     assert phase(st) == "DOMAIN_BONUS_NAME" and legal(st) == set(range(22, 28))
     K.step(st, K.A_FAMILY + STRIPE)
-    assert st[K.BONUS_FAM + 0] == STRIPE and st[K.SP_USED + K.SP_BONUS] == 1
+    assert st[K.BONUS_FAMILY + 0] == STRIPE and st[K.SPELL_USED + K.SPELL_DOMAIN_BONUS] == 1
 
 
 def test_T15_end_nobody_drew():
@@ -820,11 +821,11 @@ def test_T15_end_nobody_drew():
     for d, f in ((1, 0), (2, 2), (0, 3), (3, 0)):
         st[K.DIE_FACE + d] = f
     hold(st, 0, {1: 0, 2: 2}, start=0)
-    assert st[K.CUR] == 0 and phase(st) == "PASS_ONLY"
+    assert st[K.MOVER] == 0 and phase(st) == "PASS_ONLY"
     K.step(st, K.A_PASS)
-    assert st[K.CUR] == 1 and phase(st) == "PASS_ONLY"
+    assert st[K.MOVER] == 1 and phase(st) == "PASS_ONLY"
     K.step(st, K.A_PASS)
-    assert phase(st) == "GAME_OVER" and st[K.CUR] == -1 and st[K.END_REASON] == 2
+    assert phase(st) == "GAME_OVER" and st[K.MOVER] == -1 and st[K.END_REASON] == K.END_NOBODY_DREW
     assert marks(st, 0, QUARTERS) == 1 and marks(st, 0, BLACK) == 0
     assert marks(st, 1, STRIPE) == 1 and marks(st, 1, DSTRIPE) == 1
 
@@ -844,53 +845,51 @@ def test_T16_full_map_with_lightning(cell, expected):
     assert phase(st) == "PLACE_DOMINO"
     K.step(st, 28 + 4 * 22 + 2)                       # PLACE((3,1),S)
     assert st[K.FILLED] == 34
-    assert K.player_score(st, 0)[0] == 59
-    assert st[K.CUR] == 1                             # O still plays step 3
-    while st[K.CUR] == 1:
+    assert K._player_score(st, 0)[0] == 59
+    assert st[K.MOVER] == 1                             # O still plays step 3
+    while st[K.MOVER] == 1:
         K.step(st, min(legal(st)))
-    assert phase(st) == "ADD_CROSS_TARGET" and st[K.CUR] == 0
+    assert phase(st) == "ADD_CROSS_TARGET" and st[K.MOVER] == 0
     assert len(legal(st)) == 31
     check_against_reference(st)
     best = 0
     for a in legal(st):
         c = st.copy()
         K.step(c, a)
-        best = max(best, K.player_score(c, 0)[0])
+        best = max(best, K._player_score(c, 0)[0])
     assert best == 64
     K.step(st, K.A_CELL + cell)
-    assert phase(st) == "GAME_OVER" and st[K.END_REASON] == 1
-    assert K.player_score(st, 0)[0] == expected
+    assert phase(st) == "GAME_OVER" and st[K.END_REASON] == K.END_MAP_FULL
+    assert K._player_score(st, 0)[0] == expected
 
 
 def test_T17_alternation_and_mandatory_draw():
     st = new_state(first=1, seed=5)
     starts = {}
-    rs = np.random.default_rng(2)
-    while st[K.CUR] >= 0:
-        starts.setdefault(int(st[K.ROUND]), int(st[K.START]))
-        p = int(st[K.CUR])
-        m = legal(st)
+
+    def before_move(st, step, mask, rng):
+        starts.setdefault(int(st[K.ROUND]), int(st[K.START_PLAYER]))
+        p = int(st[K.MOVER])
         if st[K.FILLED + p] == 0:
-            assert K.A_PASS not in m and phase(st) != "PASS_ONLY"
-        K.step(st, int(rs.choice(sorted(m))))
+            assert not mask[K.A_PASS] and phase(st) != "PASS_ONLY"
+    driver.play_kernel(K, st, 2, before_move=before_move, max_steps=KD.Spec.max_steps)
     assert starts[1] == 1 and starts[2] == 0 and starts[3] == 1
     assert all(starts[r] == (r % 2) for r in starts)
 
 
 # ====================================================================== properties
 def _random_games(n_games, seed0, check_ref=True, check_obs=True):
-    rs = np.random.default_rng(seed0)
-    low, high = K.obs_bounds()
+    low, high = KD.Spec().observation_bounds(KD.Spec().configure())
     obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
     obs2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
     phases = set()
     for g in range(n_games):
         first = [-1, 0, 1][g % 3]
-        st = new_state(first=first, seed=seed0 * 100003 + g)
-        steps = 0
-        while st[K.CUR] >= 0:
-            m = legal(st)
-            assert m, "empty mask"
+        seed = seed0 * 100003 + g
+        st = new_state(first=first, seed=seed)
+
+        def before_move(st, steps, mask, rng):
+            m = set(np.flatnonzero(mask).tolist())
             v = R.view(K, st)
             phases.add(v["phase"])
             if check_ref:
@@ -907,9 +906,7 @@ def _random_games(n_games, seed0, check_ref=True, check_obs=True):
                     c[K.RNG + 1] += 7
                     K.observe(c, p, obs2)
                     assert np.array_equal(obs, obs2)
-            K.step(st, int(rs.choice(sorted(m))))
-            steps += 1
-            assert steps <= KD.Spec.max_steps
+        driver.play_kernel(K, st, seed, before_move=before_move, max_steps=KD.Spec.max_steps)
         assert st[K.ROUND] <= 33
         v = R.view(K, st)
         sc = np.zeros(2, dtype=np.int64)
@@ -918,10 +915,10 @@ def _random_games(n_games, seed0, check_ref=True, check_obs=True):
         K.ranks(st, rk)
         assert (sc.tolist(), rk.tolist()) == R.final_result(v)
         for p in range(2):
-            fam = st[K.FAM + p * K.NC: K.FAM + (p + 1) * K.NC].reshape(5, 7).copy()
+            fam = st[K.MAP_FAMILY + p * K.NUM_CELLS: K.MAP_FAMILY + (p + 1) * K.NUM_CELLS].reshape(5, 7).copy()
             fam[2, 3] = -1
-            cr = st[K.CR + p * K.NC: K.CR + (p + 1) * K.NC].reshape(5, 7)
-            b = int(st[K.BONUS_FAM + p])
+            cr = st[K.MAP_CROSSES + p * K.NUM_CELLS: K.MAP_CROSSES + (p + 1) * K.NUM_CELLS].reshape(5, 7)
+            b = int(st[K.BONUS_FAMILY + p])
             assert KD.score_kingdom(fam, cr, None if b < 0 else b) == sc[p]
     return phases
 
@@ -951,14 +948,14 @@ def test_mover_tells_its_own_substeps_apart_in_many_games():
     checked = {}
     for g in range(150):
         st = new_state(first=-1, seed=31000 + g)
-        rs = np.random.default_rng(g)
-        while st[K.CUR] >= 0:
-            p = int(st[K.CUR])
+
+        def before_move(st, step, legal_mask, rng):
+            p = int(st[K.MOVER])
             seen = {}
-            for a in sorted(legal(st)):
+            for a in np.flatnonzero(legal_mask).tolist():
                 c = st.copy()
                 K.step(c, a)
-                if c[K.CUR] != p:
+                if c[K.MOVER] != p:
                     continue
                 K.observe(c, p, obs)
                 K.legal_mask(c, mask)
@@ -970,7 +967,7 @@ def test_mover_tells_its_own_substeps_apart_in_many_games():
                         f"{phase(st)} (slots {np.flatnonzero(other != game)[:8].tolist()})")
                 seen.setdefault(key, []).append((a, game))
                 checked[phase(st)] = checked.get(phase(st), 0) + 1
-            K.step(st, int(rs.choice(sorted(legal(st)))))
+        driver.play_kernel(K, st, g, before_move=before_move, max_steps=KD.Spec.max_steps)
     assert set(checked) >= {"DRAFT_PICK", "DOUBLE_PICK_WINDOW", "TURN_DIE_WINDOW",
                             "IGNORE_CONN_WINDOW", "SPLIT_WINDOW", "CASTLE_WINDOW", "NAME_WILD",
                             "SPLIT_FIRST"}, checked
@@ -1103,8 +1100,7 @@ def test_chains_of_clone_determinize_reseed_stay_playable():
         for a, v in zip(game.possible_agents, views):
             assert np.array_equal(game.observe(a)["observation"], v)
         assert game.legal_actions()
-    while not all(game.terminations.values()):
-        game.step(int(rs.choice(game.legal_actions())))
+    driver.play(game, int(rs.integers(1 << 31)), reset=False)
     assert set(game.infos["player_0"]) >= {"scores", "winners", "ranks"}
 
 
@@ -1136,43 +1132,66 @@ def test_observation_perspective():
     st = new_state(seed=8)
     rs = np.random.default_rng(3)
     for _ in range(60):
-        if st[K.CUR] < 0:
+        if st[K.MOVER] < 0:
             break
         K.step(st, int(rs.choice(sorted(legal(st)))))
     o0 = np.zeros(K.OBS_SIZE, np.float32)
     o1 = np.zeros(K.OBS_SIZE, np.float32)
     K.observe(st, 0, o0)
     K.observe(st, 1, o1)
-    p0 = o0[:K.PLANES_SIZE].reshape(20, 5, 7)
-    p1 = o1[:K.PLANES_SIZE].reshape(20, 5, 7)
+    # the flat order documented in the adapter: 20 planes of 5 x 7, then the 172-long vector
+    p0 = o0[:700].reshape(20, 5, 7)
+    p1 = o1[:700].reshape(20, 5, 7)
     assert np.array_equal(p0[:9], p1[9:18]) and np.array_equal(p0[9:18], p1[:9])
     assert p0[18].sum() == 1 and p0[18, 2, 3] == 1
     for p, planes in ((0, p0), (1, p1)):
-        fam = st[K.FAM + p * K.NC: K.FAM + (p + 1) * K.NC].reshape(5, 7)
+        fam = st[K.MAP_FAMILY + p * K.NUM_CELLS: K.MAP_FAMILY + (p + 1) * K.NUM_CELLS].reshape(5, 7)
         for f in range(6):
             assert np.array_equal(planes[f] == 1, fam == f)
         assert np.array_equal(planes[6] == 1, fam == K.EMPTY)
-    v0 = o0[K.PLANES_SIZE:]
+    v0 = o0[700:]
     for d in range(4):
         seg = v0[21 * d: 21 * d + 21]
         assert seg[:6].sum() == 1 and seg[6:13].sum() == 1 and seg[13:16].sum() == 1
         assert seg[16:19].sum() == 1
     assert v0[-2 - 2 - 14 + int(st[K.PHASE])] == 1
+    # the same through the declared parts
+    n0, n1 = K.OBS.views(o0), K.OBS.views(o1)
+    assert np.array_equal(n0["maps"][0], n1["maps"][1]) and np.array_equal(n0["maps"][1], n1["maps"][0])
+    assert np.array_equal(n0["maps"].reshape(18, 5, 7), p0[:18])
+    assert np.array_equal(n0["castle"], p0[18]) and np.array_equal(n0["split_first_cell"], p0[19])
+    for p, seat in ((0, n0["maps"][0]), (1, n0["maps"][1])):
+        fam = K.STATE.view(st, "map_family")[p].reshape(5, 7)
+        assert np.array_equal(seat[K.PLANE_EMPTY] == 1, fam == K.EMPTY)
+        crosses = K.STATE.view(st, "map_crosses")[p].reshape(5, 7)
+        assert np.array_equal(seat[K.PLANE_CROSSED] == 1, (fam >= 0) & (crosses >= 1))
+        assert np.array_equal(seat[K.PLANE_TWO_CROSSES] == 1, (fam >= 0) & (crosses == 2))
+    for d in range(4):
+        die = K.DIE_OBS.views(n0["dice"][d])
+        assert die["face"][st[K.DIE_FACE + d]] == 1 and die["face"].sum() == 1
+        assert die["family"].sum() == 1 and die["crosses"].sum() == 1 and die["holder"].sum() == 1
+    assert n0["phase"][int(st[K.PHASE])] == 1 and n0["phase"].sum() == 1
+    assert n0["is_start_player"] == float(st[K.START_PLAYER] == 0)
+    assert np.array_equal(n0["scores"], n1["scores"][::-1])
+    for f in range(6):
+        row = K.ROW_OBS.views(n0["spellbook"][f])
+        assert row["my_marks"] == np.float32(st[K.MARKS + f] / K.ROW_LEN[f])
+        assert row["owner"].sum() == 1
 
 
 def test_determinism_and_copy():
-    rs = np.random.default_rng(5)
     a = new_state(seed=42)
     b = new_state(seed=42)
     assert np.array_equal(a, b)
     actions = []
-    while a[K.CUR] >= 0:
-        act = int(rs.choice(sorted(legal(a))))
+    copy = {}
+
+    def after_move(a, step, act):
         actions.append(act)
-        K.step(a, act)
         if len(actions) == 30:
-            c = a.copy()
-            snap = len(actions)
+            copy["c"] = a.copy()
+    driver.play_kernel(K, a, 5, after_move=after_move, max_steps=KD.Spec.max_steps)
+    c, snap = copy["c"], 30
     for act in actions:
         K.step(b, act)
     assert np.array_equal(a, b)
@@ -1204,15 +1223,16 @@ import json, numpy as np, envs
 from numba.core.registry import CPUDispatcher
 from kernels import kingdomino_duel as K
 from envs import kingdomino_duel as KD
+from tests import driver
 env = envs.make("kingdomino_duel_v0")
-rs = np.random.default_rng(0)
+
+def before_move(env, step, rng):
+    for a in env.possible_agents:
+        env.observe(a)
+    K.potential(env.unwrapped._state, 0)
+
 for seed in range(3):
-    env.reset(seed=seed)
-    while not all(env.terminations.values()):
-        for a in env.possible_agents:
-            env.observe(a)
-        K.potential(env.unwrapped._state, 0)
-        env.step(int(rs.choice(env.unwrapped.legal_actions())))
+    driver.play(env, seed, before_move=before_move)
 env.unwrapped.determinize(0, 2 ** 70).reseed(-5)
 KD.score_kingdom(np.full((5, 7), 1), np.ones((5, 7), dtype=int), 1)
 print(json.dumps({n: [str(s) for s in f.signatures] for n, f in vars(K).items()
@@ -1248,7 +1268,7 @@ def test_playout_kernel():
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     gen = playout.new_generator(1)
     n = loop(K.step, K.legal_mask, K.current_player, st, mask, gen, 10000)
-    assert 0 < n <= KD.Spec.max_steps and st[K.CUR] == -1
+    assert 0 < n <= KD.Spec.max_steps and st[K.MOVER] == -1
 
 
 # ====================================================================== adapter / shell
@@ -1266,39 +1286,85 @@ def test_configure_options():
             spec.configure(**bad)
     assert spec.configure(num_players=np.int64(2), first_start_player=np.int8(0)).config.tolist() \
         == [2, 0]
+    assert spec.configure(first_start_player=np.int8(1)).options == {"num_players": 2,
+                                                                     "first_start_player": 1}
+    assert spec.configure().options == {"num_players": 2, "first_start_player": None}
+    assert [o.name for o in spec.options] == ["num_players", "first_start_player"]
+
+
+def test_observation_is_declared():
+    """The observation's parts, sizes and bounds are read from the kernel's OBS declaration
+    (no hand-kept numbers in the adapter); the flat order is the documented one."""
+    spec = KD.Spec()
+    cfg = spec.configure()
     shapes = spec.observation_layout(cfg)
-    assert shapes == [("planes", (20, 5, 7)), ("vector", (172,))]
+    assert shapes == [("maps", (2, 9, 5, 7)), ("castle", (5, 7)), ("split_first_cell", (5, 7)),
+                      ("dice", (4, 21)), ("wild_names", (2, 7)), ("spellbook", (6, 6)),
+                      ("castle_used", (2,)), ("bonus_family", (2, 7)), ("declared", (2,)),
+                      ("is_start_player", (1,)), ("round", (1,)), ("phase", (14,)),
+                      ("filled", (2,)), ("scores", (2,))]
+    assert sum(int(np.prod(s)) for _, s in shapes) == cfg.obs_size == K.OBS_SIZE == 872
+    low, high = spec.observation_bounds(cfg)
+    assert low.shape == high.shape == (872,) and not low.any()
+    assert np.all(high[:-2] == 1) and np.allclose(high[-2:], K.SCORE_OBS_MAX)
+    assert K.DIE_OBS.size == 21 and K.ROW_OBS.size == 6
+    assert K.STATE_SIZE == K.STATE.size and cfg.scratch == K.STATE.scratch_size == 4 * K.NUM_CELLS
+    assert K.SCRATCH == K.STATE_SIZE - cfg.scratch
+    import envs
+    env = envs.make("kingdomino_duel_v0")
+    env.reset(seed=1)
+    o = env.observe("player_0")["observation"]
+    parts = env.unwrapped.split_observation(o)
+    assert list(parts) == [n for n, _ in shapes]
+    assert parts["castle"][2, 3] == 1 and parts["phase"][K.PH_DRAFT_PICK] == 1
+    assert env.observation_space("player_0")["observation"].shape == (872,)
+
+
+def test_action_ids_are_declared():
+    """Action ids come from the ACTIONS declaration; labels decode them by block."""
+    assert K.ACTIONS.names() == ["pick_die", "skip", "double_first_pick", "turn_die",
+                                 "ignore_connection", "split_domino", "castle_bonus", "family",
+                                 "place", "cell", "pass"]
+    assert (K.A_PICK_DIE, K.A_SKIP, K.A_DOUBLE_FIRST_PICK, K.A_TURN_DIE, K.A_IGNORE_CONNECTION,
+            K.A_SPLIT_DOMINO, K.A_CASTLE_BONUS, K.A_FAMILY, K.A_PLACE, K.A_CELL, K.A_PASS,
+            K.NUM_ACTIONS) == (0, 4, 5, 6, 18, 19, 20, 22, 28, 168, 203, 204)
+    spec, cfg = KD.Spec(), KD.Spec().configure()
+    st = new_state(seed=2)
+    assert spec.action_label(st, cfg, 0).startswith("PICK_DIE(0)")
+    assert spec.action_label(st, cfg, 203) == "PASS"
+    assert spec.action_label(st, cfg, 28 + 4 * 3 + 1) == "PLACE(cell (0,3), E)"
+    assert spec.action_label(st, cfg, 21) == "CASTLE_BONUS(slot 1)"
+    for bad in (-1, 204, 1.0, True, "3", None):
+        with pytest.raises(ValueError, match="action"):
+            spec.action_label(st, cfg, bad)
+    assert spec.phase_name(st, cfg) == "draft_pick"
 
 
 def test_shell_full_game_and_render():
     import envs
     env = envs.make("kingdomino_duel_v0", render_mode="ansi", first_start_player=0)
-    env.reset(seed=11)
-    rs = np.random.default_rng(0)
-    n = 0
-    for agent in env.agent_iter():
+
+    def choose(env, legal, rng):
         obs, rew, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+        assert not (term or trunc)
         m = obs["action_mask"]
-        assert m.dtype == np.int8 and m.any()
+        assert m.dtype == np.int8 and m.any() and np.array_equal(np.flatnonzero(m), legal)
+        return driver.uniform(env, legal, rng)
+
+    def before_move(env, n, rng):
         if n % 7 == 0:
-            assert isinstance(env.unwrapped.action_label(int(np.flatnonzero(m)[0])), str)
-        env.step(int(rs.choice(np.flatnonzero(m))))
-        n += 1
+            assert isinstance(env.unwrapped.action_label(int(env.unwrapped.legal_actions()[0])), str)
+    driver.play(env, 11, choose=choose, before_move=before_move)
+    for agent in env.agent_iter():              # the finished game's dead steps, PettingZoo style
+        obs, rew, term, trunc, info = env.last()
+        assert term or trunc
+        env.step(None)
     assert "GAME OVER" in env.render()
     assert set(info) >= {"scores", "winners"}
     env2 = envs.make("kingdomino_duel_v0", render_mode="rgb_array")
     env2.reset(seed=1)
     img = env2.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
-
-
-def test_shell_api():
-    from pettingzoo.test import api_test
-    import envs
-    api_test(envs.make("kingdomino_duel_v0"), num_cycles=60)
 
 
 # ====================================================================== greedy potential
@@ -1369,7 +1435,7 @@ def test_potential_dice_in_hand():
     assert K.potential(st, 0) == pytest.approx(base + 4 * 2 - 3 * 1)   # 4x2 instead of 3x1
     st[K.DIE_FACE + 3] = 2                                   # '?': best family, dot
     assert K.potential(st, 0) == pytest.approx(base + 1)     # one more cell of a 1-cross domain
-    st[K.PHASE] = K.PH_BONUS                                 # drawn already: nothing in hand
+    st[K.PHASE] = K.PH_DOMAIN_BONUS_NAME                                 # drawn already: nothing in hand
     assert K.potential(st, 0) == base
 
 
@@ -1382,28 +1448,28 @@ def test_potential_castle_bonus_waits_for_a_big_domain(top, use):
     hold(st, 0, {2: 4, 3: 4}, start=0)                       # [dot,0], [dot,1]
     assert phase(st) == "CASTLE_WINDOW"
     after = {}
-    for a in (K.A_SKIP, K.A_CASTLE + 1):
+    for a in (K.A_SKIP, K.A_CASTLE_BONUS + 1):
         c = st.copy()
         K.step(c, a)
         after[a] = K.potential(c, 0)
     # the cross adds the domain size + 1 at once; keeping the bonus is worth 5 x empty / 34
-    assert (after[K.A_CASTLE + 1] > after[K.A_SKIP]) == use
+    assert (after[K.A_CASTLE_BONUS + 1] > after[K.A_SKIP]) == use
 
 
 def test_potential_spellbook():
     st = _quiet_state()
     st[K.MARKS + QUARTERS] = 2                               # add_cross row at 2/3
     base = K.potential(st, 0)
-    assert base == pytest.approx(K.SPELL_VALUE[K.SP_ADDX] * 4 / 9)
+    assert base == pytest.approx(K.SPELL_VALUE[K.SPELL_ADD_CROSS] * 4 / 9)
     st[K.DIE_FACE + 1] = 0                                   # [quarters,0] will mark the last box
     st[K.DIE_HOLDER + 1] = 0
-    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SP_ADDX])
-    st[K.SP_OWNER + K.SP_ADDX] = 1                           # the row is closed
+    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SPELL_ADD_CROSS])
+    st[K.SPELL_OWNER + K.SPELL_ADD_CROSS] = 1                           # the row is closed
     assert K.potential(st, 0) == 0.0
     st = _quiet_state()
-    give_spell(st, 0, K.SP_TURN)
-    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SP_TURN])
-    st[K.SP_USED + K.SP_TURN] = 1
+    give_spell(st, 0, K.SPELL_TURN_DIE)
+    assert K.potential(st, 0) == pytest.approx(K.SPELL_VALUE[K.SPELL_TURN_DIE])
+    st[K.SPELL_USED + K.SPELL_TURN_DIE] = 1
     assert K.potential(st, 0) == 0.0
 
 
@@ -1421,10 +1487,10 @@ def test_potential_in_evaluate_and_draft():
     # one ply ahead, seat 0 (start player) picks the die whose face joins its crossed domain
     for d, f in enumerate((3, 1, 4, 4)):                     # stripe, stripe, dot (0), dot (1)
         st[K.DIE_FACE + d] = f
-    assert phase(st) == "DRAFT_PICK" and st[K.CUR] == 0
+    assert phase(st) == "DRAFT_PICK" and st[K.MOVER] == 0
     values = {}
     for a in legal(st):
         c = st.copy()
         K.step(c, a)
         values[a] = spec.evaluate(c, cfg, 0)
-    assert max(values, key=values.get) == K.A_PICK + 3
+    assert max(values, key=values.get) == K.A_PICK_DIE + 3

@@ -53,7 +53,7 @@ def test_illegal_action_message_names_action_and_phase():
     env = make()
     env.reset(seed=0)
     env._mask[1] = 0  # make "add 2" illegal for this decision
-    with pytest.raises(ValueError, match=r"illegal action 1 \(add 2\).*phase ADD"):
+    with pytest.raises(ValueError, match=r"illegal action 1 \(add 2\).*phase add"):
         env.step(1)
 
 
@@ -304,3 +304,12 @@ def test_reset_refuses_options_that_are_not_a_dict(bad):
     with pytest.raises(ValueError, match="options"):
         env.reset(seed=1, options=bad)
     assert np.array_equal(env._state, before)
+
+
+def test_benchmark_floor_game_is_a_valid_environment():
+    """benchmarks/floor_game.py (the floor of the AEC throughput table) is a real game for
+    the shell: it passes PettingZoo's api_test and ends after its fixed length."""
+    from benchmarks.floor_game import GAME_LENGTH, FloorSpec
+    from tests import driver
+    api_test(CityEnv(FloorSpec()), num_cycles=50)
+    assert driver.play(CityEnv(FloorSpec()), seed=0) == GAME_LENGTH

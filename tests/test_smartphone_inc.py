@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from kernels import smartphone_inc as K  # noqa: E402
 from kernels import playout  # noqa: E402
 import reference_smartphone_inc as R  # noqa: E402
+from tests import driver  # noqa: E402
 from numba import njit  # noqa: E402
 
 # The shared playout loop compiled without numba's on-disk cache: its cache index holds
@@ -46,33 +47,33 @@ def game(n=2, steve=0, sides=0, cols=None, seed=1):
 
 
 def cset(st, c, field, v, k=0):
-    st[K.cb(c) + field + k] = v
+    st[K.company_base(c) + field + k] = v
 
 
 def cget(st, c, field, k=0):
-    return int(st[K.cb(c) + field + k])
+    return int(st[K.company_base(c) + field + k])
 
 
 def outv(st, c):
-    return tuple(int(x) for x in st[K.cb(c) + K.C_OUT:K.cb(c) + K.C_OUT + 7])
+    return tuple(int(x) for x in st[K.company_base(c) + K.C_OUTCOME:K.company_base(c) + K.C_OUTCOME + 7])
 
 
 def set_out(st, c, cd=0, prod=0, imp=0, cov=0, shift=0, res=0, log=0):
-    st[K.cb(c) + K.C_OUT:K.cb(c) + K.C_OUT + 7] = (cd, prod, imp, cov, shift, res, log)
+    st[K.company_base(c) + K.C_OUTCOME:K.company_base(c) + K.C_OUTCOME + 7] = (cd, prod, imp, cov, shift, res, log)
 
 
 def clear_retailers(st):
-    st[K.RET:K.RET + K.NREG] = -1
-    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
+    st[K.RETAILER:K.RETAILER + K.NREG] = -1
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
 
 
 def offices(st, r):
-    return [int(x) for x in st[K.OFFS + r * K.MAX_SLOTS:K.OFFS + r * K.MAX_SLOTS + K.REG_NSLOT[r]]]
+    return [int(x) for x in st[K.OFFICES + r * K.MAX_SLOTS:K.OFFICES + r * K.MAX_SLOTS + K.REG_NSLOT[r]]]
 
 
 def set_offices(st, r, occ):
     for s in range(K.MAX_SLOTS):
-        st[K.OFFS + r * K.MAX_SLOTS + s] = occ[s] if s < len(occ) else -1
+        st[K.OFFICES + r * K.MAX_SLOTS + s] = occ[s] if s < len(occ) else -1
 
 
 def mask_of(st):
@@ -88,24 +89,24 @@ def legal(st):
 def plan_state(tiles=(), four_g=False):
     """A 2-company game with player 0 planning, owning ``tiles`` (icon pairs)."""
     st = game(2, cols=[GREEN, BLUE])
-    cset(st, 0, K.C_NT, len(tiles))
+    cset(st, 0, K.C_NUM_TILES, len(tiles))
     for k, t in enumerate(tiles):
         cset(st, 0, K.C_TILES, K.TILE_TYPES.index(t), k)
     if four_g:
-        cset(st, 0, K.C_OWN, 1, G4)
+        cset(st, 0, K.C_OWNS, 1, G4)
     return st
 
 
 def eval0(st):
     o = np.zeros(7, np.int64)
-    K.eval_plan(st, 0, o)
+    K._eval_plan(st, 0, o)
     return tuple(int(x) for x in o)
 
 
 def visible_counts(st, c=0):
     icon = np.zeros(K.NCELL, np.int64)
     src = np.zeros(K.NCELL, np.int64)
-    K.paint(st, c, icon, src, int(st[K.pb(c) + K.PL_N]))
+    K.paint(st, c, icon, src, int(st[K.plan_base(c) + K.PL_COUNT]))
     return Counter(K.ICON_NAMES[i] for i in icon if i >= 0)
 
 
@@ -119,9 +120,9 @@ def pad_table():
 def test_e1_price():
     st = plan_state()
     K.step(st, K.A_SIDES + 0)
-    K.step(st, K.A_ARR + 63)
+    K.step(st, K.A_ARRANGE + 63)
     o = eval0(st)
-    assert 5 + o[K.O_SHIFT] == 3
+    assert 5 + o[K.O_PRICE_SHIFT] == 3
     assert o == (2, 2, 1, 0, -2, 3, 2)
     vc = visible_counts(st)
     assert vc["CHEAP"] == 2 and vc["PUP"] == 0
@@ -131,7 +132,7 @@ def test_e1_price():
         for a in range(K.NARR):
             s2 = plan_state()
             K.step(s2, K.A_SIDES + sides)
-            K.step(s2, K.A_ARR + a)
+            K.step(s2, K.A_ARRANGE + a)
             vc = visible_counts(s2)
             if vc["CHEAP"] == 2 and vc["PUP"] == 0:
                 hits.append(sides)
@@ -141,10 +142,10 @@ def test_e1_price():
 def test_e2_production():
     st = plan_state()
     K.step(st, K.A_SIDES + 0)
-    K.step(st, K.A_ARR + 7)
+    K.step(st, K.A_ARRANGE + 7)
     o = eval0(st)
-    assert o[K.O_CD] + o[K.O_PROD] == 7 and o[K.O_CD] == 4
-    assert 5 + o[K.O_SHIFT] == 2 and o[K.O_RES] == 1 and o[K.O_LOG] == 2 and o[K.O_IMPCOV] == 1
+    assert o[K.O_GOODS] + o[K.O_PROD] == 7 and o[K.O_GOODS] == 4
+    assert 5 + o[K.O_PRICE_SHIFT] == 2 and o[K.O_RES] == 1 and o[K.O_LOG] == 2 and o[K.O_IMP_COVERED] == 1
     t = pad_table()
     seven = [(int(r[0]), int(r[1])) for r in t if r[2] + r[3] == 7]
     assert seven == [(0, 7), (0, 20), (0, 24), (0, 37), (0, 50), (0, 54)]
@@ -153,23 +154,23 @@ def test_e2_production():
 def test_e3_research_two_rounds():
     st = game(2, cols=[GREEN, BLUE])
     assert K.TECH_COST[G4] == 6
-    cset(st, 0, K.C_TM, 3, G4)
-    K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, G4) == 0 and cget(st, 0, K.C_TM, G4) == 3
-    cset(st, 0, K.C_TM, 6, G4)
-    K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, G4) == 1 and st[K.PATENT + G4] == 0
-    assert K.tech_cost(st, G4, 1) == 5
+    cset(st, 0, K.C_TECH_MARKERS, 3, G4)
+    K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, G4) == 0 and cget(st, 0, K.C_TECH_MARKERS, G4) == 3
+    cset(st, 0, K.C_TECH_MARKERS, 6, G4)
+    K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, G4) == 1 and st[K.PATENT + G4] == 0
+    assert K._tech_cost(st, G4, 1) == 5
     # variant: the other company took the patent in between
     st = game(2, cols=[GREEN, BLUE])
-    cset(st, 0, K.C_TM, 3, G4)
+    cset(st, 0, K.C_TECH_MARKERS, 3, G4)
     st[K.PATENT + G4] = 1
-    cset(st, 0, K.C_TM, 4, G4)
-    K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, G4) == 0
-    cset(st, 0, K.C_TM, 5, G4)
-    K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, G4) == 1 and st[K.PATENT + G4] == 1
+    cset(st, 0, K.C_TECH_MARKERS, 4, G4)
+    K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, G4) == 0
+    cset(st, 0, K.C_TECH_MARKERS, 5, G4)
+    K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, G4) == 1 and st[K.PATENT + G4] == 1
 
 
 def research_order(st, first, second):
@@ -180,28 +181,28 @@ def research_order(st, first, second):
 def test_e4_patent_race_through_phase5():
     st = game(2, cols=[GREEN, RED])       # company 0 green, 1 red
     assert K.TECH_COST[GAMEPAD] == 5
-    cset(st, 1, K.C_TM, 4, GAMEPAD)
-    cset(st, 0, K.C_TM, 3, GAMEPAD)
+    cset(st, 1, K.C_TECH_MARKERS, 4, GAMEPAD)
+    cset(st, 0, K.C_TECH_MARKERS, 3, GAMEPAD)
     set_out(st, 0, res=2)
     set_out(st, 1, res=0)
     research_order(st, 0, 1)
-    K.start_phase(st, 5)
-    K.run(st)
-    assert st[K.PEND] == K.P_RES and st[K.CUR] == 0
-    K.step(st, K.A_RES + GAMEPAD)
-    K.step(st, K.A_RES + GAMEPAD)
-    assert cget(st, 0, K.C_OWN, GAMEPAD) == 1 and cget(st, 1, K.C_OWN, GAMEPAD) == 1
+    K._start_phase(st, K.PH_RESEARCH)
+    K._run(st)
+    assert st[K.PENDING] == K.P_RESEARCH and st[K.CURRENT] == 0
+    K.step(st, K.A_RESEARCH + GAMEPAD)
+    K.step(st, K.A_RESEARCH + GAMEPAD)
+    assert cget(st, 0, K.C_OWNS, GAMEPAD) == 1 and cget(st, 1, K.C_OWNS, GAMEPAD) == 1
     assert st[K.PATENT + GAMEPAD] == 0
 
 
 def test_e5_logistics_reach():
     st = game(2, cols=[BLACK, GREEN])
-    got = {K.REGION_IDS[r] for r in range(K.NREG) if K.logistics_legal(st, 0, r)}
+    got = {K.REGION_IDS[r] for r in range(K.NREG) if K._logistics_legal(st, 0, r)}
     assert got == {"europe", "china", "emirates", "south_america"}
     # a full region drops out
     r = RG["emirates"]
     set_offices(st, r, [1, 1, 1])
-    got = {K.REGION_IDS[r] for r in range(K.NREG) if K.logistics_legal(st, 0, r)}
+    got = {K.REGION_IDS[r] for r in range(K.NREG) if K._logistics_legal(st, 0, r)}
     assert got == {"europe", "china", "south_america"}
 
 
@@ -211,20 +212,20 @@ def test_e6_selling_leftmost_buyers():
     clear_retailers(st)
     na = RG["north_africa"]
     cset(st, 0, K.C_PRICE, 4)
-    cset(st, 0, K.C_OWN, 1, GAMEPAD)
-    assert K.sell_cap(st, 0, na) == 3
+    cset(st, 0, K.C_OWNS, 1, GAMEPAD)
+    assert K._sell_capacity(st, 0, na) == 3
     cset(st, 0, K.C_READY, 4)
     cset(st, 1, K.C_PRICE, 5)
     vp0 = cget(st, 0, K.C_VP)
-    K.start_phase(st, 7)
+    K._start_phase(st, K.PH_SELLING)
     # stop right after P's forced sales: inspect buyers via a copy stepping the kernel by hand
     s2 = st.copy()
-    K.advance(s2)
-    assert s2[K.PEND] == K.P_SELL and K.forced_sell(s2) == na
+    K._advance(s2)
+    assert s2[K.PENDING] == K.P_SELL and K._forced_sell(s2) == na
     for _ in range(3):
-        K.apply(s2, K.A_SELL + na)
-    assert [int(x) for x in s2[K.BUY + na * K.MAX_BUY:K.BUY + na * K.MAX_BUY + 5]] == [-1, 0, 0, -1, 0]
-    K.run(st)   # the whole selling phase and scoring run without a decision
+        K._apply(s2, K.A_SELL + na)
+    assert [int(x) for x in s2[K.BUYERS + na * K.MAX_BUY:K.BUYERS + na * K.MAX_BUY + 5]] == [-1, 0, 0, -1, 0]
+    K._run(st)   # the whole selling phase and scoring run without a decision
     assert cget(st, 0, K.C_READY) == 0          # 1 good discarded
     # 3 goods x price 4, plus leadership of North Africa (slot 0 value 1)
     assert cget(st, 0, K.C_VP) - vp0 == 12 + K.REG_SLOTVP[na, 0, 0]
@@ -239,12 +240,12 @@ def leadership_game():
 
 def run_scoring(st):
     before = [cget(st, c, K.C_VP) for c in range(5)]
-    K.end_round(st)
+    K._end_round(st)
     return [cget(st, c, K.C_VP) - before[c] for c in range(5)]
 
 
 def sold(st, r, idx, c):
-    st[K.BUY + r * K.MAX_BUY + idx] = c
+    st[K.BUYERS + r * K.MAX_BUY + idx] = c
 
 
 def test_e7_leadership_rightmost_slot_value():
@@ -277,7 +278,7 @@ def test_t1_pad_enumeration():
     outs = {tuple(r[2:]) for r in t}
     assert len(outs) == 80
     assert [len({tuple(r[2:]) for r in t if r[0] == s}) for s in range(4)] == [19, 21, 20, 20]
-    price = 5 + t[:, 2 + K.O_SHIFT]
+    price = 5 + t[:, 2 + K.O_PRICE_SHIFT]
     assert price.min() == 2 and price.max() == 8
     assert t[:, 2 + K.O_RES].max() == 4 and t[:, 2 + K.O_LOG].max() == 4
     assert (t[:, 2 + K.O_RES] + t[:, 2 + K.O_LOG]).max() == 6
@@ -287,8 +288,8 @@ def test_t1_pad_enumeration():
         for a in range(K.NARR):
             st = plan_state()
             K.step(st, K.A_SIDES + sides)
-            K.step(st, K.A_ARR + a)
-            cover.append(eval0(st)[K.O_CD])
+            K.step(st, K.A_ARRANGE + a)
+            cover.append(eval0(st)[K.O_GOODS])
             cheap.append(visible_counts(st)["CHEAP"])
     assert [cover.count(k) for k in (1, 2, 3, 4)] == [128, 224, 32, 96]
     assert [cheap.count(k) for k in (0, 1, 2, 3)] == [148, 136, 136, 60]
@@ -300,7 +301,7 @@ def test_t1_pad_enumeration():
 def p0(tiles=(), four_g=False):
     st = plan_state(tiles, four_g)
     K.step(st, K.A_SIDES + 2)
-    K.step(st, K.A_ARR + 63)
+    K.step(st, K.A_ARRANGE + 63)
     return st
 
 
@@ -308,21 +309,21 @@ def test_t2_concrete_plan():
     st = p0()
     o = eval0(st)
     assert o == (2, 1, 1, 1, 0, 3, 2)
-    assert 5 + o[K.O_SHIFT] == 5 and o[K.O_CD] + o[K.O_PROD] == 3
+    assert 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
 
 
 def place(st, tile_index, code):
-    K.step(st, K.A_PICK + tile_index)
-    assert mask_of(st)[K.A_PLACE + code] == 1
-    K.step(st, K.A_PLACE + code)
+    K.step(st, K.A_TILE_PICK + tile_index)
+    assert mask_of(st)[K.A_TILE_PLACE + code] == 1
+    K.step(st, K.A_TILE_PLACE + code)
 
 
 def test_t3_tile_over_overlap():
     st = p0([("PROD", "RES")])
     place(st, 0, 344)
     o = eval0(st)
-    assert 5 + o[K.O_SHIFT] == 6 and o[K.O_PROD] == 1 and o[K.O_RES] == 4 and o[K.O_LOG] == 2
-    assert o[K.O_CD] == 2 and o[K.O_IMP] == 1 and o[K.O_IMPCOV] == 1
+    assert 5 + o[K.O_PRICE_SHIFT] == 6 and o[K.O_PROD] == 1 and o[K.O_RES] == 4 and o[K.O_LOG] == 2
+    assert o[K.O_GOODS] == 2 and o[K.O_IMP] == 1 and o[K.O_IMP_COVERED] == 1
     assert visible_counts(st)["CHEAP"] == 0
 
 
@@ -330,31 +331,31 @@ def test_t4_tile_covering_visible_imp():
     st = p0([("RES", "LOG")])
     place(st, 0, 352)
     o = eval0(st)
-    assert o[K.O_IMP] == 0 and o[K.O_IMPCOV] == 2
-    assert o[K.O_RES] == 3 and o[K.O_LOG] == 3 and 5 + o[K.O_SHIFT] == 5 and o[K.O_CD] + o[K.O_PROD] == 3
+    assert o[K.O_IMP] == 0 and o[K.O_IMP_COVERED] == 2
+    assert o[K.O_RES] == 3 and o[K.O_LOG] == 3 and 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
 
 
 def test_t5_tile_under_top_pad():
     st = p0([("PROD", "PDOWN")])
     place(st, 0, 387)
     o = eval0(st)
-    assert 5 + o[K.O_SHIFT] == 5 and o[K.O_RES] == 3 and o[K.O_LOG] == 1 and o[K.O_CD] + o[K.O_PROD] == 4
+    assert 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_RES] == 3 and o[K.O_LOG] == 1 and o[K.O_GOODS] + o[K.O_PROD] == 4
     st = p0([("PROD", "PDOWN")])
     place(st, 0, 386)
     o = eval0(st)
-    assert 5 + o[K.O_SHIFT] == 4 and o[K.O_RES] == 2 and o[K.O_LOG] == 1 and o[K.O_CD] + o[K.O_PROD] == 4
+    assert 5 + o[K.O_PRICE_SHIFT] == 4 and o[K.O_RES] == 2 and o[K.O_LOG] == 1 and o[K.O_GOODS] + o[K.O_PROD] == 4
 
 
 def test_t6_placement_legality():
     st = p0([("PROD", "RES"), ("RES", "LOG")])
-    K.step(st, K.A_PICK + 0)
+    K.step(st, K.A_TILE_PICK + 0)
     m = mask_of(st)
     hz = lambda r, c: 8 * r + c          # noqa: E731
     vt = lambda r, c: 64 + 9 * r + c     # noqa: E731
-    assert m[K.A_PLACE + 4 * hz(4, 5)] == 0                    # (a)
-    assert m[K.A_PLACE + 4 * vt(4, 6)] == 0                    # (b)
-    assert m[K.A_PLACE + 4 * hz(3, 4) + 1] == 1                # (c)
-    assert m[K.A_PLACE + 4 * vt(2, 4) + 1] == 0                # (d)
+    assert m[K.A_TILE_PLACE + 4 * hz(4, 5)] == 0                    # (a)
+    assert m[K.A_TILE_PLACE + 4 * vt(4, 6)] == 0                    # (b)
+    assert m[K.A_TILE_PLACE + 4 * hz(3, 4) + 1] == 1                # (c)
+    assert m[K.A_TILE_PLACE + 4 * vt(2, 4) + 1] == 0                # (d)
     # (f) 34 placements as the rules reference counts them (under-tiles with a cell beneath
     # the top pad); since issue 14 an under-tile needs none, so that a later under-tile can
     # lie on it: 3 more dominoes on bottom-only cells, both ways round (40)
@@ -363,35 +364,35 @@ def test_t6_placement_legality():
 
     def reference_count(mask):
         n = 0
-        for code in np.flatnonzero(mask[K.A_PLACE:K.A_PLACE + 4 * K.NDOM]):
+        for code in np.flatnonzero(mask[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM]):
             d = code >> 2
             cells = {int(K.DOM_A[d]), int(K.DOM_B[d])}
             n += (code & 1) == 0 or bool(cells & top & bottom)
         return n
     assert reference_count(m) == 34
-    assert m[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 40
-    assert m[K.A_PLACE + 4 * hz(4, 3) + 1] == 1 and m[K.A_PLACE + 4 * vt(3, 3) + 3] == 1
+    assert m[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM].sum() == 40
+    assert m[K.A_TILE_PLACE + 4 * hz(4, 3) + 1] == 1 and m[K.A_TILE_PLACE + 4 * vt(3, 3) + 3] == 1
     s4 = p0([("PROD", "RES")], four_g=True)
-    K.step(s4, K.A_PICK + 0)
+    K.step(s4, K.A_TILE_PICK + 0)
     m4 = mask_of(s4)
-    assert m4[K.A_PLACE + 4 * hz(4, 5)] == 1
-    assert m4[K.A_PLACE + 4 * vt(4, 6)] == 0
+    assert m4[K.A_TILE_PLACE + 4 * hz(4, 5)] == 1
+    assert m4[K.A_TILE_PLACE + 4 * vt(4, 6)] == 0
     assert reference_count(m4) == 62
-    assert m4[K.A_PLACE:K.A_PLACE + 4 * K.NDOM].sum() == 62 + 20   # + 7 dominoes one cell off
+    assert m4[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM].sum() == 62 + 20   # + 7 dominoes one cell off
     # (c) fully hidden under-tile equals P0 with d = 0
     sc = p0([("PROD", "RES")])
     place(sc, 0, 4 * hz(3, 4) + 1)
     assert eval0(sc) == eval0(p0())
     # (e) A over (4,3)-(4,4); B cannot bury it, B over (4,4)-(4,5) is legal
-    K.step(st, K.A_PLACE + 4 * hz(4, 3))
-    K.step(st, K.A_PICK + 1)
+    K.step(st, K.A_TILE_PLACE + 4 * hz(4, 3))
+    K.step(st, K.A_TILE_PICK + 1)
     m = mask_of(st)
-    assert m[K.A_PLACE + 4 * hz(4, 3)] == 0 and m[K.A_PLACE + 4 * hz(4, 3) + 2] == 0
-    assert m[K.A_PLACE + 4 * hz(4, 4)] == 1
-    K.step(st, K.A_PLACE + 4 * hz(4, 4))
+    assert m[K.A_TILE_PLACE + 4 * hz(4, 3)] == 0 and m[K.A_TILE_PLACE + 4 * hz(4, 3) + 2] == 0
+    assert m[K.A_TILE_PLACE + 4 * hz(4, 4)] == 1
+    K.step(st, K.A_TILE_PLACE + 4 * hz(4, 4))
     o = eval0(st)
-    assert o[K.O_PROD] == 2 and o[K.O_RES] == 3 and o[K.O_LOG] == 2 and 5 + o[K.O_SHIFT] == 4
-    assert o[K.O_CD] == 2 and o[K.O_CD] + o[K.O_PROD] == 4
+    assert o[K.O_PROD] == 2 and o[K.O_RES] == 3 and o[K.O_LOG] == 2 and 5 + o[K.O_PRICE_SHIFT] == 4
+    assert o[K.O_GOODS] == 2 and o[K.O_GOODS] + o[K.O_PROD] == 4
 
 
 def test_t7_turn_order():
@@ -399,34 +400,34 @@ def test_t7_turn_order():
     for c, (pr, vp, sv) in enumerate([(4, 12, 1), (4, 12, 3), (3, 20, 5), (4, 9, 2)]):
         cset(st, c, K.C_PRICE, pr)
         cset(st, c, K.C_VP, vp)
-        cset(st, c, K.C_SVP, sv)
-    K.compute_order(st)
+        cset(st, c, K.C_START_VP, sv)
+    K._compute_order(st)
     assert list(st[K.ORDER:K.ORDER + 4]) == [2, 3, 0, 1]
 
 
 def t8_state():
     st = game(2, cols=[GREEN, BLUE])      # front sides: Gamepad front in play
     st[K.PATENT + NFC] = 1
-    cset(st, 0, K.C_TM, 3, GAMEPAD)
-    cset(st, 0, K.C_TM, 4, NFC)
+    cset(st, 0, K.C_TECH_MARKERS, 3, GAMEPAD)
+    cset(st, 0, K.C_TECH_MARKERS, 4, NFC)
     return st
 
 
 def test_t8_research_cascade():
     st = t8_state()
     for _ in range(2):
-        cset(st, 0, K.C_TM, cget(st, 0, K.C_TM, GAMEPAD) + 1, GAMEPAD)
-        K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, GAMEPAD) and cget(st, 0, K.C_OWN, NFC)
+        cset(st, 0, K.C_TECH_MARKERS, cget(st, 0, K.C_TECH_MARKERS, GAMEPAD) + 1, GAMEPAD)
+        K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, GAMEPAD) and cget(st, 0, K.C_OWNS, NFC)
     assert st[K.PATENT + GAMEPAD] == 0 and st[K.PATENT + NFC] == 1
-    assert cget(st, 0, K.C_OUSED) == 3 and K.tech_cost(st, GAMEPAD, 1) == 4
+    assert cget(st, 0, K.C_OFFICES_USED) == 3 and K._tech_cost(st, GAMEPAD, 1) == 4
     st = t8_state()
-    cset(st, 0, K.C_TM, 5, NFC)
-    K.complete_check(st, 0)
-    cset(st, 0, K.C_TM, 4, GAMEPAD)
-    K.complete_check(st, 0)
-    assert cget(st, 0, K.C_OWN, NFC) and not cget(st, 0, K.C_OWN, GAMEPAD)
-    assert cget(st, 0, K.C_TM, GAMEPAD) == 4 and st[K.PATENT + NFC] == 1
+    cset(st, 0, K.C_TECH_MARKERS, 5, NFC)
+    K._complete_techs(st, 0)
+    cset(st, 0, K.C_TECH_MARKERS, 4, GAMEPAD)
+    K._complete_techs(st, 0)
+    assert cget(st, 0, K.C_OWNS, NFC) and not cget(st, 0, K.C_OWNS, GAMEPAD)
+    assert cget(st, 0, K.C_TECH_MARKERS, GAMEPAD) == 4 and st[K.PATENT + NFC] == 1
 
 
 def test_t9_logistics_chain():
@@ -435,24 +436,24 @@ def test_t9_logistics_chain():
     st = game(2, cols=[BLACK, GREEN])
     clear_retailers(st)
     set_offices(st, RG["europe"], [1, 1, 1, 1, 1])
-    st[K.MARK + RG["china"] * K.MAX_CO + 0] = 1
+    st[K.MARKERS + RG["china"] * K.MAX_CO + 0] = 1
     set_out(st, 0, log=5)
     set_out(st, 1, log=0)
     research_order(st, 0, 1)
-    K.start_phase(st, 6)
-    K.run(st)
-    assert st[K.PEND] == K.P_LOG and st[K.CUR] == 0
-    names = lambda: {K.REGION_IDS[a - K.A_LOG] for a in legal(st) if a < K.A_LOG + K.NREG}  # noqa: E731
+    K._start_phase(st, K.PH_LOGISTICS)
+    K._run(st)
+    assert st[K.PENDING] == K.P_LOGISTICS and st[K.CURRENT] == 0
+    names = lambda: {K.REGION_IDS[a - K.A_LOGISTICS] for a in legal(st) if a < K.A_LOGISTICS + K.NREG}  # noqa: E731
     assert names() == {"emirates", "china", "south_america"}
-    K.step(st, K.A_LOG + RG["emirates"])
-    K.step(st, K.A_LOG + RG["emirates"])
+    K.step(st, K.A_LOGISTICS + RG["emirates"])
+    K.step(st, K.A_LOGISTICS + RG["emirates"])
     assert offices(st, RG["emirates"])[0] == 0
     assert "rsa" in names() and "europe" not in names()
-    K.step(st, K.A_LOG + RG["rsa"])
-    K.step(st, K.A_LOG + RG["rsa"])
+    K.step(st, K.A_LOGISTICS + RG["rsa"])
+    K.step(st, K.A_LOGISTICS + RG["rsa"])
     assert offices(st, RG["rsa"])[0] == 0
-    K.step(st, K.A_LOG + RG["china"])     # 2 of 4 on China
-    assert st[K.MARK + RG["china"] * K.MAX_CO] == 2
+    K.step(st, K.A_LOGISTICS + RG["china"])     # 2 of 4 on China
+    assert st[K.MARKERS + RG["china"] * K.MAX_CO] == 2
 
 
 def test_t10_forced_selling_split():
@@ -463,43 +464,43 @@ def test_t10_forced_selling_split():
     for c in range(5):
         cset(st, c, K.C_PRICE, 5 if c == P else 9)
     cset(st, P, K.C_PRICE, 5)
-    caps = {r: K.sell_cap(st, P, r) for r in range(K.NREG) if K.sell_cap(st, P, r)}
+    caps = {r: K._sell_capacity(st, P, r) for r in range(K.NREG) if K._sell_capacity(st, P, r)}
     assert caps == {RG["north_africa"]: 1, RG["europe"]: 3}
-    cset(st, P, K.C_OWN, 1, G4)
-    st[K.TSIDE + G4] = 1
-    assert K.sell_cap(st, P, RG["europe"]) == 4 and K.sell_cap(st, P, RG["russia"]) == 1
-    assert K.sell_cap(st, P, RG["china"]) == 1      # buyers 2,3,4 < 5 but 5 is eligible
-    cset(st, P, K.C_OWN, 0, G4)
+    cset(st, P, K.C_OWNS, 1, G4)
+    st[K.TECH_SIDE + G4] = 1
+    assert K._sell_capacity(st, P, RG["europe"]) == 4 and K._sell_capacity(st, P, RG["russia"]) == 1
+    assert K._sell_capacity(st, P, RG["china"]) == 1      # buyers 2,3,4 < 5 but 5 is eligible
+    cset(st, P, K.C_OWNS, 0, G4)
     # (c) another company sold first on two of P's eligible Europe buyers
     s = st.copy()
     sold(s, RG["europe"], 1, RED)
     sold(s, RG["europe"], 2, RED)
-    assert K.sell_cap(s, P, RG["europe"]) == 1
+    assert K._sell_capacity(s, P, RG["europe"]) == 1
     # (d) without 4G back no capacity where P has no office
-    assert K.sell_cap(st, P, RG["russia"]) == 0
+    assert K._sell_capacity(st, P, RG["russia"]) == 0
     # (a) 7 ready goods: all 4 sold automatically, 3 discarded, 20 VP of sales
     s = st.copy()
     cset(s, P, K.C_READY, 7)
-    K.start_phase(s, 7)
-    K.advance(s)
-    assert K.forced_sell(s) >= 0
+    K._start_phase(s, K.PH_SELLING)
+    K._advance(s)
+    assert K._forced_sell(s) >= 0
     vp = cget(s, P, K.C_VP)
-    K.run(s)
+    K._run(s)
     assert cget(s, P, K.C_READY) == 0
     lead = K.REG_SLOTVP[RG["north_africa"], 0, 0] + K.REG_SLOTVP[RG["europe"], 0, 0]
     assert cget(s, P, K.C_VP) - vp == 20 + lead
     # (b) 3 ready goods: a real choice; a single good in North Africa goes to the price-5 buyer
     s = st.copy()
     cset(s, P, K.C_READY, 3)
-    K.start_phase(s, 7)
-    K.run(s)
-    assert s[K.PEND] == K.P_SELL and s[K.CUR] == P
+    K._start_phase(s, K.PH_SELLING)
+    K._run(s)
+    assert s[K.PENDING] == K.P_SELL and s[K.CURRENT] == P
     assert legal(s) == {K.A_SELL + RG["north_africa"], K.A_SELL + RG["europe"]}
     assert legal(s) == R.legal_actions(s)
-    K.apply(s, K.A_SELL + RG["north_africa"])
-    assert s[K.BUY + RG["north_africa"] * K.MAX_BUY + 2] == P
+    K._apply(s, K.A_SELL + RG["north_africa"])
+    assert s[K.BUYERS + RG["north_africa"] * K.MAX_BUY + 2] == P
     assert legal(s) == {K.A_SELL + RG["europe"]}
-    assert K.forced_sell(s) == RG["europe"]        # the rest is resolved by the environment
+    assert K._forced_sell(s) == RG["europe"]        # the rest is resolved by the environment
 
 
 def test_t11_leadership_runner_up():
@@ -521,42 +522,42 @@ def test_t11_leadership_runner_up():
 def test_t12_nfc_front_and_turn_order():
     st = game(2, cols=[GREEN, BLACK])
     P, Q = 0, 1
-    cset(st, P, K.C_OWN, 1, NFC)
+    cset(st, P, K.C_OWNS, 1, NFC)
     for c, (pr, vp) in ((P, (6, 10)), (Q, (6, 20))):
         cset(st, c, K.C_PRICE, pr)
         cset(st, c, K.C_VP, vp)
     cset(st, P, K.C_READY, 5)
     set_out(st, P)
     set_out(st, Q)
-    K.start_phase(st, 6)
+    K._start_phase(st, K.PH_LOGISTICS)
     assert list(st[K.ORDER:K.ORDER + 2]) == [P, Q]
-    K.run(st)
-    assert st[K.PEND] == K.P_NFC and st[K.CUR] == P
-    assert legal(st) == {K.A_NFC, K.A_NFC + 1, K.A_NFC + 2}
-    K.apply(st, K.A_NFC + 2)
+    K._run(st)
+    assert st[K.PENDING] == K.P_NFC_SELL and st[K.CURRENT] == P
+    assert legal(st) == {K.A_NFC_SELL, K.A_NFC_SELL + 1, K.A_NFC_SELL + 2}
+    K._apply(st, K.A_NFC_SELL + 2)
     assert cget(st, P, K.C_VP) == 28 and cget(st, P, K.C_READY) == 2
-    K.compute_order(st)
+    K._compute_order(st)
     assert list(st[K.ORDER:K.ORDER + 2]) == [Q, P]
 
 
 def stop_at_phase4(st):
     """Make phase 4 stop at its first decision (display non-empty, everyone has an active IMP)."""
-    for c in range(int(st[K.NCO])):
-        cset(st, c, K.C_OUT, 1, K.O_IMP)
-    st[K.DISP] = 0
+    for c in range(int(st[K.NUM_COMPANIES])):
+        cset(st, c, K.C_OUTCOME, 1, K.O_IMP)
+    st[K.DISPLAY] = 0
 
 
 def test_t13_wifi_back_goods_cap():
     st = game(2, cols=[YELLOW, GREEN])
     P = 0
-    cset(st, P, K.C_OWN, 1, WIFI)
-    st[K.TSIDE + WIFI] = 1
+    cset(st, P, K.C_OWNS, 1, WIFI)
+    st[K.TECH_SIDE + WIFI] = 1
     cset(st, P, K.C_PRICE, 10)
     cset(st, P, K.C_READY, 4)
     set_out(st, P)
     set_out(st, 1)
-    K.start_phase(st, 7)
-    K.run(st)                               # no capacity: P keeps its 4 goods
+    K._start_phase(st, K.PH_SELLING)
+    K._run(st)                               # no capacity: P keeps its 4 goods
     assert st[K.ROUND] == 2 and cget(st, P, K.C_READY) == 4
     for keep, expect in ((True, 18), (False, 16)):
         s = st.copy()
@@ -565,9 +566,9 @@ def test_t13_wifi_back_goods_cap():
         set_out(s, P, cd=16)
         set_out(s, 1)
         stop_at_phase4(s)
-        s[K.PHASE] = 2
-        K.run(s)
-        assert s[K.PHASE] == 4 and cget(s, P, K.C_READY) == expect
+        s[K.PHASE] = K.PH_PRICING
+        K._run(s)
+        assert s[K.PHASE] == K.PH_IMPROVEMENT and cget(s, P, K.C_READY) == expect
 
 
 def test_t14_retailer_office_and_extra_office():
@@ -575,26 +576,26 @@ def test_t14_retailer_office_and_extra_office():
     P, Q = 0, 1
     clear_retailers(st)
     H, MX = RG["south_america"], RG["north_africa"]
-    st[K.RET + MX] = K.RETAILER_IDS.index("M1")
-    st[K.RSIDE + MX] = 1      # extra_office side
+    st[K.RETAILER + MX] = K.RETAILER_IDS.index("M1")
+    st[K.RETAILER_SIDE + MX] = 1      # extra_office side
     set_offices(st, H, [P, Q])
     set_out(st, P, log=3)
     set_out(st, Q)
     research_order(st, P, Q)
-    K.start_phase(st, 6)
-    K.run(st)
+    K._start_phase(st, K.PH_LOGISTICS)
+    K._run(st)
     for _ in range(3):
-        assert st[K.PEND] == K.P_LOG
-        K.step(st, K.A_LOG + MX)
-    assert st[K.ROFF + MX * K.MAX_RSLOT] == P
-    assert st[K.PEND] == K.P_OFF and st[K.CUR] == P and legal(st) == {K.A_OFF + H}
+        assert st[K.PENDING] == K.P_LOGISTICS
+        K.step(st, K.A_LOGISTICS + MX)
+    assert st[K.RETAILER_OFFICES + MX * K.MAX_RSLOT] == P
+    assert st[K.PENDING] == K.P_OFFICE_TARGET and st[K.CURRENT] == P and legal(st) == {K.A_OFFICE_TARGET + H}
     assert legal(st) == R.legal_actions(st)
-    K.step(st, K.A_OFF + H)
+    K.step(st, K.A_OFFICE_TARGET + H)
     assert offices(st, H) == [P, Q, P, -1]
-    assert K.retailer_vp(st, P) == 5
-    assert not K.logistics_legal(st, P, MX)
-    st[K.ROFF + MX * K.MAX_RSLOT + 1] = Q
-    assert K.retailer_vp(st, Q) == 3
+    assert K._retailer_vp(st, P) == 5
+    assert not K._logistics_legal(st, P, MX)
+    st[K.RETAILER_OFFICES + MX * K.MAX_RSLOT + 1] = Q
+    assert K._retailer_vp(st, Q) == 3
 
 
 def test_t15_office_move():
@@ -603,15 +604,15 @@ def test_t15_office_move():
     Z, Y = RG["usa"], RG["emirates"]
     set_offices(st, Z, [P, Q, Rr])
     set_offices(st, Y, [S])
-    st[K.BKIND] = K.B_MOVE
-    st[K.BCO] = P
-    st[K.MSRC] = -1
-    K.run(st)
-    assert st[K.PEND] == K.P_MSRC and st[K.CUR] == P
+    st[K.BONUS_KIND] = K.B_MOVE
+    st[K.BONUS_COMPANY] = P
+    st[K.MOVE_SOURCE] = -1
+    K._run(st)
+    assert st[K.PENDING] == K.P_MOVE_SOURCE and st[K.CURRENT] == P
     assert legal(st) == R.legal_actions(st)
-    K.step(st, K.A_MSRC + Z)
-    assert st[K.PEND] == K.P_OFF and legal(st) == R.legal_actions(st)
-    K.step(st, K.A_OFF + Y)
+    K.step(st, K.A_MOVE_SOURCE + Z)
+    assert st[K.PENDING] == K.P_OFFICE_TARGET and legal(st) == R.legal_actions(st)
+    K.step(st, K.A_OFFICE_TARGET + Y)
     assert offices(st, Z) == [Q, Rr, -1, -1] and offices(st, Y) == [S, P, -1]
     assert tuple(K.REG_SLOTVP[Z, 1]) == (2, -1)
 
@@ -619,19 +620,19 @@ def test_t15_office_move():
 def test_t16_liion_back_and_gps_front():
     st = game(2, cols=[GREEN, BLUE])
     P = 0
-    st[K.TSIDE + LIION] = 1
-    cset(st, P, K.C_OWN, 1, GPS)
-    cset(st, P, K.C_OWN, 1, NFC)
-    cset(st, P, K.C_TM, 5, LIION)
-    K.complete_check(st, P)
-    assert cget(st, P, K.C_OWN, LIION) and cget(st, P, K.C_READY) == 1
+    st[K.TECH_SIDE + LIION] = 1
+    cset(st, P, K.C_OWNS, 1, GPS)
+    cset(st, P, K.C_OWNS, 1, NFC)
+    cset(st, P, K.C_TECH_MARKERS, 5, LIION)
+    K._complete_techs(st, P)
+    assert cget(st, P, K.C_OWNS, LIION) and cget(st, P, K.C_READY) == 1
     cset(st, P, K.C_READY, 0)
-    cset(st, P, K.C_TOK, 1)
+    cset(st, P, K.C_TOKENS, 1)
     set_out(st, P, cd=3, prod=2)     # C = 2, d = 1, 2 production icons
     set_out(st, 1)
     stop_at_phase4(st)
-    st[K.PHASE] = 3
-    K.run(st)
+    st[K.PHASE] = K.PH_PRODUCTION
+    K._run(st)
     assert cget(st, P, K.C_READY) == 9
 
 
@@ -645,16 +646,16 @@ def test_t17_steve():
         st[K.ROUND] = rd
         ntiles = min(rd, 4)      # starting tile + 1 tile in each of rounds 1-3
         tokens = 1 if rd == 5 else 0
-        cset(st, S, K.C_NT, ntiles)
-        K.steve_outcome(st, S)
+        cset(st, S, K.C_NUM_TILES, ntiles)
+        K._steve_outcome(st, S)
         o = outv(st, S)
         price, goods, res, log, tile = table[rd - 1]
-        assert 5 + o[K.O_SHIFT] == price
-        assert o[K.O_CD] - ntiles + o[K.O_PROD] == goods
+        assert 5 + o[K.O_PRICE_SHIFT] == price
+        assert o[K.O_GOODS] - ntiles + o[K.O_PROD] == goods
         assert o[K.O_RES] == res and o[K.O_LOG] == log
         if tile is not None:
-            assert (o[K.O_IMP], o[K.O_IMPCOV]) == ((1, 0) if tile else (0, 1))
-        total.append(o[K.O_CD] + o[K.O_PROD] + tokens)
+            assert (o[K.O_IMP], o[K.O_IMP_COVERED]) == ((1, 0) if tile else (0, 1))
+        total.append(o[K.O_GOODS] + o[K.O_PROD] + tokens)
     assert total == [3, 5, 6, 7, 8]
 
 
@@ -664,17 +665,17 @@ def test_t18_display_runs_out():
         cset(st, c, K.C_PRICE, 1 + c)
         set_out(st, c)
     for c in range(3):
-        cset(st, c, K.C_OUT, 2, K.O_IMP)
-    cset(st, 3, K.C_OUT, 1, K.O_IMPCOV)
-    st[K.DISP:K.DISP + 5] = [0, 1, 2, 3, 4]
-    K.start_phase(st, 4)
-    K.run(st)
-    while st[K.PHASE] == 4 and st[K.PEND] == K.P_IMPR:
+        cset(st, c, K.C_OUTCOME, 2, K.O_IMP)
+    cset(st, 3, K.C_OUTCOME, 1, K.O_IMP_COVERED)
+    st[K.DISPLAY:K.DISPLAY + 5] = [0, 1, 2, 3, 4]
+    K._start_phase(st, K.PH_IMPROVEMENT)
+    K._run(st)
+    while st[K.PHASE] == K.PH_IMPROVEMENT and st[K.PENDING] == K.P_IMPROVE_PICK:
         a = min(legal(st))
         K.step(st, a)
-    assert [cget(st, c, K.C_NT) - 1 for c in range(5)] == [2, 2, 1, 0, 0]
-    assert [cget(st, c, K.C_TOK) for c in range(5)] == [0, 0, 1, 1, 0]
-    assert st[K.TOK] == 18
+    assert [cget(st, c, K.C_NUM_TILES) - 1 for c in range(5)] == [2, 2, 1, 0, 0]
+    assert [cget(st, c, K.C_TOKENS) for c in range(5)] == [0, 0, 1, 1, 0]
+    assert st[K.TOKENS_LEFT] == 18
 
 
 def test_t19_end_game_ties():
@@ -684,13 +685,13 @@ def test_t19_end_game_ties():
     for c, vp in ((A, 60), (B, 62), (C, 58)):
         cset(st, c, K.C_VP, vp)
         for t in range(3):
-            cset(st, c, K.C_OWN, 1, t)
+            cset(st, c, K.C_OWNS, 1, t)
     st[K.PATENT + NFC] = A       # 6 VP
     st[K.PATENT + GPS] = C       # 4 VP
-    st[K.RET + RG["caribbean"]] = K.RETAILER_IDS.index("S1")
-    st[K.ROFF + RG["caribbean"] * K.MAX_RSLOT] = B
-    st[K.RET + RG["rsa"]] = K.RETAILER_IDS.index("S2")
-    st[K.ROFF + RG["rsa"] * K.MAX_RSLOT] = C
+    st[K.RETAILER + RG["caribbean"]] = K.RETAILER_IDS.index("S1")
+    st[K.RETAILER_OFFICES + RG["caribbean"] * K.MAX_RSLOT] = B
+    st[K.RETAILER + RG["rsa"]] = K.RETAILER_IDS.index("S2")
+    st[K.RETAILER_OFFICES + RG["rsa"] * K.MAX_RSLOT] = C
     sc = np.zeros(3, np.int64)
     K.scores(st, sc)
     assert list(sc) == [66, 66, 66]
@@ -703,71 +704,71 @@ def test_t20_price_clamp():
     st = game(2, cols=[GREEN, BLUE])
     set_out(st, 0, shift=-5)
     set_out(st, 1, shift=5)
-    cset(st, 1, K.C_OWN, 1, NFC)
-    st[K.TSIDE + NFC] = 1
+    cset(st, 1, K.C_OWNS, 1, NFC)
+    st[K.TECH_SIDE + NFC] = 1
     stop_at_phase4(st)
-    st[K.PHASE] = 2
-    K.run(st)
+    st[K.PHASE] = K.PH_PRICING
+    K._run(st)
     assert cget(st, 0, K.C_PRICE) == 1 and cget(st, 1, K.C_PRICE) == 10
     s = game(2, cols=[GREEN, BLUE])
-    s[K.TSIDE + NFC] = 1
+    s[K.TECH_SIDE + NFC] = 1
     cset(s, 0, K.C_PRICE, 10)
-    cset(s, 0, K.C_TM, 6, NFC)
-    K.complete_check(s, 0)
-    assert cget(s, 0, K.C_OWN, NFC) and cget(s, 0, K.C_PRICE) == 10
+    cset(s, 0, K.C_TECH_MARKERS, 6, NFC)
+    K._complete_techs(s, 0)
+    assert cget(s, 0, K.C_OWNS, NFC) and cget(s, 0, K.C_PRICE) == 10
 
 
 def test_t21_retailer_markers_locked():
     st = game(2, cols=[GREEN, BLUE])
     P, Q = 0, 1
     clear_retailers(st)
-    st[K.TSIDE + GAMEPAD] = 1
+    st[K.TECH_SIDE + GAMEPAD] = 1
     set_offices(st, RG["caribbean"], [Q, Q, Q])
     set_offices(st, RG["emirates"], [Q, Q, Q])
-    st[K.RET + RG["rsa"]] = K.RETAILER_IDS.index("S2")
-    st[K.RSIDE + RG["rsa"]] = 0      # tech_markers 2
-    cset(st, P, K.C_TM, 4, GAMEPAD)
-    cset(st, P, K.C_TM, 4, G4)
+    st[K.RETAILER + RG["rsa"]] = K.RETAILER_IDS.index("S2")
+    st[K.RETAILER_SIDE + RG["rsa"]] = 0      # tech_markers 2
+    cset(st, P, K.C_TECH_MARKERS, 4, GAMEPAD)
+    cset(st, P, K.C_TECH_MARKERS, 4, G4)
     set_out(st, P, res=3)
     set_out(st, Q)
     research_order(st, P, Q)
-    K.start_phase(st, 5)
-    K.run(st)
-    K.step(st, K.A_RES + GAMEPAD)
-    assert cget(st, P, K.C_OWN, GAMEPAD) and st[K.PEND] == K.P_OFF
-    assert legal(st) == {K.A_OFF + RG["rsa"]} == R.legal_actions(st)
-    K.step(st, K.A_OFF + RG["rsa"])
-    assert st[K.PEND] == K.P_BTECH
-    K.step(st, K.A_BTECH + G4)
-    K.step(st, K.A_BTECH + G4)
-    assert cget(st, P, K.C_TM, G4) == 6 and not cget(st, P, K.C_OWN, G4)
-    assert st[K.PEND] == K.P_RES and st[K.CUR] == P
-    K.step(st, K.A_RES + G4)
-    K.step(st, K.A_RES + G4)
-    assert not cget(st, P, K.C_OWN, G4) and cget(st, P, K.C_TM, G4) == 8
-    assert cget(st, P, K.C_LOCK, G4) == 0 or st[K.PHASE] == 5
+    K._start_phase(st, K.PH_RESEARCH)
+    K._run(st)
+    K.step(st, K.A_RESEARCH + GAMEPAD)
+    assert cget(st, P, K.C_OWNS, GAMEPAD) and st[K.PENDING] == K.P_OFFICE_TARGET
+    assert legal(st) == {K.A_OFFICE_TARGET + RG["rsa"]} == R.legal_actions(st)
+    K.step(st, K.A_OFFICE_TARGET + RG["rsa"])
+    assert st[K.PENDING] == K.P_BONUS_TECH
+    K.step(st, K.A_BONUS_TECH + G4)
+    K.step(st, K.A_BONUS_TECH + G4)
+    assert cget(st, P, K.C_TECH_MARKERS, G4) == 6 and not cget(st, P, K.C_OWNS, G4)
+    assert st[K.PENDING] == K.P_RESEARCH and st[K.CURRENT] == P
+    K.step(st, K.A_RESEARCH + G4)
+    K.step(st, K.A_RESEARCH + G4)
+    assert not cget(st, P, K.C_OWNS, G4) and cget(st, P, K.C_TECH_MARKERS, G4) == 8
+    assert cget(st, P, K.C_LOCKED, G4) == 0 or st[K.PHASE] == K.PH_RESEARCH
     # next research turn: completes with the free patent
     s = game(2, cols=[GREEN, BLUE])
     s[:] = st
     set_out(s, P)
     set_out(s, Q)
-    s[K.BKIND] = 0
+    s[K.BONUS_KIND] = K.B_NONE
     for c in range(2):
         for t in range(K.NTECH):
-            cset(s, c, K.C_LOCK, 0, t)
-    K.start_phase(s, 5)
-    K.run(s)
-    assert cget(s, P, K.C_OWN, G4) and s[K.PATENT + G4] == P
+            cset(s, c, K.C_LOCKED, 0, t)
+    K._start_phase(s, K.PH_RESEARCH)
+    K._run(s)
+    assert cget(s, P, K.C_OWNS, G4) and s[K.PATENT + G4] == P
 
 
 def test_t22_liion_front():
     st = game(2, cols=[GREEN, BLUE])
-    cset(st, 0, K.C_OWN, 1, LIION)
+    cset(st, 0, K.C_OWNS, 1, LIION)
     set_out(st, 0, res=3, log=2)
-    K.start_phase(st, 5)
-    assert cget(st, 0, K.C_RESL) == 3
-    K.start_phase(st, 6)
-    assert cget(st, 0, K.C_LOGL) == 5
+    K._start_phase(st, K.PH_RESEARCH)
+    assert cget(st, 0, K.C_RESEARCH_LEFT) == 3
+    K._start_phase(st, K.PH_LOGISTICS)
+    assert cget(st, 0, K.C_LOGISTICS_LEFT) == 5
 
 
 def test_t23_wifi_front_targets():
@@ -776,18 +777,18 @@ def test_t23_wifi_front_targets():
     clear_retailers(st)
     H, X, RT = RG["australia"], RG["india"], RG["rsa"]
     set_offices(st, X, [P, P])
-    st[K.RET + RT] = 0
-    st[K.ROFF + RT * K.MAX_RSLOT] = P
-    got = [r for r in range(K.NREG) if K.office_target_legal(st, P, K.OT_WIFI, r)]
+    st[K.RETAILER + RT] = 0
+    st[K.RETAILER_OFFICES + RT * K.MAX_RSLOT] = P
+    got = [r for r in range(K.NREG) if K._office_target_legal(st, P, K.OT_WIFI, r)]
     assert got == [H]
     set_offices(st, H, [P, 1, 1, 1])
-    assert not K.any_office_target(st, P, K.OT_WIFI)
+    assert not K._any_office_target(st, P, K.OT_WIFI)
 
 
 def test_t24_imp_counts():
     t = pad_table()
     w0b1 = t[t[:, 0] == 1]
-    assert (w0b1[:, 2 + K.O_IMP] == 0).all() and (w0b1[:, 2 + K.O_IMPCOV] == 0).all()
+    assert (w0b1[:, 2 + K.O_IMP] == 0).all() and (w0b1[:, 2 + K.O_IMP_COVERED] == 0).all()
     w1b0 = t[t[:, 0] == 2]
     assert (w1b0[:, 2 + K.O_IMP] == 2).sum() == 76 and (t[:, 2 + K.O_IMP] == 2).sum() == 76
 
@@ -799,9 +800,9 @@ def test_retailer_layout_by_company_count():
         for seed in range(3):
             st = game(n, steve, seed=seed)
             N = n + steve
-            homes = {K.REGION_IDS[K.COL_HOME[cget(st, c, K.C_COL)]] for c in range(N)}
+            homes = {K.REGION_IDS[K.COL_HOME[cget(st, c, K.C_COLOUR)]] for c in range(N)}
             mids = [K.REGION_IDS[r] for r in range(K.NREG) if K.REG_SIZE[r] == 1 and K.REGION_IDS[r] not in homes]
-            got = {K.REGION_IDS[r] for r in range(K.NREG) if st[K.RET + r] >= 0}
+            got = {K.REGION_IDS[r] for r in range(K.NREG) if st[K.RETAILER + r] >= 0}
             want = set(expect)
             if N in (2, 3):
                 want |= set(mids)
@@ -809,20 +810,19 @@ def test_retailer_layout_by_company_count():
                 want |= set(mids[:1])
             assert got == want
             for r in range(K.NREG):
-                if st[K.RET + r] >= 0:
-                    assert K.RT_SIZE[st[K.RET + r]] == K.REG_SIZE[r]
-            assert len({cget(st, c, K.C_COL) for c in range(N)}) == N
+                if st[K.RETAILER + r] >= 0:
+                    assert K.RT_SIZE[st[K.RETAILER + r]] == K.REG_SIZE[r]
+            assert len({cget(st, c, K.C_COLOUR) for c in range(N)}) == N
             for c in range(N):
-                assert cget(st, c, K.C_VP) == K.COL_SVP[cget(st, c, K.C_COL)]
-                assert offices(st, K.COL_HOME[cget(st, c, K.C_COL)])[0] == c
+                assert cget(st, c, K.C_VP) == K.COL_SVP[cget(st, c, K.C_COLOUR)]
+                assert offices(st, K.COL_HOME[cget(st, c, K.C_COLOUR)])[0] == c
 
 
 # ============================================================ random games
-STOPS = (K.A_RES + K.NTECH, K.A_LOG + K.NREG, K.A_PICK + K.MAX_TILES, K.A_PLACE + K.FACE_DOWN)
+STOPS = (K.A_RESEARCH + K.NTECH, K.A_LOGISTICS + K.NREG, K.A_TILE_PICK + K.MAX_TILES, K.A_TILE_PLACE + K.FACE_DOWN)
 
 
 def random_games(count, seed0=0):
-    mask = np.zeros(K.NUM_ACTIONS, np.int8)
     obs = np.zeros(K.OBS_SIZE, np.float32)
     obs2 = np.zeros(K.OBS_SIZE, np.float32)
     combos = [(1, 1), (2, 0), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1), (5, 0)]
@@ -830,13 +830,10 @@ def random_games(count, seed0=0):
         n, steve = combos[g % len(combos)]
         sides = (g // len(combos)) % 3
         st = game(n, steve, sides=sides, seed=seed0 + g)
-        rs = np.random.default_rng(seed0 + g)
-        steps = 0
-        while K.current_player(st) >= 0:
-            K.legal_mask(st, mask)
+
+        def before_move(st, steps, mask, rs):
             km = set(np.flatnonzero(mask).tolist())
-            assert km, "empty mask"
-            assert km == R.legal_actions(st), (K.BLOCK_NAMES[st[K.PEND]], sorted(km ^ R.legal_actions(st))[:8])
+            assert km == R.legal_actions(st), (K.BLOCK_NAMES[st[K.PENDING]], sorted(km ^ R.legal_actions(st))[:8])
             p = K.current_player(st)
             assert 0 <= p < n
             for c in range(n + steve):
@@ -845,26 +842,26 @@ def random_games(count, seed0=0):
             if steps % 7 == 0:
                 for q in range(n):
                     K.observe(st, q, obs)
-                    assert np.isfinite(obs).all() and obs.min() >= K.OBS_LOW and obs.max() <= K.OBS_HIGH
+                    assert np.isfinite(obs).all() and (obs >= K.OBS_LOW).all() and (obs <= K.OBS_HIGH).all()
             # hidden information: the current planner's partial plan is invisible to others
-            if st[K.PHASE] == 1 and n > 1 and steps % 3 == 0:
+            if st[K.PHASE] == K.PH_PLANNING and n > 1 and steps % 3 == 0:
                 q = (p + 1) % n
                 K.observe(st, q, obs)
                 s2 = st.copy()
                 K.determinize(s2, q, 99 + steps)
                 K.observe(s2, q, obs2)
                 assert np.array_equal(obs, obs2)
-            if st[K.REVEALED] and st[K.PHASE] >= 2 and st[K.PHASE] < 8:
+            if st[K.REVEALED] and st[K.PHASE] >= K.PH_PRICING and st[K.PHASE] < K.PH_SCORING:
                 for c in range(n):
                     assert outv(st, c) == R.outcome(st, c)
-            acts = sorted(km)
-            if g % 2:      # eager player: rarely stops, so offices, retailer bonuses and techs happen
-                w = np.array([0.03 if a in STOPS else 1.0 for a in acts])
-                K.step(st, int(rs.choice(acts, p=w / w.sum())))
-            else:
-                K.step(st, int(rs.choice(acts)))
-            steps += 1
-            assert steps < 5000
+
+        def eager(st, acts, rs):
+            # an eager player rarely stops, so offices, retailer bonuses and techs happen
+            w = np.array([0.03 if a in STOPS else 1.0 for a in acts])
+            return int(rs.choice(acts, p=w / w.sum()))
+
+        driver.play_kernel(K, st, seed0 + g, before_move=before_move, choose=eager if g % 2 else None,
+                           max_steps=4999)
         sc = np.zeros(n + steve, np.int64)
         K.scores(st, sc)
         for c in range(n + steve):
@@ -890,23 +887,21 @@ def test_determinism_and_copy():
     a = game(3, 1, sides=2, seed=42)
     b = game(3, 1, sides=2, seed=42)
     assert np.array_equal(a, b)
-    rs = np.random.default_rng(1)
-    k = 0
-    while K.current_player(a) >= 0:
-        K.legal_mask(a, mask)
-        act = int(rs.choice(np.flatnonzero(mask)))
-        K.step(a, act)
+    played = []
+
+    def after_move(a, step, act):
         K.step(b, act)
         assert np.array_equal(a, b)
-        k += 1
-        if k == 40:
+        if step + 1 == 40:
             c = a.copy()
             g1, g2 = playout.new_generator(5), playout.new_generator(5)
-            m2 = mask.copy()
-            PLAYOUT(K.step, K.legal_mask, K.current_player, c, m2, g1, 100000)
+            PLAYOUT(K.step, K.legal_mask, K.current_player, c, mask, g1, 100000)
             d = a.copy()
-            PLAYOUT(K.step, K.legal_mask, K.current_player, d, m2, g2, 100000)
+            PLAYOUT(K.step, K.legal_mask, K.current_player, d, mask, g2, 100000)
             assert np.array_equal(c, d)
+            played.append(step)
+    driver.play_kernel(K, a, 1, after_move=after_move, max_steps=4999)
+    assert played == [39] and K.current_player(b) == -1
 
 
 def test_reseed_keeps_observations():
@@ -925,7 +920,7 @@ def test_determinize_replaces_committed_plans():
     st = game(3, seed=8)
     mask = np.zeros(K.NUM_ACTIONS, np.int8)
     rs = np.random.default_rng(0)
-    while st[K.PSEAT] < 2:                    # seats 0 and 1 commit
+    while st[K.PLAN_SEAT] < 2:                    # seats 0 and 1 commit
         K.legal_mask(st, mask)
         K.step(st, int(rs.choice(np.flatnonzero(mask))))
     obs1 = np.zeros(K.OBS_SIZE, np.float32)
@@ -937,8 +932,8 @@ def test_determinize_replaces_committed_plans():
         K.observe(st, 2, obs1)
         K.observe(s2, 2, obs2)
         assert np.array_equal(obs1, obs2)
-        assert s2[K.cb(0) + K.C_COMMIT] == 1 and s2[K.PSEAT] == 2
-        changed |= not np.array_equal(st[K.PB:K.PB + 2 * K.PSZ], s2[K.PB:K.PB + 2 * K.PSZ])
+        assert s2[K.company_base(0) + K.C_COMMITTED] == 1 and s2[K.PLAN_SEAT] == 2
+        changed |= not np.array_equal(st[K.PLANS:K.PLANS + 2 * K.PLAN_SIZE], s2[K.PLANS:K.PLANS + 2 * K.PLAN_SIZE])
     assert changed
 
 
@@ -964,20 +959,22 @@ def test_shell_random_game_and_render():
     from envs.smartphone_inc import Spec, pad_outcome_table
     for opts in (dict(num_players=1), dict(num_players=2, steve=True, tech_sides="random")):
         env = CityEnv(Spec(), render_mode="ansi", **opts)
-        env.reset(seed=11)
-        rs = np.random.default_rng(0)
-        n = 0
-        for agent in env.agent_iter():
+
+        def choose(env, legal, rs):
             obs, rew, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            a = int(rs.choice(np.flatnonzero(obs["action_mask"])))
+            assert not (term or trunc) and np.array_equal(np.flatnonzero(obs["action_mask"]), legal)
+            a = driver.uniform(env, legal, rs)
             assert env.action_label(a)
-            env.step(a)
-            n += 1
-            if n == 25:
+            return a
+
+        def after_move(env, step, action):
+            if step + 1 == 25:
                 assert "Regions" in env.render()
+        assert driver.play(env, 11, choose=choose, after_move=after_move) >= 25
+        for agent in env.agent_iter():          # the finished game's dead steps, PettingZoo style
+            obs, rew, term, trunc, info = env.last()
+            assert term or trunc
+            env.step(None)
         assert "scores" in info and len(info["scores"]) == opts["num_players"]
         if opts["num_players"] == 1:
             assert info["winners"] in ([], ["player_0"])
@@ -991,8 +988,8 @@ def test_shell_random_game_and_render():
     env = CityEnv(Spec(), num_players=2)
     env.reset(seed=4)
     env.step(K.A_SIDES + 2)
-    env.step(K.A_ARR + 63)
-    label = env.action_label(K.A_PICK + K.MAX_TILES)
+    env.step(K.A_ARRANGE + 63)
+    label = env.action_label(K.A_TILE_PICK + K.MAX_TILES)
     assert "W1 B0" in label and "B on top" in label and "face down" in label
 
 
@@ -1015,16 +1012,16 @@ def test_wifi_front_office_in_logistics_turn():
     st = game(2, cols=[GREEN, BLUE])
     P, Q = 0, 1
     clear_retailers(st)
-    cset(st, P, K.C_OWN, 1, WIFI)
+    cset(st, P, K.C_OWNS, 1, WIFI)
     set_out(st, P)
     set_out(st, Q)
     research_order(st, P, Q)
-    K.start_phase(st, 6)
-    K.run(st)
-    assert st[K.PEND] == K.P_OFF and st[K.CUR] == P and st[K.OTK] == K.OT_WIFI
-    assert legal(st) == {K.A_OFF + RG["australia"]} == R.legal_actions(st)
-    K.step(st, K.A_OFF + RG["australia"])
-    assert offices(st, RG["australia"])[:2] == [P, P] and cget(st, P, K.C_OUSED) == 2
+    K._start_phase(st, K.PH_LOGISTICS)
+    K._run(st)
+    assert st[K.PENDING] == K.P_OFFICE_TARGET and st[K.CURRENT] == P and st[K.OFFICE_KIND] == K.OT_WIFI
+    assert legal(st) == {K.A_OFFICE_TARGET + RG["australia"]} == R.legal_actions(st)
+    K.step(st, K.A_OFFICE_TARGET + RG["australia"])
+    assert offices(st, RG["australia"])[:2] == [P, P] and cget(st, P, K.C_OFFICES_USED) == 2
 
 
 def test_retailer_produce_and_price_shift_bonuses():
@@ -1032,37 +1029,37 @@ def test_retailer_produce_and_price_shift_bonuses():
     P, Q = 0, 1
     clear_retailers(st)
     s1 = K.RETAILER_IDS.index("S1")
-    st[K.RET + RG["caribbean"]] = s1
-    st[K.RSIDE + RG["caribbean"]] = 1          # price_shift
-    st[K.RET + RG["rsa"]] = s1
-    st[K.RSIDE + RG["rsa"]] = 0                # produce 2
+    st[K.RETAILER + RG["caribbean"]] = s1
+    st[K.RETAILER_SIDE + RG["caribbean"]] = 1          # price_shift
+    st[K.RETAILER + RG["rsa"]] = s1
+    st[K.RETAILER_SIDE + RG["rsa"]] = 0                # produce 2
     set_out(st, P, log=4)
     set_out(st, Q)
     research_order(st, P, Q)
-    K.start_phase(st, 6)
-    K.run(st)
-    K.step(st, K.A_LOG + RG["rsa"])
-    K.step(st, K.A_LOG + RG["rsa"])
+    K._start_phase(st, K.PH_LOGISTICS)
+    K._run(st)
+    K.step(st, K.A_LOGISTICS + RG["rsa"])
+    K.step(st, K.A_LOGISTICS + RG["rsa"])
     assert cget(st, P, K.C_READY) == 2
     price = cget(st, P, K.C_PRICE)
-    K.step(st, K.A_LOG + RG["caribbean"])
-    K.step(st, K.A_LOG + RG["caribbean"])
-    assert st[K.PEND] == K.P_BPRICE and legal(st) == {K.A_BPRICE, K.A_BPRICE + 1}
-    K.apply(st, K.A_BPRICE + 1)
+    K.step(st, K.A_LOGISTICS + RG["caribbean"])
+    K.step(st, K.A_LOGISTICS + RG["caribbean"])
+    assert st[K.PENDING] == K.P_BONUS_PRICE and legal(st) == {K.A_BONUS_PRICE, K.A_BONUS_PRICE + 1}
+    K._apply(st, K.A_BONUS_PRICE + 1)
     assert cget(st, P, K.C_PRICE) == price + 1
-    assert K.retailer_vp(st, P) == 2 * int(K.RT_SLOTVP[0, 0])
+    assert K._retailer_vp(st, P) == 2 * int(K.RT_SLOTVP[0, 0])
 
 
 def test_steve_research_rule():
     st = game(1, steve=1, cols=[GREEN, BLUE])
     S = 1
     # remaining cost: gps 4, wifi 4-3=1, gamepad 5, ... -> wifi first
-    cset(st, S, K.C_TM, 3, WIFI)
-    assert K.steve_research_target(st, S) == WIFI
-    cset(st, S, K.C_TM, 0, WIFI)
-    assert K.steve_research_target(st, S) == GPS      # ties (4, 4): lower board index
-    cset(st, S, K.C_OWN, 1, GPS)
-    assert K.steve_research_target(st, S) == WIFI
+    cset(st, S, K.C_TECH_MARKERS, 3, WIFI)
+    assert K._steve_research_target(st, S) == WIFI
+    cset(st, S, K.C_TECH_MARKERS, 0, WIFI)
+    assert K._steve_research_target(st, S) == GPS      # ties (4, 4): lower board index
+    cset(st, S, K.C_OWNS, 1, GPS)
+    assert K._steve_research_target(st, S) == WIFI
 
 
 # ============================================================ greedy potential
@@ -1073,8 +1070,8 @@ def selling_state():
     clear_retailers(st)
     for c in range(2):
         cset(st, c, K.C_PRICE, 5)
-    st[K.PHASE], st[K.OPOS], st[K.STAGE] = 7, 0, 0
-    K.compute_order(st)
+    st[K.PHASE], st[K.TURN_POS], st[K.STAGE] = K.PH_SELLING, 0, K.SELL_START
+    K._compute_order(st)
     return st
 
 
@@ -1108,7 +1105,7 @@ def test_potential_rival_selling_first_takes_buyers():
     set_offices(st, au, [0, 1])
     cset(st, 0, K.C_READY, 2)
     cset(st, 1, K.C_PRICE, 4)      # blue sells first
-    K.compute_order(st)
+    K._compute_order(st)
     idle = K.potential(st, 0)
     cset(st, 1, K.C_READY, 3)      # and takes the 4, 5 and 6 buyers
     assert idle - K.potential(st, 0) == 2 * 5 + K.REG_SLOTVP[au, 1, 0]
@@ -1125,7 +1122,7 @@ def test_potential_plan_goods_count_where_they_sell():
         if europe:
             set_offices(st, RG["europe"], [0])
         K.step(st, K.A_SIDES + row // K.NARR)
-        K.step(st, K.A_ARR + row % K.NARR)
+        K.step(st, K.A_ARRANGE + row % K.NARR)
         return K.potential(st, 0)
 
     assert planned(121, False) == planned(180, False)        # Australia buys 2 at price 5
@@ -1139,7 +1136,7 @@ def test_potential_sides_stage_is_best_arrangement():
         best = -1e9
         for a in range(K.NARR):
             s2 = st.copy()
-            K.step(s2, K.A_ARR + a)
+            K.step(s2, K.A_ARRANGE + a)
             best = max(best, K.potential(s2, 0))
         assert K.potential(st, 0) == best
 
@@ -1150,23 +1147,23 @@ def test_potential_unplaced_tiles_count_face_down():
     down = st.copy()
     place(down, 0, K.FACE_DOWN)
     assert K.potential(down, 0) == before
-    K.step(st, K.A_PICK + K.MAX_TILES)         # commit: the tile goes face down
-    assert st[K.PSEAT] == 1 and K.potential(st, 0) == before
+    K.step(st, K.A_TILE_PICK + K.MAX_TILES)         # commit: the tile goes face down
+    assert st[K.PLAN_SEAT] == 1 and K.potential(st, 0) == before
 
 
 def test_potential_research_progress():
     st = game(2, cols=[GREEN, BLUE])
     vals = []
     for m in range(int(K.TECH_COST[GPS])):
-        cset(st, 0, K.C_TM, m, GPS)
+        cset(st, 0, K.C_TECH_MARKERS, m, GPS)
         vals.append(K.potential(st, 0))
     assert all(b > a for a, b in zip(vals, vals[1:]))
     # completing it, patent included (the patent VP is in the live score), beats the last
     # marker short of it
-    cset(st, 0, K.C_TM, 0, GPS)
-    cset(st, 0, K.C_OWN, 1, GPS)
+    cset(st, 0, K.C_TECH_MARKERS, 0, GPS)
+    cset(st, 0, K.C_OWNS, 1, GPS)
     st[K.PATENT + GPS] = 0
-    assert K.potential(st, 0) + K.patent_vp(st, 0) > vals[-1]
+    assert K.potential(st, 0) + K._patent_vp(st, 0) > vals[-1]
 
 
 def test_potential_offices_by_buyers():
@@ -1178,7 +1175,7 @@ def test_potential_offices_by_buyers():
         s2 = st.copy()
         r = RG[rid]
         if markers:
-            s2[K.MARK + r * K.MAX_CO + 0] = markers
+            s2[K.MARKERS + r * K.MAX_CO + 0] = markers
         else:
             set_offices(s2, r, [0])
         return K.potential(s2, 0) - base
@@ -1201,7 +1198,7 @@ def test_potential_tokens_need_room_to_sell():
             set_offices(s2, RG["russia"], [0])
         vals = []
         for k in range(2):
-            cset(s2, 0, K.C_TOK, k)
+            cset(s2, 0, K.C_TOKENS, k)
             vals.append(K.potential(s2, 0))
         tok.append(vals[1] - vals[0])
     assert tok[0] == 0 and tok[1] > 0     # Australia alone is already short of buyers
@@ -1212,17 +1209,15 @@ def test_potential_read_only_and_evaluate_hook():
     sp = Spec()
     cf = sp.configure(num_players=2)
     st = game(2, seed=5)
-    rs = np.random.default_rng(1)
-    m = np.zeros(K.NUM_ACTIONS, np.int8)
-    while K.current_player(st) >= 0:
+
+    def before_move(st, step, mask, rng):
         before = st.copy()
         pot = [K.potential(st, p) for p in range(2)]
         assert (st == before).all() and all(np.isfinite(pot))
         sc = np.zeros(2, np.int64)
         K.scores(st, sc)
         assert sp.evaluate(st, cf, 0) == pytest.approx(sc[0] + pot[0] - sc[1] - pot[1])
-        K.legal_mask(st, m)
-        K.step(st, int(rs.choice(np.flatnonzero(m))))
+    driver.play_kernel(K, st, 1, before_move=before_move, max_steps=4999)
     assert K.potential(st, 0) == 0.0
 
 
@@ -1243,8 +1238,8 @@ def planning(tiles, sides=2, arr=63):
     """Seat 0 of a 2-company game at its TILE_PICK step, owning ``tiles`` (icon pairs)."""
     st = plan_state(tiles)
     K.step(st, K.A_SIDES + sides)
-    K.step(st, K.A_ARR + arr)
-    assert st[K.PEND] == K.P_PICK and st[K.CUR] == 0
+    K.step(st, K.A_ARRANGE + arr)
+    assert st[K.PENDING] == K.P_TILE_PICK and st[K.CURRENT] == 0
     return st
 
 
@@ -1254,7 +1249,7 @@ def test_obs_tile_pick_index_follows_acquisition_order():
     b = planning([("LOG", "LOG"), ("PROD", "RES")])
     assert seen(a, 0) != seen(b, 0)
     o = obs_of(a, 0)
-    k = K.OBS_COMP + K.K_TSEQ
+    k = K.OBS_COMPANIES + K.CO_TILE_SEQUENCE
     assert o[k + K.TILE_TYPES.index(("PROD", "RES"))] == 1
     assert o[k + K.NTT + K.TILE_TYPES.index(("LOG", "LOG"))] == 1
     assert seen(a, 1) != seen(b, 1)          # owned tiles are public, in order too
@@ -1264,12 +1259,12 @@ def test_obs_shows_the_picked_tile():
     # (b) picking a [RES, LOG] or a [PROD, PUP] tile used to leave observation and mask equal
     st = planning([("RES", "LOG"), ("PROD", "PUP")])
     a, b = st.copy(), st.copy()
-    K.step(a, K.A_PICK + 0)
-    K.step(b, K.A_PICK + 1)
+    K.step(a, K.A_TILE_PICK + 0)
+    K.step(b, K.A_TILE_PICK + 1)
     assert np.array_equal(mask_of(a), mask_of(b))
     assert seen(a, 0) != seen(b, 0)
-    assert obs_of(a, 0)[K.OBS_COMP + K.K_PTILE + K.PT_PICKED] == 1
-    assert obs_of(b, 0)[K.OBS_COMP + K.K_PTILE + K.PT_SZ + K.PT_PICKED] == 1
+    assert obs_of(a, 0)[K.OBS_COMPANIES + K.CO_PLAN_TILES + K.PT_PICKED] == 1
+    assert obs_of(b, 0)[K.OBS_COMPANIES + K.CO_PLAN_TILES + K.PT_SZ + K.PT_PICKED] == 1
     assert obs_of(a, 1).tobytes() == obs_of(b, 1).tobytes()   # a secret from the others
 
 
@@ -1278,7 +1273,7 @@ def test_obs_shows_the_w_side_at_arrange():
     a, b = plan_state(), plan_state()
     K.step(a, K.A_SIDES + 0)
     K.step(b, K.A_SIDES + 2)
-    assert a[K.PEND] == K.P_ARR
+    assert a[K.PENDING] == K.P_ARRANGE
     assert seen(a, 0) != seen(b, 0)
     assert obs_of(a, 1).tobytes() == obs_of(b, 1).tobytes()
 
@@ -1288,34 +1283,34 @@ def test_obs_shows_tiles_placed_face_down():
     st = planning([("RES", "LOG"), ("PROD", "PUP")])
     a, b = st.copy(), st.copy()
     for s, u in ((a, 0), (b, 1)):
-        K.step(s, K.A_PICK + u)
-        K.step(s, K.A_PLACE + K.FACE_DOWN)
+        K.step(s, K.A_TILE_PICK + u)
+        K.step(s, K.A_TILE_PLACE + K.FACE_DOWN)
     assert seen(a, 0) != seen(b, 0)
-    assert obs_of(a, 0)[K.OBS_COMP + K.K_PTILE + K.PT_DOWN] == 1
-    assert obs_of(b, 0)[K.OBS_COMP + K.K_PTILE + K.PT_SZ + K.PT_DOWN] == 1
+    assert obs_of(a, 0)[K.OBS_COMPANIES + K.CO_PLAN_TILES + K.PT_DOWN] == 1
+    assert obs_of(b, 0)[K.OBS_COMPANIES + K.CO_PLAN_TILES + K.PT_SZ + K.PT_DOWN] == 1
     # face down (+1 good) or fully hidden under the top pad (T6 (c)): same canvas, same mask
     a, b = st.copy(), st.copy()
-    K.step(a, K.A_PICK + 0)
-    K.step(a, K.A_PLACE + K.FACE_DOWN)
-    K.step(b, K.A_PICK + 0)
-    K.step(b, K.A_PLACE + 4 * (8 * 3 + 4) + 1)
+    K.step(a, K.A_TILE_PICK + 0)
+    K.step(a, K.A_TILE_PLACE + K.FACE_DOWN)
+    K.step(b, K.A_TILE_PICK + 0)
+    K.step(b, K.A_TILE_PLACE + 4 * (8 * 3 + 4) + 1)
     assert np.array_equal(mask_of(a), mask_of(b))
     assert seen(a, 0) != seen(b, 0)
     # and a tile placed under differs from the same placement over
     a, b = st.copy(), st.copy()
-    K.step(a, K.A_PICK + 0)
-    K.step(b, K.A_PICK + 0)
+    K.step(a, K.A_TILE_PICK + 0)
+    K.step(b, K.A_TILE_PICK + 0)
     code = 4 * (8 * 4 + 3)                   # (4,3)-(4,4), not beneath the top pad
-    K.step(a, K.A_PLACE + code)
-    K.step(b, K.A_PLACE + code + 1)
+    K.step(a, K.A_TILE_PLACE + code)
+    K.step(b, K.A_TILE_PLACE + code + 1)
     assert seen(a, 0) != seen(b, 0)
 
 
 def bonus_state():
     st = game(2, cols=[YELLOW, GREEN])
     clear_retailers(st)
-    st[K.PHASE] = 6
-    st[K.CUR] = 0
+    st[K.PHASE] = K.PH_LOGISTICS
+    st[K.CURRENT] = 0
     return st
 
 
@@ -1323,10 +1318,10 @@ def test_obs_retailer_bonus_amount():
     # an M retailer with "produce 3" (M1 a) or "produce 2" (M3 b) used to look the same
     a, b = bonus_state(), bonus_state()
     r = RG["india"]
-    a[K.RET + r], a[K.RSIDE + r] = K.RETAILER_IDS.index("M1"), 0
-    b[K.RET + r], b[K.RSIDE + r] = K.RETAILER_IDS.index("M3"), 1
-    assert K.BONUS_KINDS[K.RT_BONUS[a[K.RET + r], 0]] == K.BONUS_KINDS[K.RT_BONUS[b[K.RET + r], 1]] == "produce"
-    assert K.RT_N[a[K.RET + r], 0] != K.RT_N[b[K.RET + r], 1]
+    a[K.RETAILER + r], a[K.RETAILER_SIDE + r] = K.RETAILER_IDS.index("M1"), 0
+    b[K.RETAILER + r], b[K.RETAILER_SIDE + r] = K.RETAILER_IDS.index("M3"), 1
+    assert K.BONUS_KINDS[K.RT_BONUS[a[K.RETAILER + r], 0]] == K.BONUS_KINDS[K.RT_BONUS[b[K.RETAILER + r], 1]] == "produce"
+    assert K.RT_N[a[K.RETAILER + r], 0] != K.RT_N[b[K.RETAILER + r], 1]
     for p in range(2):
         assert obs_of(a, p).tobytes() != obs_of(b, p).tobytes()
 
@@ -1336,46 +1331,45 @@ def test_obs_move_source_office_kind_and_markers_left():
     P = 0
     set_offices(st, RG["caribbean"], [P])
     set_offices(st, RG["usa"], [1, P])
-    st[K.BKIND], st[K.BCO], st[K.MSRC] = K.B_MOVE, P, -1
-    K.run(st)
-    assert st[K.PEND] == K.P_MSRC and {K.A_MSRC + RG["caribbean"], K.A_MSRC + RG["usa"]} <= legal(st)
+    st[K.BONUS_KIND], st[K.BONUS_COMPANY], st[K.MOVE_SOURCE] = K.B_MOVE, P, -1
+    K._run(st)
+    assert st[K.PENDING] == K.P_MOVE_SOURCE and {K.A_MOVE_SOURCE + RG["caribbean"], K.A_MOVE_SOURCE + RG["usa"]} <= legal(st)
     a, b = st.copy(), st.copy()
-    K.step(a, K.A_MSRC + RG["caribbean"])
-    K.step(b, K.A_MSRC + RG["usa"])
-    assert a[K.PEND] == b[K.PEND] == K.P_OFF and a[K.OTK] == K.OT_MOVE
+    K.step(a, K.A_MOVE_SOURCE + RG["caribbean"])
+    K.step(b, K.A_MOVE_SOURCE + RG["usa"])
+    assert a[K.PENDING] == b[K.PENDING] == K.P_OFFICE_TARGET and a[K.OFFICE_KIND] == K.OT_MOVE
     assert seen(a, P) != seen(b, P) and obs_of(a, 1).tobytes() != obs_of(b, 1).tobytes()
     # the office-target kind: an extra office or a moved one, same targets
     c = a.copy()
-    c[K.OTK], c[K.BKIND], c[K.MSRC] = K.OT_EXTRA, K.B_EXTRA, -1
+    c[K.OFFICE_KIND], c[K.BONUS_KIND], c[K.MOVE_SOURCE] = K.OT_EXTRA, K.B_EXTRA, -1
     d = c.copy()
-    d[K.OTK] = K.OT_WIFI
+    d[K.OFFICE_KIND] = K.OT_WIFI
     for p in range(2):
         assert obs_of(c, p).tobytes() != obs_of(d, p).tobytes()
     # retailer technology markers still to place
     e = bonus_state()
-    e[K.BKIND], e[K.BCO], e[K.BLEFT] = K.B_TECH, P, 2
-    K.run(e)
-    assert e[K.PEND] == K.P_BTECH
+    e[K.BONUS_KIND], e[K.BONUS_COMPANY], e[K.BONUS_LEFT] = K.B_TECH, P, 2
+    K._run(e)
+    assert e[K.PENDING] == K.P_BONUS_TECH
     g = e.copy()
-    g[K.BLEFT] = 1                           # one marker left instead of two
+    g[K.BONUS_LEFT] = 1                           # one marker left instead of two
     assert np.array_equal(mask_of(e), mask_of(g))
     assert seen(e, P) != seen(g, P) and obs_of(e, 1).tobytes() != obs_of(g, 1).tobytes()
     f = e.copy()
-    K.step(f, K.A_BTECH + GPS)
-    assert f[K.PEND] == K.P_BTECH and f[K.BLEFT] == 1 and seen(f, P) != seen(e, P)
+    K.step(f, K.A_BONUS_TECH + GPS)
+    assert f[K.PENDING] == K.P_BONUS_TECH and f[K.BONUS_LEFT] == 1 and seen(f, P) != seen(e, P)
 
 
-def substep_check(env, seed, max_steps=None):
+def substep_check(env, seed):
     """The conformance check (every two results of the mover's legal actions that differ
     as games look different to it) along one random game; returns positions checked."""
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    checked = steps = 0
-    while not all(env.terminations.values()) and (max_steps is None or steps < max_steps):
+    checked = 0
+
+    def before_move(env, step, rng):
+        nonlocal checked
         mover = env.agent_selection
-        legal_ids = env.unwrapped.legal_actions()
         got = {}
-        for a in legal_ids:
+        for a in env.unwrapped.legal_actions():
             c = env.unwrapped.clone()
             c.step(a)
             if all(c.terminations.values()) or c.agent_selection != mover:
@@ -1387,8 +1381,7 @@ def substep_check(env, seed, max_steps=None):
                 assert np.array_equal(other, state), (env.unwrapped.action_label(b), env.unwrapped.action_label(a))
             got.setdefault(key, []).append((a, state))
             checked += 1
-        env.step(int(legal_ids[rng.integers(len(legal_ids))]))
-        steps += 1
+    driver.play(env, seed, before_move=before_move)
     return checked
 
 
@@ -1407,12 +1400,12 @@ def test_whose_turn_is_public_until_the_reveal(n, steve):
     and so, openly, another turn order) as well as where chance is drawn."""
     import envs
     env = envs.make("smartphone_inc_v0", num_players=n, steve=steve)
-    env.reset(seed=9000 + 100 * n)
-    rng = np.random.default_rng(100)
     slots = (K.RNG + 1,) + K.REVEAL_SLOTS
-    steps = compared = 0
-    while not all(env.terminations.values()) and steps < 200:
-        if steps % 3 == 0:
+    compared = 0
+
+    def before_move(env, steps, rng):
+        nonlocal compared
+        if steps < 200 and steps % 3 == 0:      # the first 200 moves (the game then plays on)
             for o in env.possible_agents:
                 d = env.unwrapped.determinize(o, int(rng.integers(1 << 40)))
                 real = env.unwrapped.clone()
@@ -1433,9 +1426,7 @@ def test_whose_turn_is_public_until_the_reveal(n, steve):
                     a = int(common[rng.integers(common.size)])
                     real.step(a)
                     d.step(a)
-        legal_ids = env.unwrapped.legal_actions()
-        env.step(int(legal_ids[rng.integers(len(legal_ids))]))
-        steps += 1
+    driver.play(env, 9000 + 100 * n, before_move=before_move)
     assert compared > 0
 
 
@@ -1501,29 +1492,29 @@ def encoded_canvases(sides, arr, tiles, four_g):
     """Every (visible canvas, face-down count) the kernel's planning actions reach."""
     st = plan_state([K.TILE_TYPES[t] for t in tiles], four_g)
     K.step(st, K.A_SIDES + sides)
-    K.step(st, K.A_ARR + arr)
+    K.step(st, K.A_ARRANGE + arr)
     icon = np.zeros(K.NCELL, np.int64)
     src = np.zeros(K.NCELL, np.int64)
-    p = K.pb(0)
+    p = K.plan_base(0)
     out = set()
 
     def rec(s):
-        n = int(s[p + K.PL_N])
+        n = int(s[p + K.PL_COUNT])
         if n == len(tiles):
             K.paint(s, 0, icon, src, n)
-            down = sum(1 for k in range(n) if s[p + K.PL_ORDC + k] == K.FACE_DOWN)
+            down = sum(1 for k in range(n) if s[p + K.PL_ORDER_CODE + k] == K.FACE_DOWN)
             out.add((tuple((i, int(icon[i])) for i in range(K.NCELL) if icon[i] >= 0), down))
             return
         for u in range(len(tiles)):
             if s[p + K.PL_PLACED + u]:
                 continue
             s1 = s.copy()
-            K.plan_apply(s1, 0, K.A_PICK + u)
+            K._plan_apply(s1, 0, K.A_TILE_PICK + u)
             m = np.zeros(K.NUM_ACTIONS, np.int8)
-            K.plan_mask(s1, 0, m)
+            K._plan_mask(s1, 0, m)
             for a in np.flatnonzero(m):
                 s2 = s1.copy()
-                K.plan_apply(s2, 0, int(a))
+                K._plan_apply(s2, 0, int(a))
                 rec(s2)
     rec(st)
     return out
@@ -1587,8 +1578,8 @@ def finished_env(n, steve, seed, vps):
     st = env.unwrapped._state
     for c, v in enumerate(vps):
         cset(st, c, K.C_VP, v)
-    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
-    st[K.OVER], st[K.PEND], st[K.CUR] = 1, -1, -1
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
+    st[K.OVER], st[K.PENDING], st[K.CURRENT] = 1, -1, -1
     env.unwrapped._after_move()
     return env
 
@@ -1610,9 +1601,9 @@ def test_tie_with_steve_for_first_shares_the_place():
     st = env.unwrapped._state
     cset(st, 0, K.C_VP, 60)
     cset(st, 1, K.C_VP, 60)
-    cset(st, 1, K.C_OWN, 1, GPS)
-    st[K.ROFF:K.ROFF + K.NREG * K.MAX_RSLOT] = -1
-    st[K.OVER], st[K.PEND], st[K.CUR] = 1, -1, -1
+    cset(st, 1, K.C_OWNS, 1, GPS)
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
+    st[K.OVER], st[K.PENDING], st[K.CURRENT] = 1, -1, -1
     env.unwrapped._after_move()
     assert env._cumulative_rewards == {"player_0": -1.0} and env.infos["player_0"]["winners"] == []
     # three-way tie of 2 agents and Steve: everyone 0.0
@@ -1623,20 +1614,20 @@ def test_tie_with_steve_for_first_shares_the_place():
 # ============================================================ issue 15 s11: determinize
 def test_determinize_clears_the_picked_tile_of_a_secret_plan():
     st = game(2, cols=[GREEN, BLUE], seed=5)
-    cset(st, 0, K.C_NT, 3)
+    cset(st, 0, K.C_NUM_TILES, 3)
     cset(st, 0, K.C_TILES, 1, 1)
     cset(st, 0, K.C_TILES, 2, 2)
     K.step(st, K.A_SIDES + 1)
-    K.step(st, K.A_ARR + 10)
-    K.step(st, K.A_PICK + 2)
-    assert st[K.PTILE] == 2 and st[K.PSTAGE] == 3
+    K.step(st, K.A_ARRANGE + 10)
+    K.step(st, K.A_TILE_PICK + 2)
+    assert st[K.PICKED_TILE] == 2 and st[K.PLAN_STAGE] == K.P_TILE_PLACE
     s2 = st.copy()
     K.determinize(s2, 1, 77)
-    assert s2[K.PTILE] == 0 and s2[K.PSTAGE] == 0
+    assert s2[K.PICKED_TILE] == 0 and s2[K.PLAN_STAGE] == K.P_SIDES
     assert obs_of(s2, 1).tobytes() == obs_of(st, 1).tobytes()
     s3 = st.copy()
     K.determinize(s3, 0, 77)                 # the planner itself keeps its pick
-    assert s3[K.PTILE] == 2 and seen(s3, 0) == seen(st, 0)
+    assert s3[K.PICKED_TILE] == 2 and seen(s3, 0) == seen(st, 0)
     # through the shell
     import envs
     env = envs.make("smartphone_inc_v0", num_players=2)
@@ -1644,7 +1635,7 @@ def test_determinize_clears_the_picked_tile_of_a_secret_plan():
     env.unwrapped._state[:] = st
     env.unwrapped._after_move()
     d = env.unwrapped.determinize("player_1", 3)
-    assert d._state[K.PTILE] == 0
+    assert d._state[K.PICKED_TILE] == 0
 
 
 # ============================================================ issue 15 s7: options
@@ -1755,3 +1746,92 @@ def test_a_broken_data_file_fails_the_import(tmp_path):
                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     assert r.returncode != 0
     assert "DataError" in r.stderr and "improvement_tiles.market.tiles[3].count" in r.stderr
+
+
+# ============================================================ one way to write a game: declared layouts
+def test_state_and_observation_are_declared_layouts():
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    assert K.STATE.size == K.STATE_SIZE and K.STATE.scratch_size == 0
+    assert K.STATE.shape("companies") == (K.MAX_CO, K.COMPANY.size) and K.COMPANY_SIZE == K.COMPANY.size
+    assert K.STATE.shape("plans") == (K.MAX_CO, K.PLAN.size) and K.PLAN_SIZE == K.PLAN.size
+    assert K.COMPANY.shape("outcome") == (K.OUTCOME.size,) and K.CONFIG.size == K.CONFIG_SIZE
+    cfg = sp.configure(num_players=3)
+    parts = sp.observation_layout(cfg)
+    assert [n for n, _ in parts] == K.OBS.names()
+    assert sum(int(np.prod(s)) for _, s in parts) == cfg.obs_size == K.OBS_SIZE
+    assert dict(parts)["companies"] == (K.MAX_CO, K.COMPANY_OBS.size)
+    assert dict(parts)["plans"] == (K.MAX_CO, K.CANVAS_R, K.CANVAS_C, K.PLANE.size)
+    low, high = sp.observation_bounds(cfg)
+    assert np.array_equal(low, K.OBS_LOW) and np.array_equal(high, K.OBS_HIGH)
+    assert low.min() == -1 and high.max() == K.OBS_CLIP
+    assert K.OBS.view(high, "round").max() == 1 and K.OBS.view(low, "tech_cost").min() == -1
+    assert (K.OBS.view(low, "companies")[:, K.CO_OUTCOME:K.CO_OUTCOME + K.NOUT] == -1).all()
+    assert (K.OBS.view(high, "companies")[:, K.CO_VP] == K.OBS_CLIP).all()
+    assert (K.OBS.view(high, "companies")[:, K.CO_OWNS:K.CO_OWNS + K.NTECH] == 1).all()
+    # named views of a live state and observation agree with the kernel's offsets
+    st = game(3, seed=4)
+    obs = np.zeros(K.OBS_SIZE, np.float32)
+    K.observe(st, 1, obs)
+    comps = K.STATE.view(st, "companies")
+    for c in range(3):
+        assert comps[c, K.C_VP] == st[K.company_base(c) + K.C_VP] == K.COL_SVP[comps[c, K.C_COLOUR]]
+    assert K.STATE.view(st, "pending") == K.P_SIDES
+    ego = K.OBS.view(obs, "companies")
+    assert ego[0, K.CO_PRESENT] == 1 and ego[0, K.CO_VP] == np.float32(comps[1, K.C_VP] / 100.0)
+    assert K.OBS.view(obs, "phase")[K.PH_PLANNING - 1] == 1 and K.OBS.view(obs, "round")[0] == 1
+    assert K.OBS.view(obs, "pending").sum() == 0            # seat 0 owes the decision
+    K.observe(st, 0, obs)
+    assert K.OBS.view(obs, "pending")[K.P_SIDES] == 1
+
+
+def test_actions_are_declared_blocks():
+    assert K.ACTIONS.num_actions == K.NUM_ACTIONS == 715
+    assert K.BLOCK_NAMES == tuple(K.ACTIONS.names())
+    for p, a, name in ((K.P_SIDES, K.A_SIDES, "sides"), (K.P_TILE_PLACE, K.A_TILE_PLACE, "tile_place"),
+                       (K.P_OFFICE_TARGET, K.A_OFFICE_TARGET, "office_target"),
+                       (K.P_BONUS_PRICE, K.A_BONUS_PRICE, "bonus_price")):
+        assert K.BLOCK_NAMES[p] == name and K.ACTIONS.offset(name) == a
+    assert K.ACTIONS.decode(K.A_TILE_PLACE + K.FACE_DOWN) == ("tile_place", K.FACE_DOWN)
+    assert K.ACTIONS.size("tile_pick") == K.MAX_TILES + 1
+
+
+def test_phase_name_is_the_decision_and_labels_refuse_bad_ids():
+    import envs
+    env = envs.make("smartphone_inc_v0", num_players=2)
+    env.reset(seed=3)
+    raw = env.unwrapped
+    assert raw.spec.phase_name(raw._state, raw.cfg) == "sides"
+    env.step(K.A_SIDES + 1)
+    assert raw.spec.phase_name(raw._state, raw.cfg) == "arrange"
+    env.step(K.A_ARRANGE + 5)
+    assert raw.spec.phase_name(raw._state, raw.cfg) == "tile_pick"
+    for bad in (-1, K.NUM_ACTIONS, 1.5, True, "3"):
+        with pytest.raises(ValueError):
+            raw.spec.action_label(raw._state, raw.cfg, bad)
+    names = set()
+
+    def before_move(env, step, rng):
+        assert not raw._over
+        names.add(raw.spec.phase_name(raw._state, raw.cfg))
+    driver.play(env, 0, reset=False, before_move=before_move)
+    assert raw._over
+    assert names <= set(K.BLOCK_NAMES) and {"sides", "arrange", "tile_pick", "research"} <= names
+    assert raw.spec.phase_name(raw._state, raw.cfg) == "game_over"
+
+
+def test_options_table():
+    from envs.smartphone_inc import Spec
+    sp = Spec()
+    assert [o.name for o in sp.options] == ["num_players", "steve", "tech_sides", "colours"]
+    c = sp.configure()
+    assert c.options == {"num_players": 2, "steve": False, "tech_sides": "front", "colours": None}
+    c = sp.configure(num_players=1, tech_sides={"nfc": "back", "gps": "random"}, colours=("red", "blue"))
+    assert c.options == {"num_players": 1, "steve": True, "tech_sides": {"gps": "random", "nfc": "back"},
+                         "colours": ["red", "blue"]}
+    assert list(c.options["tech_sides"]) == ["gps", "nfc"]          # technology order
+    assert c.config[K.CFG_STEVE] == 1 and c.config[K.CFG_COLOURS + 1] == BLUE
+    for bad, name in ((dict(tech_sides={"gps", "nfc"}), "tech_sides"), (dict(colours={"red", "blue"}), "colours"),
+                      (dict(num_players=3, colours=["red", "blue"]), "colours"), (dict(steve="no"), "steve")):
+        with pytest.raises(ValueError, match=name):
+            sp.configure(**bad)

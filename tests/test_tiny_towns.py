@@ -13,6 +13,7 @@ from kernels import tiny_towns as K  # noqa: E402
 from kernels import playout  # noqa: E402
 from envs import tiny_towns as TT  # noqa: E402
 from envs.tiny_towns import score_town  # noqa: E402
+from tests import driver  # noqa: E402
 
 # ====================================================================== helpers
 CODE = {v: k for k, v in TT.CODES.items()}
@@ -21,7 +22,7 @@ W, H, B, G, S = range(5)
 
 
 def card(name):
-    return K.CID[name]
+    return K.CARD_ID[name]
 
 
 def rows_to_tokens(rows):
@@ -34,7 +35,7 @@ def rows_to_tokens(rows):
             elif t in CUBE:
                 toks.append(K.RES_IDS[CUBE[t]])
             else:
-                toks.append(K.card_token(CODE[t]))
+                toks.append(K._card_token(CODE[t]))
         out.append(" ".join(toks))
     return out
 
@@ -68,12 +69,13 @@ def _wh_list(rows, cubes):
 
 def config(n=2, variant=0, monuments=1, cave=0, first=-1, cards=None):
     c = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
-    c[0], c[1], c[2], c[3], c[4], c[5] = n, variant, monuments, cave, first, 0
+    c[K.CFG_NUM_PLAYERS], c[K.CFG_TOWN_HALL], c[K.CFG_MONUMENTS] = n, variant, monuments
+    c[K.CFG_CAVE_RULE], c[K.CFG_FIRST_PLAYER], c[K.CFG_CARDS] = cave, first, 0
     if cards:
         for name in cards:
             t = int(K.CARD_TYPE[card(name)])
             if t > 0:
-                c[5 + t] = card(name)
+                c[K.CFG_CARDS + t] = card(name)
     return c
 
 
@@ -87,7 +89,7 @@ def new_state(n=2, seed=0, **kw):
 
 
 def pb(p):
-    return K.PB + p * K.PSZ
+    return K.G_PLAYERS + p * K.PLAYER_SIZE
 
 
 def set_board(st, p, rows, placed_round=-1):
@@ -97,20 +99,20 @@ def set_board(st, p, rows, placed_round=-1):
     for row in rows:
         for t in row.split():
             st[b + K.O_CUBE + q] = -1
-            st[b + K.O_BLD + q] = -1
-            st[b + K.O_EXTRA + q] = -1
-            st[b + K.O_PR + q] = -1
-            st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+            st[b + K.O_BUILDING + q] = -1
+            st[b + K.O_BUILDING_RES + q] = -1
+            st[b + K.O_PLACED_ROUND + q] = -1
+            st[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5] = 0
             if t in CUBE:
                 st[b + K.O_CUBE + q] = CUBE[t]
             elif t != "..":
                 c = card(CODE[t])
-                st[b + K.O_BLD + q] = c
-                st[b + K.O_PR + q] = placed_round
-                if c >= K.NB:
+                st[b + K.O_BUILDING + q] = c
+                st[b + K.O_PLACED_ROUND + q] = placed_round
+                if c >= K.NUM_BUILDING_CARDS:
                     st[b + K.O_KEPT] = c
-                    st[b + K.O_MBUILT] = 1
-                    st[b + K.O_MCELL] = q
+                    st[b + K.O_MONUMENT_BUILT] = 1
+                    st[b + K.O_MONUMENT_CELL] = q
             q += 1
 
 
@@ -119,6 +121,17 @@ def force(st, phase, actor, rnd=None):
     st[K.G_ACTOR] = actor
     if rnd is not None:
         st[K.G_ROUND] = rnd
+
+
+def after_token(st, p, q):
+    """What ``step`` does once a construction's token is on q: the on-build effect, then
+    back to p's build step unless the effect asks for a decision."""
+    if K._after_token(st, p, q):
+        if K._build_offered(st, p):
+            K._set(st, K.PH_BUILD, p)
+        else:
+            K._finish_build_step(st, p)
+            K._run(st)
 
 
 def mask_of(st):
@@ -153,7 +166,7 @@ def test_tv2_tv3_tavern_almshouse(table, values):
         cells = [table] * k + [".."] * (16 - k)
         rows = [" ".join(cells[4 * r:4 * r + 4]) for r in range(4)]
         res = check_score(rows, vp - (16 - k))
-        assert res[K.card_token(CODE[table])] == vp
+        assert res[K._card_token(CODE[table])] == vp
 
 
 def test_tv4_greenhouse():
@@ -254,7 +267,7 @@ def test_tv21_barrett_castle():
     assert res["chapel"] == 5
     st = new_state(2, monuments=1)
     set_board(st, 0, ["BC We Co ..", "Ch .. .. ..", ".. .. .. ..", "Fa .. .. .."])
-    assert K.tie_keys(st, 0)[2] == 3
+    assert K._tie_keys(st, 0)[2] == 3
 
 
 def test_tv22_cathedral():
@@ -293,11 +306,11 @@ def test_tv27_shrine_value_fixed_when_built():
         st[b + K.O_KEPT] = K.M_SHRINE
         q = 15
         K._put_building(st, 0, q, K.M_SHRINE)
-        st[b + K.O_MBUILT] = 1
-        st[b + K.O_MCELL] = q
-        K._after_token(st, 0, q)
+        st[b + K.O_MONUMENT_BUILT] = 1
+        st[b + K.O_MONUMENT_CELL] = q
+        after_token(st, 0, q)
         assert st[b + K.O_SHRINE] == value
-        st[b + K.O_BLD + 14] = card("Cottage")       # later buildings change nothing
+        st[b + K.O_BUILDING + 14] = card("Cottage")       # later buildings change nothing
         assert st[b + K.O_SHRINE] == value
     assert score_town(["shrine_of_the_elder_tree . . .", ". . . .", ". . . .",
                        ". . . ."], shrine_value=5)["shrine_of_the_elder_tree"] == 5
@@ -308,7 +321,7 @@ def test_tv28_starloom():
     for p, rnd in zip(range(4), (18, 19, 18, 21)):
         set_board(st, p, ["SL .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
         st[pb(p) + K.O_STATUS] = 1
-        st[pb(p) + K.O_CROUND] = rnd
+        st[pb(p) + K.O_DONE_ROUND] = rnd
     parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
     got = []
     for p in range(4):
@@ -345,7 +358,7 @@ def test_tv18_trading_post():
     check_ref(st)
     K.step(st, 1)
     assert st[K.G_PHASE] == K.PH_TOKEN
-    assert mask_of(st) == {K.A_SQ + 2, K.A_SQ + 6}
+    assert mask_of(st) == {K.A_SQUARE + 2, K.A_SQUARE + 6}
     check_ref(st)
     # built this round: not a wildcard yet
     st = new_state(2, cards=cards, monuments=0, first=1)
@@ -359,7 +372,7 @@ def test_tv18_trading_post():
     assert constructs(st) == {277}
     check_ref(st)
     K.step(st, 277)
-    assert mask_of(st) == {K.A_SQ + 9}
+    assert mask_of(st) == {K.A_SQUARE + 9}
     set_board(st, 0, [".. .. .. ..", "TP TP .. ..", ".. .. .. ..", ".. .. .. .."])
     force(st, K.PH_BUILD, 0)
     assert constructs(st) == set()
@@ -374,7 +387,7 @@ def test_tv19_shed_and_obelisk():
         assert 256 in constructs(st)
         check_ref(st)
         K.step(st, 256)
-        assert mask_of(st) == {K.A_SQ + q for q in expect}
+        assert mask_of(st) == {K.A_SQUARE + q for q in expect}
         check_ref(st)
     # Obelisk: cottage from glass 0, brick 1, wheat 4 (t = 2, anchor 0 -> action 32)
     for built_now, expect in ((False, {0, 1, 4, 10, 15}), (True, {0, 1, 4})):
@@ -382,12 +395,12 @@ def test_tv19_shed_and_obelisk():
         rnd = st[K.G_ROUND]
         set_board(st, 0, ["g b Fc Fc", "h Fc Fc Fc", "Fc OC .. Fc", "Fc Fc Fc .."])
         if built_now:
-            st[pb(0) + K.O_PR + 9] = rnd
+            st[pb(0) + K.O_PLACED_ROUND + 9] = rnd
         force(st, K.PH_BUILD, 0)
         assert 32 in constructs(st)
         check_ref(st)
         K.step(st, 32)
-        assert mask_of(st) == {K.A_SQ + q for q in expect}
+        assert mask_of(st) == {K.A_SQUARE + q for q in expect}
         check_ref(st)
 
 
@@ -399,57 +412,57 @@ def skip_keep(st):
 def _start_placements(st, named):
     """From a NAME decision: name ``named`` and return the state at the first commitment."""
     assert st[K.G_PHASE] == K.PH_NAME
-    K.step(st, K.A_RES + named)
+    K.step(st, K.A_RESOURCE + named)
 
 
 def test_tv20_factory_and_bank():
     cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Factory"]
     st = new_state(2, cards=cards, monuments=0, first=1)
     set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = B
+    st[pb(0) + K.O_BUILDING_RES + 0] = B
     _start_placements(st, B)
     assert st[K.G_ACTOR] == 0 and st[K.G_PHASE] == K.PH_TAKE
-    assert mask_of(st) == {K.A_RES + r for r in range(5)}
+    assert mask_of(st) == {K.A_RESOURCE + r for r in range(5)}
     check_ref(st)
     st = new_state(2, cards=cards, monuments=0, first=1)
     set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = B
+    st[pb(0) + K.O_BUILDING_RES + 0] = B
     _start_placements(st, W)
     assert st[K.G_PHASE] == K.PH_DEST
     st = new_state(2, cards=cards, monuments=0, first=0)
     set_board(st, 0, ["Fc .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = B
+    st[pb(0) + K.O_BUILDING_RES + 0] = B
     _start_placements(st, B)
     assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST
-    K.step(st, K.A_SQ + 0)
+    K.step(st, K.A_SQUARE + 0)
     assert st[K.G_ACTOR] == 0 and st[K.G_PHASE] == K.PH_DEST     # own call: no substitution
     # Banks
     bank_cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Bank"]
     st = new_state(2, cards=bank_cards, monuments=0, first=0)
     set_board(st, 0, ["Bk Bk .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = W
-    st[pb(0) + K.O_EXTRA + 1] = G
-    assert mask_of(st) == {K.A_RES + r for r in (H, B, S)}
+    st[pb(0) + K.O_BUILDING_RES + 0] = W
+    st[pb(0) + K.O_BUILDING_RES + 1] = G
+    assert mask_of(st) == {K.A_RESOURCE + r for r in (H, B, S)}
     check_ref(st)
     # third Bank: its resource avoids wood and glass
     set_board(st, 0, ["Bk Bk .. ..", "h h .. ..", "w g b ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = W
-    st[pb(0) + K.O_EXTRA + 1] = G
+    st[pb(0) + K.O_BUILDING_RES + 0] = W
+    st[pb(0) + K.O_BUILDING_RES + 1] = G
     force(st, K.PH_BUILD, 0)
     a = 128 * 6 + 0 * 16 + 4                   # Bank HH./WGB, t = 0 at square 4
     assert a in constructs(st)
     check_ref(st)
     K.step(st, a)
-    K.step(st, K.A_SQ + 8)
-    assert st[K.G_PHASE] == K.PH_BRES
-    assert mask_of(st) == {K.A_RES + r for r in (H, B, S)}
+    K.step(st, K.A_SQUARE + 8)
+    assert st[K.G_PHASE] == K.PH_BUILD_RESOURCE
+    assert mask_of(st) == {K.A_RESOURCE + r for r in (H, B, S)}
     check_ref(st)
     # five Banks: no Bank construction, naming ban lifted
     st = new_state(2, cards=bank_cards, monuments=0, first=0)
     set_board(st, 0, ["Bk Bk Bk Bk", "Bk .. .. ..", "h h .. ..", "w g b .."])
     for q in range(5):
-        st[pb(0) + K.O_EXTRA + q] = q
-    assert mask_of(st) == {K.A_RES + r for r in range(5)}
+        st[pb(0) + K.O_BUILDING_RES + q] = q
+    assert mask_of(st) == {K.A_RESOURCE + r for r in range(5)}
     force(st, K.PH_BUILD, 0)
     assert not any(a // 128 == 6 for a in constructs(st))
     check_ref(st)
@@ -459,44 +472,44 @@ def test_tv17_warehouse():
     cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"]
     st = new_state(2, cards=cards, monuments=0, first=1)
     set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_WH + W] = 1
-    st[pb(0) + K.O_WH + B] = 1
+    st[pb(0) + K.O_WAREHOUSE + W] = 1
+    st[pb(0) + K.O_WAREHOUSE + B] = 1
     _start_placements(st, G)
-    assert st[K.G_ACTOR] == 0 and K.A_SQ + 0 in mask_of(st)
+    assert st[K.G_ACTOR] == 0 and K.A_SQUARE + 0 in mask_of(st)
     check_ref(st)
-    K.step(st, K.A_SQ + 0)
+    K.step(st, K.A_SQUARE + 0)
     assert st[K.G_PHASE] == K.PH_SWAP
-    assert mask_of(st) == {K.A_RES + W, K.A_RES + B, K.A_PASS}
+    assert mask_of(st) == {K.A_RESOURCE + W, K.A_RESOURCE + B, K.A_PASS}
     check_ref(st)
     K.step(st, K.A_PASS)
     # no swap: the SWAP_SQUARE step is still taken (PASS only), see test_warehouse_padding
-    assert st[K.G_PHASE] == K.PH_SWAP_SQ and st[K.G_ACTOR] == 0 and mask_of(st) == {K.A_PASS}
+    assert st[K.G_PHASE] == K.PH_SWAP_SQUARE and st[K.G_ACTOR] == 0 and mask_of(st) == {K.A_PASS}
     check_ref(st)
     K.step(st, K.A_PASS)
-    K.step(st, K.A_SQ + 5)             # seat 1 places its glass
-    assert st[pb(0) + K.O_WH + G] == 1 and K._wh_count(st, 0, 0) == 3
+    K.step(st, K.A_SQUARE + 5)             # seat 1 places its glass
+    assert st[pb(0) + K.O_WAREHOUSE + G] == 1 and K._warehouse_count(st, 0, 0) == 3
     # full Warehouse next round: swap only
     st2 = new_state(2, cards=cards, monuments=0, first=1)
     set_board(st2, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     for r in (W, B, G):
-        st2[pb(0) + K.O_WH + r] = 1
+        st2[pb(0) + K.O_WAREHOUSE + r] = 1
     _start_placements(st2, S)
-    K.step(st2, K.A_SQ + 0)
-    assert mask_of(st2) == {K.A_RES + W, K.A_RES + B, K.A_RES + G}
+    K.step(st2, K.A_SQUARE + 0)
+    assert mask_of(st2) == {K.A_RESOURCE + W, K.A_RESOURCE + B, K.A_RESOURCE + G}
     check_ref(st2)
-    K.step(st2, K.A_RES + W)
-    assert st2[K.G_PHASE] == K.PH_SWAP_SQ
-    K.step(st2, K.A_SQ + 3)
-    K.step(st2, K.A_SQ + 3)            # seat 1
+    K.step(st2, K.A_RESOURCE + W)
+    assert st2[K.G_PHASE] == K.PH_SWAP_SQUARE
+    K.step(st2, K.A_SQUARE + 3)
+    K.step(st2, K.A_SQUARE + 3)            # seat 1
     b = pb(0)
-    assert st2[b + K.O_CUBE + 3] == W and st2[b + K.O_WH + S] == 1 and st2[b + K.O_WH + W] == 0
-    assert K._wh_count(st2, 0, 0) == 3
+    assert st2[b + K.O_CUBE + 3] == W and st2[b + K.O_WAREHOUSE + S] == 1 and st2[b + K.O_WAREHOUSE + W] == 0
+    assert K._warehouse_count(st2, 0, 0) == 3
     # as Master Builder: no Warehouse
     st3 = new_state(2, cards=cards, monuments=0, first=0)
     set_board(st3, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     _start_placements(st3, H)
-    K.step(st3, K.A_SQ + 4)            # seat 1 first
-    assert st3[K.G_ACTOR] == 0 and K.A_SQ + 0 not in mask_of(st3)
+    K.step(st3, K.A_SQUARE + 4)            # seat 1 first
+    assert st3[K.G_ACTOR] == 0 and K.A_SQUARE + 0 not in mask_of(st3)
     check_ref(st3)
     # three stored cubes score -3
     assert score_town(["warehouse . . .", ". . . .", ". . . .", ". . . ."], warehouse_cubes=3)["warehouse"] == -3
@@ -506,28 +519,28 @@ def test_tv32_statue_and_cave():
     st = new_state(2, cards=FIRST, monuments=1, cave=1, first=1)
     skip_keep(st)
     set_board(st, 0, ["Co Co SM ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_EXTRA + 0] = S
+    st[pb(0) + K.O_BUILDING_RES + 0] = S
     _start_placements(st, B)
     m = mask_of(st)
-    assert K.A_SQ + 1 in m and K.A_SQ + 0 not in m and K.A_ASIDE in m and K.A_SQ + 5 in m
+    assert K.A_SQUARE + 1 in m and K.A_SQUARE + 0 not in m and K.A_SET_ASIDE in m and K.A_SQUARE + 5 in m
     check_ref(st)
-    K.step(st, K.A_SQ + 1)
-    K.step(st, K.A_SQ + 1)
-    assert st[pb(0) + K.O_EXTRA + 1] == B and st[pb(0) + K.O_CUBE + 1] == -1
+    K.step(st, K.A_SQUARE + 1)
+    K.step(st, K.A_SQUARE + 1)
+    assert st[pb(0) + K.O_BUILDING_RES + 1] == B and st[pb(0) + K.O_CUBE + 1] == -1
     # the stored cube never counts for patterns and is ignored at the end
     assert score_town(["cottage cottage . .", ". . . .", ". . . .", ". . . ."])["total"] == -14
     # cave rule: after two uses it is masked
     st = new_state(2, cards=FIRST, monuments=0, cave=1, first=1)
-    st[pb(0) + K.O_CAVE] = 2
+    st[pb(0) + K.O_CAVE_USES] = 2
     _start_placements(st, B)
-    assert K.A_ASIDE not in mask_of(st)
+    assert K.A_SET_ASIDE not in mask_of(st)
     st = new_state(2, cards=FIRST, monuments=0, cave=1, first=0)
     _start_placements(st, B)
-    assert st[K.G_ACTOR] == 1 and K.A_ASIDE in mask_of(st)
-    K.step(st, K.A_ASIDE)
-    assert st[K.G_ACTOR] == 0 and K.A_ASIDE not in mask_of(st)     # own call
-    K.step(st, K.A_SQ + 0)
-    assert st[pb(1) + K.O_CAVE] == 1
+    assert st[K.G_ACTOR] == 1 and K.A_SET_ASIDE in mask_of(st)
+    K.step(st, K.A_SET_ASIDE)
+    assert st[K.G_ACTOR] == 0 and K.A_SET_ASIDE not in mask_of(st)     # own call
+    K.step(st, K.A_SQUARE + 0)
+    assert st[pb(1) + K.O_CAVE_USES] == 1
 
 
 def test_tv29_turn_order_hammer_fort():
@@ -539,24 +552,24 @@ def test_tv29_turn_order_hammer_fort():
     set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     st[pb(3) + K.O_STATUS] = 1
     K._end_round(st)
-    assert st[K.G_MB] == 0
+    assert st[K.G_MASTER_BUILDER] == 0
     # built during this very round: skipped already
     st = new_state(4, cards=FIRST, monuments=1, first=1)
     set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=st[K.G_ROUND])
     st[pb(3) + K.O_STATUS] = 1
     K._end_round(st)
-    assert st[K.G_MB] == 0
+    assert st[K.G_MASTER_BUILDER] == 0
     # only seat 2 building: Master Builder every round, namings count
     st = new_state(4, cards=FIRST, monuments=1, first=1)
     set_board(st, 2, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     for p in (0, 1, 3):
         st[pb(p) + K.O_STATUS] = 1
     K._end_round(st)
-    assert st[K.G_MB] == 2
+    assert st[K.G_MASTER_BUILDER] == 2
     K._run(st)
     assert st[K.G_PHASE] == K.PH_NAME and st[K.G_ACTOR] == 2
-    K.step(st, K.A_RES + W)
-    assert st[pb(2) + K.O_MBT] == 1 and st[K.G_ACTOR] == 2 and st[pb(2) + K.O_PIMP] == 0
+    K.step(st, K.A_RESOURCE + W)
+    assert st[pb(2) + K.O_MB_TURNS] == 1 and st[K.G_ACTOR] == 2 and st[pb(2) + K.O_PEND_IMPOSED] == 0
 
 
 def test_tv30_opaleye():
@@ -564,75 +577,75 @@ def test_tv30_opaleye():
     set_board(st, 0, ["OW .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=6)
     b = pb(0)
     for k in (0, 2, 4):
-        st[b + K.O_OPAL + k] = 1
+        st[b + K.O_OPALEYE_ASIDE + k] = 1
     # round 6 (built this round): nothing
     st[K.G_ROUND] = 6
-    st[pb(1) + K.O_CONS] = 1 << 0
+    st[pb(1) + K.O_BUILT_TYPES] = 1 << 0
     st[K.G_STAGE] = K.ST_END
-    st[K.G_OPAL_INIT] = 0
-    assert not K._opal_next(st)
+    st[K.G_OPALEYE_STARTED] = 0
+    assert not K._opaleye_next(st)
     # round 7: the right neighbour (seat 2) constructs a Tavern -> the Tavern moves
     st[K.G_ROUND] = 7
-    st[pb(1) + K.O_CONS] = 0
-    st[pb(2) + K.O_CONS] = 1 << 4
-    st[K.G_OPAL_INIT] = 0
-    assert K._opal_next(st)
-    assert st[K.G_PHASE] == K.PH_OPAL_SQ and st[K.G_ACTOR] == 0 and st[K.G_OPAL_TYPE] == 4
+    st[pb(1) + K.O_BUILT_TYPES] = 0
+    st[pb(2) + K.O_BUILT_TYPES] = 1 << 4
+    st[K.G_OPALEYE_STARTED] = 0
+    assert K._opaleye_next(st)
+    assert st[K.G_PHASE] == K.PH_OPALEYE_SQUARE and st[K.G_ACTOR] == 0 and st[K.G_OPALEYE_TYPE] == 4
     check_ref(st)
-    K.step(st, K.A_SQ + 5)
-    assert st[b + K.O_BLD + 5] == card("Tavern")
-    assert [int(st[b + K.O_OPAL + k]) for k in range(7)] == [1, 0, 1, 0, 0, 0, 0]
+    K.step(st, K.A_SQUARE + 5)
+    assert st[b + K.O_BUILDING + 5] == card("Tavern")
+    assert [int(st[b + K.O_OPALEYE_ASIDE + k]) for k in range(7)] == [1, 0, 1, 0, 0, 0, 0]
     assert st[K.G_ROUND] == 8
-    # a Grove University placement is not a construction: O_CONS untouched
-    st[pb(2) + K.O_CONS] = 0
+    # a Grove University placement is not a construction: O_BUILT_TYPES untouched
+    st[pb(2) + K.O_BUILT_TYPES] = 0
     st[pb(2) + K.O_KEPT] = K.M_GROVE
     K._put_building(st, 2, 3, K.M_GROVE)
-    st[pb(2) + K.O_MBUILT] = 1
-    st[pb(2) + K.O_MCELL] = 3
+    st[pb(2) + K.O_MONUMENT_BUILT] = 1
+    st[pb(2) + K.O_MONUMENT_CELL] = 3
     st[K.G_PHASE] = K.PH_BUILD
     st[K.G_ACTOR] = 2
-    K._after_token(st, 2, 3)
+    after_token(st, 2, 3)
     assert st[K.G_PHASE] == K.PH_GROVE_TYPE
     K.step(st, K.A_TYPE + 2)
-    K.step(st, K.A_SQ + 7)
-    assert st[pb(2) + K.O_CONS] == 0
+    K.step(st, K.A_SQUARE + 7)
+    assert st[pb(2) + K.O_BUILT_TYPES] == 0
 
 
 def test_tv31_guild_and_grove():
     st = new_state(2, cards=FIRST, monuments=1, first=0)
     set_board(st, 0, ["Co .. .. AG", "Co .. .. We", ".. .. .. ..", ".. .. .. .."], placed_round=-1)
     force(st, K.PH_BUILD, 0)
-    K._after_token(st, 0, 3)
+    after_token(st, 0, 3)
     assert st[K.G_PHASE] == K.PH_GUILD_TARGET
-    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 4, K.A_SQ + 7, K.A_PASS}
+    assert mask_of(st) == {K.A_SQUARE + 0, K.A_SQUARE + 4, K.A_SQUARE + 7, K.A_PASS}
     check_ref(st)
-    K.step(st, K.A_SQ + 4)
+    K.step(st, K.A_SQUARE + 4)
     m = mask_of(st)
     assert K.A_TYPE + 0 not in m and m == {K.A_TYPE + k for k in range(1, 7)}
     check_ref(st)
     K.step(st, K.A_TYPE + 4)
-    assert st[pb(0) + K.O_BLD + 4] == card("Tavern")
-    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 7, K.A_PASS}
-    K.step(st, K.A_SQ + 7)
+    assert st[pb(0) + K.O_BUILDING + 4] == card("Tavern")
+    assert mask_of(st) == {K.A_SQUARE + 0, K.A_SQUARE + 7, K.A_PASS}
+    K.step(st, K.A_SQUARE + 7)
     K.step(st, K.A_TYPE + 4)
-    assert st[pb(0) + K.O_BLD + 7] == card("Tavern")
+    assert st[pb(0) + K.O_BUILDING + 7] == card("Tavern")
     assert st[K.G_PHASE] != K.PH_GUILD_TARGET
     # Grove University with 3 empty squares: Factory opens BUILD_RESOURCE
     st = new_state(2, cards=FIRST, monuments=1, first=0)
     rows = ["GU Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc .. .. .."]
     set_board(st, 0, rows)
     force(st, K.PH_BUILD, 0)
-    K._after_token(st, 0, 0)
+    after_token(st, 0, 0)
     assert mask_of(st) == {K.A_TYPE + k for k in range(7)}
     K.step(st, K.A_TYPE + 6)
-    assert mask_of(st) == {K.A_SQ + q for q in (13, 14, 15)}
-    K.step(st, K.A_SQ + 14)
-    assert st[K.G_PHASE] == K.PH_BRES and mask_of(st) == {K.A_RES + r for r in range(5)}
+    assert mask_of(st) == {K.A_SQUARE + q for q in (13, 14, 15)}
+    K.step(st, K.A_SQUARE + 14)
+    assert st[K.G_PHASE] == K.PH_BUILD_RESOURCE and mask_of(st) == {K.A_RESOURCE + r for r in range(5)}
     # no empty square: the bonus is lost
     st = new_state(2, cards=FIRST, monuments=1, first=0)
     set_board(st, 0, ["GU Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc"])
     force(st, K.PH_BUILD, 0)
-    K._after_token(st, 0, 0)
+    after_token(st, 0, 0)
     assert st[K.G_PHASE] != K.PH_GROVE_TYPE
 
 
@@ -642,8 +655,8 @@ def test_tv33_town_hall_cycle():
     rs = np.random.default_rng(0)
     m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     while K.current_player(st) >= 0 and st[K.G_ROUND] <= 17:
-        kinds[int(st[K.G_ROUND])] = int(st[K.G_THKIND])
-        draws[int(st[K.G_ROUND])] = int(st[K.G_DRAWS])
+        kinds[int(st[K.G_ROUND])] = int(st[K.G_TH_FREE_ROUND])
+        draws[int(st[K.G_ROUND])] = int(st[K.G_DRAWS_LEFT])
         K.legal_mask(st, m)
         K.step(st, int(rs.choice(np.flatnonzero(m))))
     for r in kinds:
@@ -658,20 +671,20 @@ def test_tv33_town_hall_cycle():
     set_board(st, 1, ["FI .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     st[K.G_ROUND] = 2
     st[K.G_STAGE] = K.ST_END
-    st[K.G_OPAL_INIT] = 1
-    st[K.G_OPAL_OWNER] = -1
+    st[K.G_OPALEYE_STARTED] = 1
+    st[K.G_OPALEYE_OWNER] = -1
     K._run(st)
-    assert st[K.G_ROUND] == 3 and st[K.G_THKIND] == 1
+    assert st[K.G_ROUND] == 3 and st[K.G_TH_FREE_ROUND] == 1
     assert st[K.G_PHASE] == K.PH_CHOOSE and st[K.G_ACTOR] == 0
-    K.step(st, K.A_RES + W)
-    K.step(st, K.A_SQ + 0)
+    K.step(st, K.A_RESOURCE + W)
+    K.step(st, K.A_SQUARE + 0)
     assert st[K.G_PHASE] == K.PH_BUILD or st[K.G_ROUND] == 4
 
 
 def test_tv34_solo():
     for seed in range(40):
         st = new_state(1, seed=seed)
-        cards = {int(c) for c in st[K.G_CARDS:K.G_CARDS + 7]}
+        cards = {int(c) for c in st[K.G_CARDS_IN_PLAY:K.G_CARDS_IN_PLAY + 7]}
         assert card("Inn") not in cards and card("Bank") not in cards
         dealt = {int(c) for c in st[pb(0) + K.O_DEALT:pb(0) + K.O_DEALT + 2]}
         assert K.M_FORT not in dealt and K.M_OPALEYE not in dealt
@@ -679,12 +692,12 @@ def test_tv34_solo():
     st = new_state(1, monuments=0)
     st[K.G_DISPLAY:K.G_DISPLAY + 5] = [2, 0, 0, 1, 0]
     K._set(st, K.PH_CHOOSE, 0)
-    assert mask_of(st) == {K.A_RES + W, K.A_RES + G}
+    assert mask_of(st) == {K.A_RESOURCE + W, K.A_RESOURCE + G}
     check_ref(st)
-    K.step(st, K.A_RES + G)
-    K.step(st, K.A_SQ + 0)                    # place, then (no construction) the round ends
-    assert st[K.G_QUEUE] == G and st[K.G_QN] == 1
-    assert st[K.G_DISPLAY:K.G_DISPLAY + 5].sum() == 3 and st[K.G_UNKNOWN] == 11
+    K.step(st, K.A_RESOURCE + G)
+    K.step(st, K.A_SQUARE + 0)                    # place, then (no construction) the round ends
+    assert st[K.G_UNDER_DECK] == G and st[K.G_UNDER_DECK_LEN] == 1
+    assert st[K.G_DISPLAY:K.G_DISPLAY + 5].sum() == 3 and st[K.G_NEVER_SEEN] == 11
     assert TT.solo_title(30) == "Engineer"
     assert TT.solo_title(38) == "Master Architect"
     assert TT.solo_title(9) == "Aspiring Architect"
@@ -700,11 +713,11 @@ def test_tv35_tie_breaks():
     K.scores(st, sc)
     assert sc[0] == sc[1] == 0
     rk = np.zeros(2, dtype=np.int64)
-    st[pb(0) + K.O_MBT] = 7
-    st[pb(1) + K.O_MBT] = 6
+    st[pb(0) + K.O_MB_TURNS] = 7
+    st[pb(1) + K.O_MB_TURNS] = 6
     K.ranks(st, rk)
     assert list(rk) == [2, 1]
-    st[pb(0) + K.O_MBT] = 6
+    st[pb(0) + K.O_MB_TURNS] = 6
     K.ranks(st, rk)
     assert list(rk) == [1, 2]
     set_board(st, 0, ["Co Co Co Co", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
@@ -717,8 +730,8 @@ def test_tv35_tie_breaks():
     K.ranks(st, rk)
     assert list(rk) == [1, 1]
     # Town Hall: namings skipped
-    st[K.G_VARIANT] = 1
-    st[pb(0) + K.O_MBT] = 9
+    st[K.G_TOWN_HALL] = 1
+    st[pb(0) + K.O_MB_TURNS] = 9
     K.ranks(st, rk)
     assert list(rk) == [1, 1]
 
@@ -728,20 +741,20 @@ def test_tv36_completion():
     set_board(st, 0, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
     set_board(st, 1, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc .. .."])
     _start_placements(st, W)
-    K.step(st, K.A_SQ + 15)          # seat 0: last empty square
-    K.step(st, K.A_SQ + 14)          # seat 1
+    K.step(st, K.A_SQUARE + 15)          # seat 0: last empty square
+    K.step(st, K.A_SQUARE + 14)          # seat 1
     # nothing could fit (no monuments in play): both done automatically
     assert not R.build_offered(st, 0) and not R.build_offered(st, 1)
-    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
+    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_DONE_ROUND] == 1
     assert st[pb(1) + K.O_STATUS] == 0
-    assert st[K.G_ROUND] == 2 and st[K.G_MB] == 1 and st[K.G_PHASE] == K.PH_NAME
+    assert st[K.G_ROUND] == 2 and st[K.G_MASTER_BUILDER] == 1 and st[K.G_PHASE] == K.PH_NAME
     # a town filled by an Opaleye move: skips the placement, builds, completes when done
     st = new_state(2, cards=FIRST, monuments=0, first=1)
     set_board(st, 0, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc"])
     _start_placements(st, W)
     assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_DEST
-    K.step(st, K.A_SQ + 0)
-    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_CROUND] == 1
+    K.step(st, K.A_SQUARE + 0)
+    assert st[pb(0) + K.O_STATUS] == 1 and st[pb(0) + K.O_DONE_ROUND] == 1
     # ... the same with monuments in play: a monument nobody has built could fit seat 1's
     # board as far as the table can tell, so it gets the step (PASS only), whichever it kept
     for kept in (K.M_STARLOOM, K.M_MANDRAS):
@@ -751,8 +764,8 @@ def test_tv36_completion():
         set_board(st, 0, ["Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
         set_board(st, 1, ["g g Fc Fc", "w .. Fc Fc", "Fc Fc Fc Fc", "Fc Fc Fc .."])
         _start_placements(st, H)
-        K.step(st, K.A_SQ + 5)           # seat 1 completes g g / w h: The Starloom's pattern
-        K.step(st, K.A_SQ + 15)          # seat 0: last empty square, done at once
+        K.step(st, K.A_SQUARE + 5)           # seat 1 completes g g / w h: The Starloom's pattern
+        K.step(st, K.A_SQUARE + 15)          # seat 0: last empty square, done at once
         assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 1
         check_ref(st)
         assert (kept == K.M_STARLOOM) == (mask_of(st) != {K.A_PASS})
@@ -785,12 +798,12 @@ class TargetPolicy:
 
     def _cells(self, card, t, anchor):
         r0, c0 = divmod(anchor, 4)
-        return [((r0 + K.OFFS[card, t, i, 0]) * 4 + c0 + K.OFFS[card, t, i, 1], int(K.OFFS[card, t, i, 2]))
-                for i in range(K.PSIZE[card])]
+        return [((r0 + K.PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + K.PATTERN_CELLS[card, t, i, 1], int(K.PATTERN_CELLS[card, t, i, 2]))
+                for i in range(K.PATTERN_SIZE[card])]
 
     def _valid(self, st, p, cells):
         b = pb(p)
-        return all(st[b + K.O_BLD + q] < 0 and st[b + K.O_CUBE + q] in (-1, r) for q, r in cells)
+        return all(st[b + K.O_BUILDING + q] < 0 and st[b + K.O_CUBE + q] in (-1, r) for q, r in cells)
 
     def target(self, rs, st, p):
         tgt = self.targets.get(p)
@@ -800,8 +813,8 @@ class TargetPolicy:
         for _ in range(40):
             slot = 7 if 7 in slots and rs.random() < 0.5 else int(rs.choice(slots))
             c = int(K._slot_card(st, p, slot))
-            t = int(rs.choice(np.flatnonzero(K.TVALID[c])))
-            h, w = K.TBOX[c, t]
+            t = int(rs.choice(np.flatnonzero(K.TRANSFORM_DISTINCT[c])))
+            h, w = K.TRANSFORM_BOX[c, t]
             anchor = int(rs.integers(4 - h + 1)) * 4 + int(rs.integers(4 - w + 1))
             cells = self._cells(c, t, anchor)
             if self._valid(st, p, cells):
@@ -830,14 +843,14 @@ class TargetPolicy:
             return _policy(rs, st, m)
         need = {q: r for q, r in tgt if st[b + K.O_CUBE + q] != r}
         if ph in (K.PH_NAME, K.PH_CHOOSE, K.PH_TAKE):
-            want = [K.A_RES + r for r in set(need.values()) if m[K.A_RES + r]]
+            want = [K.A_RESOURCE + r for r in set(need.values()) if m[K.A_RESOURCE + r]]
             return int(rs.choice(want)) if want else _policy(rs, st, m)
-        res = st[b + K.O_PRES]
-        good = [K.A_SQ + q for q, r in need.items() if r == res and m[K.A_SQ + q]]
+        res = st[b + K.O_PEND_RESOURCE]
+        good = [K.A_SQUARE + q for q, r in need.items() if r == res and m[K.A_SQUARE + q]]
         if good:
             return int(rs.choice(good))
         cells = {q for q, _ in tgt}
-        other = [a for a in legal if not (K.A_SQ <= a < K.A_RES and a - K.A_SQ in cells)]
+        other = [a for a in legal if not (K.A_SQUARE <= a < K.A_RESOURCE and a - K.A_SQUARE in cells)]
         return int(rs.choice(other)) if other else int(rs.choice(legal))
 
 
@@ -856,19 +869,19 @@ def _hidden_check(st, observer, rs):
     o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
     K.observe(st, observer, o1)
     st2 = st.copy()
-    n = int(st[K.G_NP])
+    n = int(st[K.G_NUM_PLAYERS])
     for p in range(n):
         if p == observer:
             continue
         b = pb(p)
-        if not st2[b + K.O_MBUILT] and st2[b + K.O_KEPT] >= 0:
-            st2[b + K.O_KEPT] = K.NB + rs.integers(K.NM)
-            st2[b + K.O_DEALT] = K.NB + rs.integers(K.NM)
+        if not st2[b + K.O_MONUMENT_BUILT] and st2[b + K.O_KEPT] >= 0:
+            st2[b + K.O_KEPT] = K.NUM_BUILDING_CARDS + rs.integers(K.NUM_MONUMENTS)
+            st2[b + K.O_DEALT] = K.NUM_BUILDING_CARDS + rs.integers(K.NUM_MONUMENTS)
         if st2[b + K.O_KEPT] < 0:
-            st2[b + K.O_DEALT] = K.NB + rs.integers(K.NM)
-        if st2[b + K.O_PRES] >= 0:
-            st2[b + K.O_PRES] = rs.integers(5)
-            st2[b + K.O_PDEST] = rs.integers(16)
+            st2[b + K.O_DEALT] = K.NUM_BUILDING_CARDS + rs.integers(K.NUM_MONUMENTS)
+        if st2[b + K.O_PEND_RESOURCE] >= 0:
+            st2[b + K.O_PEND_RESOURCE] = rs.integers(5)
+            st2[b + K.O_PEND_DEST] = rs.integers(16)
     K.observe(st2, observer, o2)
     assert np.array_equal(o1, o2)
     st3 = st.copy()
@@ -895,7 +908,7 @@ def _check_build_turns(pre, a, post):
             return                                  # not revealed yet
         start = 0
     elif pre[K.G_STAGE] == K.ST_BUILD:
-        start = int(pre[K.G_ORDI]) + (1 if pre[K.G_PHASE] == K.PH_BUILD and a == K.A_PASS else 0)
+        start = int(pre[K.G_ORDER_POS]) + (1 if pre[K.G_PHASE] == K.PH_BUILD and a == K.A_PASS else 0)
     else:
         return
     at_build = same_round and post[K.G_STAGE] == K.ST_BUILD and post[K.G_PHASE] == K.PH_BUILD
@@ -904,8 +917,8 @@ def _check_build_turns(pre, a, post):
         return                                      # an effect of a construction is pending
     ref = post.copy()
     ref[K.G_ROUND] = pre[K.G_ROUND]
-    order = [int(p) for p in pre[K.G_ORDER:K.G_ORDER + pre[K.G_ORDN]]]
-    stop = int(post[K.G_ORDI]) if at_build else len(order)
+    order = [int(p) for p in pre[K.G_ORDER:K.G_ORDER + pre[K.G_ORDER_LEN]]]
+    stop = int(post[K.G_ORDER_POS]) if at_build else len(order)
     for k in range(start, stop):
         assert not R.build_offered(ref, order[k]), f"seat {order[k]}'s build step was skipped"
     if at_build:
@@ -916,13 +929,11 @@ def _play(n, variant, mon, cave, seed, check_every=1, policy=None):
     policy = policy or _policy
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     K.init(st, config(n, variant, mon, cave), seed)
-    rs = np.random.default_rng(seed)
-    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
-    steps = 0
-    while K.current_player(st) >= 0:
-        K.legal_mask(st, m)
-        assert m.sum() > 0
+    ctx = {}
+
+    def before_move(st, steps, m, rs):
+        ctx["mask"] = m
         if steps % check_every == 0:
             assert set(np.flatnonzero(m).tolist()) == R.legal_actions(st), K.PHASE_NAMES[st[K.G_PHASE]]
             p = int(st[K.G_ACTOR])
@@ -931,22 +942,27 @@ def _play(n, variant, mon, cave, seed, check_every=1, policy=None):
                 assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
             if st[K.G_STAGE] == K.ST_COMMIT or st[K.G_PHASE] == K.PH_KEEP:
                 _hidden_check(st, (p + 1) % n, rs)
-        a = policy(rs, st, m)
+
+    def choose(st, legal, rs):
+        a = policy(rs, st, ctx["mask"])
+        ctx["pre"] = st.copy()
+        ctx["follows"] = None
         if st[K.G_PHASE] == K.PH_DEST:
             # the reference decides on its own whether the Warehouse steps follow
             p = int(st[K.G_ACTOR])
-            to_wh = K.A_SQ <= a < K.A_RES and st[pb(p) + K.O_BLD + a - K.A_SQ] == K.C_WAREHOUSE
-            follows = to_wh or R.warehouse_padded(st, p)
-            pre = st.copy()
-            K.step(st, a)
+            to_wh = K.A_SQUARE <= a < K.A_RESOURCE and st[pb(p) + K.O_BUILDING + a - K.A_SQUARE] == K.C_WAREHOUSE
+            ctx["follows"] = (p, to_wh or R.warehouse_padded(st, p))
+        return a
+
+    def after_move(st, steps, a):
+        if ctx["follows"] is not None:
+            p, follows = ctx["follows"]
             assert (st[K.G_PHASE] == K.PH_SWAP and st[K.G_ACTOR] == p) == follows
-        else:
-            pre = st.copy()
-            K.step(st, a)
         if steps % check_every == 0:
-            _check_build_turns(pre, a, st)
-        steps += 1
-        assert steps < TT.Spec.max_steps
+            _check_build_turns(ctx["pre"], a, st)
+
+    steps = driver.play_kernel(K, st, seed, choose=choose, before_move=before_move, after_move=after_move,
+                               max_steps=TT.Spec.max_steps - 1)
     sc = np.zeros(n, dtype=np.int64)
     K.scores(st, sc)
     assert list(sc) == R.final_scores_ref(st)
@@ -982,71 +998,81 @@ def test_determinism_and_copy():
     st1 = new_state(4, seed=11, cave=1)
     st2 = new_state(4, seed=11, cave=1)
     assert np.array_equal(st1, st2)
-    rs = np.random.default_rng(3)
-    m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    steps = 0
-    while K.current_player(st1) >= 0:
-        K.legal_mask(st1, m)
-        a = _policy(rs, st1, m)
-        if steps == 40:
-            cp = st1.copy()
-            K.step(cp, a)
-        K.step(st1, a)
+    ctx = {}
+
+    def choose(st1, legal, rs):
+        a = _policy(rs, st1, ctx["mask"])
+        if ctx["steps"] == 40:
+            ctx["copy"] = st1.copy()
+            K.step(ctx["copy"], a)
+        return a
+
+    def after_move(st1, steps, a):
         K.step(st2, a)
         if steps == 40:
-            assert np.array_equal(game_part(cp), game_part(st1))
+            assert np.array_equal(game_part(ctx["copy"]), game_part(st1))
         assert np.array_equal(game_part(st1), game_part(st2))
-        steps += 1
+
+    driver.play_kernel(K, st1, 3, choose=choose, after_move=after_move,
+                       before_move=lambda st, steps, m, rs: ctx.update(mask=m, steps=steps))
 
 
 def game_part(st):
     """The state without its scratch tail (which carries no game information)."""
-    return st[:K.STATE_SIZE - K.SCRATCH]
+    return st[:K.STATE_SIZE - K.SCRATCH_SIZE]
 
 
 def test_scratch_is_the_state_tail_and_carries_nothing():
     """envs.spec contract: the last GameConfig.scratch slots are scratch only -- garbage
     there never changes a mask, an observation, a score or the course of the game."""
     cfg = TT.Spec().configure(num_players=3, cave_rule=True)
-    assert cfg.scratch == K.SCRATCH > 0 and cfg.state_size == K.STATE_SIZE
-    assert K.G_SCR == K.STATE_SIZE - K.SCRATCH
-    # every other state offset lies before the tail
-    offsets = [v for k, v in vars(K).items() if k.startswith("G_") and k != "G_SCR" and isinstance(v, int)]
-    assert max(offsets) < K.PB and K.PB + K.MAXP * K.PSZ == K.G_SCR
-    rs = np.random.default_rng(5)
+    assert cfg.scratch == K.SCRATCH_SIZE > 0 and cfg.state_size == K.STATE_SIZE
+    assert K.SCRATCH_KEY == K.STATE_SIZE - K.SCRATCH_SIZE
+    # every other state field lies before the tail: the declared layout puts scratch last
+    assert K.STATE.scratch_size == K.SCRATCH_SIZE and K.STATE.names()[-1] == "scratch_key"
+    assert K.STATE.offset("players") + K.MAXP * K.PLAYER_SIZE == K.SCRATCH_KEY
+    offsets = [v for k, v in vars(K).items() if k.startswith("G_") and isinstance(v, int)]
+    assert max(offsets) == K.G_PLAYERS < K.SCRATCH_KEY
     for seed in range(3):
         clean = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init(clean, cfg.config, seed)
-        m1 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
         m2 = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
         o1 = np.zeros(K.OBS_SIZE, dtype=np.float32)
         o2 = np.zeros(K.OBS_SIZE, dtype=np.float32)
         s1 = np.zeros(3, dtype=np.int64)
         s2 = np.zeros(3, dtype=np.int64)
-        while K.current_player(clean) >= 0:
+        ctx = {}
+
+        def before_move(clean, steps, m1, rs):
             dirty = clean.copy()
-            dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
-            K.legal_mask(clean, m1)
+            dirty[K.SCRATCH_KEY:] = rs.integers(-5, 20, K.SCRATCH_SIZE)
             K.legal_mask(dirty, m2)
             assert np.array_equal(m1, m2)
             for p in range(3):
-                dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
+                dirty[K.SCRATCH_KEY:] = rs.integers(-5, 20, K.SCRATCH_SIZE)
                 K.observe(clean, p, o1)
                 K.observe(dirty, p, o2)
                 assert np.array_equal(o1, o2)
             K.scores(clean, s1)
             K.scores(dirty, s2)
             assert np.array_equal(s1, s2)
-            a = _policy(rs, clean, m1)
-            dirty[K.G_SCR:] = rs.integers(-5, 20, K.SCRATCH)
-            K.step(clean, a)
-            K.step(dirty, a)
-            assert np.array_equal(game_part(clean), game_part(dirty))
+            ctx["mask"], ctx["dirty"] = m1, dirty
+
+        def choose(clean, legal, rs):
+            a = _policy(rs, clean, ctx["mask"])
+            ctx["dirty"][K.SCRATCH_KEY:] = rs.integers(-5, 20, K.SCRATCH_SIZE)
+            return a
+
+        def after_move(clean, steps, a):
+            K.step(ctx["dirty"], a)
+            assert np.array_equal(game_part(clean), game_part(ctx["dirty"]))
+
+        driver.play_kernel(K, clean, 5 + seed, before_move=before_move, choose=choose, after_move=after_move)
     # the shell's game_state() leaves the tail out
     from envs.shell import CityEnv
     env = CityEnv(TT.Spec(), num_players=2)
     env.reset(seed=1)
-    assert env.game_state().shape == (K.STATE_SIZE - K.SCRATCH,)
+    assert env.game_state().shape == (K.STATE_SIZE - K.SCRATCH_SIZE,)
 
 
 def test_reseed_keeps_observations():
@@ -1100,10 +1126,10 @@ def test_options_fix_cards():
     cfg = TT.Spec().configure(buildings="first_game", num_players=3)
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     K.init(st, cfg.config, 0)
-    assert [K.CARD_NAMES[c] for c in st[K.G_CARDS:K.G_CARDS + 7]] == FIRST
+    assert [K.CARD_NAMES[c] for c in st[K.G_CARDS_IN_PLAY:K.G_CARDS_IN_PLAY + 7]] == FIRST
     cfg = TT.Spec().configure(buildings=["feast_hall", "Granary", "shed", "Abbey", "market", "Bank"])
     K.init(st, cfg.config, 0)
-    assert {K.CARD_NAMES[c] for c in st[K.G_CARDS:K.G_CARDS + 7]} == {
+    assert {K.CARD_NAMES[c] for c in st[K.G_CARDS_IN_PLAY:K.G_CARDS_IN_PLAY + 7]} == {
         "Cottage", "Feast Hall", "Granary", "Shed", "Abbey", "Market", "Bank"}
 
 
@@ -1134,13 +1160,6 @@ def test_shell_game(opts):
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
 
 
-def test_pettingzoo_api():
-    from pettingzoo.test import api_test
-    from envs.shell import CityEnv
-    env = CityEnv(TT.Spec(), num_players=3)
-    api_test(env, num_cycles=200)
-
-
 # ============================================================ random states
 def _random_position(rs, n=2):
     cards = ["Cottage"] + [K.CARD_NAMES[int(rs.choice(K.DECK_CARDS[t]))] for t in range(1, 7)]
@@ -1150,32 +1169,32 @@ def _random_position(rs, n=2):
     st[K.G_ROUND] = rnd
     p = 0
     b = pb(p)
-    pool = [K.C_TPOST] * 4 + [K.C_WAREHOUSE, K.C_BANK, K.C_FACTORY, K.C_COTTAGE] + list(range(K.NB))
+    pool = [K.C_TPOST] * 4 + [K.C_WAREHOUSE, K.C_BANK, K.C_FACTORY, K.C_COTTAGE] + list(range(K.NUM_BUILDING_CARDS))
     bank_res = list(rs.permutation(5))
     for q in range(16):
         x = rs.random()
         st[b + K.O_CUBE + q] = -1
-        st[b + K.O_BLD + q] = -1
-        st[b + K.O_EXTRA + q] = -1
-        st[b + K.O_PR + q] = -1
-        st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+        st[b + K.O_BUILDING + q] = -1
+        st[b + K.O_BUILDING_RES + q] = -1
+        st[b + K.O_PLACED_ROUND + q] = -1
+        st[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5] = 0
         if x < 0.5:
             st[b + K.O_CUBE + q] = rs.integers(5)
         elif x < 0.8:
             c = int(rs.choice(pool))
             if c == K.C_BANK and not bank_res:
                 c = K.C_TPOST
-            st[b + K.O_BLD + q] = c
-            st[b + K.O_PR + q] = rnd if rs.random() < 0.25 else rnd - 1
+            st[b + K.O_BUILDING + q] = c
+            st[b + K.O_PLACED_ROUND + q] = rnd if rs.random() < 0.25 else rnd - 1
             if c == K.C_BANK:
-                st[b + K.O_EXTRA + q] = bank_res.pop()
+                st[b + K.O_BUILDING_RES + q] = bank_res.pop()
             elif c == K.C_FACTORY:
-                st[b + K.O_EXTRA + q] = rs.integers(5)
+                st[b + K.O_BUILDING_RES + q] = rs.integers(5)
             elif c == K.C_WAREHOUSE:
                 for _ in range(rs.integers(4)):
-                    st[b + K.O_WH + 5 * q + rs.integers(5)] += 1
+                    st[b + K.O_WAREHOUSE + 5 * q + rs.integers(5)] += 1
     # stamp a few pattern images (from the reference's own transforms) so constructions exist
-    mine = [int(st[K.G_CARDS + k]) for k in range(7)] + [int(st[b + K.O_KEPT])]
+    mine = [int(st[K.G_CARDS_IN_PLAY + k]) for k in range(7)] + [int(st[b + K.O_KEPT])]
     for _ in range(rs.integers(1, 4)):
         c = int(rs.choice(mine))
         imgs = R.IMAGES[c]
@@ -1188,27 +1207,27 @@ def _random_position(rs, n=2):
                 if ch == ".":
                     continue
                 q = (r0 + dr) * 4 + c0 + dc
-                if st[b + K.O_BLD + q] == K.C_BANK:
+                if st[b + K.O_BUILDING + q] == K.C_BANK:
                     continue
-                st[b + K.O_EXTRA + q] = -1
-                st[b + K.O_WH + 5 * q:b + K.O_WH + 5 * q + 5] = 0
+                st[b + K.O_BUILDING_RES + q] = -1
+                st[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5] = 0
                 if rs.random() < 0.15:
                     st[b + K.O_CUBE + q] = -1
-                    st[b + K.O_BLD + q] = K.C_TPOST
-                    st[b + K.O_PR + q] = rnd if rs.random() < 0.3 else rnd - 1
+                    st[b + K.O_BUILDING + q] = K.C_TPOST
+                    st[b + K.O_PLACED_ROUND + q] = rnd if rs.random() < 0.3 else rnd - 1
                 else:
                     st[b + K.O_CUBE + q] = R.RES.index(ch)
-                    st[b + K.O_BLD + q] = -1
-                    st[b + K.O_PR + q] = -1
+                    st[b + K.O_BUILDING + q] = -1
+                    st[b + K.O_PLACED_ROUND + q] = -1
     if rs.random() < 0.5:
-        empties = [q for q in range(16) if st[b + K.O_BLD + q] < 0 and st[b + K.O_CUBE + q] < 0]
+        empties = [q for q in range(16) if st[b + K.O_BUILDING + q] < 0 and st[b + K.O_CUBE + q] < 0]
         if empties:
             q = int(rs.choice(empties))
             m = int(st[b + K.O_KEPT])
-            st[b + K.O_BLD + q] = m
-            st[b + K.O_MBUILT] = 1
-            st[b + K.O_MCELL] = q
-            st[b + K.O_PR + q] = rnd if rs.random() < 0.3 else rnd - 1
+            st[b + K.O_BUILDING + q] = m
+            st[b + K.O_MONUMENT_BUILT] = 1
+            st[b + K.O_MONUMENT_CELL] = q
+            st[b + K.O_PLACED_ROUND + q] = rnd if rs.random() < 0.3 else rnd - 1
     return st
 
 
@@ -1229,36 +1248,36 @@ def test_random_states_against_reference():
         force(st, K.PH_NAME, 0)
         check_ref(st)
         for imp in (0, 1):
-            st[b + K.O_PIMP] = imp
-            st[b + K.O_PRES] = rs.integers(5)
+            st[b + K.O_PEND_IMPOSED] = imp
+            st[b + K.O_PEND_RESOURCE] = rs.integers(5)
             force(st, K.PH_DEST, 0)
             check_ref(st)
-        whs = [q for q in range(16) if st[b + K.O_BLD + q] == K.C_WAREHOUSE]
+        whs = [q for q in range(16) if st[b + K.O_BUILDING + q] == K.C_WAREHOUSE]
         if whs:
-            st[b + K.O_PDEST] = whs[0]
+            st[b + K.O_PEND_DEST] = whs[0]
             force(st, K.PH_SWAP, 0)
             check_ref(st)
             seen_phases.add("SWAP")
-        st[K.G_GUILD_MASK] = rs.integers(1 << 16)
+        st[K.G_GUILD_REPLACED] = rs.integers(1 << 16)
         force(st, K.PH_GUILD_TARGET, 0)
         check_ref(st)
-        blds = [q for q in range(16) if 0 <= st[b + K.O_BLD + q] < K.NB]
+        blds = [q for q in range(16) if 0 <= st[b + K.O_BUILDING + q] < K.NUM_BUILDING_CARDS]
         if blds:
             st[K.G_GUILD_CELL] = int(rs.choice(blds))
             force(st, K.PH_GUILD_TYPE, 0)
             check_ref(st)
         force(st, K.PH_GROVE_TYPE, 0)
         check_ref(st)
-        res_blds = [q for q in range(16) if st[b + K.O_BLD + q] in (K.C_BANK, K.C_FACTORY)]
+        res_blds = [q for q in range(16) if st[b + K.O_BUILDING + q] in (K.C_BANK, K.C_FACTORY)]
         if res_blds:
-            st[K.G_EFF_CELL] = int(rs.choice(res_blds))
-            force(st, K.PH_BRES, 0)
+            st[K.G_RESOURCE_CELL] = int(rs.choice(res_blds))
+            force(st, K.PH_BUILD_RESOURCE, 0)
             check_ref(st)
             seen_phases.add("BRES")
         for k in range(7):
-            st[b + K.O_OPAL + k] = rs.integers(2)
-        if st[b + K.O_OPAL:b + K.O_OPAL + 7].sum() < 7:
-            force(st, K.PH_OPAL_TYPE, 0)
+            st[b + K.O_OPALEYE_ASIDE + k] = rs.integers(2)
+        if st[b + K.O_OPALEYE_ASIDE:b + K.O_OPALEYE_ASIDE + 7].sum() < 7:
+            force(st, K.PH_OPALEYE_TYPE, 0)
             check_ref(st)
     assert seen_phases == {"TOKEN", "SWAP", "BRES"}
 
@@ -1268,7 +1287,7 @@ def test_random_towns_score_against_reference():
     done = 0
     while done < 150:
         town = []
-        mon = K.NB + int(rs.integers(K.NM))
+        mon = K.NUM_BUILDING_CARDS + int(rs.integers(K.NUM_MONUMENTS))
         for q in range(16):
             x = rs.random()
             if x < 0.25:
@@ -1276,7 +1295,7 @@ def test_random_towns_score_against_reference():
             elif x < 0.3:
                 town.append(K.CARD_NAMES[mon])
             else:
-                town.append(K.CARD_NAMES[int(rs.integers(K.NB))])
+                town.append(K.CARD_NAMES[int(rs.integers(K.NUM_BUILDING_CARDS))])
         if sum(t in ("Cottage", "Barrett Castle") for t in town) > 7 or town.count("Greenhouse") > 2:
             continue
         if town.count(K.CARD_NAMES[mon]) > 1:
@@ -1287,7 +1306,7 @@ def test_random_towns_score_against_reference():
         solo = bool(rs.random() < 0.2)
         shrine = int(rs.integers(1, 9))
         place = int(rs.integers(1, 6))
-        bld = np.array([K.CID[t] if t else -1 for t in town], dtype=np.int64)
+        bld = np.array([K.CARD_ID[t] if t else -1 for t in town], dtype=np.int64)
         parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
         got = K.score_board(bld, np.array(wh, dtype=np.int64), right, int(solo), shrine, place, parts)
         assert got == R.score_town_ref(town, wh, right, solo, shrine, place), town
@@ -1302,41 +1321,41 @@ def test_distinct_placement_counts():
               "Architect's Guild": 32, "The Sky Baths": 32, "Opaleye's Watch": 16, "Barrett Castle": 24}
     for name, n in expect.items():
         c = card(name)
-        kern = sum((5 - K.TBOX[c, t, 0]) * (5 - K.TBOX[c, t, 1]) for t in range(8) if K.TVALID[c, t])
+        kern = sum((5 - K.TRANSFORM_BOX[c, t, 0]) * (5 - K.TRANSFORM_BOX[c, t, 1]) for t in range(8) if K.TRANSFORM_DISTINCT[c, t])
         ref = sum((5 - img.shape[0]) * (5 - img.shape[1]) for img in R.IMAGES[c].values())
         assert kern == ref == n, name
-        assert sorted(t for t in range(8) if K.TVALID[c, t]) == sorted(R.IMAGES[c])
+        assert sorted(t for t in range(8) if K.TRANSFORM_DISTINCT[c, t]) == sorted(R.IMAGES[c])
 
 
 def test_guild_factory_and_opaleye_factory_get_their_resource():
     st = new_state(2, cards=FIRST, monuments=1, first=0)
     set_board(st, 0, ["Co .. .. AG", "Co .. .. We", ".. .. .. ..", ".. .. .. .."])
     force(st, K.PH_BUILD, 0)
-    K._after_token(st, 0, 3)
-    K.step(st, K.A_SQ + 7)
+    after_token(st, 0, 3)
+    K.step(st, K.A_SQUARE + 7)
     K.step(st, K.A_TYPE + 6)                     # Well -> Factory
-    assert st[K.G_PHASE] == K.PH_BRES and mask_of(st) == {K.A_RES + r for r in range(5)}
-    K.step(st, K.A_RES + S)
-    assert st[pb(0) + K.O_EXTRA + 7] == S
+    assert st[K.G_PHASE] == K.PH_BUILD_RESOURCE and mask_of(st) == {K.A_RESOURCE + r for r in range(5)}
+    K.step(st, K.A_RESOURCE + S)
+    assert st[pb(0) + K.O_BUILDING_RES + 7] == S
     assert st[K.G_PHASE] == K.PH_GUILD_TARGET and st[K.G_GUILD_LEFT] == 1
-    assert mask_of(st) == {K.A_SQ + 0, K.A_SQ + 4, K.A_PASS}
+    assert mask_of(st) == {K.A_SQUARE + 0, K.A_SQUARE + 4, K.A_PASS}
     K.step(st, K.A_PASS)
     assert st[K.G_PHASE] != K.PH_GUILD_TARGET
     # Opaleye's Watch moving a Factory: its resource is chosen, then the round goes on
     st = new_state(2, cards=FIRST, monuments=1)
     skip_keep(st)
     set_board(st, 0, ["OW .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=1)
-    st[pb(0) + K.O_OPAL + 6] = 1
+    st[pb(0) + K.O_OPALEYE_ASIDE + 6] = 1
     st[K.G_ROUND] = 2
-    st[pb(1) + K.O_CONS] = 1 << 6
+    st[pb(1) + K.O_BUILT_TYPES] = 1 << 6
     st[K.G_STAGE] = K.ST_END
-    st[K.G_OPAL_INIT] = 0
+    st[K.G_OPALEYE_STARTED] = 0
     K._run(st)
-    assert st[K.G_PHASE] == K.PH_OPAL_SQ
-    K.step(st, K.A_SQ + 10)
-    assert st[K.G_PHASE] == K.PH_BRES and st[K.G_ACTOR] == 0
-    K.step(st, K.A_RES + H)
-    assert st[pb(0) + K.O_BLD + 10] == K.C_FACTORY and st[pb(0) + K.O_EXTRA + 10] == H
+    assert st[K.G_PHASE] == K.PH_OPALEYE_SQUARE
+    K.step(st, K.A_SQUARE + 10)
+    assert st[K.G_PHASE] == K.PH_BUILD_RESOURCE and st[K.G_ACTOR] == 0
+    K.step(st, K.A_RESOURCE + H)
+    assert st[pb(0) + K.O_BUILDING + 10] == K.C_FACTORY and st[pb(0) + K.O_BUILDING_RES + 10] == H
     assert st[K.G_ROUND] == 3 and st[K.G_PHASE] == K.PH_NAME
 
 
@@ -1405,17 +1424,17 @@ def test_potential_unfed_cottages_and_red_card():
 def test_potential_counts_the_cube_to_place_and_the_token():
     st = _named_state([".. .. .. ..", "b g .. ..", ".. .. .. ..", ".. .. .. Fa"])
     before = K.potential(st, 0)
-    K.step(st, K.A_RES + H)                      # player 1 names wheat; player 0 places first
+    K.step(st, K.A_RESOURCE + H)                      # player 1 names wheat; player 0 places first
     assert st[K.G_PHASE] == K.PH_DEST and st[K.G_ACTOR] == 0
     ahead = K.potential(st, 0)
     assert ahead > before                         # the wheat can complete the Cottage
     worse = st.copy()
-    K.step(worse, K.A_SQ + 11)                    # wheat away from the brick and glass
-    K.step(st, K.A_SQ + 1)                        # committed, not revealed yet
+    K.step(worse, K.A_SQUARE + 11)                    # wheat away from the brick and glass
+    K.step(st, K.A_SQUARE + 1)                        # committed, not revealed yet
     assert st[pb(0) + K.O_CUBE + 1] == -1
     assert K.potential(st, 0) == pytest.approx(ahead)
     assert K.potential(worse, 0) < ahead
-    K.step(st, K.A_SQ + 0)                        # player 1's wheat; reveal, build step
+    K.step(st, K.A_SQUARE + 0)                        # player 1's wheat; reveal, build step
     assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0
     pass_value = _score(st, 0) + K.potential(st, 0)
     assert 0 in constructs(st)                    # Cottage, t = 0, anchor 0
@@ -1424,7 +1443,7 @@ def test_potential_counts_the_cube_to_place_and_the_token():
     # waiting for the token: the real gain of the best square (fed Cottage) is promised
     token_value = _score(st, 0) + K.potential(st, 0)
     assert token_value > pass_value
-    K.step(st, K.A_SQ + 5)
+    K.step(st, K.A_SQUARE + 5)
     # nothing more could fit (no monuments in play): both done at once, next round
     assert st[K.G_PHASE] == K.PH_NAME
     assert _score(st, 0) + K.potential(st, 0) == pytest.approx(token_value)
@@ -1435,7 +1454,8 @@ def test_potential_in_evaluate():
                       ["Ta .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     spec = TT.Spec()
     cfg = spec.configure()
-    v = [_score(st, p) + spec.potential_weight * K.potential(st, p) for p in range(2)]
+    weight = getattr(K, "POTENTIAL_WEIGHT", 1.0)          # kernels.outcome: the kernel's weight, default 1
+    v = [_score(st, p) + weight * K.potential(st, p) for p in range(2)]
     assert spec.evaluate(st, cfg, 0) == pytest.approx(v[0] - v[1])
     assert spec.evaluate(st, cfg, 1) == pytest.approx(v[1] - v[0])
 
@@ -1447,7 +1467,7 @@ def _seats_until_monument(a, b, rs, policy, max_steps=3000):
     to act differs while no monument has been built in either game."""
     ma = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     mb = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    built = lambda st: sum(int(st[pb(p) + K.O_MBUILT]) for p in range(int(st[K.G_NP])))
+    built = lambda st: sum(int(st[pb(p) + K.O_MONUMENT_BUILT]) for p in range(int(st[K.G_NUM_PLAYERS])))
     steps = 0
     while K.current_player(a) >= 0 and steps < max_steps:
         assert K.current_player(a) == K.current_player(b), (
@@ -1487,8 +1507,8 @@ def test_kept_monument_never_shows_in_the_turn_order():
 
     def build_turns(st):
         _start_placements(st, W)
-        K.step(st, K.A_SQ + 15)          # seat 1
-        K.step(st, K.A_SQ + 15)          # seat 0: w alone fits nothing
+        K.step(st, K.A_SQUARE + 15)          # seat 1
+        K.step(st, K.A_SQUARE + 15)          # seat 0: w alone fits nothing
         seq = []
         while st[K.G_PHASE] == K.PH_BUILD:
             p = int(st[K.G_ACTOR])
@@ -1526,7 +1546,7 @@ def test_kept_monument_never_shows_in_the_turn_order():
                 K.step(a, K.A_KEEP + int(rs.integers(2)))
             dealt = {int(a[pb(p) + K.O_DEALT + i]) for p in range(n) for i in range(2)}
             b = a.copy()
-            b[pb(1) + K.O_KEPT] = int(rs.choice([m for m in range(K.NB, K.NCARDS) if m not in dealt]))
+            b[pb(1) + K.O_KEPT] = int(rs.choice([m for m in range(K.NUM_BUILDING_CARDS, K.NCARDS) if m not in dealt]))
             assert _seats_until_monument(a, b, rs, TargetPolicy()) > 0
 
 
@@ -1535,8 +1555,8 @@ def test_solo_build_step_follows_the_rule():
     st = new_state(1, monuments=0)
     st[K.G_DISPLAY:K.G_DISPLAY + 5] = [2, 0, 0, 1, 0]
     K._set(st, K.PH_CHOOSE, 0)
-    K.step(st, K.A_RES + W)
-    K.step(st, K.A_SQ + 0)
+    K.step(st, K.A_RESOURCE + W)
+    K.step(st, K.A_SQUARE + 0)
     assert st[K.G_PHASE] == K.PH_CHOOSE and st[K.G_ROUND] == 2
     assert not R.build_offered(st, 0)
 
@@ -1545,7 +1565,7 @@ def _warehouse_game(cave=0, n=2):
     cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"]
     st = new_state(n, cards=cards, monuments=0, cave=cave, first=n - 1)
     set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
-    st[pb(0) + K.O_WH + W] = 1
+    st[pb(0) + K.O_WAREHOUSE + W] = 1
     return st
 
 
@@ -1555,10 +1575,10 @@ def test_warehouse_steps_do_not_depend_on_the_secret_destination():
     any observation of the others tells a square, a Warehouse, a swap or a set-aside apart;
     the mover itself sees each of its choices.  Before the fix the seat kept acting only
     after choosing a Warehouse."""
-    choices = {"square": [K.A_SQ + 5, K.A_PASS, K.A_PASS],
-               "store": [K.A_SQ + 0, K.A_PASS, K.A_PASS],
-               "swap": [K.A_SQ + 0, K.A_RES + W, K.A_SQ + 7],
-               "aside": [K.A_ASIDE, K.A_PASS, K.A_PASS]}
+    choices = {"square": [K.A_SQUARE + 5, K.A_PASS, K.A_PASS],
+               "store": [K.A_SQUARE + 0, K.A_PASS, K.A_PASS],
+               "swap": [K.A_SQUARE + 0, K.A_RESOURCE + W, K.A_SQUARE + 7],
+               "aside": [K.A_SET_ASIDE, K.A_PASS, K.A_PASS]}
     other_views, own_views, seats = {}, {}, {}
     obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
     for name, actions in choices.items():
@@ -1588,17 +1608,17 @@ def test_warehouse_steps_do_not_depend_on_the_secret_destination():
     set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."],
               placed_round=st[K.G_ROUND])          # built this round: not active yet
     _start_placements(st, G)
-    assert not R.warehouse_padded(st, 0) and K.A_SQ + 0 not in mask_of(st)
-    K.step(st, K.A_ASIDE)
+    assert not R.warehouse_padded(st, 0) and K.A_SQUARE + 0 not in mask_of(st)
+    K.step(st, K.A_SET_ASIDE)
     assert st[K.G_ACTOR] == 1
     # solo: nobody watches, no padding
     st = new_state(1, cards=["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Warehouse"], monuments=0)
     set_board(st, 0, ["Wh .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
     st[K.G_DISPLAY:K.G_DISPLAY + 5] = [3, 0, 0, 0, 0]
     K._set(st, K.PH_CHOOSE, 0)
-    K.step(st, K.A_RES + W)
+    K.step(st, K.A_RESOURCE + W)
     assert not R.warehouse_padded(st, 0)
-    K.step(st, K.A_SQ + 3)
+    K.step(st, K.A_SQUARE + 3)
     assert st[K.G_PHASE] != K.PH_SWAP
 
 
@@ -1606,9 +1626,9 @@ def boards_differ(real, copy):
     """True once the two states differ in what sits on the boards, set-aside counts
     included: information every seat sees (e.g. the placements of a round, revealed
     together).  From there two determinized copies may differ openly."""
-    for p in range(int(real[K.G_NP])):
+    for p in range(int(real[K.G_NUM_PLAYERS])):
         b = pb(p)
-        for lo, hi in ((K.O_CUBE, K.O_STATUS), (K.O_CAVE, K.O_CAVE + 1)):
+        for lo, hi in ((K.O_CUBE, K.O_STATUS), (K.O_CAVE_USES, K.O_CAVE_USES + 1)):
             if not np.array_equal(real[b + lo:b + hi], copy[b + lo:b + hi]):
                 return True
     return False
@@ -1667,10 +1687,7 @@ def test_solo_pays_the_score_and_names_the_title():
     for mode in ("rank", "score"):
         env = CityEnv(TT.Spec(), num_players=1, reward_mode=mode)
         for seed in range(3):
-            env.reset(seed=seed)
-            rs = np.random.default_rng(seed)
-            while not all(env.terminations.values()):
-                env.step(int(rs.choice(env.legal_actions())))
+            driver.play(env, seed, choose=lambda env, legal, rs: int(rs.choice(legal)))
             info = env.infos["player_0"]
             score = info["scores"][0]
             assert env._cumulative_rewards["player_0"] == float(score)
@@ -1707,7 +1724,8 @@ BAD_SEATS = [7, 10, 20, 50, 10 ** 6, -1, 2, 2.0, "1", True, None, [0], np.int64(
 
 def test_determinize_refuses_bad_seats_at_every_level():
     """Issue 15 section 1: seats 7, 10, 20, 50, 10**6 crashed the interpreter (SIGSEGV).  The
-    shell, the adapter and the kernel entry each refuse them with ValueError."""
+    shell and the kernel entry each refuse them with ValueError (the spec's reseed/determinize
+    are GameSpec's, which hand the shell's checked values to the kernel)."""
     from envs.shell import CityEnv
     env = CityEnv(TT.Spec(), num_players=2)
     env.reset(seed=80)
@@ -1716,22 +1734,18 @@ def test_determinize_refuses_bad_seats_at_every_level():
     for seat in BAD_SEATS:
         with pytest.raises(ValueError):
             env.determinize(seat, 1)
-        st = env._state.copy()
-        with pytest.raises(ValueError, match="observer"):
-            spec.determinize(st, cfg, seat, 1)
-        assert np.array_equal(st, before)
     for seat in (7, 10, 20, 50, 10 ** 6, -1, 2, -(1 << 40)):
         st = env._state.copy()
         with pytest.raises(ValueError, match="observer"):
             K.determinize(st, seat, 1)                     # the kernel entry itself
+        with pytest.raises(ValueError, match="observer"):
+            spec.determinize(st, cfg, seat, 1)             # GameSpec's: the kernel's own check
         assert np.array_equal(st, before)
     for seed in (1.5, "7", None, True, [1]):
         with pytest.raises(ValueError):
             env.determinize(0, seed)
-        with pytest.raises(ValueError, match="seed"):
-            spec.determinize(env._state.copy(), cfg, 0, seed)
-        with pytest.raises(ValueError, match="seed"):
-            spec.reseed(env._state.copy(), cfg, seed)
+        with pytest.raises(ValueError):
+            env.reseed(seed)
     assert np.array_equal(env._state, before)
     # good values still work, huge seeds included
     for seat, seed in ((0, 0), (1, 1 << 64), ("player_1", -5)):
@@ -1929,3 +1943,32 @@ def test_data_file_is_checked_at_load(tmp_path):
     bad.write_text("- 1\n- 2\n")
     with pytest.raises(DataError):
         K.read_data(bad)
+
+
+# ================================================================ declared layouts
+def test_declared_layouts_name_every_piece():
+    """State, observation and actions come from the kernel's declarations: the observation
+    splits into named pieces at the offsets observe() writes, phases are snake_case names and
+    action labels decode ids through K.ACTIONS (bad ids refused)."""
+    from envs.shell import CityEnv
+    spec = TT.Spec()
+    cfg = spec.configure(num_players=3)
+    assert spec.observation_layout(cfg) == K.OBS.parts()
+    low, high = spec.observation_bounds(cfg)
+    assert low.shape == (K.OBS_SIZE,) and low.min() == 0.0 and high.max() == 1.0
+    assert K.STATE.names()[-1] == "scratch_key" and K.STATE.scratch_size == cfg.scratch
+    assert K.STATE.shape("players") == (K.MAXP, K.PLAYER.size)
+    env = CityEnv(spec, num_players=3)
+    env.reset(seed=4)
+    parts = env.split_observation(env.observe(env.agent_selection)["observation"])
+    for i in range(K.MAXP):
+        assert parts[f"player{i}_present"][0] == (1.0 if i < 3 else 0.0)
+        assert parts[f"player{i}_squares"].shape == (16, K.OBS_PLANES)
+    assert parts["num_players"].tolist() == [0, 0, 1, 0, 0, 0]
+    assert parts["phase"][K.PH_KEEP] == 1.0 and env.unwrapped.phase == "keep"
+    assert all(n == n.lower() and n.isidentifier() for n in K.PHASE_NAMES) and K.PHASE_NAMES[-1] == "game_over"
+    assert K.ACTIONS.decode(K.A_SET_ASIDE) == ("set_aside", 0) and K.ACTIONS.decode(1024) == ("square", 0)
+    assert spec.action_label(env._state, cfg, K.A_PASS) == "PASS"
+    for bad in (-1, K.NUM_ACTIONS, 3.0, True, "7"):
+        with pytest.raises(ValueError, match="action"):
+            spec.action_label(env._state, cfg, bad)

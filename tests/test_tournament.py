@@ -66,6 +66,32 @@ def test_reproducible_by_seed_and_independent_of_workers():
     assert _strip_timing(a)[0] != _strip_timing(d)[0]
 
 
+def test_every_agent_takes_a_seed():
+    """The tournament seeds every agent it builds by name through its constructor."""
+    import agents
+
+    for name in sorted(agents.base._REGISTRY):
+        if name == "policy":   # needs a saved model: tests/test_training.py builds it with seed=
+            continue
+        assert agents.make(name, seed=12).seed == 12, name
+
+
+def test_tournament_game_is_the_shared_loop():
+    """A scheduled game is agents.play.play_game on the job's agents and seeds."""
+    import agents
+    from agents.play import play_game
+
+    jobs, _ = T.make_schedule(GAME, [("random", "random"), ("greedy", "greedy")], 2, 2, seed=4)
+    job = jobs[1]
+    res = T.play_job(job)
+    env = envs.make(GAME, num_players=2)
+    bots = [agents.make(n, seed=s) for n, s in zip(job["names"], job["agent_seeds"])]
+    record = play_game(env, bots, seed=job["env_seed"])
+    assert res["scores"] == [int(x) for x in record.info["scores"]]
+    assert res["moves"] == record.moves
+    assert res["winners"] == [env.possible_agents.index(w) for w in record.info["winners"]]
+
+
 def test_summary_counts_and_ratings():
     res = T.run_tournament(GAME, ["random", "greedy", "mcts"], games=2, workers=1, seed=0,
                            agent_options=FAST_MCTS, progress=False)

@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import agents
 import envs
+from agents.play import play_game
 from envs.shell import CityEnv
 from envs.single_agent import SingleAgentEnv
 from tests.toy_game import ToySpec
@@ -219,7 +220,7 @@ def test_tiny_training_outputs(trained, game):
                  "best_model.zip"):
         assert os.path.exists(os.path.join(d, name)), name
     # the torch-free copy exists exactly for flat MLP actors (agents.networks ones need torch)
-    flat_mlp = train.defaults_for(game)["policy"] == "mlp"
+    flat_mlp = train.defaults_for(game).policy == "mlp"
     assert os.path.exists(os.path.join(d, "final_model.npz")) == flat_mlp
     assert os.listdir(os.path.join(d, "pool"))
     summary = json.load(open(os.path.join(d, "summary.json")))
@@ -236,8 +237,8 @@ def test_policy_agent_plays_legal_games(trained, game):
         for g in range(2):
             seat_agents = [agents.RandomAgent(seed=g)] * n
             seat_agents[g % n] = bot
-            info, _ = train.play_game(env, seat_agents, seed=g)
-            assert "winners" in info
+            record = play_game(env, seat_agents, seed=g)
+            assert "winners" in record.info and sum(record.moves) > 0
     env = envs.make(game)
     env.reset(seed=3)
     obs = env.observe(env.agent_selection)
@@ -245,7 +246,7 @@ def test_policy_agent_plays_legal_games(trained, game):
     fast = bot.logits(obs["observation"], mask)
     assert np.all(np.isneginf(fast[~mask])) and np.all(np.isfinite(fast[mask]))
     # flat MLP actors play through the numpy copy of the actor; agents.networks ones need torch
-    flat_mlp = train.defaults_for(game)["policy"] == "mlp"
+    flat_mlp = train.defaults_for(game).policy == "mlp"
     assert (bot._layers is not None) == flat_mlp
     if not flat_mlp:
         return
@@ -265,17 +266,8 @@ def test_policy_agent_plays_legal_games(trained, game):
 def test_policy_in_tournament(trained):
     game = envs.GAMES[0]
     path = os.path.join(trained[game], "final_model.zip")
-    try:
-        from agents.tournament import run_tournament
-    except ImportError:   # no tournament runner: a plain round robin
-        env = envs.make(game)
-        players = [agents.make("policy", path=path), agents.make("random", seed=0)]
-        n = len(env.possible_agents)
-        for g in range(4):
-            seat_agents = [players[(g + s) % 2] for s in range(n)]
-            info, _ = train.play_game(env, seat_agents, seed=100 + g)
-            assert info["scores"]
-        return
+    from agents.tournament import run_tournament
+
     result = run_tournament(game, ["policy", "random"], games=4, progress=False,
                             agent_options={"policy": {"path": path}})
     assert result["games"] >= 4
@@ -303,42 +295,81 @@ def test_help_lists_options(capsys):
         train.main(["--help"])
     text = capsys.readouterr().out
     for flag in ("--game", "--num-players", "--timesteps", "--n-envs", "--opponents", "--seed",
-                 "--out", "--eval-games", "--eval-every"):
+                 "--out", "--eval-games", "--eval-every", "--lr", "--no-progress", "-v"):
         assert flag in text
     assert all(g in train.GAME_DEFAULTS for g in envs.GAMES)
 
 
+def test_every_setting_has_a_flag_and_help():
+    """The command line is generated from TrainConfig: every field has a help text and a flag
+    that sets it, and every flag sets a field."""
+    import dataclasses
+    parser = train.build_parser()
+    by_dest = {a.dest: a for a in parser._actions if a.dest != "help"}
+    fields = {f.name: f for f in dataclasses.fields(train.TrainConfig)}
+    assert set(by_dest) == set(fields)
+    for name, f in fields.items():
+        action = by_dest[name]
+        assert f.metadata["help"] and action.help.startswith(f.metadata["help"]), name
+        flag = ("--no-" if f.default is True else "--") + name.replace("_", "-")
+        assert flag in action.option_strings, name
+    # each game's defaults are TrainConfig instances under their own name
+    for game, cfg in train.GAME_DEFAULTS.items():
+        assert isinstance(cfg, train.TrainConfig) and cfg.game == game
+        assert train.parse_config(["--game", game]) == cfg
+    with pytest.raises(ValueError, match="opponents"):
+        train.TrainConfig(game="kingdomino_duel_v0", opponents="nobody")
+
+
 def test_per_game_defaults_and_overrides():
-    parse = train.build_parser().parse_args
-    cfg = train.resolve_config(parse(["--game", "between_two_cities_v0"]))
-    assert cfg["options"]["num_players"] == 2          # per-game default, not the game's 3
-    assert cfg["shaping"] == train.GAME_DEFAULTS["between_two_cities_v0"]["shaping"] > 0
-    cfg = train.resolve_config(parse(["--game", "between_two_cities_v0", "--num-players", "3",
-                                      "--shaping", "0"]))
-    assert cfg["options"]["num_players"] == 3 and cfg["shaping"] == 0.0
-    cfg = train.resolve_config(parse(["--game", "kingdomino_duel_v0"]))
-    assert "num_players" not in cfg["options"]          # the game's own default
-    assert cfg["opponents"] == "mix" and cfg["options"]["reward_mode"] == "rank"
-    cfg = train.resolve_config(parse(["--game", "tiny_towns_v0"]))
+    def parse(*argv):
+        return train.parse_config(list(argv)).resolved()
+
+    cfg = parse("--game", "between_two_cities_v0")
+    assert cfg.options["num_players"] == 2          # per-game default, not the game's 3
+    assert cfg.shaping == train.GAME_DEFAULTS["between_two_cities_v0"].shaping > 0
+    cfg = parse("--game", "between_two_cities_v0", "--num-players", "3", "--shaping", "0")
+    assert cfg.options["num_players"] == 3 and cfg.shaping == 0.0
+    cfg = parse("--game", "kingdomino_duel_v0")
+    assert "num_players" not in cfg.options          # the game's own default
+    assert cfg.opponents == "mix" and cfg.options["reward_mode"] == "rank"
+    assert cfg.timesteps == 200_000 and cfg.eval_every == 20_000 and cfg.snapshot_every == 10_000
+    assert cfg.out == os.path.join("runs", "kingdomino_duel_v0") and cfg.progress and cfg.plot
+    cfg = parse("--game", "kingdomino_duel_v0", "--timesteps", "1000", "--lr", "0.001",
+                "--net-arch", "64,32", "--option", "foo=3", "--eval-opponents", "random", "mcts",
+                "--no-progress", "--no-plot", "--eval-every", "0", "-v", "0", "--out", "x")
+    assert cfg.timesteps == 1000 and cfg.eval_every == 0 and cfg.snapshot_every == 50
+    assert cfg.learning_rate == 0.001 and cfg.net_arch == (64, 32)
+    assert cfg.options == {"foo": 3, "reward_mode": "rank"}
+    assert cfg.eval_opponents == ("random", "mcts")
+    assert not cfg.progress and not cfg.plot and cfg.tensorboard and cfg.verbose == 0
+    assert cfg.out == "x"
+    cfg = parse("--game", "tiny_towns_v0")
     tt = train.GAME_DEFAULTS["tiny_towns_v0"]
-    assert cfg["opponents"] == tt["opponents"] and cfg["options"]["reward_mode"] == tt["reward_mode"]
-    cfg = train.resolve_config(parse(["--game", "tiny_towns_v0", "--opponents", "self",
-                                      "--reward-mode", "rank"]))
-    assert cfg["opponents"] == "self" and cfg["options"]["reward_mode"] == cfg["reward_mode"] == "rank"
-    cfg = train.resolve_config(parse(["--game", "expancity_v0"]))
-    assert cfg["policy"] == "expancity" and cfg["reward_scale"] == 0.05 and cfg["torch_threads"] == 2
-    assert cfg["vec_env"] == "dummy" and cfg["n_envs"] == 8 and cfg["batch_size"] <= 8 * cfg["n_steps"]
-    assert train.policy_class(cfg["policy"]).__name__ == "ExpancityPolicy"
-    cfg = train.resolve_config(parse(["--game", "expancity_v0", "--policy", "mlp", "--reward-scale",
-                                      "1", "--torch-threads", "1", "--vec-env", "subproc"]))
-    assert cfg["policy"] == "mlp" and cfg["reward_scale"] == 1.0 and cfg["torch_threads"] == 1
-    assert cfg["vec_env"] == "subproc"
-    assert train.resolve_config(parse(["--game", "kingdomino_duel_v0"]))["vec_env"] == "auto"
+    assert cfg.opponents == tt.opponents and cfg.options["reward_mode"] == tt.reward_mode
+    cfg = parse("--game", "tiny_towns_v0", "--opponents", "self", "--reward-mode", "rank")
+    assert cfg.opponents == "self" and cfg.options["reward_mode"] == cfg.reward_mode == "rank"
+    cfg = parse("--game", "expancity_v0")
+    assert cfg.policy == "expancity" and cfg.reward_scale == 0.05 and cfg.torch_threads == 2
+    assert cfg.vec_env == "dummy" and cfg.n_envs == 8 and cfg.batch_size <= 8 * cfg.n_steps
+    assert train.policy_class(cfg.policy).__name__ == "ExpancityPolicy"
+    cfg = parse("--game", "expancity_v0", "--policy", "mlp", "--reward-scale", "1",
+                "--torch-threads", "1", "--vec-env", "subproc")
+    assert cfg.policy == "mlp" and cfg.reward_scale == 1.0 and cfg.torch_threads == 1
+    assert cfg.vec_env == "subproc"
+    assert parse("--game", "kingdomino_duel_v0").vec_env == "auto"
+    # a batch larger than one rollout is capped
+    assert parse("--game", "kingdomino_duel_v0", "--n-steps", "16", "--n-envs", "2").batch_size == 32
+    # the summary records the settings, not the output switches
+    summary = parse("--game", "kingdomino_duel_v0").summary()
+    assert summary["timesteps"] == 200_000 and "progress" not in summary and "option" not in summary
     assert train.policy_class("mlp") == "MlpPolicy"
     with pytest.raises(ValueError, match="policy"):
         train.policy_class("transformer")
     with pytest.raises(SystemExit):
-        parse(["--game", "expancity_v0", "--policy", "transformer"])
+        parse("--game", "expancity_v0", "--policy", "transformer")
+    with pytest.raises(SystemExit):
+        parse("--timesteps", "5")       # --game is required
 
 
 def test_envs_never_import_agents():

@@ -1,33 +1,68 @@
-"""A tiny race game used to test the shell alone.
+"""A tiny race game: the worked example of adding a game (README, "Adding a game").
 
 Seats take turns adding 1, 2 or 3 to a shared counter; whoever reaches ``target`` or
 more scores 1 and the game ends.  Each seat also holds a secret die roll (hidden
-information) redrawn by ``determinize``.  An optional automaton takes part in the ranking
-only: it always loses (``automaton="loses"``) or ties with the winner (``"ties"``).
-State: [rng key, rng ctr, n, target, counter, to_move, over, winner, secret_0..secret_5,
-automaton mode].
+information) that ``determinize`` redraws.  An optional automaton takes part in the
+ranking only: it always loses (``automaton="loses"``) or ties with the winner (``"ties"``).
+
+A real game is laid out the same way, in three files -- here they share this one:
+
+* the kernel (``kernels/<game>.py``): the state, observation and actions *declared* with
+  :mod:`kernels.layout`, and the rule functions of the contract in :mod:`envs.spec`
+  (``init``, ``current_player``, ``legal_mask``, ``step``, ``observe``, ``scores``,
+  ``ranks``, ``reseed``, ``determinize``) as ``@njit(cache=True)`` functions on the state;
+* the data file (``kernels/data/<game>.yaml``): every number of the rulebook (this game
+  has only its die);
+* the adapter (``envs/<game>.py``): a :class:`envs.spec.GameSpec` with the option table,
+  labels and rendering, plus a line in ``envs/registry.py``.
 """
 import numpy as np
 from numba import njit
 
+from envs.options import Option
 from envs.spec import GameConfig, GameSpec
 from kernels import rng
+from kernels.layout import ActionBlocks, Layout
 
-N, TARGET, COUNTER, TO_MOVE, OVER, WINNER, SECRET = 2, 3, 4, 5, 6, 7, 8
-AUTOMATON = SECRET + 6
+MAX_PLAYERS = 4
+DIE_SIDES = 6
 AUTOMATON_MODES = {None: 0, "loses": 1, "ties": 2}
+
+# ----------------------------------------------------------------------------- state
+STATE = Layout("toy race state")
+RNG = STATE.add("rng", (rng.RNG_SLOTS,))
+N = STATE.add("num_players")
+TARGET = STATE.add("target")
+COUNTER = STATE.add("counter")
+TO_MOVE = STATE.add("to_move")
+OVER = STATE.add("over")
+WINNER = STATE.add("winner")
+SECRET = STATE.add("secrets", (MAX_PLAYERS,))
+AUTOMATON = STATE.add("automaton")
+STATE_SIZE = STATE.size
+
+# ----------------------------------------------------------------------- observation
+OBS = Layout("toy race observation")
+OBS_PROGRESS = OBS.add("progress")            # counter / target, capped at 1
+OBS_SECRET = OBS.add("my_secret")             # my die roll / 6
+OBS_SIZE = OBS.size
+
+# --------------------------------------------------------------------------- actions
+ACTIONS = ActionBlocks("toy race actions", [("add", 3)])
+A_ADD = ACTIONS.offset("add")                 # add 1 + index
+NUM_ACTIONS = ACTIONS.num_actions
 
 
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
-    rng.seed_rng(state, 0, seed)
+    rng.seed_rng(state, RNG, seed)
     state[N] = config[0]
     state[TARGET] = config[1]
     state[WINNER] = -1
     state[AUTOMATON] = config[2]
     for p in range(state[N]):
-        state[SECRET + p] = rng.randint(state, 0, 6)
+        state[SECRET + p] = rng.randint(state, RNG, DIE_SIDES)
 
 
 @njit(cache=True)
@@ -42,7 +77,7 @@ def legal_mask(state, mask):
 
 @njit(cache=True)
 def step(state, action):
-    state[COUNTER] += action + 1
+    state[COUNTER] += action - A_ADD + 1
     if state[COUNTER] >= state[TARGET]:
         state[OVER] = 1
         state[WINNER] = state[TO_MOVE]
@@ -52,8 +87,8 @@ def step(state, action):
 
 @njit(cache=True)
 def observe(state, player, out):
-    out[0] = min(state[COUNTER], state[TARGET]) / state[TARGET]
-    out[1] = state[SECRET + player] / 6.0
+    out[OBS_PROGRESS] = min(state[COUNTER], state[TARGET]) / state[TARGET]
+    out[OBS_SECRET] = state[SECRET + player] / DIE_SIDES
 
 
 @njit(cache=True)
@@ -72,43 +107,57 @@ def ranks(state, out):
         out[state[N]] = 2 if state[AUTOMATON] == 1 else 1
 
 
+@njit(cache=True)
+def reseed(state, seed):
+    """Nobody has seen future chance: a new generator is all it takes."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Redraw every secret but ``observer``'s (the only hidden information)."""
+    rng.seed_rng(state, RNG, seed)
+    for p in range(state[N]):
+        if p != observer:
+            state[SECRET + p] = rng.randint(state, RNG, DIE_SIDES)
+
+
 class ToySpec(GameSpec):
     game_id = "toy_race_v0"
-    num_actions = 3
+    num_actions = NUM_ACTIONS
     player_counts = (1, 2, 3, 4)
+    options = (
+        Option("num_players", "int", 2, "seats", low=1, high=MAX_PLAYERS),
+        Option("target", "int", 10, "the count that wins", low=1, high=1000),
+        Option("automaton", "choice", None, "an automaton that loses or ties in the ranking",
+               choices=tuple(AUTOMATON_MODES)),
+    )
 
     def __init__(self):
         import tests.toy_game as kernel
         self.kernel = kernel
 
-    def configure(self, num_players=2, target=10, automaton=None, **unknown):
-        if unknown:
-            raise ValueError(f"unknown option(s): {sorted(unknown)}")
-        if num_players not in self.player_counts:
-            raise ValueError(f"num_players must be one of {self.player_counts}")
-        if automaton not in AUTOMATON_MODES:
-            raise ValueError(f"automaton must be one of {list(AUTOMATON_MODES)}")
-        return GameConfig(num_players, [num_players, target, AUTOMATON_MODES[automaton]],
-                          state_size=AUTOMATON + 1, obs_size=2,
-                          num_participants=num_players + (automaton is not None))
+    def build_config(self, opts):
+        n = opts["num_players"]
+        return GameConfig(n, [n, opts["target"], AUTOMATON_MODES[opts["automaton"]]],
+                          state_size=STATE_SIZE, obs_size=OBS_SIZE, options=opts,
+                          num_participants=n + (opts["automaton"] is not None))
+
+    def observation_layout(self, cfg):
+        return OBS.parts()
+
+    def observation_bounds(self, cfg):
+        return OBS.bounds()
 
     def phase_name(self, state, cfg):
-        return "ADD"
+        return "add"
 
     def action_label(self, state, cfg, action):
-        return f"add {action + 1}"
+        block, index = ACTIONS.decode(action)
+        return f"{block} {index + 1}"
 
     def render_ansi(self, state, cfg):
         return f"counter {state[COUNTER]}/{state[TARGET]}"
 
     def render_rgb(self, state, cfg):
         return np.zeros((4, 4, 3), np.uint8)
-
-    def reseed(self, state, cfg, seed):
-        rng.seed_rng(state, 0, seed)
-
-    def determinize(self, state, cfg, observer, seed):
-        rng.seed_rng(state, 0, seed)
-        for p in range(cfg.num_players):
-            if p != observer:
-                state[SECRET + p] = rng.randint(state, 0, 6)

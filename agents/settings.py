@@ -1,0 +1,37 @@
+"""Per-game settings of the search baselines (they are choices of the agents, not of the
+games, so they live here and not on the environments' specs).
+
+``playout``/``playout_depth``: how :class:`agents.mcts.MCTSAgent` (``playout="auto"``)
+finishes an iteration -- ``depth`` moves of ``"heuristic"`` (random) or ``"greedy"`` play,
+then the position is scored with the evaluation of :mod:`kernels.outcome`;
+``margin_scale``: the score lead that counts as tanh(1) in that squashed score, i.e. a
+lead that nearly decides a game.
+"""
+from typing import NamedTuple
+
+
+class SearchSettings(NamedTuple):
+    playout: str = "heuristic"
+    playout_depth: int = 0
+    margin_scale: float = 10.0
+
+
+SEARCH_SETTINGS = {
+    # final scores ~70-110: a lead of 10 is a typical lead between good players
+    "kingdomino_duel_v0": SearchSettings("heuristic", 0, 10.0),
+    # towns score about -15 to +20, so a few points decide a game
+    "tiny_towns_v0": SearchSettings("heuristic", 0, 5.0),
+    # 16 greedy moves (two whole turns with 2 players) before the evaluation: scoring at
+    # once only repeats what greedy sees (envs/between_two_cities.py, "MCTS baseline");
+    # two-player totals ~90-120
+    "between_two_cities_v0": SearchSettings("greedy", 16, 10.0),
+    # final scores of a few dozen points
+    "expancity_v0": SearchSettings("heuristic", 0, 10.0),
+    # scores run to ~200 VP but rounds swing them by 10-20
+    "smartphone_inc_v0": SearchSettings("heuristic", 0, 10.0),
+}
+
+
+def search_settings(game_id):
+    """The settings of ``game_id`` (a random playout to the end for a game not listed)."""
+    return SEARCH_SETTINGS.get(game_id, SearchSettings("random", 0, 10.0))

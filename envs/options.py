@@ -1,0 +1,123 @@
+"""Game options declared as a table and validated in one place.
+
+Each game lists its options on its spec (``GameSpec.options``) as :class:`Option` rows:
+name, accepted types, allowed values or range, default, and one line of documentation.
+:func:`validate` checks a user's keyword arguments against the table -- unknown names,
+wrong types, values out of range, unordered containers -- and returns every option with
+its default filled in; a game's ``build_config`` then only checks what involves several
+options at once (e.g. a variant that needs two players) and builds the kernel's vector.
+
+Every refusal is a ``ValueError`` that names the option.  Sets and other unordered
+containers are always refused: their order depends on the process's hash seed, so the
+same seed would give a different game in each process.
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+_UNORDERED = (set, frozenset)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row of a game's option table.
+
+    ``kind`` is one of ``"int"``, ``"bool"``, ``"choice"`` (one of ``choices``),
+    ``"list"`` (a list or tuple; ``check`` validates the items), ``"mapping"``,
+    ``"path"`` (a file path string) or ``"custom"`` (``check`` alone decides; ``doc``
+    says what is accepted).  ``low``/``high`` bound an ``"int"``;
+    ``none_ok`` also accepts ``None``.  ``check(value) -> value`` may refine the value
+    (normalise, validate items) and raises ``ValueError`` naming the option."""
+
+    name: str
+    kind: str
+    default: object = None
+    doc: str = ""
+    choices: tuple = ()
+    low: int = None
+    high: int = None
+    none_ok: bool = False
+    check: object = None
+
+    def describe(self):
+        """The accepted values in words, for error messages and docs."""
+        if self.kind == "int":
+            text = f"an integer in [{self.low}, {self.high}]" if self.low is not None else "an integer"
+        elif self.kind == "bool":
+            text = "True or False"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.kind == "list":
+            text = "a list"
+        elif self.kind == "custom":
+            text = self.doc
+        elif self.kind == "mapping":
+            text = "a mapping"
+        else:
+            text = "a file path"
+        return ("None or " + text) if self.none_ok else text
+
+    def validate(self, value):
+        if value is None and self.none_ok:
+            return self.check(value) if self.check else None
+        bad = ValueError(f"{self.name} must be {self.describe()}, got {value!r}")
+        if isinstance(value, _UNORDERED):
+            raise ValueError(f"{self.name} must be {self.describe()}, got a {type(value).__name__} "
+                             "(unordered containers are refused: pass a list)")
+        if self.kind == "int":
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise bad
+            value = int(value)
+            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+                raise bad
+        elif self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            value = bool(value)
+        elif self.kind == "choice":
+            if isinstance(value, str):
+                value = str(value)      # numpy strings count as strings
+            # a choice is matched by equality *and* type (True == 1 must not select 1)
+            if not any(type(value) is type(c) and value == c for c in self.choices):
+                if not any(isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+                           and isinstance(c, int) and not isinstance(c, bool) and int(value) == c
+                           for c in self.choices):
+                    raise bad
+                value = int(value)
+        elif self.kind == "list":
+            if not isinstance(value, (list, tuple)):
+                raise bad
+            value = list(value)
+        elif self.kind == "mapping":
+            if not isinstance(value, Mapping):
+                raise bad
+        elif self.kind == "path":
+            import os
+            if not isinstance(value, (str, os.PathLike)):
+                raise bad
+            value = os.fspath(value)
+        elif self.kind == "custom":
+            pass
+        else:   # pragma: no cover - a mistake in a game's table
+            raise TypeError(f"option {self.name}: unknown kind {self.kind!r}")
+        return self.check(value) if self.check else value
+
+
+def validate(table, given, game_id):
+    """Check ``given`` (the user's keyword options) against ``table`` (a sequence of
+    :class:`Option`) and return ``{name: value}`` for every option, defaults filled in."""
+    known = {o.name: o for o in table}
+    for name in given:
+        if name not in known:
+            raise ValueError(f"unknown option {name!r} for {game_id} (options: {', '.join(known)})")
+    return {name: (opt.validate(given[name]) if name in given else opt.default)
+            for name, opt in known.items()}
+
+
+def table_markdown(table):
+    """The option table as Markdown rows (for the README and docs)."""
+    rows = ["| option | accepts | default | meaning |", "|---|---|---|---|"]
+    for o in table:
+        rows.append(f"| `{o.name}` | {o.describe()} | `{o.default!r}` | {o.doc} |")
+    return "\n".join(rows)

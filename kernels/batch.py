@@ -1,0 +1,150 @@
+"""Many games of one kernel stepped by one jitted call.
+
+``N`` games live in one ``(N, state_size)`` ``int64`` array.  :func:`batch_functions`
+builds, once per kernel and process, the jitted loops over that batch:
+
+``reset(states, config, seeds, players, masks, obs)``
+    Start game ``i`` from ``seeds[i]`` and write, for the seat to move in each game, its
+    number, legal mask and observation.
+``step(states, actions, config, seeds, score_mode, players, masks, obs, rewards,
+terminated, final_scores, final_ranks)``
+    Apply ``actions[i]`` in game ``i`` (the caller has checked that it is legal), then, for
+    a game that ended: its per-seat rewards (as the AEC shell pays them), final scores and
+    ranks; the game is then restarted at once from the next seed of its sequence
+    (:func:`kernels.rng.next_seed`, the sequence the AEC env follows for unseeded resets),
+    so ``players``/``masks``/``obs`` always describe a game in progress.
+
+Games are independent, so the loop over them runs in parallel threads (numba ``prange``;
+``numba.set_num_threads`` picks how many).  Each game's row is handed to the kernel's own
+functions -- the same compiled rules as the AEC path, so both give identical games.
+"""
+import numba
+from numba import njit, prange
+
+from kernels import outcome, rng
+from kernels.playout import per_kernel, pick_uniform
+
+
+
+@per_kernel
+def batch_functions(kernel):
+    """``(reset, step)`` for ``kernel``, compiled on first use in the process.
+
+    Not cached on disk: the loops close over the kernel's functions (numba treats them as
+    constants, so each game gets its own specialised loop); the kernel's functions they call
+    stay cached."""
+    k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
+    k_player, k_observe = kernel.current_player, kernel.observe
+    k_scores, k_ranks = kernel.scores, kernel.ranks
+
+    @njit(parallel=True)
+    def reset(states, config, seeds, players, masks, obs):
+        for i in prange(states.shape[0]):
+            k_init(states[i], config, seeds[i])
+            p = k_player(states[i])
+            players[i] = p
+            k_mask(states[i], masks[i])
+            k_observe(states[i], p, obs[i])
+
+    @njit(parallel=True)
+    def step(states, actions, config, seeds, score_mode, players, masks, obs, rewards,
+             terminated, final_scores, final_ranks):
+        n_seats = rewards.shape[1]
+        for i in prange(states.shape[0]):
+            state = states[i]
+            k_step(state, actions[i])
+            p = k_player(state)
+            if p < 0:
+                terminated[i] = True
+                k_scores(state, final_scores[i])
+                k_ranks(state, final_ranks[i])
+                outcome.end_rewards(final_ranks[i], final_scores[i], n_seats, score_mode, rewards[i])
+                seeds[i] = rng.next_seed(seeds[i])
+                k_init(state, config, seeds[i])
+                p = k_player(state)
+            else:
+                terminated[i] = False
+                for s in range(n_seats):
+                    rewards[i, s] = 0.0
+            players[i] = p
+            k_mask(state, masks[i])
+            k_observe(state, p, obs[i])
+
+    return (reset, step)
+
+
+# Opponent kinds for the one-seat batch (per seat; the learner's own entry is unused).
+OPPONENT_KINDS = {"random": 0, "greedy": 1}
+
+
+@per_kernel
+def seat_functions(kernel):
+    """``(advance, )`` for a batch where one learning seat plays against opponents run in
+    the same call (:func:`kernels.greedy.greedy_function` or uniform random moves).
+
+    ``advance(states, actions, config, seeds, gens, kinds, learner, score_mode, masks, obs,
+    rewards, terminated, final_scores, final_ranks, final_obs, seat_rewards, work...)``
+    applies ``actions[i]`` (skipped when negative: right after a reset) for the learner, then
+    plays the opponents until the learner is to move again -- across the end of a game,
+    which pays ``rewards[i]`` (the learner's end reward), sets ``terminated[i]``, records the
+    final scores, ranks and the learner's last observation, and restarts the game from its
+    next seed.  ``gens[i, s]`` is seat ``s``'s generator in game ``i``."""
+    from kernels.greedy import greedy_function
+    k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
+    k_player, k_observe = kernel.current_player, kernel.observe
+    k_scores, k_ranks = kernel.scores, kernel.ranks
+    choose = greedy_function(kernel)
+
+    @njit(parallel=True)
+    def advance(states, actions, config, seeds, gens, kinds, learner, score_mode, masks, obs,
+                rewards, terminated, final_scores, final_ranks, final_obs, seat_rewards,
+                det, after, det_mask, scores, values, ranks, action_values):
+        n_seats = seat_rewards.shape[1]
+        for i in prange(states.shape[0]):
+            state = states[i]
+            terminated[i] = False
+            rewards[i] = 0.0
+            if actions[i] >= 0:
+                k_step(state, actions[i])
+            while True:
+                p = k_player(state)
+                if p < 0:
+                    terminated[i] = True
+                    k_scores(state, final_scores[i])
+                    k_ranks(state, final_ranks[i])
+                    outcome.end_rewards(final_ranks[i], final_scores[i], n_seats, score_mode,
+                                        seat_rewards[i])
+                    rewards[i] = seat_rewards[i, learner]
+                    k_observe(state, learner, final_obs[i])
+                    seeds[i] = rng.next_seed(seeds[i])
+                    k_init(state, config, seeds[i])
+                    continue
+                k_mask(state, masks[i])
+                if p == learner:
+                    break
+                if kinds[p] == 0:
+                    a = pick_uniform(masks[i], gens[i, p], 0)
+                else:
+                    a = choose(state, masks[i], n_seats, gens[i, p], det[i], after[i], det_mask[i],
+                               scores[i], values[i], ranks[i], action_values[i])
+                k_step(state, a)
+            k_observe(state, learner, obs[i])
+
+    return (advance,)
+
+
+@njit(cache=True, parallel=True)
+def random_actions(masks, gens, out):
+    """``out[i]``: a uniformly random legal action of game ``i`` (``gens[i]``: its 2-slot
+    generator) -- the in-kernel random player, and the benchmarks' batched random play."""
+    for i in prange(masks.shape[0]):
+        out[i] = pick_uniform(masks[i], gens[i], 0)
+
+
+def set_threads(n):
+    """Run batched loops on ``n`` threads (at most numba's configured maximum)."""
+    numba.set_num_threads(int(n))
+
+
+def max_threads():
+    return numba.config.NUMBA_NUM_THREADS

@@ -1,0 +1,89 @@
+"""One-ply greedy play in numba: :class:`agents.GreedyAgent`'s choice, and the greedy
+opponents of the batched games, are this one function.
+
+The choice, for the seat to move in ``state``:
+
+1. determinize a copy from that seat's point of view (the kernel's ``determinize``, seeded
+   by a draw of the caller's generator ``gen``), so hidden information is never used;
+2. apply each action legal in the real game (as the seat sees it) to a copy of that
+   determinization and value the result with
+   :func:`kernels.outcome.position_value_function` (a decided game first, then the margin
+   of score plus potential over the other participants);
+3. pick uniformly, with ``gen``, among the actions within 1e-9 of the best value (any
+   legal action if none could be valued).
+"""
+import numpy as np
+from numba import njit
+
+from kernels import outcome, rng
+from kernels.playout import per_kernel
+
+
+
+@per_kernel
+def greedy_function(kernel):
+    """The jitted ``choose(state, legal, num_seats, gen, *Work(...).args()) -> action`` of ``kernel``.
+
+    ``legal``: the real game's mask (``int8``); ``gen``: a 2-slot generator
+    (:mod:`kernels.rng`) the choice draws from; ``det``, ``after``, ... : scratch arrays (:class:`Work`)."""
+    k_step, k_mask, k_player, k_determinize = kernel.step, kernel.legal_mask, kernel.current_player, \
+        kernel.determinize
+    position_value = outcome.position_value_function(kernel)
+
+    @njit
+    def choose(state, legal, num_seats, gen, det, after, det_mask, scores, values, ranks, action_values):
+        only = -1
+        n_legal = 0
+        for a in range(legal.shape[0]):
+            if legal[a] != 0:
+                n_legal += 1
+                only = a
+        if n_legal <= 1:          # a forced move (or none): no search, no draw
+            return only
+        seat = k_player(state)
+        det[:] = state
+        k_determinize(det, seat, np.int64(rng.next_u64(gen, 0) >> np.uint64(2)))
+        k_mask(det, det_mask)
+        best = -np.inf
+        for a in range(legal.shape[0]):
+            if legal[a] == 0:
+                continue
+            action_values[a] = -np.inf
+            if det_mask[a] == 0:      # cannot happen if the seat's own moves are public
+                continue
+            after[:] = det
+            k_step(after, a)
+            v = position_value(after, seat, num_seats, scores, values, ranks)
+            action_values[a] = v
+            if v > best:
+                best = v
+        count = 0
+        for a in range(legal.shape[0]):
+            if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
+                count += 1
+        k = rng.randint(gen, 0, count)
+        for a in range(legal.shape[0]):
+            if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
+                if k == 0:
+                    return a
+                k -= 1
+        return -1
+
+    return choose
+
+
+class Work:
+    """Scratch arrays of one greedy choice (allocated once, reused for every move)."""
+
+    def __init__(self, state_size, num_actions, num_participants):
+        self.det = np.zeros(state_size, dtype=np.int64)
+        self.after = np.zeros(state_size, dtype=np.int64)
+        self.det_mask = np.zeros(num_actions, dtype=np.int8)
+        self.scores = np.zeros(num_participants, dtype=np.int64)
+        self.values = np.zeros(num_participants, dtype=np.float64)
+        self.ranks = np.zeros(num_participants, dtype=np.int64)
+        self.action_values = np.zeros(num_actions, dtype=np.float64)
+
+    def args(self):
+        return (self.det, self.after, self.det_mask, self.scores, self.values, self.ranks,
+                self.action_values)
