@@ -289,13 +289,6 @@ def tile_name(tile):
     return f"duplex {d} [{K.KIND_NAMES[a]}{sep}{K.KIND_NAMES[b]}]"
 
 
-def _seed(seed):
-    """An integer seed as the kernel's non-negative int64; ``ValueError`` for anything else."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    return int(seed) & ((1 << 63) - 1)
-
-
 # ---------------------------------------------------------------------------- spec
 class Spec(GameSpec):
     game_id = "between_two_cities_v0"
@@ -502,18 +495,6 @@ class Spec(GameSpec):
                         d.rectangle(box, fill=_COLORS[inv[ch]])
                         d.text((box[0] + 9, box[1] + 7), ch, fill=(0, 0, 0))
         return np.asarray(img, dtype=np.uint8)
-
-    # ------------------------------------------------------- hidden information
-    def reseed(self, state, cfg, seed) -> None:
-        K.reseed(state, _seed(seed))
-
-    def determinize(self, state, cfg, observer, seed) -> None:
-        """Re-draw everything ``observer`` cannot see (:func:`kernels.between_two_cities.determinize`)."""
-        # a seat out of range must never reach the kernel (it indexes the state with it)
-        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
-                or not 0 <= int(observer) < cfg.num_players:
-            raise ValueError(f"observer must be a seat 0..{cfg.num_players - 1}, got {observer!r}")
-        K.determinize(state, int(observer), _seed(seed))
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg) -> dict:

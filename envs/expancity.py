@@ -452,27 +452,9 @@ class Spec(GameSpec):
         return np.asarray(img, dtype=np.uint8).copy()
 
     # ------------------------------------------------------- hidden information
-    # Both re-draws are kernel functions (``kernels.expancity.reseed`` / ``determinize``,
-    # documented there): they depend on the seed and the observer's information only.
-    @staticmethod
-    def _seed(seed):
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        return int(seed) % (1 << 63)
-
-    def reseed(self, state, cfg, seed):
-        K.reseed(state, self._seed(seed))
-
-    def determinize(self, state, cfg, observer, seed):
-        """Re-deal, in place, what ``observer`` has not seen, then re-key the generator
-        (:func:`kernels.expancity.determinize`)."""
-        n = int(state[K.NUM_PLAYERS])
-        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
-                or not 0 <= int(observer) < n:
-            raise ValueError(f"observer must be a seat in [0, {n}), got {observer!r}")
-        seed = self._seed(seed)
-        if not K.determinize(state, int(observer), seed):
-            raise ValueError("no deal of the hidden contracts is consistent with the public record")
+    # Both re-draws are the kernel's (``kernels.expancity.reseed`` / ``determinize``, documented
+    # there), called by GameSpec's defaults: they depend on the seed and the observer's
+    # information only.
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg):

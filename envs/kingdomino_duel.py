@@ -177,7 +177,6 @@ from envs.spec import GameConfig, GameSpec, Option
 from kernels import kingdomino_duel as K
 
 DIR_NAMES = ("N", "E", "S", "W")
-SEED_MODULUS = 1 << 63            # seeds reach the kernel reduced into [0, 2**63)
 PHASE_NAMES = K.PHASE_NAMES
 
 
@@ -274,13 +273,6 @@ def largest_domain(families):
     """Cell count of the largest domain of any family (the tie-break measure).
     ``families`` as for :func:`score_kingdom`."""
     return _score(families, np.zeros((K.ROWS, K.COLS), dtype=np.int64), None)[1]
-
-
-def _seed(seed):
-    """``seed`` (any integer) reduced into [0, 2**63); ``ValueError`` for anything else."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    return int(seed) % SEED_MODULUS
 
 
 def _started(state):
@@ -543,12 +535,9 @@ class Spec(GameSpec):
     # an unchecked value or a second numba specialisation.
     def reseed(self, state, cfg, seed):
         _started(state)
-        K.reseed(state, _seed(seed))
+        super().reseed(state, cfg, seed)
 
     def determinize(self, state, cfg, observer, seed):
         """Nothing but the future rolls is hidden (R32): the same re-keying as reseed."""
         _started(state)
-        if isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer)) \
-                or not 0 <= int(observer) < 2:
-            raise ValueError(f"observer must be seat 0 or 1, got {observer!r}")
-        K.determinize(state, int(observer), _seed(seed))
+        super().determinize(state, cfg, observer, seed)

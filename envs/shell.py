@@ -60,7 +60,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.spec import GameSpec
+from envs.spec import GameSpec, as_seed
 from kernels import outcome, rng
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -68,15 +68,6 @@ REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_dif
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 _MASK63 = (1 << 63) - 1
-SEED_MODULUS = 1 << 63
-
-
-def as_seed(seed, name="seed"):
-    """``seed`` reduced into the kernels' range ``[0, 2**63)``; ``ValueError`` unless it is
-    an integer (Python or numpy, not a bool)."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {seed!r} of type {type(seed).__name__}")
-    return int(seed) % SEED_MODULUS
 
 
 class CityEnv(AECEnv):

@@ -527,10 +527,3 @@ class Spec(GameSpec):
         rk = np.zeros(int(state[K.NUM_COMPANIES]), dtype=np.int64)
         K.ranks(state, rk)
         return {"steve_score": int(K.total_score(state, st)), "steve_rank": int(rk[st])}
-
-    # ------------------------------------------------------- hidden information
-    def reseed(self, state, cfg, seed):
-        K.reseed(state, int(seed))
-
-    def determinize(self, state, cfg, observer, seed):
-        K.determinize(state, int(observer), int(seed))

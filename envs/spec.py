@@ -64,6 +64,26 @@ from envs.options import Option, validate  # noqa: F401  (Option: for the games'
 from kernels import outcome
 
 
+SEED_MODULUS = 1 << 63
+
+
+def as_seed(seed, name="seed"):
+    """``seed`` reduced into the kernels' range ``[0, 2**63)``; ``ValueError`` unless it is
+    an integer (Python or numpy, not a bool)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {seed!r} of type {type(seed).__name__}")
+    return int(seed) % SEED_MODULUS
+
+
+def as_seat(seat, num_players, name="observer"):
+    """``seat`` as an int in ``[0, num_players)``; ``ValueError`` naming ``name`` otherwise
+    (a seat out of range must never reach a kernel: it indexes the state with it)."""
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
+            or not 0 <= int(seat) < num_players:
+        raise ValueError(f"{name} must be a seat in [0, {num_players}), got {seat!r}")
+    return int(seat)
+
+
 @dataclass
 class GameConfig:
     """A validated set of options for one game."""
@@ -138,14 +158,17 @@ class GameSpec:
 
     # ------------------------------------------------------- hidden information
     def reseed(self, state, cfg, seed) -> None:
-        """Re-draw, in place, the chance nobody has seen yet: the kernel's ``reseed``.
-        (The shell has checked ``seed``.)"""
-        self.kernel.reseed(state, seed)
+        """Re-draw, in place, the chance nobody has seen yet: the kernel's ``reseed``, after
+        checking ``seed`` (any integer, reduced modulo 2**63)."""
+        self.kernel.reseed(state, as_seed(seed))
 
     def determinize(self, state, cfg, observer, seed) -> None:
         """Re-draw, in place, everything ``observer`` cannot see, consistently with what it
-        has seen: the kernel's ``determinize``.  (The shell has checked both arguments.)"""
-        self.kernel.determinize(state, observer, seed)
+        has seen: the kernel's ``determinize``, after checking both arguments.  A kernel
+        may return False when no re-deal fits the public record (``ValueError``)."""
+        seat, seed = as_seat(observer, cfg.num_players), as_seed(seed)
+        if self.kernel.determinize(state, seat, seed) is False:
+            raise ValueError("no deal of the hidden information is consistent with the public record")
 
     # --------------------------------------------------------------- game end
     def winners(self, state, cfg, ranks):

@@ -31,7 +31,8 @@ import gymnasium
 import numpy as np
 
 from envs.registry import spec_for
-from envs.shell import REWARD_MODES, as_seed
+from envs.shell import REWARD_MODES
+from envs.spec import as_seed
 from kernels import batch, rng
 
 
@@ -66,6 +67,7 @@ class VecGame:
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_scores = np.zeros((n, self.num_players), dtype=np.int64)
         self._final_ranks = np.zeros((n, participants), dtype=np.int64)
+        self._rows = np.arange(n)
         self._ready = False
 
     # ------------------------------------------------------------------ API
@@ -114,7 +116,7 @@ class VecGame:
         if bad.size:
             raise ValueError(f"action {a[bad[0]]!r} of game {bad[0]} is out of range [0, {self.num_actions})")
         a = a.astype(np.int64, copy=False)
-        illegal = np.flatnonzero(self._masks[np.arange(self.num_envs), a] == 0)
+        illegal = np.flatnonzero(self._masks[self._rows, a] == 0)
         if illegal.size:
             i = int(illegal[0])
             raise ValueError(f"illegal action {int(a[i])} in game {i} (seat {int(self._players[i])} to move; "
