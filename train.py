@@ -3,8 +3,13 @@
     python train.py --game kingdomino_duel_v0                      # the game's default budget
     python train.py --game kingdomino_duel_v0 --timesteps 200000 --opponents mix --out runs/kd
 
-One seat of the game is exposed as a Gymnasium env (:class:`envs.SingleAgentEnv`), the
-other seats are played inside it by opponents:
+One seat of the game learns; the other seats are played by opponents.  By default
+(``--env batched``) the ``--n-envs`` games of a rollout are one batch stepped inside numba
+(:class:`envs.vector_sb3.SB3SeatVecEnv`): baseline opponents play inside the same call and
+self-play snapshots are called once per batch for every game waiting on them; the
+learner's seat rotates from game to game.  ``--env aec`` runs one
+:class:`envs.SingleAgentEnv` per game over the AEC environment instead (the path the
+batched one is measured against).  Opponents:
 
 ``random`` / ``greedy``
     the baseline agents (``agents.make(name)``);
@@ -27,10 +32,9 @@ final evaluation over ``--final-eval-games`` games, ``OUT/learning_curve.png`` a
 
 Every setting of a run is a field of :class:`TrainConfig` (type, default, help); the
 command line is generated from it, and the per-game defaults are ``TrainConfig`` instances
-in ``GAME_DEFAULTS`` (every one can be overridden on the command line).  ``--n-envs`` > 1
-runs the games in ``SubprocVecEnv`` worker processes, or all in the training process with
-``--vec-env dummy`` (batched policy calls: the better choice when the network costs more
-than the games).
+in ``GAME_DEFAULTS`` (every one can be overridden on the command line).  With ``--env aec``,
+``--n-envs`` > 1 runs the games in ``SubprocVecEnv`` worker processes, or all in the
+training process with ``--vec-env dummy``.
 """
 from __future__ import annotations
 
@@ -53,6 +57,9 @@ EVAL_OPPONENTS = ("random", "greedy")
 # --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
 POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy"}
 OPPONENT_MODES = ("random", "greedy", "self", "mix")
+ENV_KINDS = ("batched", "aec")
+ROLLOUT = 2048          # decisions per rollout when n_steps is not given
+DEFAULT_N_ENVS = {"batched": 16, "aec": 2}
 
 
 # ------------------------------------------------------------------ settings
@@ -109,12 +116,18 @@ class TrainConfig:
         "points want ~1/20; the logged training rewards are scaled too)", GAME)
     # training
     timesteps: int = _setting(150_000, "learner decisions to train on", TRAINING)
-    n_envs: int = _setting(
-        2, "parallel games; >1 uses SubprocVecEnv worker processes unless --vec-env dummy", TRAINING)
+    env: str = _setting(
+        "batched", "batched: the games of a rollout in one numba batch (envs.vector_sb3), the other "
+        "seats played inside it (baselines in numba, self-play snapshots called once per batch); "
+        "aec: one SingleAgentEnv per game over the AEC env, as before (for comparison)", TRAINING,
+        choices=ENV_KINDS)
+    n_envs: Optional[int] = _setting(
+        None, "games played in parallel (default 16 batched, 2 aec); aec: >1 uses SubprocVecEnv "
+        "worker processes unless --vec-env dummy", TRAINING)
     opponents: str = _setting("mix", "who plays the other seats during training", TRAINING,
                               choices=OPPONENT_MODES)
     vec_env: str = _setting(
-        "auto", "auto: SubprocVecEnv when --n-envs > 1, else DummyVecEnv; dummy runs every game "
+        "auto", "--env aec only. auto: SubprocVecEnv when --n-envs > 1, else DummyVecEnv; dummy runs every game "
         "in the training process (batched policy calls, no IPC)", TRAINING,
         choices=("auto", "subproc", "dummy"))
     seed: int = _setting(0, "seed of everything", TRAINING)
@@ -137,7 +150,8 @@ class TrainConfig:
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
     learning_rate: float = _setting(3e-4, "Adam learning rate", PPO, flags=("--lr",))
-    n_steps: int = _setting(1024, "rollout length per env", PPO)
+    n_steps: Optional[int] = _setting(
+        None, "rollout length per game (default: 2048 decisions per rollout over the n_envs games)", PPO)
     batch_size: int = _setting(256, "minibatch size (at most n_steps x n_envs)", PPO)
     n_epochs: int = _setting(5, "passes over each rollout", PPO)
     gamma: float = _setting(0.995, "discount factor", PPO)
@@ -152,6 +166,9 @@ class TrainConfig:
     eval_opponents: tuple = _setting(
         EVAL_OPPONENTS, "baseline agent names to evaluate against (unknown names are skipped)",
         OUTPUT, nargs="+")
+    save_games: Optional[str] = _setting(
+        None, "write every game of the final evaluation into this directory as an envs.records "
+        "JSON Lines file per opponent (watch one with python -m envs.view)", OUTPUT, summary=False)
     progress: bool = _setting(True, "no progress bar", OUTPUT, summary=False)
     tensorboard: bool = _setting(True, "do not write TensorBoard logs", OUTPUT, summary=False)
     plot: bool = _setting(True, "do not draw learning_curve.png", OUTPUT, summary=False)
@@ -179,17 +196,20 @@ class TrainConfig:
         return options
 
     def resolved(self):
-        """This config with the derived values filled in: ``eval_every`` (timesteps/10),
+        """This config with the derived values filled in: ``n_envs`` (16 batched, 2 aec),
+        ``n_steps`` (a rollout of 2048 decisions), ``eval_every`` (timesteps/10),
         ``snapshot_every`` (timesteps/20), ``out`` (runs/GAME), and ``batch_size`` capped at
         one rollout (a larger batch makes PPO warn and truncate)."""
         steps = int(self.timesteps)
+        n_envs = int(self.n_envs if self.n_envs is not None else DEFAULT_N_ENVS[self.env])
+        n_steps = int(self.n_steps if self.n_steps is not None else max(1, ROLLOUT // n_envs))
         return replace(
-            self, timesteps=steps,
+            self, timesteps=steps, n_envs=n_envs, n_steps=n_steps,
             eval_every=self.eval_every if self.eval_every is not None else max(1, steps // 10),
             snapshot_every=(self.snapshot_every if self.snapshot_every is not None
                             else max(1, steps // 20)),
             out=self.out or os.path.join("runs", self.game),
-            batch_size=int(min(self.batch_size, self.n_steps * self.n_envs)))
+            batch_size=int(min(self.batch_size, n_steps * n_envs)))
 
     def summary(self):
         """The settings recorded in ``summary.json`` (not the output switches)."""
@@ -307,15 +327,17 @@ def available_agents(names):
     return ok
 
 
-def evaluate(learner, opponent_name, game, options, n_games, seed=0):
+def evaluate(learner, opponent_name, game, options, n_games, seed=0, save_to=None):
     """``learner`` (an agent) against ``opponent_name`` on every other seat, seats rotating.
 
     Returns ``{"games", "win_rate", "mean_reward", "mean_margin"}``: win = the learner is
     among the winners; reward = its rank (or score) reward; margin = its final score minus
-    the mean of the others'."""
+    the mean of the others'.  ``save_to``: a ``.jsonl`` path that receives every game's
+    :mod:`envs.records` record."""
     import agents
     import envs
-    from agents.play import play_game
+    from agents.loop import play_game
+    from envs import records
 
     env = envs.make(game, **options)
     n = len(env.possible_agents)
@@ -325,7 +347,15 @@ def evaluate(learner, opponent_name, game, options, n_games, seed=0):
         seat = i % n
         seat_agents = [opponent] * n
         seat_agents[seat] = learner
-        record = play_game(env, seat_agents, seed=seed * 1_000_003 + i)
+        game_seed = seed * 1_000_003 + i
+        log = None
+        if save_to is not None:
+            players = [opponent_name] * n
+            players[seat] = "learner"
+            log = records.new_record(game, options, game_seed, players=players)
+        record = play_game(env, seat_agents, seed=game_seed, record=log)
+        if log is not None:
+            records.save(log, save_to)
         info = record.info
         me = env.possible_agents[seat]
         wins += me in info.get("winners", ())
@@ -401,8 +431,11 @@ def _make_callback(cfg, out, eval_names, verbose):
             rows, rates = [], []
             for k, name in enumerate(eval_names):
                 t0 = time.time()
+                save_to = (os.path.join(cfg.save_games, f"final-vs-{name}.jsonl")
+                           if final and cfg.save_games else None)
                 res = evaluate(learner, name, cfg.game, cfg.options, n_games,
-                               seed=cfg.seed * 7919 + 17 * k + (0 if final else steps % 9973 + 1))
+                               seed=cfg.seed * 7919 + 17 * k + (0 if final else steps % 9973 + 1),
+                               save_to=save_to)
                 rates.append(res["win_rate"])
                 row = {"timesteps": steps, "elapsed_s": round(time.time() - self.start, 1),
                        "opponent": name + (" (final)" if final else ""), **res,
@@ -483,25 +516,39 @@ def _mask_cache_wrapper():
     return VecMaskCache
 
 
+def training_opponents(cfg, out):
+    """Who plays the other seats: a baseline name, or the self-play :class:`SnapshotPool`
+    (an opponent factory both kinds of training env call at the start of every game)."""
+    import envs
+    from agents.policy import SnapshotPool
+
+    mode = cfg.opponents
+    if mode in ("random", "greedy"):
+        return mode
+    n_opp = len(envs.make(cfg.game, **cfg.options).possible_agents) - 1
+    baselines = tuple(available_agents(EVAL_OPPONENTS)) if mode == "mix" else ()
+    return SnapshotPool(os.path.join(out, "pool"), num_opponents=n_opp,
+                        latest_prob=cfg.latest_prob, window=cfg.pool_size, baselines=baselines,
+                        baseline_prob=cfg.baseline_prob if mode == "mix" else 0.0)
+
+
 def make_vec_env(cfg, out):
-    """The training VecEnv: ``n_envs`` SingleAgentEnvs (subprocesses when > 1) + VecMonitor."""
+    """The training VecEnv (``cfg`` resolved), wrapped in a VecMonitor that logs win rates:
+    ``--env batched``: one :class:`envs.vector_sb3.SB3SeatVecEnv` of ``n_envs`` games, the
+    learner's seat rotating from game to game; ``--env aec``: ``n_envs`` SingleAgentEnvs
+    (subprocesses when > 1), the learner's seat drawn at random each game."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     import envs
-    from agents.policy import SnapshotPool
     import agents
 
-    probe = envs.make(cfg.game, **cfg.options)
-    n_opp = len(probe.possible_agents) - 1
-    mode = cfg.opponents
-    if mode in ("random", "greedy"):
-        opponents = mode
-    else:
-        baselines = tuple(available_agents(EVAL_OPPONENTS)) if mode == "mix" else ()
-        opponents = SnapshotPool(os.path.join(out, "pool"), num_opponents=n_opp,
-                                 latest_prob=cfg.latest_prob, window=cfg.pool_size,
-                                 baselines=baselines,
-                                 baseline_prob=cfg.baseline_prob if mode == "mix" else 0.0)
+    opponents = training_opponents(cfg, out)
+    if cfg.env == "batched":
+        from envs.vector_sb3 import SB3SeatVecEnv
+        venv = SB3SeatVecEnv(cfg.game, cfg.n_envs, opponents=opponents, seat="rotate",
+                             shaping=cfg.shaping, reward_scale=cfg.reward_scale, **cfg.options)
+        venv.seed(cfg.seed)
+        return VecMonitor(venv, info_keywords=("won",))
     fns = [functools.partial(envs.SingleAgentEnv, cfg.game, opponents=opponents,
                              agent_factory=agents.make,
                              shaping=cfg.shaping, reward_scale=cfg.reward_scale,
@@ -606,7 +653,7 @@ def train(cfg):
         callback = _make_callback(cfg, out, eval_names, verbose)
         if verbose:
             print(f"[train] {cfg.game} {cfg.options}: {cfg.timesteps:,} steps, "
-                  f"{cfg.n_envs} env(s), opponents={cfg.opponents}, out={out}",
+                  f"{cfg.n_envs} {cfg.env} game(s), opponents={cfg.opponents}, out={out}",
                   file=sys.stderr, flush=True)
         use_bar = cfg.progress
         if use_bar:

@@ -8,7 +8,7 @@ and of ``train.py``'s evaluations).
 from agents.base import Agent, make, register
 from agents.greedy import GreedyAgent
 from agents.mcts import MCTSAgent
-from agents.play import GameRecord, play_game
+from agents.loop import GameRecord, play_game
 from agents.policy import PolicyAgent  # torch is imported only when a policy is loaded
 from agents.random_agent import RandomAgent
 

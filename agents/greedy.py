@@ -26,7 +26,9 @@ def evaluate_state(env, state, seat):
     """How good ``state`` (a kernel state array of ``env``'s game) looks for ``seat``:
     :func:`kernels.outcome.position_value_function` -- at the end ``TERMINAL_WEIGHT``
     times the seat's rank reward plus its final margin, before that its margin (score
-    plus the kernel's ``potential``, minus the mean of every other participant's)."""
+    plus the kernel's ``potential``, minus the mean of every other participant's); a solo
+    seat's own value stands in for the margin, and a lone player's finished game is worth
+    its score alone."""
     cfg = env.cfg
     m = max(int(cfg.num_participants), cfg.num_players)
     value = outcome.position_value_function(env.spec.kernel)
@@ -43,6 +45,8 @@ class GreedyAgent(Agent):
     ``seed`` (an integer, or None for a fresh one) seeds the agent's generator, from which
     both the determinizations and the tie-breaks are drawn.
     """
+
+    batch_kind = "greedy"    # the batched games play it inside numba (envs.vector)
 
     def __init__(self, seed=None):
         super().__init__(seed)

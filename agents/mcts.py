@@ -16,7 +16,11 @@ Every iteration
    evaluation (score plus positional ``kernel.potential``) squashed into (-1, 1);
 5. backs up every seat's result: the shell's ``"rank"`` reward (+1 winner ... -1 last,
    ties averaged) computed from ``kernel.ranks`` at the end, or that squashed evaluation.
-   Each edge accumulates the reward of the seat that chose it.
+   Each edge accumulates the reward of the seat that chose it.  With one seat those
+   rewards carry no signal, so a solo search backs up
+   :func:`kernels.outcome.solo_value_function` instead -- the seat's score plus
+   potential in points, plus a bonus for a game won against automata -- and UCB rescales
+   the children's mean results to [-1, 1] (worst to best) at every node.
 
 The move played is the most visited root edge among the actions legal in the real game.
 """
@@ -42,6 +46,8 @@ FIRST, NEXT, ACTION = 0, 1, 2
 VISITS, VALUE, AVAIL = 0, 1, 2
 
 _WARM = set()
+# UCB's exploration constant with several seats (rank rewards in [-1, 1])
+MULTI_SEAT_C_UCT = 1.0
 
 
 @per_kernel
@@ -55,6 +61,7 @@ def _iteration_function(kernel):
     k_ranks = kernel.ranks
     values_of = outcome.value_function(kernel)
     position_value = outcome.position_value_function(kernel)
+    solo_value = outcome.solo_value_function(kernel)
 
     @njit
     def greedy_action(state, mask, scratch, n_seats, sc, vals, rk):
@@ -76,10 +83,11 @@ def _iteration_function(kernel):
 
     @njit
     def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc, vals,
-                c, max_steps, scale, ordered, scratch, greedy):
+                c, max_steps, scale, ordered, scratch, greedy, win_bonus):
         u = 0
         depth = 0
         n_seats = reward.shape[0]      # rk, sc and vals also hold the automata, after the seats
+        solo = n_seats == 1
         # Selection and expansion.
         while True:
             seat = current_player(state)
@@ -140,6 +148,18 @@ def _iteration_function(kernel):
                 depth += 1
                 step(state, pick)
                 break
+            # Solo results are points: rescale the children's means to [-1, 1] (worst to
+            # best among those available here), so that exploration is weighed against
+            # the spread of this node's choices whatever the game's scale or the budget.
+            lo, hi = np.inf, -np.inf
+            if solo:
+                ch = ints[FIRST, u]
+                while ch >= 0:
+                    if mask[ints[ACTION, ch]] != 0:
+                        q = floats[VALUE, ch] / floats[VISITS, ch]
+                        lo = min(lo, q)
+                        hi = max(hi, q)
+                    ch = ints[NEXT, ch]
             best = -1
             best_v = -np.inf
             ch = ints[FIRST, u]
@@ -147,7 +167,10 @@ def _iteration_function(kernel):
                 if mask[ints[ACTION, ch]] != 0:
                     floats[AVAIL, ch] += 1.0
                     n = floats[VISITS, ch]
-                    val = floats[VALUE, ch] / n + c * np.sqrt(np.log(floats[AVAIL, ch]) / n)
+                    q = floats[VALUE, ch] / n
+                    if solo:
+                        q = 2.0 * (q - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+                    val = q + c * np.sqrt(np.log(floats[AVAIL, ch]) / n)
                     if val > best_v:
                         best_v = val
                         best = ch
@@ -171,8 +194,11 @@ def _iteration_function(kernel):
             n_steps += 1
         # Result: the shell's rank reward of every seat at the end; for a playout cut
         # short, the evaluation of kernels.outcome squashed into (-1, 1) like a rank reward
-        # (against the other participants, automata included).
-        if current_player(state) >= 0:
+        # (against the other participants, automata included).  One seat: its solo value
+        # in points (no squashing: its scale is unknown in advance; selection rescales).
+        if solo:
+            reward[0] = solo_value(state, sc, vals, rk, win_bonus)
+        elif current_player(state) >= 0:
             values_of(state, n_seats, sc, vals)
             if scale > 0.0:   # (a lone participant's margin is its own value)
                 outcome.margins(vals, n_seats, reward)
@@ -209,7 +235,8 @@ class MCTSAgent(Agent):
 
     ``simulations``: iterations per move (used when ``seconds`` is None).
     ``seconds``: time budget per move; when set it replaces ``simulations``.
-    ``c_uct``: exploration constant (rewards lie in [-1, 1]).
+    ``c_uct``: exploration constant (rewards lie in [-1, 1]); default: 1 with several
+    seats, the game's ``solo_c_uct`` (:mod:`agents.settings`) with one seat.
     ``seed``: seeds determinizations, expansion choices and playouts; with a simulation
     budget the agent is fully reproducible.
     ``playout``: ``"random"`` plays uniformly random legal moves to the end of the game and
@@ -231,7 +258,7 @@ class MCTSAgent(Agent):
 
     PLAYOUTS = ("auto", "random", "heuristic", "greedy")
 
-    def __init__(self, simulations=400, seconds=None, c_uct=1.0, seed=None, playout="auto",
+    def __init__(self, simulations=400, seconds=None, c_uct=None, seed=None, playout="auto",
                  playout_depth=None, margin_scale=None, ordered_expansion=False):
         if playout not in self.PLAYOUTS:
             raise ValueError(f"unknown playout policy {playout!r}; available: {self.PLAYOUTS}")
@@ -246,7 +273,10 @@ class MCTSAgent(Agent):
             raise ValueError("give simulations >= 1 or a time budget in seconds")
         self.simulations = simulations
         self.seconds = seconds
-        self.c_uct = float(c_uct)
+        if c_uct is not None and not (isinstance(c_uct, (int, float, np.number))
+                                      and not isinstance(c_uct, bool) and np.isfinite(c_uct) and c_uct >= 0):
+            raise ValueError(f"c_uct must be a number >= 0 or None, got {c_uct!r}")
+        self.c_uct = None if c_uct is None else float(c_uct)
         self.seed = seed
         self.playout = playout
         self.playout_depth = playout_depth
@@ -309,6 +339,9 @@ class MCTSAgent(Agent):
         n_players = cfg.num_players
         participants = int(cfg.num_participants)
         policy, max_steps, scale = self.playout_settings(spec)
+        # one seat: a won game is worth this many points on top of the margin
+        win_bonus = float(self.margin_scale if self.margin_scale is not None
+                          else search_settings(spec.game_id).margin_scale)
         greedy = policy == "greedy"
         ordered = bool(self.ordered_expansion and scale > 0)
         scratch = np.zeros_like(raw._state)
@@ -322,6 +355,8 @@ class MCTSAgent(Agent):
         gen = new_generator(int(self.rng.integers(1 << 62)))
         det_rng = self.rng
         c = self.c_uct
+        if c is None:
+            c = search_settings(spec.game_id).solo_c_uct if n_players == 1 else MULTI_SEAT_C_UCT
 
         limit = self.simulations if self.seconds is None else None
         cap = (limit + 2) if limit is not None else 4096
@@ -349,7 +384,7 @@ class MCTSAgent(Agent):
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
             n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
                               reward, rk, sc, vals, c, max_steps, scale,
-                              ordered, scratch, greedy)
+                              ordered, scratch, greedy, win_bonus)
             done += 1
         self.last_simulations = done
         self.total_simulations += done

@@ -1,66 +1,247 @@
-"""The game-playing loop shared by the tournament runner and ``train.py``'s evaluations.
+"""Play a game against agents in the terminal.
 
->>> record = play_game(env, [bot0, bot1], seed=7)    # seat i is played by seat_agents[i]
->>> record.info["scores"], record.rewards, record.moves
+    python -m agents.play --game tiny_towns_v0 --opponents mcts greedy \\
+        [--num-players N] [--seat K] [--seed S] [--env-options JSON] \\
+        [--agent-options JSON] [--save DIR|FILE]
 
-The agents are reset, ``env`` is reset with ``seed``, agents that have a ``warm_up(env)``
-method (:class:`agents.mcts.MCTSAgent`) compile their search, and then the agent to move
-is asked for its action until the game ends.  Each seat's thinking time is measured.
+You play seat ``--seat`` (default 0); the opponents, agents named as ``agents.make`` knows
+them (``random``, ``greedy``, ``mcts``, ...), play the other seats in order.  Their number
+fixes the player count unless ``--num-players`` is given (the list is then repeated to
+fill the seats); no opponents at all is a solo game where the game has one.
+
+On your turn the table is shown (the game's text rendering), with whose turn it is, the
+phase, the scores and your legal moves, numbered.  Type a move's number to play it, ``?``
+for help, ``l`` to show the table and moves again, ``u`` to take back your last move
+(with the agents' moves after it), ``q`` to quit.  The agents' moves are printed as they
+are played.  At the end the final scores and the winners are shown and the game's record
+(:mod:`envs.records`) is saved: ``--save FILE`` (``.json``), ``--save DIR`` (as
+``DIR/<game>-<seed>.json``) or by default ``runs/games/<game>-<seed>.json``.  A game you
+quit is saved too, unfinished.
 """
 from __future__ import annotations
 
-import time
-from typing import NamedTuple
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import agents
+import envs
+from envs import records
+from envs.spec import as_seat
+
+HELP = """\
+Commands:
+  NUMBER  play the move with that number in the list
+  l       show the table and your legal moves again
+  u       undo: take back your last move and the agents' moves after it
+  ?       this help
+  q       quit (the unfinished game's record is saved)"""
 
 
-class GameRecord(NamedTuple):
-    """The outcome of one game played by :func:`play_game`."""
+class TerminalGame:
+    """One game between a person at ``seat`` and agents, driven through ``read``/``write``
+    (``input``/``print`` by default, replaceable for other front ends)."""
 
-    info: dict             # the final info (``scores``, ``ranks``, ``winners``, ...)
-    rewards: dict          # agent name -> its final reward
-    moves: list            # actions taken, per seat
-    think_seconds: list    # time spent in ``act``, per seat
-    seconds: float         # wall time of the game after the warm-up
+    def __init__(self, game, opponents, seat=0, seed=0, options=None, agent_options=None,
+                 read=input, write=print):
+        options = {k: v for k, v in (options or {}).items() if k != "render_mode"}
+        self.env = envs.make(game, render_mode="ansi", **options)
+        self.num_players = len(self.env.possible_agents)
+        self.seat = as_seat(seat, self.num_players, "seat")
+        self.read, self.write = read, write
+        agent_options = dict(agent_options or {})
+        others = [s for s in range(self.num_players) if s != self.seat]
+        if others and not opponents:
+            raise ValueError(f"{game} with {self.num_players} players needs opponents")
+        if len(opponents) > len(others):
+            raise ValueError(f"{len(opponents)} opponents for {len(others)} other seat(s); "
+                             "use --num-players to seat more")
+        seat_seeds = np.random.SeedSequence([int(seed) & ((1 << 63) - 1)]).generate_state(
+            self.num_players, dtype=np.uint32)
+        self.names = ["you"] * self.num_players
+        self.bots = [None] * self.num_players
+        for k, s in enumerate(others):
+            name = opponents[k % len(opponents)]
+            self.names[s] = name
+            self.bots[s] = agents.make(name, **{"seed": int(seat_seeds[s]),
+                                                **agent_options.get(name, {})})
+        self.record = records.new_record(game, options, seed,
+                                         players=["human" if b is None else n
+                                                  for n, b in zip(self.names, self.bots)])
+        self.movers = []   # the seat that played each recorded action
+        self.env.reset(seed=seed)
+        for bot in {id(b): b for b in self.bots if b is not None}.values():
+            if hasattr(bot, "reset"):
+                bot.reset()
+            if hasattr(bot, "warm_up"):
+                bot.warm_up(self.env)
+        self.quit = False
+
+    # ------------------------------------------------------------------ display
+    def who(self, seat):
+        return f"{self.env.possible_agents[seat]} ({self.names[seat]})"
+
+    def scores_line(self):
+        return ", ".join(f"{self.who(s)} {v}" for s, v in enumerate(self.env.scores()))
+
+    def show_turn(self):
+        env = self.env
+        self.write("\n" + "=" * 72)
+        self.write(env.render())
+        self.write(f"Move {len(self.record['actions']) + 1}: your turn, {self.who(self.seat)}; "
+                   f"phase: {env.phase}")
+        self.write(f"Scores: {self.scores_line()}")
+        self.write("Your legal moves:")
+        for number, action in enumerate(env.legal_actions(), 1):
+            self.write(f"  {number:3d}. {env.action_label(action)}")
+
+    # ----------------------------------------------------------------- playing
+    def play(self, seat, action):
+        label = self.env.action_label(action)
+        records.add_action(self.record, self.env, action)
+        self.movers.append(seat)
+        self.env.step(action)
+        return label
+
+    def agent_turn(self, seat):
+        agent = self.env.possible_agents[seat]
+        label = self.play(seat, int(self.bots[seat].act(self.env, agent)))
+        self.write(f"{self.who(seat)} plays: {label}")
+
+    def human_turn(self):
+        """Ask until a move is played, the last move is undone or the player quits."""
+        self.show_turn()
+        legal = self.env.legal_actions()
+        while True:
+            try:
+                text = self.read(f"Your move (1-{len(legal)}, ? for help): ").strip().lower()
+            except (EOFError, KeyboardInterrupt):
+                text = "q"
+            if text in ("q", "quit", "exit"):
+                self.quit = True
+                return
+            if text in ("?", "h", "help"):
+                self.write(HELP)
+            elif text in ("l", "list"):
+                self.show_turn()
+            elif text in ("u", "undo"):
+                if self.undo():
+                    return
+            elif text.isascii() and text.isdigit() and 1 <= int(text) <= len(legal):
+                label = self.play(self.seat, legal[int(text) - 1])
+                self.write(f"You play: {label}")
+                return
+            else:
+                self.write(f"{text!r} is not a move: type a number from 1 to {len(legal)}, "
+                           "or ? for help.")
+
+    def undo(self):
+        """Take back the person's last move and every move after it, by replaying the record
+        up to it (the exact earlier state).  False when there is nothing to undo."""
+        mine = [i for i, s in enumerate(self.movers) if s == self.seat]
+        if not mine:
+            self.write("Nothing to undo: you have not moved yet.")
+            return False
+        keep = mine[-1]
+        taken = self.record["labels"][keep:]
+        self.record = records.truncated(self.record, keep)
+        self.movers = self.movers[:keep]
+        self.env = records.replay(self.record, render_mode="ansi")
+        self.write(f"Undone: your move {taken[0]!r}"
+                   + (f" and the {len(taken) - 1} move(s) after it." if len(taken) > 1 else "."))
+        return True
+
+    def run(self):
+        """Play until the game ends or the person quits; returns the record (finished)."""
+        try:
+            while not self.quit and self.env.phase != "game_over":
+                seat = self.env.possible_agents.index(self.env.agent_selection)
+                if seat == self.seat:
+                    self.human_turn()
+                else:
+                    self.agent_turn(seat)
+        except KeyboardInterrupt:   # Ctrl-C while an agent thinks: quit, keep the record
+            self.quit = True
+        records.finish(self.record, self.env)
+        if self.quit:
+            self.write(f"\nYou quit after {len(self.record['actions'])} moves. "
+                       f"Scores so far: {self.scores_line()}")
+            return self.record
+        self.write("\n" + "=" * 72)
+        self.write(self.env.render())
+        self.write("Game over.")
+        self.write(f"Final scores: {self.scores_line()}")
+        winners = [self.who(s) for s in self.record["winners"]]
+        self.write("Winners: " + (", ".join(winners) if winners
+                                  else "none (an automaton finished first)"))
+        info = self.env.infos[self.env.possible_agents[self.seat]]
+        for key, value in info.items():   # a game's own extras, e.g. a solo title
+            if key not in ("scores", "winners", "ranks", "end_reason"):
+                self.write(f"{key}: {value}")
+        return self.record
 
 
-def play_game(env, seat_agents, seed=None):
-    """Play one game on the AEC ``env``; ``seat_agents[i]`` plays seat ``i``
-    (``env.possible_agents[i]``; one agent object may play several seats).
+def record_path(save, game, seed):
+    """Where ``--save`` puts the record: a ``.json``/``.jsonl`` path as given, a directory
+    gets ``<game>-<seed>.json``, nothing gives ``runs/games/<game>-<seed>.json``."""
+    if save and Path(save).suffix.lower() in (".json", ".jsonl"):
+        return Path(save)
+    return Path(save or Path("runs") / "games") / f"{game}-{seed}.json"
 
-    Returns a :class:`GameRecord`.  Raises ``RuntimeError`` if the game takes more moves
-    than the game's ``spec.max_steps``."""
-    names = list(env.possible_agents)
-    if len(seat_agents) != len(names):
-        raise ValueError(f"{len(names)} seats, got {len(seat_agents)} agents")
-    unique = list({id(a): a for a in seat_agents}.values())
-    for bot in unique:
-        reset = getattr(bot, "reset", None)
-        if reset is not None:
-            reset()
-    env.reset(seed=seed)
-    for bot in unique:   # compile search code before the clock starts (MCTSAgent)
-        warm_up = getattr(bot, "warm_up", None)
-        if warm_up is not None:
-            warm_up(env)
-    seat_of = {a: i for i, a in enumerate(names)}
-    limit = getattr(env.unwrapped.spec, "max_steps", 100_000)
-    moves = [0] * len(names)
-    think = [0.0] * len(names)
-    total = 0
-    start = time.perf_counter()
-    while True:
-        who = env.agent_selection
-        if env.terminations[who] or env.truncations[who]:
-            break
-        if total >= limit:
-            raise RuntimeError(f"the game did not end within {limit} moves")
-        seat = seat_of[who]
-        t0 = time.perf_counter()
-        action = seat_agents[seat].act(env, who)
-        think[seat] += time.perf_counter() - t0
-        moves[seat] += 1
-        total += 1
-        env.step(int(action))
-    seconds = time.perf_counter() - start
-    return GameRecord(info=dict(env.infos[who]), rewards={a: float(env.rewards[a]) for a in names},
-                      moves=moves, think_seconds=think, seconds=seconds)
+
+def build_parser():
+    parts = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(prog="python -m agents.play", description=parts[0],
+                                epilog="\n\n".join(parts[2:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, help="game id (see envs.GAMES)")
+    p.add_argument("--opponents", nargs="*", default=[], metavar="AGENT",
+                   help="agents for the other seats, in seat order (random, greedy, mcts, ...)")
+    p.add_argument("--num-players", type=int, default=None,
+                   help="seats (default: you plus one per opponent)")
+    p.add_argument("--seat", type=int, default=0, help="the seat you play, from 0 (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="game seed (default: a random one)")
+    p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
+    p.add_argument("--agent-options", default="{}",
+                   help='JSON: agent name -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
+    p.add_argument("--save", default=None, metavar="DIR|FILE",
+                   help="where to save the record (default runs/games/<game>-<seed>.json)")
+    return p
+
+
+def main(argv=None, read=input, write=print):
+    args = build_parser().parse_args(argv)
+    if args.game not in envs.GAMES:
+        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
+    try:
+        options = json.loads(args.env_options)
+        agent_options = json.loads(args.agent_options)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"bad JSON option: {exc}") from None
+    if not isinstance(options, dict) or not isinstance(agent_options, dict):
+        raise SystemExit("--env-options and --agent-options must be JSON objects")
+    if args.num_players is not None:
+        options["num_players"] = args.num_players
+    elif args.opponents or "num_players" not in options:
+        options["num_players"] = len(args.opponents) + 1
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (1 << 31))
+    try:
+        session = TerminalGame(args.game, args.opponents, seat=args.seat, seed=seed,
+                               options=options, agent_options=agent_options,
+                               read=read, write=write)
+    except (TypeError, ValueError) as exc:   # TypeError: an option the agent does not take
+        raise SystemExit(f"cannot start the game: {exc}") from None
+    write(f"{args.game}, seed {seed}: you are {session.who(session.seat)} against "
+          + (", ".join(session.who(s) for s in range(session.num_players) if s != session.seat)
+             or "the game's solo rules") + ".  Type ? for help.")
+    record = session.run()
+    path = records.save(record, record_path(args.save, args.game, seed))
+    write(f"Record saved to {path}; watch it with: python -m envs.view {path} -o game.html")
+    return record
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() is not None else 1)

@@ -185,6 +185,42 @@ class PolicyAgent(Agent):
         logits[~mask] = -np.inf
         return logits
 
+    def batch_logits(self, observations, masks):
+        """Masked logits ``(B, num_actions)`` for a batch of observations ``(B, obs_size)``."""
+        obs = np.asarray(observations, dtype=np.float32)
+        masks = np.asarray(masks).astype(bool, copy=False)
+        if obs.ndim != 2 or obs.shape[1] != self.n_obs or masks.shape != (obs.shape[0], self.n_actions):
+            raise ValueError(f"this policy expects observations (B, {self.n_obs}) and masks "
+                             f"(B, {self.n_actions}), got {obs.shape} and {masks.shape}")
+        if self._layers is not None:
+            x = obs
+            for weight, bias, act in self._layers:
+                x = x @ weight.T + bias
+                if act is not None:
+                    x = act(x)
+            logits = x.astype(np.float64)
+        else:
+            import torch
+            policy = self.policy
+            with torch.no_grad():
+                t = torch.as_tensor(obs, device=policy.device)
+                features = policy.extract_features(t, policy.pi_features_extractor)
+                latent = policy.mlp_extractor.forward_actor(features)
+                logits = policy.action_net(latent).cpu().numpy().astype(np.float64)
+        logits[~masks] = -np.inf
+        return logits
+
+    def act_batch(self, observations, masks):
+        """One action per row: the most likely legal one, or (``deterministic=False``) one
+        sampled from the masked distribution -- how the batched games
+        (:class:`envs.vector.VecSeatGame`) call a frozen policy once for many games."""
+        logits = self.batch_logits(observations, masks)
+        if not np.isfinite(logits.max(axis=1)).all():
+            raise ValueError("a row of masks has no legal action")
+        if not self.deterministic:   # Gumbel-max: a draw from softmax(logits / temperature)
+            logits = logits / max(self.temperature, 1e-8) + self.rng.gumbel(size=logits.shape)
+        return np.argmax(logits, axis=1)
+
     def action_probabilities(self, observation, mask):
         logits = self.logits(observation, mask) / max(self.temperature, 1e-8)
         z = np.exp(logits - logits.max())

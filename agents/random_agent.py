@@ -13,6 +13,8 @@ class RandomAgent(Agent):
     seeded with ``seed`` (``self.gen``, see :class:`agents.base.Agent`): the same choice the
     batched games' in-kernel random opponents make (:mod:`envs.vector`)."""
 
+    batch_kind = "random"    # the batched games play it inside numba (envs.vector)
+
     def act(self, env, agent) -> int:
         mask = np.ascontiguousarray(action_mask(env, agent), dtype=np.int8)
         a = int(pick_uniform(mask, self.gen, 0))

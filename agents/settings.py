@@ -5,7 +5,12 @@ games, so they live here and not on the environments' specs).
 finishes an iteration -- ``depth`` moves of ``"heuristic"`` (random) or ``"greedy"`` play,
 then the position is scored with the evaluation of :mod:`kernels.outcome`;
 ``margin_scale``: the score lead that counts as tanh(1) in that squashed score, i.e. a
-lead that nearly decides a game.
+lead that nearly decides a game; in a solo game with automata, also the points a won
+game is worth on top of the score (:func:`kernels.outcome.solo_value_function`).
+``solo_c_uct``: UCB's exploration constant when one seat plays.  Its results are points,
+rescaled to [-1, 1] over the range seen in the search; that range is set by the best and
+worst playouts, so two moves differ by a far smaller share of it than two rank rewards
+do, and the constant must be smaller than the 1 used with several seats.
 """
 from typing import NamedTuple
 
@@ -14,6 +19,7 @@ class SearchSettings(NamedTuple):
     playout: str = "heuristic"
     playout_depth: int = 0
     margin_scale: float = 10.0
+    solo_c_uct: float = 0.3
 
 
 SEARCH_SETTINGS = {

@@ -2,7 +2,8 @@
 
     python -m agents.tournament --game kingdomino_duel_v0 --agents random greedy mcts \\
         [--num-players N] [--games G] [--workers W] [--seed S] [--backend process|ray] \\
-        [--out DIR] [--agent-options JSON] [--env-options JSON] [--no-progress]
+        [--out DIR] [--agent-options JSON] [--env-options JSON] [--no-progress] \\
+        [--save-games DIR]
 
 Tables
     With ``N`` seats and ``K`` listed agents, every combination of ``N`` distinct agents
@@ -30,6 +31,10 @@ Results
     agent finished ahead of the column agent when both sat at a table (ties count 1/2).
     Printed as a table and written to ``--out`` as ``results.json``, ``agents.csv``,
     ``games.csv``, ``head_to_head.csv``, ``table.md`` and ``ratings.png``.
+Records
+    ``--save-games DIR`` also writes every game as a record (:mod:`envs.records`) into
+    ``DIR``: ``<index>-<game>-seed<env seed>-<seat labels in seat order>.json``, which
+    ``envs.records.replay`` plays back and ``python -m envs.view`` shows.
 """
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ import itertools
 import json
 import math
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -134,13 +140,20 @@ def _build_agent(name, seed, options):
 def play_job(job):
     """Play one scheduled game; return its result (a plain dict).  Top-level, so that
     spawned processes and ray workers can import it."""
-    from agents.play import play_game
+    from agents.loop import play_game
 
     env = _env_for(job["game"], job["num_players"], job["env_options"])
     bots = [_build_agent(n, s, o) for n, s, o in zip(job["names"], job["agent_seeds"], job["options"])]
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    game_record = None
+    if job.get("save_games"):
+        from envs import records
+
+        game_record = records.new_record(job["game"], {"num_players": job["num_players"],
+                                                       **job["env_options"]},
+                                         seed=job["env_seed"], players=list(job["seats"]))
     try:
-        record = play_game(env, bots, seed=job["env_seed"])
+        record = play_game(env, bots, seed=job["env_seed"], record=game_record)
     except RuntimeError as exc:
         raise RuntimeError(f"game {job['index']}: {exc}") from exc
     n = job["num_players"]
@@ -148,13 +161,27 @@ def play_job(job):
     scores = [int(x) for x in final.get("scores", [0] * n)]
     ranks = [int(x) for x in final.get("ranks", [1] * n)]
     winners = [seat_of[w] for w in final.get("winners", [])]
-    return {
+    result = {
         "index": job["index"], "table": job["table"], "rotation": job["rotation"],
         "seats": list(job["seats"]), "scores": scores, "ranks": ranks, "winners": winners,
         "moves": record.moves, "think_seconds": [round(t, 6) for t in record.think_seconds],
         "seconds": round(record.seconds, 6),
         "env_seed": job["env_seed"], "agent_seeds": list(job["agent_seeds"]),
     }
+    if game_record is not None:
+        from envs import records
+
+        path = Path(job["save_games"]) / record_file_name(job)
+        records.save(game_record, path)
+        result["record"] = path.name
+    return result
+
+
+def record_file_name(job):
+    """``0007-tiny_towns_v0-seed123-greedy-random.json``: schedule index, game, environment
+    seed and the seat labels in seat order (characters unsafe in file names become ``_``)."""
+    seats = "-".join(re.sub(r"[^A-Za-z0-9_.]", "_", label) for label in job["seats"])
+    return f"{job['index']:04d}-{job['game']}-seed{job['env_seed']}-{seats}.json"
 
 
 def _progress(total, desc, enabled):
@@ -289,10 +316,12 @@ def summarize(results, labels):
 
 
 def run_tournament(game, agents, num_players=None, games=10, workers=1, seed=0,
-                   backend="process", env_options=None, agent_options=None, progress=True):
+                   backend="process", env_options=None, agent_options=None, progress=True,
+                   save_games=None):
     """Run a tournament and return its results as a JSON-ready dict (see module docstring).
 
-    ``agents``: tokens ``NAME`` or ``LABEL=NAME``.  ``games``: games per table."""
+    ``agents``: tokens ``NAME`` or ``LABEL=NAME``.  ``games``: games per table.
+    ``save_games``: a directory to write every game's record into (see module docstring)."""
     import envs
 
     env_options = dict(env_options or {})
@@ -304,6 +333,10 @@ def run_tournament(game, agents, num_players=None, games=10, workers=1, seed=0,
     specs = parse_agents(agents)
     jobs, per_table = make_schedule(game, specs, int(num_players), games, seed, env_options,
                                     agent_options)
+    if save_games is not None:
+        Path(save_games).mkdir(parents=True, exist_ok=True)
+        for job in jobs:
+            job["save_games"] = str(Path(save_games).resolve())
     start = time.perf_counter()
     results = run_jobs(jobs, workers=workers, backend=backend, progress=progress, desc=game)
     elapsed = time.perf_counter() - start
@@ -487,6 +520,8 @@ def build_parser():
                    help='JSON: label -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
     p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-games", metavar="DIR", default=None,
+                   help="also write every game's record (JSON, see envs.records) into DIR")
     return p
 
 
@@ -507,10 +542,13 @@ def main(argv=None):
     result = mod.run_tournament(args.game, args.agents, num_players=args.num_players,
                                 games=args.games, workers=args.workers, seed=args.seed,
                                 backend=args.backend, env_options=env_options,
-                                agent_options=agent_options, progress=not args.no_progress)
+                                agent_options=agent_options, progress=not args.no_progress,
+                                save_games=args.save_games)
     print(mod.format_table(result))
     out = mod.write_outputs(result, args.out or Path("runs") / "tournament" / args.game)
     print(f"\n{result['games']} games in {result['elapsed_seconds']:.1f} s; results in {out}/")
+    if args.save_games:
+        print(f"game records in {args.save_games}/")
     return result
 
 

@@ -43,6 +43,15 @@ def step(state, action):
 
 
 @njit(cache=True)
+def advance(state, action, mask):
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
+@njit(cache=True)
 def observe(state, player, out):
     out[:] = 0.0
 

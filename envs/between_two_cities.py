@@ -217,9 +217,6 @@ _CHAR_TO_KIND.update({"D": K.KIND_NAMES.index("tavern_drink"), "E": K.KIND_NAMES
                       "M": K.KIND_NAMES.index("tavern_music"), "L": K.KIND_NAMES.index("tavern_lodging")})
 _LETTER = {0: "s", 1: "f", 2: "D", 3: "E", 4: "M", 5: "L", 6: "o", 7: "p", 8: "h"}
 _PART_NAMES = ("shop", "factory", "tavern", "office", "park", "house")
-_COLORS = {0: (66, 133, 244), 1: (120, 120, 120), 2: (219, 68, 55), 3: (230, 124, 40),
-           4: (200, 60, 160), 5: (150, 40, 40), 6: (140, 200, 240), 7: (76, 175, 80),
-           8: (244, 196, 48)}
 
 
 # ----------------------------------------------------------------- scoring functions
@@ -446,55 +443,9 @@ class Spec(GameSpec):
         lines.append("scores: " + ", ".join(str(int(x)) for x in out[:int(state[K.NUM_PARTICIPANTS])]))
         return "\n".join(lines)
 
-    def render_rgb(self, state, cfg) -> np.ndarray:
-        from PIL import Image, ImageDraw
-        mode = int(state[K.MODE])
-        nc = int(state[K.NUM_CITIES])
-        cell, pad = 28, 16
-        cw = 4 * cell + pad
-        cols = min(nc, 4)
-        rows_n = (nc + cols - 1) // cols
-        w = cols * cw + pad
-        h = rows_n * (4 * cell + 2 * pad + 14) + pad + 16
-        img = Image.new("RGB", (w, h), (250, 250, 245))
-        d = ImageDraw.Draw(img)
-        d.text((pad, h - 16), self._progress(state), fill=(60, 60, 60))
-        tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
-        K.city_totals(state, tot)
-        for c in range(nc):
-            x0 = pad + (c % cols) * cw
-            y0 = pad + (c // cols) * (4 * cell + 2 * pad + 14)
-            if mode == K.MODE_2P:
-                label = f"c{c} p{c // 2} {'left' if c % 2 == 0 else 'right'}"
-            elif mode in (K.MODE_SIMPLE, K.MODE_FULL):
-                label = ("left p0+A", "DLC A+B", "right B+p0")[c]
-            else:
-                label = f"c{c} p{c}+p{(c + 1) % nc}"
-            d.text((x0, y0), f"{label}: {int(tot[c])}", fill=(0, 0, 0))
-            y0 += 14
-            if mode in (K.MODE_SIMPLE, K.MODE_FULL) and c == K.DLC:
-                kc = state[K.KIND_COUNTS + c * K.N_KINDS: K.KIND_COUNTS + (c + 1) * K.N_KINDS]
-                x = x0
-                for k in range(K.N_KINDS):
-                    bh = int(kc[k]) * 7
-                    d.rectangle([x, y0 + 4 * cell - 12 - bh, x + 10, y0 + 4 * cell - 12], fill=_COLORS[k])
-                    d.text((x + 2, y0 + 4 * cell - 10), _LETTER[k], fill=(0, 0, 0))
-                    if kc[k]:
-                        d.text((x + 2, y0 + 4 * cell - 24 - bh), str(int(kc[k])), fill=(0, 0, 0))
-                    x += 12
-                continue
-            rows = self._city_rows(state, c)
-            inv = {v: k for k, v in _LETTER.items()}
-            for r in range(4):
-                for cc in range(4):
-                    ch = rows[r][cc]
-                    box = [x0 + cc * cell, y0 + r * cell, x0 + (cc + 1) * cell - 2, y0 + (r + 1) * cell - 2]
-                    if ch == ".":
-                        d.rectangle(box, outline=(200, 200, 200))
-                    else:
-                        d.rectangle(box, fill=_COLORS[inv[ch]])
-                        d.text((box[0] + 9, box[1] + 7), ch, fill=(0, 0, 0))
-        return np.asarray(img, dtype=np.uint8)
+    def picture(self, state, cfg, observer=None, clickable=False):
+        from envs.pictures.between_two_cities import draw
+        return draw(state, cfg, observer, clickable)
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg) -> dict:

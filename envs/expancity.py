@@ -412,44 +412,9 @@ class Spec(GameSpec):
                 f"contracts held {int(state[K.NUM_HELD + p])}, revealed {rev}")
         return "\n".join(lines)
 
-    _COLOURS = {"city_hall": (200, 200, 200), "residential": (150, 210, 130), "commercial": (130, 170, 230),
-                "special": (240, 190, 170)}
-    _PLAYER_COLOURS = ((220, 40, 40), (230, 200, 30), (90, 190, 240), (20, 140, 130))
-
-    def render_rgb(self, state, cfg):
-        from PIL import Image, ImageDraw
-        keys = self._info(cfg)["type_keys"]
-        x0, x1, y0, y1 = self._bbox(state)
-        cs = 36
-        cols, rows = x1 - x0 + 3, y1 - y0 + 3
-        img = Image.new("RGB", (cols * cs, rows * cs + 24), (40, 40, 40))
-        dr = ImageDraw.Draw(img)
-        nt = int(state[K.NUM_TILES])
-        for t in range(nt):
-            x = int(state[K.TILE_X + t]) - x0 + 1
-            y = y1 - int(state[K.TILE_Y + t]) + 1
-            key = keys[int(state[K.TILE_TYPE + t])]
-            cls = int(state[K.BLOB + K.B_TILE_CLASS + int(state[K.TILE_TYPE + t])])
-            col = self._COLOURS.get(key, self._COLOURS["special"] if cls == K.CLS_SPECIAL else (180, 180, 180))
-            box = (x * cs, y * cs, x * cs + cs - 2, y * cs + cs - 2)
-            dr.rectangle(box, fill=col, outline=(220, 40, 40) if cls == K.CLS_SPECIAL else (0, 0, 0))
-            own = int(state[K.TILE_OWNER + t])
-            if own >= 0:
-                f = int(state[K.TILE_FLOORS + t])
-                h = min(cs - 8, 4 * f + 2)
-                bx = x * cs + cs // 2 - 6
-                dr.rectangle((bx, y * cs + cs - 4 - h, bx + 12, y * cs + cs - 4),
-                             fill=self._PLAYER_COLOURS[own % 4], outline=(0, 0, 0))
-                if state[K.TILE_DONE + t]:
-                    dr.polygon([(bx - 2, y * cs + cs - 4 - h), (bx + 14, y * cs + cs - 4 - h),
-                                (bx + 6, y * cs + cs - 10 - h)], fill=(60, 60, 60))
-                dr.text((x * cs + 2, y * cs + 1), str(f), fill=(0, 0, 0))
-            else:
-                dr.text((x * cs + 3, y * cs + 3), self._CODES.get(key, key[:2]), fill=(0, 0, 0))
-        n = int(state[K.NUM_PLAYERS])
-        txt = "  ".join(f"P{p}:{int(state[K.SCORE + p])}" for p in range(n))
-        dr.text((4, rows * cs + 6), f"turn {int(state[K.TURN])}  {txt}", fill=(255, 255, 255))
-        return np.asarray(img, dtype=np.uint8).copy()
+    def picture(self, state, cfg, observer=None, clickable=False):
+        from envs.pictures.expancity import draw
+        return draw(state, cfg, observer, clickable)
 
     # ------------------------------------------------------- hidden information
     # Both re-draws are the kernel's (``kernels.expancity.reseed`` / ``determinize``, documented

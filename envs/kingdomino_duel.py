@@ -432,102 +432,10 @@ class Spec(GameSpec):
             out.append(f"GAME OVER ({why}): {sc[0]} - {sc[1]}, {res}")
         return "\n".join(out)
 
-    def render_rgb(self, state, cfg):
+    def picture(self, state, cfg, observer=None, clickable=False):
         _started(state)
-        from PIL import Image, ImageDraw
-        cell = 36
-        W, H = 640, 320
-        img = Image.new("RGB", (W, H), (250, 248, 240))
-        dr = ImageDraw.Draw(img)
-        colours = [(120, 190, 90), (90, 150, 220), (230, 200, 70), (200, 110, 60),
-                   (70, 70, 70), (180, 120, 200)]
-
-        def symbol(x0, y0, f):
-            cx, cy = x0 + cell // 2, y0 + cell // 2
-            ink = (255, 255, 255)
-            if f == 0:
-                dr.ellipse([cx - 4, cy - 4, cx + 4, cy + 4], fill=ink)
-            elif f == 1:
-                dr.line([x0 + 6, cy, x0 + cell - 6, cy], fill=ink, width=3)
-            elif f == 2:
-                dr.ellipse([cx - 10, cy - 4, cx - 2, cy + 4], fill=ink)
-                dr.ellipse([cx + 2, cy - 4, cx + 10, cy + 4], fill=ink)
-            elif f == 3:
-                dr.line([x0 + 6, cy - 5, x0 + cell - 6, cy - 5], fill=ink, width=3)
-                dr.line([x0 + 6, cy + 5, x0 + cell - 6, cy + 5], fill=ink, width=3)
-            elif f == 4:
-                dr.rectangle([cx - 6, cy - 6, cx + 6, cy + 6], outline=ink, width=2)
-            else:
-                dr.line([cx, y0 + 6, cx, y0 + cell - 6], fill=ink, width=2)
-                dr.line([x0 + 6, cy, x0 + cell - 6, cy], fill=ink, width=2)
-
-        sc = np.zeros(2, dtype=np.int64)
-        K.scores(state, sc)
-        for p in range(2):
-            ox, oy = 12 + p * (K.COLS * cell + 24), 28
-            who = f"player_{p}: {sc[p]}" + (" (S)" if state[K.START_PLAYER] == p else "") + \
-                  (" <" if state[K.MOVER] == p else "")
-            dr.text((ox, 8), who, fill=(0, 0, 0))
-            for r in range(K.ROWS):
-                for c in range(K.COLS):
-                    i = r * K.COLS + c
-                    x0, y0 = ox + c * cell, oy + r * cell
-                    f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
-                    if f == K.CASTLE_CODE:
-                        roof = (200, 40, 40) if state[K.CASTLE_USED + p] else (160, 160, 160)
-                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(235, 235, 235),
-                                     outline=(0, 0, 0))
-                        dr.rectangle([x0 + 9, y0 + 16, x0 + cell - 9, y0 + cell - 5],
-                                     fill=(120, 120, 120))
-                        dr.polygon([(x0 + 6, y0 + 16), (x0 + cell // 2, y0 + 4),
-                                    (x0 + cell - 6, y0 + 16)], fill=roof)
-                    elif f >= 0:
-                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=colours[f],
-                                     outline=(0, 0, 0))
-                        symbol(x0, y0, f)
-                        for k in range(int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])):
-                            xx = x0 + cell - 9 - 9 * k
-                            dr.line([xx, y0 + 2, xx + 6, y0 + 8], fill=(200, 0, 0), width=2)
-                            dr.line([xx + 6, y0 + 2, xx, y0 + 8], fill=(200, 0, 0), width=2)
-                    else:
-                        dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=(255, 255, 255),
-                                     outline=(180, 180, 180))
-                    if state[K.SPLIT_FIRST_CELL] == i and state[K.MOVER] == p:
-                        dr.rectangle([x0 + 2, y0 + 2, x0 + cell - 2, y0 + cell - 2],
-                                     outline=(255, 0, 0), width=2)
-        # panel: dice and spellbook
-        py = 28 + K.ROWS * cell + 10
-        dr.text((12, py), f"round {int(state[K.ROUND])}  {PHASE_NAMES[int(state[K.PHASE])]}",
-                fill=(0, 0, 0))
-        for d in range(K.NUM_DICE):
-            x0 = 12 + d * 60
-            y0 = py + 16
-            fam = int(K.DICE[d, int(state[K.DIE_FACE + d]), 0])
-            x = int(K.DICE[d, int(state[K.DIE_FACE + d]), 1])
-            col = (255, 255, 255) if fam == K.WILD else colours[fam]
-            dr.rectangle([x0, y0, x0 + cell, y0 + cell], fill=col, outline=(0, 0, 0), width=2)
-            if fam == K.WILD:
-                dr.text((x0 + 14, y0 + 12), "?", fill=(0, 0, 0))
-            else:
-                symbol(x0, y0, fam)
-            for k in range(x):
-                xx = x0 + cell - 9 - 9 * k
-                dr.line([xx, y0 + 2, xx + 6, y0 + 8], fill=(200, 0, 0), width=2)
-                dr.line([xx + 6, y0 + 2, xx, y0 + 8], fill=(200, 0, 0), width=2)
-            h = int(state[K.DIE_HOLDER + d])
-            dr.text((x0 + 2, y0 + cell + 2), "-" if h < 0 else f"p{h}", fill=(0, 0, 0))
-        sx = 270
-        for f in range(K.NUM_FAMILIES):
-            sp = int(K.FAMILY_SPELL[f])
-            y0 = py + 4 + f * 12
-            dr.rectangle([sx, y0, sx + 10, y0 + 10], fill=colours[f])
-            o = int(state[K.SPELL_OWNER + sp])
-            dr.text((sx + 14, y0 - 1),
-                    f"{int(state[K.MARKS + f])}/{int(state[K.MARKS + K.NUM_FAMILIES + f])} of "
-                    f"{int(K.ROW_LEN[f])} {K.SPELL_KEYS[sp]}"
-                    f"{'' if o < 0 else ' p%d' % o}{' used' if state[K.SPELL_USED + sp] else ''}",
-                    fill=(0, 0, 0))
-        return np.asarray(img, dtype=np.uint8)
+        from envs.pictures.kingdomino_duel import draw
+        return draw(state, cfg, observer, clickable)
 
     # ------------------------------------------------------- hidden information
     # The shell hands these already-checked arguments; they check again (same rules as

@@ -13,7 +13,9 @@ Options every game takes (besides its own, see the game module's docstring):
 
 ``render_mode``
     ``None``, ``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints
-    that text) or ``"rgb_array"`` (``render()`` returns an ``HxWx3`` ``uint8`` picture).
+    that text) or ``"rgb_array"`` (``render()`` returns an ``HxWx3`` ``uint8`` picture of
+    the whole table, drawn by :mod:`envs.pictures`).  Whatever the mode, ``svg(observer,
+    clickable)`` returns the same picture as SVG, everything or one seat's view.
 ``reward_mode``
     Rewards arrive only when the game ends.  ``"rank"`` (default): a seat ranked ``r``
     among ``M`` participants (automata included) gets ``1 - 2 (r - 1) / (M - 1)``, so
@@ -53,6 +55,7 @@ of them reaches a numba kernel.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 
 import gymnasium
@@ -68,6 +71,15 @@ REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_dif
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 _MASK63 = (1 << 63) - 1
+
+
+def _advance_in_three_calls(kernel, state, action, mask):
+    """``kernel.advance`` for a kernel that lacks it (see :mod:`envs.spec`)."""
+    kernel.step(state, action)
+    player = kernel.current_player(state)
+    if player >= 0:
+        kernel.legal_mask(state, mask)
+    return player
 
 
 class CityEnv(AECEnv):
@@ -119,7 +131,6 @@ class CityEnv(AECEnv):
         self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
         self._no_mask = np.zeros(spec.num_actions, dtype=np.int8)
-        self._obs = np.zeros(self.cfg.obs_size, dtype=np.float32)
         self._ready = False
         self._over = False
         self._next_reset_seed = None
@@ -128,14 +139,15 @@ class CityEnv(AECEnv):
 
     def _bind_kernel(self):
         kernel = self.spec.kernel
-        self._k_step = kernel.step
+        # A kernel without the optional ``advance`` is stepped in three calls instead of one.
+        self._k_advance = getattr(kernel, "advance", None) or functools.partial(_advance_in_three_calls, kernel)
         self._k_mask = kernel.legal_mask
         self._k_player = kernel.current_player
         self._k_observe = kernel.observe
 
     # The kernel's dispatchers are looked up again after unpickling: pickled by value they
     # would come back as fresh, uncached dispatchers that recompile on first use.
-    _KERNEL_FIELDS = ("_k_step", "_k_mask", "_k_player", "_k_observe")
+    _KERNEL_FIELDS = ("_k_advance", "_k_mask", "_k_player", "_k_observe")
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k not in self._KERNEL_FIELDS}
@@ -191,11 +203,16 @@ class CityEnv(AECEnv):
             return {"scores": list(final), "ranks": list(ranks), "won": agent in winners}
         return {"scores": list(final), "winners": list(winners), "ranks": list(ranks), **extras}
 
-    def _after_move(self):
-        player = self._k_player(self._state)
+    def _after_move(self, player=None):
+        """Hand the turn to the seat to move, or end the game.  ``player``: that seat as the
+        kernel's ``advance`` returned it, mask written (negative: the game is over); None:
+        read both from the state (after ``reset`` or an edit of the state)."""
+        if player is None:
+            player = self._k_player(self._state)
+            if player >= 0:
+                self._k_mask(self._state, self._mask)
         if player >= 0:
             self.agent_selection = self.possible_agents[player]
-            self._k_mask(self._state, self._mask)
         else:
             self._finish()
 
@@ -249,9 +266,10 @@ class CityEnv(AECEnv):
                              f"for {agent} in phase {self.spec.phase_name(self._state, self.cfg)}; "
                              f"legal actions: {np.flatnonzero(self._mask).tolist()}")
         self._cumulative_rewards[agent] = 0.0
-        self._k_step(self._state, a)
+        # One kernel call: apply, advance to the next decision, write its mask, name its seat.
+        player = self._k_advance(self._state, a, self._mask)
         self.num_moves += 1
-        self._after_move()
+        self._after_move(player)
 
     def _as_action(self, action):
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
@@ -297,9 +315,12 @@ class CityEnv(AECEnv):
             seat = self._seat[agent]
         except (KeyError, TypeError):
             raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}") from None
-        self._k_observe(self._state, seat, self._obs)
+        # Written straight into the array handed out (every kernel's observe writes all of
+        # it): copying an 8k-value observation would cost as much as writing it.
+        observation = np.empty(self.cfg.obs_size, dtype=np.float32)
+        self._k_observe(self._state, seat, observation)
         acting = not self._over and agent == self.agent_selection
-        return {"observation": self._obs.copy(),
+        return {"observation": observation,
                 "action_mask": (self._mask if acting else self._no_mask).copy()}
 
     def state(self):
@@ -346,12 +367,24 @@ class CityEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
         if self.render_mode == "rgb_array":
-            return self.spec.render_rgb(self._state, self.cfg)
+            return self.spec.picture(self._state, self.cfg).to_rgb()
         text = self.spec.render_ansi(self._state, self.cfg)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def svg(self, observer=None, clickable=False) -> str:
+        """The table as an SVG document: everything when ``observer`` is None, else only what
+        ``observer`` (agent name or seat) sees at the table.  ``clickable=True`` marks the
+        shapes that play a legal action (``class="cz-action" data-action="N"``); nothing is
+        clickable once the game is over."""
+        self._require_reset("svg()")
+        seat = None if observer is None else self._as_seat(observer)
+        if not isinstance(clickable, (bool, np.bool_)):
+            raise ValueError(f"clickable must be True or False, got {clickable!r}")
+        live = bool(clickable) and not self._over
+        return self.spec.picture(self._state, self.cfg, seat, live).to_svg()
 
     def close(self):
         pass
@@ -406,7 +439,6 @@ class CityEnv(AECEnv):
         new.__dict__.update(self.__dict__)
         new._state = self._state.copy()
         new._mask = self._mask.copy()
-        new._obs = np.zeros_like(self._obs)
         new.agents = list(self.agents)
         if self._ready:
             new.rewards = dict(self.rewards)

@@ -195,6 +195,27 @@ def _cell(i):
     return f"({i // K.CANVAS_C},{i % K.CANVAS_C})"
 
 
+STEVE_COVERED = -1   # plan_cells' layer of the cell Steve's marker covers this round
+
+
+def plan_cells(state, c):
+    """Company ``c``'s plan of the round seen from above: ``(icon, layer)``, one entry per
+    cell of the planning canvas (``K.CANVAS_R`` x ``K.CANVAS_C``, row-major).  ``icon`` is the
+    visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
+    placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
+    icon = np.zeros(K.NCELL, dtype=np.int64)
+    src = np.zeros(K.NCELL, dtype=np.int64)
+    if c == state[K.STEVE]:
+        icon[:] = -1
+        cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
+        for v in range(6):
+            icon[K.BOTTOM_CELLS[v]] = K.STEVE_PAD[v]
+            src[K.BOTTOM_CELLS[v]] = STEVE_COVERED if v == cov else 1
+        return icon, src
+    K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
+    return icon, src
+
+
 @functools.lru_cache(maxsize=1)
 def _pad_table():
     plans = np.zeros((4 * K.NARR, 9), dtype=np.int64)
@@ -359,19 +380,6 @@ class Spec(GameSpec):
         return "; ".join(parts)
 
     # ---------------------------------------------------------------- render
-    def _canvas(self, state, c):
-        icon = np.zeros(K.NCELL, dtype=np.int64)
-        src = np.zeros(K.NCELL, dtype=np.int64)
-        if c == state[K.STEVE]:
-            icon[:] = -1
-            cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-            for v in range(6):
-                icon[K.BOTTOM_CELLS[v]] = K.STEVE_PAD[v]
-                src[K.BOTTOM_CELLS[v]] = 2 if v == cov else 1
-            return icon, src
-        K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
-        return icon, src
-
     def render_ansi(self, state, cfg):
         n = int(state[K.NUM_COMPANIES])
         lines = []
@@ -427,97 +435,23 @@ class Spec(GameSpec):
             if state[K.REVEALED]:
                 if c != state[K.STEVE]:
                     lines.append("      plan: " + self.plan_text(state, c))
-                icon, src = self._canvas(state, c)
+                icon, src = plan_cells(state, c)
                 rows = [r for r in range(K.CANVAS_R) if any(icon[r * K.CANVAS_C + j] >= 0 for j in range(K.CANVAS_C))]
                 for r in rows:
                     cells = []
                     for j in range(K.CANVAS_C):
                         i = icon[r * K.CANVAS_C + j]
-                        cells.append("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == 2 and c == state[K.STEVE]
-                                                         else ICON_SHORT[int(i)]))
+                        covered = src[r * K.CANVAS_C + j] == STEVE_COVERED
+                        cells.append("  " if i < 0 else ("xx" if covered else ICON_SHORT[int(i)]))
                     lines.append("      " + " ".join(cells))
                 o = state[b + K.C_OUTCOME:b + K.C_OUTCOME + K.NOUT]
                 lines.append(f"      outcome: C+d {o[K.O_GOODS]} prod {o[K.O_PROD]} IMP {o[K.O_IMP]}/"
                              f"{o[K.O_IMP_COVERED]} shift {o[K.O_PRICE_SHIFT]} RES {o[K.O_RES]} LOG {o[K.O_LOG]}")
         return "\n".join(lines)
 
-    def render_rgb(self, state, cfg):
-        from PIL import Image, ImageDraw
-        W, H = 960, 640
-        img = Image.new("RGB", (W, H), (245, 245, 240))
-        dr = ImageDraw.Draw(img)
-        rgb = {"green": (40, 160, 60), "blue": (40, 80, 200), "black": (30, 30, 30), "yellow": (220, 190, 30),
-               "red": (200, 40, 40)}
-        n = int(state[K.NUM_COMPANIES])
-        # regions laid out on a 4 x 3 grid
-        pos = {}
-        for r in range(K.NREG):
-            x = 20 + (r % 4) * 150
-            y = 20 + (r // 4) * 120
-            pos[r] = (x + 65, y + 50)
-        for r in range(K.NREG):
-            for q in range(r + 1, K.NREG):
-                if K.LINK[r, q]:
-                    dr.line([pos[r], pos[q]], fill=(190, 190, 190), width=1)
-        for r in range(K.NREG):
-            x = 20 + (r % 4) * 150
-            y = 20 + (r // 4) * 120
-            ret = int(state[K.RETAILER + r])
-            dr.rectangle([x, y, x + 130, y + 100], fill=(255, 240, 210) if ret >= 0 else (225, 235, 250),
-                         outline=(80, 80, 80))
-            dr.text((x + 4, y + 2), f"{K.REGION_NAMES[r]} {K.SIZES[K.REG_SIZE[r]]}", fill=(0, 0, 0))
-            slots = ([int(state[K.RETAILER_OFFICES + r * K.MAX_RSLOT + s])
-                      for s in range(int(K.RT_NSLOT[K.RT_SIZE[ret]]))]
-                     if ret >= 0 else [int(state[K.OFFICES + r * K.MAX_SLOTS + s]) for s in range(int(K.REG_NSLOT[r]))])
-            for s, o in enumerate(slots):
-                col = (255, 255, 255) if o < 0 else rgb[self._colour(state, o)]
-                dr.rectangle([x + 4 + s * 20, y + 20, x + 20 + s * 20, y + 36], fill=col, outline=(0, 0, 0))
-            for b in range(int(K.REG_NBUY[r])):
-                who = int(state[K.BUYERS + r * K.MAX_BUY + b])
-                code = int(K.REG_BUY[r, b])
-                fill = (255, 255, 255) if who < 0 else rgb[self._colour(state, who)]
-                dr.ellipse([x + 4 + b * 20, y + 45, x + 20 + b * 20, y + 61], fill=fill,
-                           outline=(200, 0, 0) if code < 100 else (130, 0, 160))
-                dr.text((x + 8 + b * 20, y + 63), str(code) if code < 100 else K.TECH_IDS[code - 100][:2],
-                        fill=(0, 0, 0))
-            mk = [(c, int(state[K.MARKERS + r * K.MAX_CO + c])) for c in range(n)
-                  if state[K.MARKERS + r * K.MAX_CO + c]]
-            for i, (c, m) in enumerate(mk):
-                dr.text((x + 4 + i * 25, y + 80), f"+{m}", fill=rgb[self._colour(state, c)])
-        # tracks and companies
-        sc = np.zeros(n, dtype=np.int64)
-        K.scores(state, sc)
-        y0 = 390
-        dr.text((20, y0 - 18), f"Round {int(state[K.ROUND])}  phase {K.PHASE_NAMES[int(state[K.PHASE])]}",
-                fill=(0, 0, 0))
-        for c in range(n):
-            b = K.company_base(c)
-            col = rgb[K.COLOURS[int(state[b + K.C_COLOUR])]]
-            y = y0 + c * 48
-            dr.rectangle([20, y, 30, y + 10], fill=col)
-            techs = ",".join(K.TECH_IDS[t] for t in range(K.NTECH) if state[b + K.C_OWNS + t])
-            dr.text((36, y - 2), f"{self._company(state, c)} VP {int(state[b + K.C_VP])} score {int(sc[c])} "
-                                 f"price {int(state[b + K.C_PRICE])} ready {int(state[b + K.C_READY])} [{techs}]",
-                    fill=(0, 0, 0))
-            dr.rectangle([36, y + 14, 36 + int(state[b + K.C_VP]) * 3, y + 20], fill=col)
-            dr.rectangle([36, y + 24, 36 + int(state[b + K.C_PRICE]) * 10, y + 30], fill=(120, 120, 120))
-        # revealed plans
-        if state[K.REVEALED]:
-            icol = {K.BLANK: (250, 250, 250), K.IMP: (150, 90, 40), K.CHEAP: (60, 170, 60), K.PUP: (220, 60, 60),
-                    K.RES: (60, 120, 220), K.LOG: (230, 160, 30), K.PROD: (30, 120, 30), K.PDOWN: (120, 200, 120)}
-            for c in range(n):
-                icon, src = self._canvas(state, c)
-                ox = 620 + (c % 2) * 170
-                oy = 20 + (c // 2) * 110
-                dr.text((ox, oy), self._company(state, c), fill=(0, 0, 0))
-                for i in range(K.NCELL):
-                    if icon[i] < 0:
-                        continue
-                    r, j = divmod(i, K.CANVAS_C)
-                    x, y = ox + j * 16, oy + 12 + r * 11
-                    dr.rectangle([x, y, x + 15, y + 10], fill=icol[int(icon[i])],
-                                 outline=(0, 0, 0) if src[i] >= 3 else (140, 140, 140))
-        return np.asarray(img, dtype=np.uint8)
+    def picture(self, state, cfg, observer=None, clickable=False):
+        from envs.pictures.smartphone_inc import draw
+        return draw(state, cfg, observer, clickable)
 
     def end_infos(self, state, cfg):
         """With Steve: his final score and rank (he is no agent, so not in ``scores``)."""

@@ -29,12 +29,19 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
     automatic event, up to the next decision or the end.
 ``observe(state, player, out)``
     Write ``player``'s view into the flat ``float32`` vector ``out``
-    (``GameConfig.obs_size`` long).  Only what that player could see at the table.
+    (``GameConfig.obs_size`` long): every value of it, as ``out`` may arrive
+    uninitialised.  Only what that player could see at the table.
 ``scores(state, out)``
     Current score of every seat into ``out`` (``int64``, one per seat).
 ``ranks(state, out)``
     At the end: 1-based rank of every seat among all participants (automata
     included), tie-breaks applied; seats still tied share the better rank.
+``advance(state, action, mask) -> int`` (optional)
+    One AEC step in one call: ``step``, then ``current_player`` and, while the game runs,
+    ``legal_mask`` into ``mask``; returns the seat to move (``-1`` at the end).  Written
+    out in each kernel (numba caches a function that calls these three directly, not one
+    that receives them as arguments); without it the shell makes the three calls itself,
+    and each call from Python costs about as much as a small kernel's whole step.
 ``reseed(state, seed)``
     Re-draw, in place, the chance nobody has seen yet (deck or bag order, future dice).
     No observation changes.
@@ -153,7 +160,11 @@ class GameSpec:
     def render_ansi(self, state, cfg) -> str:
         raise NotImplementedError
 
-    def render_rgb(self, state, cfg) -> np.ndarray:
+    def picture(self, state, cfg, observer=None, clickable=False):
+        """The table as an :class:`envs.pictures.canvas.Canvas` (SVG and RGB from one drawing):
+        everything when ``observer`` is None, else only what seat ``observer`` sees; with
+        ``clickable`` the shapes that play a legal action carry it.  Games implement it by
+        calling their ``envs/pictures/<game>.py:draw``."""
         raise NotImplementedError
 
     # ------------------------------------------------------- hidden information

@@ -214,9 +214,6 @@ CODES = {
 }
 CARD_CODES = [CODES[n] for n in K.CARD_NAMES]
 RES_LETTERS = "whbgs"
-TYPE_COLOURS = [(70, 110, 200), (190, 50, 50), (140, 140, 140), (230, 140, 40), (60, 150, 70),
-                (230, 200, 50), (40, 40, 40), (150, 80, 180)]
-RES_COLOURS = [(120, 75, 35), (240, 220, 60), (200, 50, 40), (80, 170, 230), (150, 150, 150)]
 _TOKEN_TO_CARD = {t: i for i, t in enumerate(K.CARD_TOKENS)}
 _NAME_TO_CARD = {n.lower(): i for i, n in enumerate(K.CARD_NAMES)}
 _RES_TOKENS = {r: i for i, r in enumerate(K.RES_IDS)}
@@ -491,43 +488,9 @@ class Spec(GameSpec):
                 lines.append("   " + " ".join(self._cell(state, p, 4 * r + c) for c in range(4)))
         return "\n".join(lines)
 
-    def render_rgb(self, state, cfg):
-        from PIL import Image, ImageDraw
-        n = int(state[K.G_NUM_PLAYERS])
-        cell, pad = 36, 12
-        tw = 4 * cell
-        cols = min(n, 3)
-        rows = (n + cols - 1) // cols
-        w = cols * (tw + pad) + pad
-        h = rows * (tw + pad + 16) + pad + 20
-        sc = np.zeros(n, dtype=np.int64)
-        K.scores(state, sc)
-        img = Image.new("RGB", (w, h), (245, 240, 225))
-        d = ImageDraw.Draw(img)
-        d.text((pad, 4), f"round {int(state[K.G_ROUND])}  phase {PHASE_NAMES[int(state[K.G_PHASE])]}",
-               fill=(0, 0, 0))
-        for p in range(n):
-            b = K._player_base(p)
-            x0 = pad + (p % cols) * (tw + pad)
-            y0 = 20 + pad + (p // cols) * (tw + pad + 16)
-            status = "done" if state[b + K.O_STATUS] else "building"
-            d.text((x0, y0), f"player_{p}  {int(sc[p])} VP  {status}", fill=(0, 0, 0))
-            y0 += 14
-            for q in range(16):
-                cx = x0 + (q % 4) * cell
-                cy = y0 + (q // 4) * cell
-                d.rectangle([cx, cy, cx + cell - 1, cy + cell - 1], fill=(225, 215, 190), outline=(90, 80, 60))
-                c = int(state[b + K.O_BUILDING + q])
-                cube = int(state[b + K.O_CUBE + q])
-                if c >= 0:
-                    col = TYPE_COLOURS[int(K.CARD_TYPE[c])]
-                    d.rectangle([cx + 3, cy + 3, cx + cell - 4, cy + cell - 4], fill=col)
-                    txt = (255, 255, 255) if sum(col) < 400 else (0, 0, 0)
-                    d.text((cx + 8, cy + 11), CARD_CODES[c], fill=txt)
-                elif cube >= 0:
-                    d.rectangle([cx + 10, cy + 10, cx + cell - 11, cy + cell - 11], fill=RES_COLOURS[cube],
-                                outline=(0, 0, 0))
-        return np.asarray(img, dtype=np.uint8).copy()
+    def picture(self, state, cfg, observer=None, clickable=False):
+        from envs.pictures.tiny_towns import draw
+        return draw(state, cfg, observer, clickable)
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg):

@@ -33,7 +33,7 @@ import numpy as np
 from envs.registry import spec_for
 from envs.shell import REWARD_MODES
 from envs.spec import as_seed
-from kernels import batch, rng
+from kernels import batch, rng, seat_batch
 
 
 class VecGame:
@@ -145,55 +145,114 @@ def opponent_seed(game_seed, seat):
     return int(rng.next_seed((int(game_seed) + _SEAT_STREAM * (int(seat) + 1)) % (1 << 63)))
 
 
+IN_KERNEL = {"random": seat_batch.RANDOM, "greedy": seat_batch.GREEDY}
+
+
+def _opponent_kind(entry):
+    """``(kind, policy)`` of one opponent: a name or agent played inside numba, or a frozen
+    policy with ``act_batch`` called from Python once per batch."""
+    if isinstance(entry, str):
+        if entry not in IN_KERNEL:
+            raise ValueError(f"opponents: unknown in-kernel opponent {entry!r} (choose from "
+                             f"{sorted(IN_KERNEL)}, or pass a policy with act_batch)")
+        return IN_KERNEL[entry], None
+    kind = getattr(entry, "batch_kind", None)
+    if kind in IN_KERNEL:      # agents.RandomAgent / GreedyAgent: the same choice in numba
+        return IN_KERNEL[kind], None
+    if callable(getattr(entry, "act_batch", None)):
+        return seat_batch.EXTERNAL, entry
+    raise ValueError(f"opponents: {entry!r} is neither 'random'/'greedy' nor a policy with "
+                     "act_batch(observations, masks) -> actions")
+
+
 class VecSeatGame(VecGame):
-    """One learning seat (``seat``) in each of ``num_envs`` games; the other seats are
-    played inside the same numba call by ``opponents``: ``"random"`` or ``"greedy"`` for
-    every other seat, or a list with one of them per other seat (in seat order).
+    """One learning seat in each of ``num_envs`` games; the other seats are played by
+    ``opponents`` inside the same call.
+
+    ``opponents``
+        ``"random"`` or ``"greedy"`` (played inside numba) for every other seat; a list with
+        one entry per other seat (seat order, the learner's skipped); an entry may also be a
+        frozen policy -- any object with ``act_batch(observations, masks) -> actions``
+        (e.g. :class:`agents.policy.PolicyAgent`) -- which is called once per batch for all
+        the games waiting on it; or a callable ``factory(rng) -> entry or list`` called with
+        the batch's seeded ``numpy`` generator at the start of every game (how
+        :class:`agents.policy.SnapshotPool` deals self-play opponents).
+    ``seat``
+        The learner's seat, or ``"rotate"``: game ``i`` starts with seat ``i % num_players``
+        and each new game of it moves to the next seat.
+    ``shaping``, ``reward_scale``
+        As :class:`envs.SingleAgentEnv`: potential-based shaping by the learner's margin,
+        and a factor on every reward.
 
     ``step(actions)`` takes the learner's action in every game and returns ``(obs, rewards,
-    terminated, truncated, info)`` with ``rewards`` of shape ``(N,)``: the learner's end
-    reward in games that ended (then restarted at once; see :mod:`envs.vector`).  The
-    opponents of game ``i`` draw from generators seeded at ``reset`` with
-    :func:`opponent_seed`\ ``(info["seeds"][i], seat)``."""
+    terminated, truncated, info)`` with ``rewards`` of shape ``(N,)``: the learner's reward
+    (at the end of a game; with shaping, at every step).  A game that ends is restarted at
+    once (see :mod:`envs.vector`); ``info["final_obs"]``, ``info["final_scores"]``,
+    ``info["final_ranks"]`` and ``info["final_seat"]`` (the learner's seat in it) describe it.
+    In-kernel opponents of game ``i`` draw from generators seeded at the start of each game
+    with :func:`opponent_seed`\ ``(game seed, seat)``."""
 
-    def __init__(self, game_id, num_envs, *, opponents="random", seat=0, **options):
+    def __init__(self, game_id, num_envs, *, opponents="random", seat=0, shaping=0.0,
+                 reward_scale=1.0, **options):
         super().__init__(game_id, num_envs, **options)
         n = self.num_players
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
+        if isinstance(seat, str):
+            if seat != "rotate":
+                raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
+        elif isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
                 or not 0 <= seat < n:
-            raise ValueError(f"seat must be an integer in [0, {n}), got {seat!r}")
-        self.seat = int(seat)
-        others = [s for s in range(n) if s != self.seat]
-        if isinstance(opponents, str):
-            opponents = [opponents] * len(others)
-        if not isinstance(opponents, (list, tuple)) or len(opponents) != len(others):
-            raise ValueError(f"opponents must be 'random', 'greedy' or a list of {len(others)} of them "
-                             f"(one per other seat), got {opponents!r}")
-        self.kinds = np.zeros(n, dtype=np.int64)
-        for s, name in zip(others, opponents):
-            if not isinstance(name, str) or name not in batch.OPPONENT_KINDS:
-                raise ValueError(f"opponents: unknown in-kernel opponent {name!r} "
-                                 f"(choose from {sorted(batch.OPPONENT_KINDS)})")
-            self.kinds[s] = batch.OPPONENT_KINDS[name]
-        self.opponents = list(opponents)
-        (self._advance,) = batch.seat_functions(self.spec.kernel)
+            raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
+        self.seat = seat if isinstance(seat, str) else int(seat)
+        shaping, reward_scale = _number(shaping, "shaping", 0.0), _number(reward_scale, "reward_scale", 0.0)
+        if reward_scale == 0.0:
+            raise ValueError("reward_scale must be a finite number > 0, got 0")
+        self.shaping, self.reward_scale = shaping, reward_scale
+        self._factory = None
+        if callable(opponents) and not isinstance(opponents, str) \
+                and not hasattr(opponents, "act_batch") and not hasattr(opponents, "batch_kind"):
+            self._factory = opponents
+        else:
+            self._check_entries(opponents)
+        self.opponents = opponents
+        (self._advance,) = seat_batch.seat_functions(self.spec.kernel)
         m = self._final_ranks.shape[1]
         N, S, A = self.num_envs, self.cfg.state_size, self.num_actions
+        self._learners = np.zeros(N, dtype=np.int64)
+        self._kinds = np.zeros((N, n), dtype=np.int64)
+        self._policies = [[None] * n for _ in range(N)]
         self._gens = np.zeros((N, n, rng.RNG_SLOTS), dtype=np.int64)
+        self._status = np.zeros(N, dtype=np.int64)
+        self._pending = np.zeros(N, dtype=np.int64)
+        self._potentials = np.full(N, np.nan)
         self._seat_rewards = np.zeros((N, n), dtype=np.float64)
         self._final_obs = np.zeros((N, self.obs_size), dtype=np.float32)
+        self._final_seat = np.zeros(N, dtype=np.int64)
         self._learner_rewards = np.zeros(N, dtype=np.float64)
-        self._no_actions = np.full(N, -1, dtype=np.int64)
+        self._np_random = np.random.default_rng(0)
         self._work = (np.zeros((N, S), np.int64), np.zeros((N, S), np.int64), np.zeros((N, A), np.int8),
                       np.zeros((N, m), np.int64), np.zeros((N, m), np.float64), np.zeros((N, m), np.int64),
                       np.zeros((N, A), np.float64))
 
+    def _check_entries(self, opponents):
+        others = self.num_players - 1
+        entries = opponents if isinstance(opponents, (list, tuple)) else [opponents] * others
+        if len(entries) != others:
+            raise ValueError(f"opponents must be one entry or a list of {others} (one per other seat), "
+                             f"got {len(entries)}: {opponents!r}")
+        return [_opponent_kind(e) for e in entries]
+
+    # ------------------------------------------------------------------ API
     def reset(self, seed=None):
         super().reset(seed)
+        self._np_random = np.random.default_rng(int(self._seeds[0]))
+        self._potentials[:] = np.nan
         for i in range(self.num_envs):
-            for s in range(self.num_players):
-                rng.seed_rng(self._gens[i, s], 0, opponent_seed(self._seeds[i], s))
-        self._run(self._no_actions)
+            self._learners[i] = i % self.num_players if self.seat == "rotate" else self.seat
+            self._start_game(i)
+        self._pending[:] = seat_batch.NO_ACTION
+        self._run(self._pending)
+        self._terminated[:] = False
+        self._learner_rewards[:] = 0.0
         return self._observation(), self._info()
 
     def step(self, actions):
@@ -207,20 +266,86 @@ class VecSeatGame(VecGame):
             info["final_scores"] = self._final_scores.copy()
             info["final_ranks"] = self._final_ranks.copy()
             info["final_obs"] = self._final_obs.copy()
-        return (self._observation(), self._learner_rewards.copy(), terminated,
-                np.zeros(self.num_envs, dtype=np.bool_), info)
+            info["final_seat"] = self._final_seat.copy()
+        rewards = self._learner_rewards * self.reward_scale
+        return (self._observation(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info)
+
+    # --------------------------------------------------------------- helpers
+    def _start_game(self, i):
+        """Deal game ``i``'s opponents and seed their generators (its state is a new game)."""
+        learner = int(self._learners[i])
+        entries = self._factory(self._np_random) if self._factory is not None else self.opponents
+        resolved = self._check_entries(entries)
+        others = [s for s in range(self.num_players) if s != learner]
+        for s, (kind, policy) in zip(others, resolved):
+            self._kinds[i, s] = kind
+            self._policies[i][s] = policy
+        self._policies[i][learner] = None
+        seed = int(self._seeds[i])
+        for s in range(self.num_players):
+            rng.seed_rng(self._gens[i, s], 0, opponent_seed(seed, s))
 
     def _run(self, actions):
-        self._advance(self._states, actions, self.cfg.config, self._seeds, self._gens, self.kinds,
-                      self.seat, self._score_mode, self._masks, self._obs, self._learner_rewards,
-                      self._terminated, self._final_scores, self._final_ranks, self._final_obs,
-                      self._seat_rewards,
-                      *self._work)
-        self._players[:] = self.seat
+        """Advance every game to its learner's next decision: restarted games get their new
+        opponents, frozen policies answer for all the games waiting on each at once."""
+        fresh = True
+        while True:
+            self._advance(self._states, actions, self.cfg.config, self._seeds, self._gens, self._kinds,
+                          self._learners, self._score_mode, self.shaping, fresh, self._status,
+                          self._masks, self._obs, self._learner_rewards, self._terminated,
+                          self._final_scores, self._final_ranks, self._final_obs, self._potentials,
+                          self._seat_rewards, *self._work)
+            fresh = False
+            if not self._status.any():
+                break
+            actions = self._pending
+            actions[:] = seat_batch.SKIP
+            for i in np.flatnonzero(self._status == seat_batch.RESTARTED):
+                self._final_seat[i] = self._learners[i]
+                if self.seat == "rotate":
+                    self._learners[i] = (self._learners[i] + 1) % self.num_players
+                self._start_game(i)
+                actions[i] = seat_batch.NO_ACTION
+            waiting = np.flatnonzero(self._status == seat_batch.WAITING)
+            if waiting.size:
+                self._ask_policies(waiting, actions)
+        self._players[:] = self._learners
+
+    def _ask_policies(self, rows, actions):
+        groups = {}
+        for i in rows:
+            seat = int(self._players_to_move(i))
+            policy = self._policies[i][seat]
+            groups.setdefault(id(policy), (policy, []))[1].append(i)
+        for policy, members in groups.values():
+            members = np.asarray(members)
+            chosen = np.asarray(policy.act_batch(self._obs[members], self._masks[members]))
+            if chosen.shape != (members.size,) or not np.issubdtype(chosen.dtype, np.integer):
+                raise ValueError(f"{policy!r}.act_batch returned {chosen!r}: expected {members.size} "
+                                 "integer actions")
+            ok = (chosen >= 0) & (chosen < self.num_actions)
+            ok[ok] = self._masks[members[ok], chosen[ok]] != 0
+            if not ok.all():
+                j = int(np.flatnonzero(~ok)[0])
+                raise ValueError(f"{policy!r} chose illegal action {int(chosen[j])} in game {int(members[j])}")
+            actions[members] = chosen
+
+    def _players_to_move(self, i):
+        return self.spec.kernel.current_player(self._states[i])
 
     def __repr__(self):
-        return (f"VecSeatGame({self.game_id!r}, num_envs={self.num_envs}, seat={self.seat}, "
-                f"opponents={self.opponents}, options={self.cfg.options})")
+        return (f"VecSeatGame({self.game_id!r}, num_envs={self.num_envs}, seat={self.seat!r}, "
+                f"opponents={self.opponents!r}, options={self.cfg.options})")
+
+
+def _number(value, name, low):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}") from None
+    if isinstance(value, (bool, np.bool_)) or not np.isfinite(x) or x < low:
+        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+    return x
 
 
 def make_vec(game_id, num_envs, *, opponents=None, **options):

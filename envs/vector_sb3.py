@@ -7,8 +7,9 @@
 
 MaskablePPO reads the masks through ``env_method("action_masks")`` (or ``action_masks()``).
 SB3's same-step autoreset convention holds: a game that ended has already restarted, and
-its last observation is in ``infos[i]["terminal_observation"]`` (with ``final_scores`` and
-``final_ranks``).
+its last observation is in ``infos[i]["terminal_observation"]`` (with ``final_scores``,
+``final_ranks``, the learner's ``seat`` in it and ``won``: the learner ranked first, ties
+included), so ``VecMonitor(venv, info_keywords=("won",))`` logs win rates.
 """
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
@@ -43,9 +44,12 @@ class SB3SeatVecEnv(VecEnv):
         self._masks = info["action_mask"].astype(bool)
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(terminated):
+            seat = int(info["final_seat"][i])
+            ranks = info["final_ranks"][i]
             infos[i] = {"terminal_observation": info["final_obs"][i],
                         "final_scores": info["final_scores"][i].tolist(),
-                        "final_ranks": info["final_ranks"][i].tolist(), "TimeLimit.truncated": False}
+                        "final_ranks": ranks.tolist(), "seat": seat,
+                        "won": bool(ranks[seat] == 1), "TimeLimit.truncated": False}
         return obs, rewards.astype(np.float32), terminated | truncated, infos
 
     def action_masks(self):

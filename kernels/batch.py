@@ -17,6 +17,8 @@ terminated, final_scores, final_ranks)``
 Games are independent, so the loop over them runs in parallel threads (numba ``prange``;
 ``numba.set_num_threads`` picks how many).  Each game's row is handed to the kernel's own
 functions -- the same compiled rules as the AEC path, so both give identical games.
+Batches where one learning seat plays against opponents run in the same call:
+:mod:`kernels.seat_batch`.
 """
 import numba
 from numba import njit, prange
@@ -71,66 +73,6 @@ def batch_functions(kernel):
             k_observe(state, p, obs[i])
 
     return (reset, step)
-
-
-# Opponent kinds for the one-seat batch (per seat; the learner's own entry is unused).
-OPPONENT_KINDS = {"random": 0, "greedy": 1}
-
-
-@per_kernel
-def seat_functions(kernel):
-    """``(advance, )`` for a batch where one learning seat plays against opponents run in
-    the same call (:func:`kernels.greedy.greedy_function` or uniform random moves).
-
-    ``advance(states, actions, config, seeds, gens, kinds, learner, score_mode, masks, obs,
-    rewards, terminated, final_scores, final_ranks, final_obs, seat_rewards, work...)``
-    applies ``actions[i]`` (skipped when negative: right after a reset) for the learner, then
-    plays the opponents until the learner is to move again -- across the end of a game,
-    which pays ``rewards[i]`` (the learner's end reward), sets ``terminated[i]``, records the
-    final scores, ranks and the learner's last observation, and restarts the game from its
-    next seed.  ``gens[i, s]`` is seat ``s``'s generator in game ``i``."""
-    from kernels.greedy import greedy_function
-    k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
-    k_player, k_observe = kernel.current_player, kernel.observe
-    k_scores, k_ranks = kernel.scores, kernel.ranks
-    choose = greedy_function(kernel)
-
-    @njit(parallel=True)
-    def advance(states, actions, config, seeds, gens, kinds, learner, score_mode, masks, obs,
-                rewards, terminated, final_scores, final_ranks, final_obs, seat_rewards,
-                det, after, det_mask, scores, values, ranks, action_values):
-        n_seats = seat_rewards.shape[1]
-        for i in prange(states.shape[0]):
-            state = states[i]
-            terminated[i] = False
-            rewards[i] = 0.0
-            if actions[i] >= 0:
-                k_step(state, actions[i])
-            while True:
-                p = k_player(state)
-                if p < 0:
-                    terminated[i] = True
-                    k_scores(state, final_scores[i])
-                    k_ranks(state, final_ranks[i])
-                    outcome.end_rewards(final_ranks[i], final_scores[i], n_seats, score_mode,
-                                        seat_rewards[i])
-                    rewards[i] = seat_rewards[i, learner]
-                    k_observe(state, learner, final_obs[i])
-                    seeds[i] = rng.next_seed(seeds[i])
-                    k_init(state, config, seeds[i])
-                    continue
-                k_mask(state, masks[i])
-                if p == learner:
-                    break
-                if kinds[p] == 0:
-                    a = pick_uniform(masks[i], gens[i, p], 0)
-                else:
-                    a = choose(state, masks[i], n_seats, gens[i, p], det[i], after[i], det_mask[i],
-                               scores[i], values[i], ranks[i], action_values[i])
-                k_step(state, a)
-            k_observe(state, learner, obs[i])
-
-    return (advance,)
 
 
 @njit(cache=True, parallel=True)

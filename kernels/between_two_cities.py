@@ -525,6 +525,10 @@ SCR_RANK_KEYS = STATE.add("scr_rank_keys", (MAX_SEATS, RANK_KEY), scratch=True)
 SCR_SEAT_ORDER = STATE.add("scr_seat_order", (3,), scratch=True)    # solo simple's random assignment
 SCR_SLOTS = STATE.add("scr_slots", (2,), scratch=True)              # placement_target's tile codes
 SCR_REACH = STATE.add("scr_reach", (4,), scratch=True)              # _city_future's open rows / columns
+# observe's city scores, each kept with the exact inputs it came from (see _remembered_city_score)
+MEMO_KEY_WORDS = (CANVAS_CELLS + 7) // 8                            # the canvas, 8 cells a word
+MEMO_SIZE = 2 + MEMO_KEY_WORDS                                      # points per factory + 1, key, score
+SCR_SCORE_MEMO = STATE.add("scr_score_memo", (MAX_CITIES, MEMO_SIZE), scratch=True)
 SCRATCH_START = STATE.size - STATE.scratch_size
 STATE_SIZE = STATE.size
 
@@ -758,6 +762,33 @@ def _city_score(state, c, with_bonus):
     return score_grid(_grid(state, c), fpp, parts, state[SCR_SHOP_DIRS: SCR_SHOP_DIRS + CANVAS_CELLS],
                       state[SCR_SEEN: SCR_SEEN + CANVAS_CELLS], state[SCR_STACK: SCR_STACK + CANVAS_CELLS],
                       state[SCR_CROSSINGS: SCR_CROSSINGS + CANVAS_CELLS])
+
+
+@njit(cache=True)
+def _remembered_city_score(state, c):
+    """``_city_score(state, c, I_YES)``, reused from scratch when the city's canvas and its
+    points per factory are those it was last computed from: an observation shows every
+    city's score, and a turn changes one or two cities.  A city's score depends on nothing
+    else, so an entry left by another game or position is still right when it matches."""
+    if _is_dlc(state, c):
+        return _city_score(state, c, I_YES)
+    memo = SCR_SCORE_MEMO + c * MEMO_SIZE
+    fpp = _factory_points_of(state, c)
+    g = _grid(state, c)
+    same = state[memo] == fpp + 1          # 0: never filled
+    for w in range(MEMO_KEY_WORDS):
+        key = 0
+        for k in range(min(8, CANVAS_CELLS - 8 * w)):
+            key |= (g[8 * w + k] + 1) << (8 * k)
+        if state[memo + 1 + w] != key:
+            same = False
+            state[memo + 1 + w] = key
+    if same:
+        return state[memo + 1 + MEMO_KEY_WORDS]
+    score = _city_score(state, c, I_YES)
+    state[memo] = fpp + 1
+    state[memo + 1 + MEMO_KEY_WORDS] = score
+    return score
 
 
 @njit(cache=True)
@@ -1308,6 +1339,16 @@ def step(state, action):
             if state[AUTOMATA_DUE]:
                 state[AUTOMATA_DUE] = 0
                 _run_automata(state)
+
+
+@njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
 
 
 @njit(cache=True)
@@ -1895,7 +1936,7 @@ def observe(state, player, out):
     solo = m == MODE_SIMPLE or m == MODE_FULL
     tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
     for c in range(state[NUM_CITIES]):
-        tot[c] = _city_score(state, c, I_YES)
+        tot[c] = _remembered_city_score(state, c)
     for i in range(MAX_CITIES):
         c = _relative_city(state, player, i)
         if c < 0:

@@ -1532,6 +1532,16 @@ def step(state, action):
 
 
 @njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
+@njit(cache=True)
 def init(state, config, seed):
     for i in range(STATE_SIZE):
         state[i] = 0
@@ -1905,18 +1915,23 @@ def _observe_window(state, player, out):
     out[o + W_CY] = cy
     o += W_INFO
     ps = win * win
-    for j in range(win):
-        y = cy + h - j
-        for i in range(win):
-            x = cx - h + i
+    # Visit the tiles, not the window's cells (a city has far fewer tiles than the crop has
+    # cells), and never the 121 x 121 grid (cold in memory in a large batch): a legal spot is
+    # a cell next to a tile that holds no tile itself.
+    for t in range(nt):
+        for d in range(NDIRS):
+            i = state[TILE_X + t] + DX[d] - (cx - h)
+            j = (cy + h) - state[TILE_Y + t] - DY[d]
+            if 0 <= i < win and 0 <= j < win:
+                out[o + j * win + i + WP_LEGAL * ps] = 1.0
+    for t in range(nt):
+        x = state[TILE_X + t]
+        y = state[TILE_Y + t]
+        i = x - (cx - h)
+        j = (cy + h) - y
+        if 0 <= i < win and 0 <= j < win:
             c = o + j * win + i
-            t = tile_at(state, x, y)
-            if t < 0:
-                for d in range(NDIRS):
-                    if tile_at(state, x + DX[d], y + DY[d]) >= 0:
-                        out[c + WP_LEGAL * ps] = 1.0
-                        break
-                continue
+            out[c + WP_LEGAL * ps] = 0.0
             typ = state[TILE_TYPE + t]
             cls = _tile_class(state, typ)
             if typ == T_RES:

@@ -936,6 +936,16 @@ def step(state, action):
 
 
 @njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
+@njit(cache=True)
 def scores(state, out):
     for p in range(2):
         sc, _ = _player_score(state, p)

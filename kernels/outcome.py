@@ -81,7 +81,8 @@ def seat_rank_rewards(ranks, num_seats):
 # optional ``potential(state, seat) -> float``, weighted by the kernel's optional
 # ``POTENTIAL_WEIGHT``, default 1); a seat's *margin* is its value minus the mean of every
 # other participant's -- automata included, so a solo seat is judged against the automaton
-# it must beat -- or its own value when it plays alone.
+# it must beat -- or its own value when it plays alone.  Greedy and MCTS judge a seat
+# that plays alone with automata by its value too (see solo_value_function).
 
 
 @njit(cache=True)
@@ -153,15 +154,18 @@ def position_value_function(kernel):
     ``kernel``: how good ``state`` looks for ``seat`` to greedy play (and to MCTS's greedy
     playouts and ordered expansion) -- at the end, ``TERMINAL_WEIGHT`` times the seat's
     rank reward plus its final margin (a won game beats any position, ties and automata
-    counted as in the rewards); before, its margin.  ``scores``/``values``/``ranks`` are
-    scratch arrays with one entry per participant."""
+    counted as in the rewards); before, its margin.  A solo seat (``num_seats == 1``) is
+    judged by its own value instead of a margin (see :func:`solo_value_function` for
+    why), and a lone participant (no automata) has no place to win, so its finished game
+    is worth its score alone: ending the game is worth nothing by itself.
+    ``scores``/``values``/``ranks`` are scratch arrays with one entry per participant."""
     values_of, k_ranks, current_player = value_function(kernel), kernel.ranks, kernel.current_player
 
     @njit
     def position_value(state, seat, num_seats, scores, values, ranks):
         values_of(state, num_seats, scores, values)
-        m = margin(values, seat)
-        if current_player(state) >= 0:
+        m = values[seat] if num_seats == 1 else margin(values, seat)
+        if current_player(state) >= 0 or values.shape[0] == 1:
             return m
         k_ranks(state, ranks)
         return TERMINAL_WEIGHT * rank_reward(ranks, seat) + m
@@ -175,3 +179,32 @@ def evaluate(kernel, state, seat, num_seats, num_participants):
     out = np.zeros(m, dtype=np.float64)
     value_function(kernel)(state, int(num_seats), np.zeros(m, dtype=np.int64), out)
     return float(margin(out, int(seat)))
+
+
+@per_kernel
+def solo_value_function(kernel):
+    """The jitted ``solo_value(state, scores, values, ranks, win_bonus)`` of ``kernel``:
+    what a game is worth to its one seat, in points -- its value (score plus potential),
+    plus, once the game is over and automata took part, ``win_bonus`` times its rank
+    reward (first: +``win_bonus``, last: -``win_bonus``).
+
+    Why not the rank reward, or the margin over the automata, as with several seats: the
+    rank reward is constant without automata (Tiny Towns) and blind to the score with
+    them; and an automaton's score can be tied to the seat's own work -- in Between Two
+    Cities each automaton scores the lower of a city it shares with the seat and the Deep
+    Learning City, so while the seat's cities trail that city, raising one raises the
+    automaton sharing it as much and the margin only rewards keeping them level.  The
+    automata play on their own, so the seat's best way to beat them is to score.
+    Scratch arrays as for :func:`position_value_function`."""
+    values_of, k_ranks, current_player = value_function(kernel), kernel.ranks, kernel.current_player
+
+    @njit
+    def solo_value(state, scores, values, ranks, win_bonus):
+        values_of(state, 1, scores, values)
+        v = values[0]
+        if current_player(state) < 0 and values.shape[0] > 1:
+            k_ranks(state, ranks)
+            v += win_bonus * rank_reward(ranks, 0)
+        return v
+
+    return solo_value

@@ -1898,6 +1898,16 @@ def step(state, action):
 
 
 @njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
+@njit(cache=True)
 def _retailer_vp(state, c):
     v = 0
     for r in range(NREG):
@@ -2059,9 +2069,9 @@ OBS_LOW, OBS_HIGH = OBS.bounds()
 
 @njit(cache=True)
 def _ego(state, player, c):
-    """Ego slot (0 = player) of company c."""
-    n = state[NUM_COMPANIES]
-    return (c - player + n) % n
+    """Ego slot (0 = player) of company c (both in ``[0, NUM_COMPANIES)``)."""
+    e = c - player
+    return e + state[NUM_COMPANIES] if e < 0 else e     # a branch, not an integer division
 
 
 @njit(cache=True)

@@ -1683,6 +1683,16 @@ def step(state, action):
         _run(state)
 
 
+@njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
 @njit(cache=True, **JIT_ONLY)
 def _guild_continue(state, p):
     """Next Architect's Guild replacement; True when the Guild is over (back to building)."""

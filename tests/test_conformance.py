@@ -328,7 +328,7 @@ def test_pickled_env_continues_identically_with_the_module_kernels(game):
     for _ in range(15):
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
     copy = pickle.loads(pickle.dumps(env))
-    assert copy._k_step is env.unwrapped.spec.kernel.step     # no fresh, uncompiled dispatcher
+    assert copy._k_advance is env.unwrapped.spec.kernel.advance   # no fresh, uncompiled dispatcher
     while not all(env.terminations.values()):
         a = int(rng.choice(env.unwrapped.legal_actions()))
         env.step(a)
@@ -354,8 +354,8 @@ env = pickle.loads(open({str(path)!r}, "rb").read())
 env.step(env.unwrapped.legal_actions()[0])
 env.observe(env.agent_selection)
 k = env.unwrapped.spec.kernel
-bound = (env._k_step, env._k_mask, env._k_player, env._k_observe)
-assert bound == (k.step, k.legal_mask, k.current_player, k.observe), "fresh dispatchers"
+bound = (env._k_advance, env._k_mask, env._k_player, env._k_observe)
+assert bound == (k.advance, k.legal_mask, k.current_player, k.observe), "fresh dispatchers"
 misses = sum(len(f.stats.cache_misses) for f in bound)
 hits = sum(len(f.stats.cache_hits) for f in bound)
 print(misses, hits > 0)

@@ -859,7 +859,7 @@ def test_random_games_through_the_shell():
         driver.play(env, 7 + n, choose=choose, before_move=before_move)
         info = env.infos[env.possible_agents[0]]
         assert info["scores"] == env.scores() and info["winners"]
-        img = SPEC.render_rgb(env._state, env.cfg)
+        img = SPEC.picture(env._state, env.cfg).to_rgb()
         assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
 
 

@@ -1119,7 +1119,7 @@ def test_nothing_is_computed_from_the_all_zero_state():
     spec, cfg = KD.Spec(), KD.Spec().configure()
     zero = np.zeros(K.STATE_SIZE, dtype=np.int64)
     for call in (lambda: spec.phase_name(zero, cfg), lambda: spec.action_label(zero, cfg, 0),
-                 lambda: spec.render_ansi(zero, cfg), lambda: spec.render_rgb(zero, cfg),
+                 lambda: spec.render_ansi(zero, cfg), lambda: spec.picture(zero, cfg),
                  lambda: spec.reseed(zero, cfg, 1), lambda: spec.determinize(zero, cfg, 0, 1)):
         with pytest.raises(AssertionError, match="reset"):
             call()

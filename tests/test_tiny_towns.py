@@ -1156,7 +1156,7 @@ def test_shell_game(opts):
     if opts["num_players"] == 1:
         assert info["title"] == TT.solo_title(info["scores"][0])
     assert isinstance(env.render(), str)
-    img = TT.Spec().render_rgb(env._state, env.cfg)
+    img = TT.Spec().picture(env._state, env.cfg).to_rgb()
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
 
 

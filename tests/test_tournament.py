@@ -77,9 +77,9 @@ def test_every_agent_takes_a_seed():
 
 
 def test_tournament_game_is_the_shared_loop():
-    """A scheduled game is agents.play.play_game on the job's agents and seeds."""
+    """A scheduled game is agents.loop.play_game on the job's agents and seeds."""
     import agents
-    from agents.play import play_game
+    from agents.loop import play_game
 
     jobs, _ = T.make_schedule(GAME, [("random", "random"), ("greedy", "greedy")], 2, 2, seed=4)
     job = jobs[1]

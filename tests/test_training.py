@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import agents
 import envs
-from agents.play import play_game
+from agents.loop import play_game
 from envs.shell import CityEnv
 from envs.single_agent import SingleAgentEnv
 from tests.toy_game import ToySpec
@@ -213,6 +213,23 @@ def trained(tmp_path_factory):
     return out
 
 
+def test_aec_training_path_still_trains(tmp_path):
+    """--env aec (SingleAgentEnv over the AEC env) remains a working path, for comparison."""
+    summary = train.main(["--game", "kingdomino_duel_v0", "--env", "aec", "--timesteps", "256",
+                          "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
+                          "--opponents", "greedy", "--eval-every", "0", "--final-eval-games", "2",
+                          "--out", str(tmp_path), "--no-progress", "--no-plot", "--verbose", "0",
+                          "--save-games", str(tmp_path / "games")])
+    assert summary["config"]["env"] == "aec" and summary["timesteps"] >= 256
+    assert os.path.exists(os.path.join(tmp_path, "final_model.npz"))
+    # the final evaluation's games were recorded, and each replays to its recorded scores
+    from envs import records
+    games = records.load_all(str(tmp_path / "games" / "final-vs-random.jsonl"))
+    assert len(games) == 2 and {g["players"].index("learner") for g in games} == {0, 1}
+    for game in games:
+        assert records.replay(game).scores() == game["scores"]
+
+
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_tiny_training_outputs(trained, game):
     d = trained[game]
@@ -225,6 +242,7 @@ def test_tiny_training_outputs(trained, game):
     assert os.listdir(os.path.join(d, "pool"))
     summary = json.load(open(os.path.join(d, "summary.json")))
     assert summary["timesteps"] >= 256 and "random" in summary["final_win_rates"]
+    assert summary["config"]["env"] == "batched"      # the default path
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -358,6 +376,11 @@ def test_per_game_defaults_and_overrides():
     assert cfg.policy == "mlp" and cfg.reward_scale == 1.0 and cfg.torch_threads == 1
     assert cfg.vec_env == "subproc"
     assert parse("--game", "kingdomino_duel_v0").vec_env == "auto"
+    cfg = parse("--game", "kingdomino_duel_v0")
+    assert cfg.env == "batched" and (cfg.n_envs, cfg.n_steps) == (16, 128)
+    cfg = parse("--game", "kingdomino_duel_v0", "--env", "aec")
+    assert (cfg.n_envs, cfg.n_steps) == (2, 1024)
+    assert parse("--game", "kingdomino_duel_v0", "--n-envs", "64").n_steps == 32
     # a batch larger than one rollout is capped
     assert parse("--game", "kingdomino_duel_v0", "--n-steps", "16", "--n-envs", "2").batch_size == 32
     # the summary records the settings, not the output switches

@@ -177,3 +177,156 @@ def test_sb3_vec_env_trains_maskable_ppo():
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
     assert all(get_action_masks(venv)[i, a] for i, a in enumerate(actions))
+
+
+class FirstLegal:
+    """A frozen 'policy' for the batch: the first legal action of each row; records its calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def act_batch(self, observations, masks):
+        assert observations.shape[0] == masks.shape[0] > 0
+        self.calls.append(masks.shape[0])
+        return np.argmax(masks != 0, axis=1)
+
+    def act(self, env, agent):
+        return int(np.flatnonzero(env.observe(agent)["action_mask"])[0])
+
+
+@pytest.mark.parametrize("game, options", [("between_two_cities_v0", {"num_players": 3}),
+                                           ("tiny_towns_v0", {"num_players": 3})])
+def test_rotating_seat_policy_opponents_and_shaping_match_the_aec_games(game, options):
+    """seat="rotate", a frozen policy called once per batch for the games waiting on it, an
+    in-kernel greedy seat, shaping and reward_scale: every game of the batch, through its
+    restarts, is the AEC game with those players, and the rewards are the shell's end reward
+    plus shaping by spec.evaluate, scaled."""
+    import agents
+    from envs.vector import VecSeatGame, opponent_seed
+    n, shaping, scale = 3, 0.25, 2.0
+    policy = FirstLegal()
+    venv = VecSeatGame(game, n, opponents=[policy, "greedy"], seat="rotate", shaping=shaping,
+                       reward_scale=scale, **options)
+    obs, info = venv.reset(seed=11)
+    k = venv.num_players
+
+    def start(seed, learner):
+        e = envs.make(game, **options)
+        e.reset(seed=int(seed))
+        others = [s for s in range(k) if s != learner]
+        bots = {others[0]: policy, others[1]: agents.make("greedy", seed=opponent_seed(seed, others[1]))}
+        return {"env": e, "learner": learner, "bots": bots}
+
+    def play_others(t):
+        e, moves = t["env"], 0
+        while not e.terminations[e.agent_selection] \
+                and e.agent_selection != e.possible_agents[t["learner"]]:
+            who = e.possible_agents.index(e.agent_selection)
+            if t["bots"][who] is policy:
+                moves += 1
+                e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+            else:
+                e.step(t["bots"][who].act(e, e.agent_selection))
+        return moves
+
+    def phi(t):
+        raw = t["env"].unwrapped
+        return shaping * raw.spec.evaluate(raw._state, raw.cfg, t["learner"])
+
+    tables = [start(info["seeds"][i], i % k) for i in range(n)]
+    for t in tables:
+        play_others(t)
+        t["phi"] = phi(t)
+    policy.calls.clear()
+    rng = np.random.default_rng(5)
+    ended = np.zeros(n, dtype=int)
+    for _ in range(3000):
+        for i, t in enumerate(tables):
+            view = t["env"].observe(t["env"].possible_agents[t["learner"]])
+            assert info["current_player"][i] == t["learner"]
+            assert np.array_equal(obs["observation"][i], view["observation"])
+            assert np.array_equal(obs["action_mask"][i], view["action_mask"])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        policy_moves = []
+        for i, t in enumerate(tables):
+            e = t["env"]
+            e.step(int(actions[i]))
+            policy_moves.append(play_others(t))
+            if e.terminations[e.agent_selection]:
+                me = e.possible_agents[t["learner"]]
+                final = shaping * e.unwrapped.spec.evaluate(e.unwrapped._state, e.unwrapped.cfg, t["learner"])
+                expected = scale * (e.rewards[me] + final - t["phi"])
+                assert terminated[i] and info["final_seat"][i] == t["learner"]
+                assert rewards[i] == pytest.approx(expected)
+                ended[i] += 1
+                e.reset()                                     # the next seed of the sequence
+                learner = (t["learner"] + 1) % k
+                others = [s for s in range(k) if s != learner]
+                t2 = {"env": e, "learner": learner,
+                      "bots": {others[0]: policy, others[1]: agents.make(
+                          "greedy", seed=opponent_seed(info["seeds"][i], others[1]))}}
+                tables[i] = t2
+                policy_moves[i] += play_others(t2)
+                t2["phi"] = phi(t2)
+            else:
+                new = phi(t)
+                assert not terminated[i] and rewards[i] == pytest.approx(scale * (new - t["phi"]))
+                t["phi"] = new
+        # once per batch: every call answers all the games waiting, so the number of calls
+        # is bounded by the busiest game's policy moves, and the rows add up to all of them
+        assert sum(policy.calls) == sum(policy_moves)
+        assert len(policy.calls) <= max(policy_moves) + int(terminated.any())
+        policy.calls.clear()
+        if ended.min() >= 2:
+            break
+    assert ended.min() >= 2
+
+
+def test_opponent_factory_is_dealt_per_game_and_reproducible():
+    from envs.vector import VecSeatGame
+    dealt = []
+
+    def factory(rng):
+        choice = ["random", "greedy", FirstLegal()][int(rng.integers(3))]
+        dealt.append(choice if isinstance(choice, str) else "policy")
+        return choice
+
+    def run():
+        dealt.clear()
+        venv = VecSeatGame("kingdomino_duel_v0", 4, opponents=factory, seat="rotate")
+        obs, info = venv.reset(seed=3)
+        rng = np.random.default_rng(0)
+        trace, games = [], 0
+        while games < 10:
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+            obs, rewards, terminated, _, info = venv.step(actions)
+            games += int(terminated.sum())
+            trace.append(obs["observation"].copy())
+        return np.array(trace), list(dealt), games
+
+    a, dealt_a, games = run()
+    b, dealt_b, _ = run()
+    assert np.array_equal(a, b) and dealt_a == dealt_b
+    assert len(dealt_a) == 4 + games                 # one deal per game started
+    assert len(set(dealt_a)) > 1
+
+
+def test_bad_opponents_and_policy_answers_are_refused():
+    from envs.vector import VecSeatGame
+    for bad, msg in (("mcts", "unknown in-kernel"), (["random", "random"], "one per other seat"),
+                     (object(), "neither")):
+        with pytest.raises(ValueError, match=msg):
+            VecSeatGame("kingdomino_duel_v0", 2, opponents=bad)
+    with pytest.raises(ValueError, match="seat"):
+        VecSeatGame("kingdomino_duel_v0", 2, seat="left")
+    with pytest.raises(ValueError, match="shaping"):
+        VecSeatGame("kingdomino_duel_v0", 2, shaping=-1)
+
+    class Illegal(FirstLegal):
+        def act_batch(self, observations, masks):
+            return np.argmin(masks != 0, axis=1)
+
+    venv = VecSeatGame("kingdomino_duel_v0", 2, opponents=Illegal(), seat=1)
+    with pytest.raises(ValueError, match=r"illegal action \d+ in game [01]"):
+        venv.reset(seed=0)

@@ -159,5 +159,8 @@ class ToySpec(GameSpec):
     def render_ansi(self, state, cfg):
         return f"counter {state[COUNTER]}/{state[TARGET]}"
 
-    def render_rgb(self, state, cfg):
-        return np.zeros((4, 4, 3), np.uint8)
+    def picture(self, state, cfg, observer=None, clickable=False):
+        from envs.pictures.canvas import Canvas
+        pic = Canvas(160, 30)
+        pic.text(8, 20, self.render_ansi(state, cfg), size=14)
+        return pic

@@ -1,0 +1,243 @@
+"""The solo games measured against their rulebooks' own yardsticks.
+
+    python -m benchmarks.solo [--games 20] [--slow-games 5] [--workers 2] [--seed 500]
+        [--mode tiny_towns between_two_cities smartphone_inc] [--agents random greedy mcts_0.1s mcts_1s]
+        [--policy GAME=PATH ...] [--out benchmarks/results/solo.md]
+
+Three games ship a solo mode with a yardstick written by their designers:
+
+* Tiny Towns (``num_players=1``): the final score and its rating title (>= 38 Master
+  Architect, 32-37 Town Planner, 25-31 Engineer, 18-24 Carpenter, 10-17 Builder's
+  Apprentice, <= 9 Aspiring Architect);
+* Between Two Cities (``num_players=1``, full solo mode): the win rate against the two
+  automata at every ``difficulty`` 1-5 (the rulebook suggests level 2 for a first game,
+  level 4 once level 2 is beaten easily);
+* Smartphone Inc. (``num_players=1``): the win rate and the score margin against Steve.
+
+Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
+(``mcts_1s``) per move, and ``policy`` -- a policy saved by ``train.py`` -- for each game
+given with ``--policy GAME=PATH``.  Every agent plays the same game seeds (``--seed``,
+``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s``.  Games run in
+``--workers`` processes.  The report (markdown, with the game count of every cell and the
+command that made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's
+speed and load, so its figures are not exactly reproducible.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "solo.md"
+
+# mode -> (game id, its solo options, the option sets measured)
+MODES = {
+    "tiny_towns": ("tiny_towns_v0", {"num_players": 1}, [{}]),
+    "between_two_cities": ("between_two_cities_v0", {"num_players": 1},
+                           [{"difficulty": d} for d in range(1, 6)]),
+    "smartphone_inc": ("smartphone_inc_v0", {"num_players": 1}, [{}]),
+}
+# label -> (agents.make name, options); the MCTS budgets are per move
+AGENTS = {
+    "random": ("random", {}),
+    "greedy": ("greedy", {}),
+    "mcts_0.1s": ("mcts", {"seconds": 0.1}),
+    "mcts_1s": ("mcts", {"seconds": 1.0}),
+}
+SLOW_AGENTS = ("mcts_1s",)
+# Tiny Towns' rating titles, best first (the rulebook's table; data "solo.ratings")
+TITLES = ("Master Architect", "Town Planner", "Engineer", "Carpenter", "Builder's Apprentice",
+          "Aspiring Architect")
+
+
+def play_one(job):
+    """Play one solo game; returns the job with its outcome (``score``, ``automata``: the
+    automata's scores, ``won``, ``title`` in Tiny Towns, ``seconds_per_move``)."""
+    import agents
+    import envs
+    game, options, name, agent_options, seed = (job["game"], job["options"], job["name"],
+                                               job["agent_options"], job["seed"])
+    env = envs.make(game, **options)
+    bot = agents.make(name, seed=seed, **agent_options)
+    record = agents.play_game(env, [bot], seed=seed)
+    info = record.info
+    return {**job, "score": int(info["scores"][0]), "automata": _automata_scores(env),
+            "won": bool(info["winners"]), "title": info.get("title"),
+            # Between Two Cities: the Deep Learning City's score, difficulty bonus included
+            "deep_learning_city": info["city_scores"][1] if "city_scores" in info else None,
+            "seconds_per_move": record.think_seconds[0] / max(record.moves[0], 1)}
+
+
+def _automata_scores(env):
+    """Every automaton's final score (participants after the seat), from the kernel."""
+    raw = env.unwrapped
+    scores = np.zeros(max(int(raw.cfg.num_participants), 1), dtype=np.int64)
+    raw.spec.kernel.scores(raw._state, scores)
+    return [int(s) for s in scores[1:]]
+
+
+def make_jobs(modes, labels, games, slow_games, seed, policies):
+    jobs = []
+    for mode in modes:
+        game, base, option_sets = MODES[mode]
+        cells = [(label, *AGENTS[label]) for label in labels]
+        if game in policies:
+            cells.append(("policy", "policy", {"path": policies[game]}))
+        for label, name, agent_options in cells:
+            n = slow_games if label in SLOW_AGENTS else games
+            for extra in option_sets:
+                for i in range(n):
+                    jobs.append({"mode": mode, "game": game, "options": {**base, **extra},
+                                 "label": label, "name": name, "agent_options": agent_options,
+                                 "seed": seed + i})
+    # the slow games first, so that the workers finish together
+    jobs.sort(key=lambda j: j["label"] not in SLOW_AGENTS)
+    return jobs
+
+
+def run(jobs, workers):
+    if workers <= 1:
+        return [play_one(j) for j in jobs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(play_one, jobs, chunksize=1))
+
+
+# ------------------------------------------------------------------- report
+def _rate(wins, n):
+    return f"{wins}/{n} ({100.0 * wins / n:.0f} %)" if n else "--"
+
+
+def _mean_err(xs):
+    xs = np.asarray(xs, dtype=float)
+    if xs.size == 0:
+        return "--"
+    err = xs.std(ddof=1) / math.sqrt(xs.size) if xs.size > 1 else float("nan")
+    return f"{xs.mean():.1f} ± {err:.1f}" if xs.size > 1 else f"{xs.mean():.1f}"
+
+
+def _labels(results):
+    order = list(AGENTS) + ["policy"]
+    present = {r["label"] for r in results}
+    return [label for label in order if label in present]
+
+
+def tiny_towns_table(results):
+    lines = ["| agent | games | mean score ± s.e. | min–max | " + " | ".join(TITLES) + " |",
+             "| --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in TITLES) + " |"]
+    for label in _labels(results):
+        rows = [r for r in results if r["label"] == label]
+        scores = [r["score"] for r in rows]
+        titles = Counter(r["title"] for r in rows)
+        lines.append(f"| {label} | {len(rows)} | {_mean_err(scores)} | {min(scores)}–{max(scores)} | "
+                     + " | ".join(str(titles.get(t, 0)) for t in TITLES) + " |")
+    return lines
+
+
+def between_two_cities_table(results):
+    lines = ["Cells: games won (a first place shared with an automaton counts as won) and, "
+             "below, the seat's mean score vs the mean score of the Deep Learning City "
+             "(difficulty bonus included).  Each automaton scores the lower of the city it shares "
+             "with the seat and the Deep Learning City, so the seat wins only with both of its "
+             "cities above the Deep Learning City.", "",
+             "| agent | " + " | ".join(f"difficulty {d}" for d in range(1, 6)) + " |",
+             "| --- | " + " | ".join("---:" for _ in range(5)) + " |"]
+    for label in _labels(results):
+        cells = []
+        for d in range(1, 6):
+            rows = [r for r in results if r["label"] == label and r["options"].get("difficulty") == d]
+            if not rows:
+                cells.append("--")
+                continue
+            own = np.mean([r["score"] for r in rows])
+            best = np.mean([r["deep_learning_city"] for r in rows])
+            cells.append(f"{_rate(sum(r['won'] for r in rows), len(rows))}<br>{own:.1f} vs {best:.1f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def smartphone_inc_table(results):
+    lines = ["| agent | games | won | mean score | mean Steve | mean margin ± s.e. |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for label in _labels(results):
+        rows = [r for r in results if r["label"] == label]
+        margins = [r["score"] - r["automata"][0] for r in rows]
+        lines.append(f"| {label} | {len(rows)} | {_rate(sum(r['won'] for r in rows), len(rows))} | "
+                     f"{np.mean([r['score'] for r in rows]):.1f} | "
+                     f"{np.mean([r['automata'][0] for r in rows]):.1f} | {_mean_err(margins)} |")
+    return lines
+
+
+def think_table(results):
+    lines = ["| agent | " + " | ".join(MODES) + " |", "| --- | " + " | ".join("---:" for _ in MODES) + " |"]
+    for label in _labels(results):
+        cells = []
+        for mode in MODES:
+            rows = [r["seconds_per_move"] for r in results if r["label"] == label and r["mode"] == mode]
+            cells.append(f"{np.mean(rows):.3f}" if rows else "--")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+TABLES = {"tiny_towns": ("Tiny Towns, solo: score and rating title", tiny_towns_table),
+          "between_two_cities": ("Between Two Cities, solo (full mode) against the two automata",
+                                 between_two_cities_table),
+          "smartphone_inc": ("Smartphone Inc., solo against Steve", smartphone_inc_table)}
+
+
+def report(results, command, seconds, seed):
+    lines = ["# Solo yardsticks", "",
+             f"Made by `{command}` in {seconds / 60:.0f} min on {os.cpu_count()} cores; game seeds "
+             f"{seed}, {seed + 1}, ... (the same seeds for every agent).  Every cell gives its game "
+             "count; MCTS budgets are seconds of search per move, so its figures depend on the "
+             "machine and its load.", ""]
+    for mode, (title, table) in TABLES.items():
+        rows = [r for r in results if r["mode"] == mode]
+        if rows:
+            lines += [f"## {title}", ""] + table(rows) + [""]
+    lines += ["## Thinking time (mean seconds per move)", ""] + think_table(results) + [""]
+    return "\n".join(lines)
+
+
+def build_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=20, help="games per cell (default 20)")
+    p.add_argument("--slow-games", type=int, default=5, help="games per cell for mcts_1s (default 5)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
+    p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
+    p.add_argument("--agents", nargs="+", choices=list(AGENTS), default=list(AGENTS))
+    p.add_argument("--policy", action="append", default=[], metavar="GAME=PATH",
+                   help="a policy saved by train.py, played as agent 'policy' in GAME's solo mode")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.games < 1 or args.slow_games < 0 or args.workers < 1:
+        raise ValueError("--games and --workers must be >= 1, --slow-games >= 0")
+    policies = {}
+    for item in args.policy:
+        game, sep, path = item.partition("=")
+        if not sep or game not in {g for g, _, _ in MODES.values()}:
+            raise ValueError(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}")
+        policies[game] = path
+    jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies)
+    start = time.time()
+    results = run(jobs, args.workers)
+    command = "python -m benchmarks.solo " + " ".join(sys.argv[1:] if argv is None else argv)
+    text = report(results, command.strip(), time.time() - start, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+"""Picture of a Tiny Towns table: the cards in play (named, by colour), every town with its
+buildings (short codes explained by the card row) and loose cubes, scores, the turn and the
+round's resource.
+
+Hidden: each player's secret monument (dealt and kept) until it is built, and the placements
+a player commits during a round until they are all revealed -- another seat sees only that
+the player has committed.  While someone else commits, a seat's view shows the phase as
+"another player is placing", as its observation does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.pictures import if_legal, legal_for_viewer
+from envs.pictures.canvas import (HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast,
+                                  text_width)
+from envs.tiny_towns import CARD_CODES   # the short codes render_ansi and score_town use
+from kernels import tiny_towns as K
+
+# Card colours by type (cottage, red, grey, orange, green, yellow, black, monument).
+TYPE_FILLS = ("#4a6ec8", "#be3232", "#8c8c8c", "#e68c28", "#3c9646", "#e6c832", "#282828", "#9650b4")
+RES_FILLS = ("#8a5a2b", "#f0dc3c", "#c83228", "#50aae6", "#b4b4b4")
+
+CELL, GAP, MARGIN = 46, 3, 14
+BOARD = 4 * CELL + 3 * GAP
+PANEL_W, PANEL_H = BOARD + 40, BOARD + 134
+CARD_W, CARD_H = 100, 46
+
+
+def _card_fill(card):
+    return TYPE_FILLS[int(K.CARD_TYPE[card])]   # monuments are type 7
+
+
+def draw(state, cfg, observer=None, clickable=False) -> Canvas:
+    n = int(state[K.G_NUM_PLAYERS])
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    width = max(2 * MARGIN + cols * (PANEL_W + MARGIN) - MARGIN, 2 * MARGIN + 7 * (CARD_W + 6))
+    top = 112
+    height = top + rows * (PANEL_H + MARGIN) + 64
+    c = Canvas(width, height, background=PAPER)
+    mask = legal_for_viewer(K, state, observer, clickable)
+    ranks = None
+    if int(state[K.G_PHASE]) == K.PH_GAME_OVER:
+        ranks = np.zeros(cfg.num_participants, dtype=np.int64)
+        K.ranks(state, ranks)
+
+    _header(c, state, observer, width)
+    _cards_in_play(c, state, 58, mask)
+    for i in range(n):
+        x = MARGIN + (i % cols) * (PANEL_W + MARGIN)
+        y = top + (i // cols) * (PANEL_H + MARGIN)
+        _town(c, state, i, x, y, None if ranks is None else int(ranks[i]), observer, mask)
+    _footer(c, state, height - 50, width, mask)
+    return c
+
+
+def _phase_text(state, observer):
+    ph = int(state[K.G_PHASE])
+    if observer is not None:   # the observer's own phase flags, which mask others' commitments
+        obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+        K.observe(state, observer, obs)
+        if obs[K.OBS_PHASE + K.NPHASES]:
+            return "another player is placing"
+    return K.PHASE_NAMES[ph]
+
+
+def _header(c, state, observer, width):
+    n = int(state[K.G_NUM_PLAYERS])
+    variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
+    title = f"Tiny Towns ({variant})"
+    c.text(MARGIN, 22, title, size=18, fill=INK, bold=True)
+    c.text(MARGIN + text_width(title, 18) + 16, 22, f"round {int(state[K.G_ROUND])}", size=15, fill=INK)
+    view = "everything shown" if observer is None else f"view of player_{observer}"
+    c.text(width - MARGIN, 22, view, size=12, fill=MUTED, anchor="end")
+    ph = int(state[K.G_PHASE])
+    line = f"phase: {_phase_text(state, observer)}"
+    token = int(state[K.G_TOKEN_CARD])
+    if token >= 0:   # public: the building whose square is being chosen
+        line += f" ({K.CARD_NAMES[token]})"
+    if ph != K.PH_GAME_OVER:
+        line += f"   to move: player_{int(state[K.G_ACTOR])}"
+    if state[K.G_TOWN_HALL] == 1:
+        line += f"   mayor: player_{int(state[K.G_MAYOR])} ({'free' if state[K.G_TH_FREE_ROUND] else 'drawn'} round)"
+    elif n > 1:
+        line += f"   Master Builder: player_{int(state[K.G_MASTER_BUILDER])}"
+    c.fit_text(MARGIN, 44, line, width - 2 * MARGIN - 190, size=14, fill=INK)
+    res = int(state[K.G_RESOURCE])
+    x = width - MARGIN - 150
+    if res >= 0:
+        c.text(x, 44, "resource:", size=14, fill=INK, anchor="end")
+        _cube(c, x + 6, 31, 16, res)
+        c.text(x + 26, 44, K.RES_IDS[res], size=14, fill=INK, bold=True)
+
+
+def _cube(c, x, y, size, res, action=None, title=None):
+    fill = RES_FILLS[res]
+    c.rect(x, y, size, size, fill=fill, stroke=INK, rx=3, action=action, title=title or K.RES_IDS[res])
+    if size >= 14:
+        c.text(x + size / 2, y + size * 0.72, K.RES_CODES[res], size=int(size * 0.6), fill=contrast(fill),
+               anchor="middle", bold=True)
+
+
+def _cards_in_play(c, state, y, mask):
+    """The seven cards everyone may build, named: they also explain the towns' codes."""
+    for t in range(K.NTYPES):
+        card = int(state[K.G_CARDS_IN_PLAY + t])
+        if card < 0:
+            continue
+        x = MARGIN + t * (CARD_W + 6)
+        fill = _card_fill(card)
+        act = if_legal(mask, K.A_TYPE + t)
+        c.rect(x, y, CARD_W, CARD_H, fill=fill, stroke=HIGHLIGHT if act is not None else INK,
+               stroke_width=3 if act is not None else 1, rx=5, action=act,
+               title=f"{K.CARD_NAMES[card]} ({K.TYPE_IDS[t]})")
+        ink = contrast(fill)
+        c.text(x + 6, y + 17, CARD_CODES[card], size=14, fill=ink, bold=True)
+        c.text(x + CARD_W - 6, y + 17, K.TYPE_IDS[t], size=10, fill=ink, anchor="end")
+        c.fit_text(x + 6, y + 37, K.CARD_NAMES[card], CARD_W - 12, size=13, fill=ink)
+
+
+def _town(c, state, p, x, y, rank, observer, mask):
+    b = K._player_base(p)
+    # the score as the kernel counts it (best feeding), with its parts and the fed squares
+    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    score = int(K._player_score(state, p, parts))
+    fed = int(parts[K.NCARDS + 1])
+    actor = int(state[K.G_ACTOR])
+    to_move = actor == p and int(state[K.G_PHASE]) != K.PH_GAME_OVER
+    c.rect(x, y, PANEL_W, PANEL_H, fill="#fffdf7", stroke=HIGHLIGHT if to_move else "#c8c0a8",
+           stroke_width=4 if to_move else 1, rx=8)
+    c.circle(x + 14, y + 16, 7, fill=SEAT_COLOURS[p % len(SEAT_COLOURS)], stroke=INK)
+    c.text(x + 26, y + 21, f"player_{p}", size=14, fill=INK, bold=True)
+    c.text(x + PANEL_W - 10, y + 21, f"{score} VP", size=15, fill=INK, bold=True, anchor="end")
+    status = ("complete (round %d)" % state[b + K.O_DONE_ROUND]) if state[b + K.O_STATUS] else "building"
+    marks = []
+    if to_move:
+        marks.append("to move")
+    if rank is not None:
+        marks.append(f"final rank {rank}")
+    if state[K.G_TOWN_HALL] == 0 and state[K.G_NUM_PLAYERS] > 1 and state[K.G_MASTER_BUILDER] == p:
+        marks.append("hammer")
+    c.fit_text(x + 10, y + 38, status + (" - " + ", ".join(marks) if marks else ""), PANEL_W - 20, size=12,
+               fill=MUTED)
+    gx, gy = x + 20, y + 46
+    mine = observer is None or observer == p
+    pend_dest = int(state[b + K.O_PEND_DEST]) if mine else -1
+    for q in range(16):
+        cx, cy = gx + (q % 4) * (CELL + GAP), gy + (q // 4) * (CELL + GAP)
+        act = if_legal(mask, K.A_SQUARE + q) if actor == p else None
+        _square(c, state, p, q, cx, cy, act, pending=(pend_dest == q), fed=bool(fed >> q & 1))
+    for r in range(4):   # square numbers, for the action labels
+        c.text(gx - 4, gy + r * (CELL + GAP) + CELL / 2 + 4, str(4 * r), size=9, fill=MUTED, anchor="end")
+    _holdings(c, state, p, x + 10, gy + BOARD + 18, mine, mask)
+    built = sorted({int(card) for card in state[b + K.O_BUILDING: b + K.O_BUILDING + 16] if card >= 0})
+    breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NCARDS])}"]
+    lines = [("VP: ", [])]   # wrapped between parts: seven card types and a monument fit in two lines
+    for part in breakdown:
+        head, parts_of_line = lines[-1]
+        if parts_of_line and text_width(head + ", ".join(parts_of_line + [part]), 11) > PANEL_W - 20:
+            lines.append(("", []))
+        lines[-1][1].append(part)
+    for i, (head, parts_of_line) in enumerate(lines):
+        more = "," if i < len(lines) - 1 else ""
+        c.text(x + 10, y + PANEL_H - 22 + 14 * i, head + ", ".join(parts_of_line) + more, size=11, fill=INK)
+
+
+def _square(c, state, p, q, x, y, action, pending, fed):
+    b = K._player_base(p)
+    card = int(state[b + K.O_BUILDING + q])
+    cube = int(state[b + K.O_CUBE + q])
+    stroke, sw = (HIGHLIGHT, 3) if action is not None else ("#a09880", 1)
+    if card >= 0:
+        fill = _card_fill(card)
+        c.rect(x, y, CELL, CELL, fill=fill, stroke=stroke, stroke_width=sw, rx=4, action=action,
+               title=f"square {q}: {K.CARD_NAMES[card]}")
+        ink = contrast(fill)
+        c.text(x + CELL / 2, y + 27, CARD_CODES[card], size=17, fill=ink, anchor="middle", bold=True)
+        if card in (K.C_COTTAGE, K.M_BARRETT):   # feeding decides whether it scores
+            c.text(x + CELL / 2, y + CELL - 5, "fed" if fed else "unfed", size=9, fill=ink, anchor="middle")
+        res = int(state[b + K.O_BUILDING_RES + q])
+        if res >= 0:
+            _cube(c, x + CELL - 15, y + CELL - 15, 12, res)
+        if card == K.C_WAREHOUSE:
+            stock = [(k, int(state[b + K.O_WAREHOUSE + 5 * q + k])) for k in range(K.NRES)]
+            for i, (k, cnt) in enumerate((k, cnt) for k, cnt in stock if cnt):
+                c.text(x + 4 + 14 * i, y + CELL - 4, f"{K.RES_CODES[k]}{cnt}", size=10, fill=ink)
+        return
+    c.rect(x, y, CELL, CELL, fill="#efe6cc", stroke=stroke, stroke_width=sw, rx=4, action=action,
+           title=f"square {q}")
+    if cube >= 0:
+        _cube(c, x + 9, y + 9, CELL - 18, cube)
+    elif pending:
+        c.rect(x + 9, y + 9, CELL - 18, CELL - 18, fill=None, stroke=INK, rx=3)
+        c.text(x + CELL / 2, y + CELL / 2 + 4, "here", size=10, fill=INK, anchor="middle")
+
+
+def _holdings(c, state, p, x, y, mine, mask):
+    """The monument line and, for whoever may see them, the secret monument and the pending
+    placement; others see only that a monument is held and whether the player committed."""
+    b = K._player_base(p)
+    kept = int(state[b + K.O_KEPT])
+    if state[K.G_MONUMENTS]:
+        if state[b + K.O_MONUMENT_BUILT]:
+            c.text(x, y, "monument built:", size=12, fill=INK)
+            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 20, size=12, fill=INK, bold=True)
+        elif not mine:
+            c.text(x, y, "monument: secret (face down)" if kept >= 0 else "monument: choosing",
+                   size=12, fill=MUTED)
+        elif kept >= 0:
+            c.text(x, y, "secret monument:", size=12, fill="#6a2c91")
+            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 20, size=12, fill="#6a2c91", bold=True)
+        else:
+            dealt = [int(state[b + K.O_DEALT + i]) for i in range(K.MAX_MONUMENTS_DEALT)]
+            c.text(x, y, "dealt monuments, keep one:", size=12, fill="#6a2c91")
+            for i, m in enumerate(dealt):
+                if m < 0:
+                    continue
+                act = if_legal(mask, K.A_KEEP + i) if int(state[K.G_ACTOR]) == p else None
+                c.rect(x + i * 108, y + 5, 104, 22, fill="#e9dcf2", stroke=HIGHLIGHT if act is not None else INK,
+                       stroke_width=3 if act is not None else 1, rx=4, action=act, title=K.CARD_NAMES[m])
+                c.fit_text(x + i * 108 + 4, y + 21, K.CARD_NAMES[m], 96, size=11, fill=INK)
+            return
+    y += 30
+    extra = []
+    if state[K.G_CAVE_RULE]:
+        extra.append(f"cave uses {int(state[b + K.O_CAVE_USES])}/{K.CAVE_USES}")
+    opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if state[b + K.O_OPALEYE_ASIDE + k]]
+    if opal:
+        extra.append("Opaleye aside: " + ", ".join(opal))
+    if mine:
+        pend = _pending_text(state, p)
+        if pend:
+            extra.append(pend)
+    elif state[b + K.O_COMMITTED]:
+        extra.append("placement committed (hidden)")
+    if extra:
+        c.fit_text(x, y, "; ".join(extra), PANEL_W - 20, size=11, fill=MUTED)
+
+
+def _pending_text(state, p):
+    b = K._player_base(p)
+    res = int(state[b + K.O_PEND_RESOURCE])
+    if res < 0:
+        res = int(state[b + K.O_PEND_OFFERED])
+    if res < 0:
+        return ""
+    dest = int(state[b + K.O_PEND_DEST])
+    where = "" if dest < 0 else (" -> set aside" if dest == 16 else f" -> square {dest}")
+    return f"placing {K.RES_IDS[res]}{where}"
+
+
+def _footer(c, state, y, width, mask):
+    """Resource key (clickable when a resource is to be named), the solo display or the Town
+    Hall deck, and pass / set-aside buttons."""
+    c.text(MARGIN, y + 13, "resources:", size=12, fill=INK)
+    x = MARGIN + 66
+    for r in range(K.NRES):
+        act = if_legal(mask, K.A_RESOURCE + r)
+        if act is not None:
+            c.rect(x - 3, y - 2, 78, 22, fill=None, stroke=HIGHLIGHT, stroke_width=3, rx=4)
+        _cube(c, x, y, 18, r, action=act, title=f"resource {K.RES_IDS[r]}")
+        c.text(x + 22, y + 14, K.RES_IDS[r], size=12, fill=INK)
+        x += 80
+    info = ""
+    if state[K.G_SOLO]:
+        disp = [f"{K.RES_IDS[r]} x{int(state[K.G_DISPLAY + r])}" for r in range(K.NRES) if state[K.G_DISPLAY + r]]
+        info = "display: " + (", ".join(disp) or "-")
+    elif state[K.G_TOWN_HALL]:
+        info = f"resource deck: {int(state[K.G_DRAWS_LEFT])} draws before the reshuffle"
+    if info:
+        c.fit_text(MARGIN, y + 38, info, width - 2 * MARGIN - 200, size=12, fill=INK)
+    if mask is not None:
+        bx = width - MARGIN - 90
+        for action, label in ((K.A_SET_ASIDE, "set aside"), (K.A_PASS, "pass")):
+            if mask[action]:
+                c.button(bx, y + 22, 86, 24, label, action=action)
+                bx -= 94

@@ -1,0 +1,189 @@
+"""Terminal play (python -m agents.play), used as a person would: through a pseudo-terminal,
+answering the prompts (a bad answer, ?, an undo), to the end of a game; then the saved
+record must replay to the scores the terminal showed."""
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents import play
+from envs import records
+
+REPO = Path(__file__).resolve().parent.parent
+PROMPT = r"Your move \(1-(\d+), \? for help\): "
+
+
+class Terminal:
+    """A child process on a pseudo-terminal: ``send`` a line, ``expect`` a pattern."""
+
+    def __init__(self, args, cwd):
+        master, slave = os.openpty()
+        env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "agents.play", *args], cwd=cwd, env=env,
+                                     stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        os.close(slave)
+        self.master, self.pending = master, ""
+
+    def expect(self, pattern, timeout=90):
+        """The text up to and including the first match of ``pattern`` (consumed), and the match."""
+        regex, deadline = re.compile(pattern), time.monotonic() + timeout
+        while True:
+            match = regex.search(self.pending)
+            if match:
+                text, self.pending = self.pending[:match.end()], self.pending[match.end():]
+                return text, match
+            left = deadline - time.monotonic()
+            ready = select.select([self.master], [], [], max(left, 0))[0]
+            data = b""
+            if ready:
+                try:
+                    data = os.read(self.master, 1 << 16)
+                except OSError:   # EIO: the child closed the terminal
+                    pass
+            if not data:
+                raise AssertionError(f"no {pattern!r} ({'timed out' if left <= 0 else 'exited'}); "
+                                     f"last output:\n{self.pending[-3000:]}")
+            self.pending += data.decode(errors="replace").replace("\r\n", "\n")
+
+    def send(self, line):
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=30)
+        os.close(self.master)
+
+
+def _turn(text):
+    """The last turn screen in ``text`` (from its ==== rule to the prompt) and its numbered moves."""
+    screen = text[text.rindex("=" * 72):]
+    moves = re.findall(r"^\s+(\d+)\. (.*)$", screen.split("Your legal moves:")[-1], re.M)
+    return screen, [label for _, label in moves]
+
+
+def test_play_a_game_through_a_terminal(tmp_path):
+    saved = tmp_path / "game.json"
+    term = Terminal(["--game", "kingdomino_duel_v0", "--opponents", "random", "--seed", "5",
+                     "--save", str(saved)], cwd=REPO)
+    try:
+        text, match = term.expect(PROMPT)
+        assert "you are player_0 (you) against player_1 (random)" in text
+        screen, labels = _turn(text)
+        assert len(labels) == int(match.group(1)) > 0 and "phase:" in screen and "Scores:" in screen
+
+        term.send("seven")
+        term.expect(r"'seven' is not a move: type a number from 1 to \d+")
+        term.expect(PROMPT)
+        term.send("?")
+        term.expect(r"Commands:(.|\n)*u +undo")
+        term.expect(PROMPT)
+        term.send("u")
+        term.expect("Nothing to undo")
+        term.expect(PROMPT)
+
+        chosen, undone = [], False
+        while True:
+            number = (len(chosen) + undone) % len(labels) + 1   # vary the choices
+            term.send(str(number))
+            text, match = term.expect(PROMPT + "|Final scores: (?P<scores>.*)\n")
+            assert f"You play: {labels[number - 1]}" in text
+            chosen.append(labels[number - 1])
+            if match.group("scores") is not None:
+                break
+            if not undone and "player_1 (random) plays:" in text:
+                # take the move back, with the opponent's reply: the screen before it returns
+                term.send("u")
+                text, _ = term.expect(PROMPT)
+                assert re.search(rf"Undone: your move '{re.escape(chosen.pop())}' and the \d+ "
+                                 r"move\(s\) after it\.", text)
+                assert _turn(text)[0] == screen
+                undone = True
+            screen, labels = _turn(text)
+        assert undone
+        final_scores = match.group("scores")
+        text, match = term.expect(r"Record saved to (\S+);")
+        assert "Winners: " in text
+        assert term.proc.wait(timeout=30) == 0
+    finally:
+        term.close()
+
+    record = records.load(match.group(1))
+    assert Path(match.group(1)) == saved
+    shown = [int(v) for v in re.findall(r"\) (-?\d+)", final_scores)]
+    assert record["scores"] == shown and record["players"] == ["human", "random"]
+    # the record replays to the shown scores, and the person's moves are the ones typed
+    mine = []
+    for index, env in records.replay_steps(record):
+        if index < len(record["actions"]) and env.agent_selection == "player_0":
+            mine.append(record["labels"][index])
+    assert mine == chosen
+    assert env.phase == "game_over" and env.scores() == shown
+
+
+def test_undo_restores_the_exact_state():
+    """Undo goes back to the state before the person's last move, the agents' replies
+    taken back too: the kernel state is identical to the one the person saw."""
+    seen, shown = [], []
+    answers = iter(["1", "2", "1", "u", "q"])
+
+    def read(prompt):
+        seen.append((session.env.game_state(), len(session.record["actions"]), len(shown)))
+        return next(answers)
+
+    session = play.TerminalGame("tiny_towns_v0", ["random"], seed=4, options={"num_players": 2},
+                                read=read, write=shown.append)
+    session.run()
+    # prompts: 0 "1", 1 "2", 2 "1" (the move undone), 3 "u", 4 "q"
+    state_before, moves_before, _ = seen[2]
+    state_undone, moves_undone, _ = seen[4]
+    reply = "\n".join(map(str, shown[seen[2][2]:seen[3][2]]))
+    assert "player_1 (random) plays:" in reply    # so the undo takes back an agent's move too
+    assert "Undone: your move" in "\n".join(map(str, shown[seen[3][2]:seen[4][2]]))
+    assert moves_undone == moves_before
+    assert (state_undone == state_before).all()
+    assert session.quit and session.record["ranks"] is None
+    assert (records.replay(session.record).game_state() == state_undone).all()
+
+
+def test_bad_command_lines_get_a_message(capsys):
+    with pytest.raises(SystemExit, match="unknown agent 'nobody'"):
+        play.main(["--game", "kingdomino_duel_v0", "--opponents", "nobody"])
+    with pytest.raises(SystemExit, match="seat must be a seat in"):
+        play.main(["--game", "kingdomino_duel_v0", "--opponents", "random", "--seat", "2"])
+    with pytest.raises(SystemExit, match="unknown game"):
+        play.main(["--game", "chess", "--opponents", "random"])
+    with pytest.raises(SystemExit, match="bad JSON"):
+        play.main(["--game", "tiny_towns_v0", "--env-options", "{oops"])
+    with pytest.raises(SystemExit, match="2 opponents for 1 other seat"):
+        play.main(["--game", "tiny_towns_v0", "--num-players", "2", "--opponents", "random", "random"])
+
+
+def test_record_path():
+    assert play.record_path(None, "tiny_towns_v0", 7) == Path("runs/games/tiny_towns_v0-7.json")
+    assert play.record_path("out", "tiny_towns_v0", 7) == Path("out/tiny_towns_v0-7.json")
+    assert play.record_path("a/b.jsonl", "tiny_towns_v0", 7) == Path("a/b.jsonl")
+
+
+def test_second_seat_and_solo_games_play_to_the_end(tmp_path):
+    """Seat 1 against an agent, and a solo game without opponents, answered by a script that
+    always takes the first listed move: the saved record holds exactly those moves."""
+    for argv, human in ((["--game", "kingdomino_duel_v0", "--opponents", "random", "--seat", "1"],
+                         "player_1"),
+                        (["--game", "tiny_towns_v0"], "player_0")):
+        shown = []
+        path = tmp_path / f"{argv[1]}.json"
+        record = play.main(argv + ["--seed", "3", "--save", str(path)],
+                           read=lambda prompt: "1", write=shown.append)
+        text = "\n".join(map(str, shown))
+        assert "Final scores: " in text and f"Record saved to {path}" in text
+        assert records.load(path) == record and record["ranks"] is not None
+        for index, env in records.replay_steps(record):
+            if index < len(record["actions"]) and env.agent_selection == human:
+                assert record["actions"][index] == env.legal_actions()[0]
+    assert record["players"] == ["human"] and "title: " in text   # Tiny Towns' solo title
