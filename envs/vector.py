@@ -207,12 +207,12 @@ class VecSeatGame(VecGame):
         if reward_scale == 0.0:
             raise ValueError("reward_scale must be a finite number > 0, got 0")
         self.shaping, self.reward_scale = shaping, reward_scale
-        self._factory = None
+        self._factory = self._dealt = None
         if callable(opponents) and not isinstance(opponents, str) \
                 and not hasattr(opponents, "act_batch") and not hasattr(opponents, "batch_kind"):
             self._factory = opponents
         else:
-            self._check_entries(opponents)
+            self._dealt = self._check_entries(opponents)     # the same for every game
         self.opponents = opponents
         (self._advance,) = seat_batch.seat_functions(self.spec.kernel)
         m = self._final_ranks.shape[1]
@@ -274,8 +274,8 @@ class VecSeatGame(VecGame):
     def _start_game(self, i):
         """Deal game ``i``'s opponents and seed their generators (its state is a new game)."""
         learner = int(self._learners[i])
-        entries = self._factory(self._np_random) if self._factory is not None else self.opponents
-        resolved = self._check_entries(entries)
+        resolved = (self._check_entries(self._factory(self._np_random)) if self._factory is not None
+                    else self._dealt)
         others = [s for s in range(self.num_players) if s != learner]
         for s, (kind, policy) in zip(others, resolved):
             self._kinds[i, s] = kind
@@ -292,7 +292,7 @@ class VecSeatGame(VecGame):
         while True:
             self._advance(self._states, actions, self.cfg.config, self._seeds, self._gens, self._kinds,
                           self._learners, self._score_mode, self.shaping, fresh, self._status,
-                          self._masks, self._obs, self._learner_rewards, self._terminated,
+                          self._players, self._masks, self._obs, self._learner_rewards, self._terminated,
                           self._final_scores, self._final_ranks, self._final_obs, self._potentials,
                           self._seat_rewards, *self._work)
             fresh = False
@@ -309,13 +309,11 @@ class VecSeatGame(VecGame):
             waiting = np.flatnonzero(self._status == seat_batch.WAITING)
             if waiting.size:
                 self._ask_policies(waiting, actions)
-        self._players[:] = self._learners
 
     def _ask_policies(self, rows, actions):
         groups = {}
         for i in rows:
-            seat = int(self._players_to_move(i))
-            policy = self._policies[i][seat]
+            policy = self._policies[i][self._players[i]]
             groups.setdefault(id(policy), (policy, []))[1].append(i)
         for policy, members in groups.values():
             members = np.asarray(members)
@@ -329,9 +327,6 @@ class VecSeatGame(VecGame):
                 j = int(np.flatnonzero(~ok)[0])
                 raise ValueError(f"{policy!r} chose illegal action {int(chosen[j])} in game {int(members[j])}")
             actions[members] = chosen
-
-    def _players_to_move(self, i):
-        return self.spec.kernel.current_player(self._states[i])
 
     def __repr__(self):
         return (f"VecSeatGame({self.game_id!r}, num_envs={self.num_envs}, seat={self.seat!r}, "

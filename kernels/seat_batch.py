@@ -5,10 +5,11 @@ action given for each game, then plays the seats that are not the learner's unti
 three things happens in that game, which it reports in ``status[i]``:
 
 ``LEARNER_TO_MOVE``
-    the learner is to move: ``masks[i]``/``obs[i]`` are its legal mask and observation;
+    the learner is to move: ``masks[i]``/``obs[i]`` are its legal mask and observation
+    (``players[i]`` is its seat);
 ``WAITING``
     a seat played from outside the call (a frozen policy: ``kinds[i, seat] == EXTERNAL``)
-    is to move: ``masks[i]``/``obs[i]`` are *that seat's*, and the caller passes its action
+    is to move: ``players[i]`` is that seat, ``masks[i]``/``obs[i]`` are *its*, and the caller passes its action
     in the next call;
 ``RESTARTED``
     the game ended (``terminated[i]``; the learner's end reward, final scores, every
@@ -45,7 +46,7 @@ def seat_functions(kernel):
     """``(advance,)`` for ``kernel``; see the module docstring.
 
     ``advance(states, actions, config, seeds, gens, kinds, learners, score_mode, shaping,
-    fresh, status, masks, obs, rewards, terminated, final_scores, final_ranks, final_obs,
+    fresh, status, players, masks, obs, rewards, terminated, final_scores, final_ranks, final_obs,
     potentials, seat_rewards, det, after, det_mask, scores, values, ranks, action_values)``:
     ``fresh`` (the first call of a step) clears ``rewards``/``terminated`` of the games it
     touches; later calls of the same step add to them.  The arrays after ``potentials``
@@ -59,7 +60,7 @@ def seat_functions(kernel):
 
     @njit(parallel=True)
     def advance(states, actions, config, seeds, gens, kinds, learners, score_mode, shaping, fresh,
-                status, masks, obs, rewards, terminated, final_scores, final_ranks, final_obs,
+                status, players, masks, obs, rewards, terminated, final_scores, final_ranks, final_obs,
                 potentials, seat_rewards, det, after, det_mask, scores, values, ranks, action_values):
         n_seats = seat_rewards.shape[1]
         for i in prange(states.shape[0]):
@@ -99,11 +100,13 @@ def seat_functions(kernel):
                             rewards[i] += phi - potentials[i]
                         potentials[i] = phi
                     k_observe(state, learner, obs[i])
+                    players[i] = p
                     status[i] = LEARNER_TO_MOVE
                     break
                 kind = kinds[i, p]
                 if kind == EXTERNAL:
                     k_observe(state, p, obs[i])
+                    players[i] = p
                     status[i] = WAITING
                     break
                 if kind == RANDOM:
