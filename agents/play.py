@@ -9,11 +9,14 @@ them (``random``, ``greedy``, ``mcts``, ...), play the other seats in order.  Th
 fixes the player count unless ``--num-players`` is given (the list is then repeated to
 fill the seats); no opponents at all is a solo game where the game has one.
 
-On your turn the table is shown (the game's text rendering), with whose turn it is, the
-phase, the scores and your legal moves, numbered.  Type a move's number to play it, ``?``
+On your turn the table is shown as your seat sees it (``env.text(observer=seat)``: the
+public table, then what only you know -- your hidden hand, secret cards or the choices of
+a move not yet revealed), with whose turn it is, the phase, the scores and your legal
+moves, numbered.  Type a move's number to play it, ``?``
 for help, ``l`` to show the table and moves again, ``u`` to take back your last move
 (with the agents' moves after it), ``q`` to quit.  The agents' moves are printed as they
-are played.  At the end the final scores and the winners are shown and the game's record
+are played, as your seat sees them: a secret choice (a kept card, a pick) shows as its
+phase only (``env.action_label(action, observer=seat)``).  At the end the final scores and the winners are shown and the game's record
 (:mod:`envs.records`) is saved: ``--save FILE`` (``.json``), ``--save DIR`` (as
 ``DIR/<game>-<seed>.json``) or by default ``runs/games/<game>-<seed>.json``.  A game you
 quit is saved too, unfinished.
@@ -90,7 +93,7 @@ class TerminalGame:
     def show_turn(self):
         env = self.env
         self.write("\n" + "=" * 72)
-        self.write(env.render())
+        self.write(env.text(observer=self.seat))
         self.write(f"Move {len(self.record['actions']) + 1}: your turn, {self.who(self.seat)}; "
                    f"phase: {env.phase}")
         self.write(f"Scores: {self.scores_line()}")
@@ -107,9 +110,12 @@ class TerminalGame:
         return label
 
     def agent_turn(self, seat):
-        agent = self.env.possible_agents[seat]
-        label = self.play(seat, int(self.bots[seat].act(self.env, agent)))
-        self.write(f"{self.who(seat)} plays: {label}")
+        """An agent's move, described as the person's seat sees it played (a secret choice
+        shows as its phase only)."""
+        action = int(self.bots[seat].act(self.env, self.env.possible_agents[seat]))
+        seen = self.env.action_label(action, observer=self.seat)
+        self.play(seat, action)
+        self.write(f"{self.who(seat)} plays: {seen}")
 
     def human_turn(self):
         """Ask until a move is played, the last move is undone or the player quits."""
@@ -171,7 +177,7 @@ class TerminalGame:
                        f"Scores so far: {self.scores_line()}")
             return self.record
         self.write("\n" + "=" * 72)
-        self.write(self.env.render())
+        self.write(self.env.text(observer=self.seat))
         self.write("Game over.")
         self.write(f"Final scores: {self.scores_line()}")
         winners = [self.who(s) for s in self.record["winners"]]

@@ -23,8 +23,9 @@ the person did not see.  Games live in memory, each under a random id, and are
 independent; agents think in a worker thread so the server keeps answering.
 
 The page never shows what the person's seat could not see at the table: the picture is
-drawn for that seat, and another seat's move is listed by its phase only until the game
-ends (a move's label may name a secret choice), when every label is shown.
+drawn for that seat, and another seat's move is listed as that seat sees it played
+(``env.action_label(action, observer=seat)``: a secret choice such as a kept card or a pick
+shows as its phase only) until the game ends, when every label is shown.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class Game:
     seat: int
     seat_agents: list
     record: dict
-    moves_seen: list = field(default_factory=list)   # (label, seat, phase) of every move
+    moves_seen: list = field(default_factory=list)   # (label, seat, label the person saw) per move
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -161,8 +162,8 @@ def view(game_id, game):
     players = list(game.record["players"])
     players[seat] = "you"
     moves = []
-    for n, (label, mover, phase) in enumerate(game.moves_seen, 1):
-        shown = label if (mover == seat or game.over) else f"({phase})"
+    for n, (label, mover, seen) in enumerate(game.moves_seen, 1):
+        shown = label if game.over else seen
         moves.append({"n": n, "seat": mover, "player": players[mover], "label": shown})
     out = {"id": game_id, "game": game.record["game"], "counter": game.counter, "seat": seat,
            "players": players, "to_move": game.to_move, "your_turn": yours,
@@ -179,9 +180,9 @@ def view(game_id, game):
 def play(game, action):
     """Record and play ``action`` for the seat to move (legal: checked by the caller)."""
     env = game.env
-    mover, phase = game.to_move, env.phase
+    mover, seen = game.to_move, env.action_label(action, observer=game.seat)
     records.add_action(game.record, env, action)
-    game.moves_seen.append((game.record["labels"][-1], mover, phase))
+    game.moves_seen.append((game.record["labels"][-1], mover, seen))
     env.step(action)
     if game.over:
         records.finish(game.record, env)

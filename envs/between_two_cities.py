@@ -287,6 +287,20 @@ def tile_name(tile):
 
 
 # ---------------------------------------------------------------------------- spec
+def remembered_tiles(state, seat):
+    """What ``seat`` remembers and the table never saw: the tiles it passed last (now in a
+    neighbour's hand) and the duplexes it discarded face down.  Empty in solo modes."""
+    if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
+        return []
+    lines = []
+    for label, base in (("passed last", K.PASSED_LAST), ("duplexes discarded face down", K.DUPLEX_DISCARDS)):
+        counts = state[base + seat * K.N_TILES: base + (seat + 1) * K.N_TILES]
+        if counts.any():
+            lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
+                                                  for t in range(K.N_TILES) if counts[t]))
+    return lines
+
+
 class Spec(GameSpec):
     game_id = "between_two_cities_v0"
     kernel = K
@@ -294,6 +308,7 @@ class Spec(GameSpec):
     player_counts = (1, 2, 3, 4, 5, 6, 7)
     default_num_players = 3
     max_steps = 400
+    secret_phases = {"pick": "pick"}   # picks are revealed together before placing
 
     options = (
         Option("num_players", "int", default_num_players, "seats: 1 (solo, against two automata) to 7",
@@ -399,6 +414,21 @@ class Spec(GameSpec):
             else:
                 names.append(f"city {c} (player_{c} + player_{(c + 1) % nc})")
         return names
+
+    def private_text(self, state, cfg, seat):
+        """With two or more seats: ``seat``'s hand and, until the picks are revealed, the
+        tiles it has picked this turn (a solo player's hand is on the table already)."""
+        if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
+            return []
+        hand = state[K.HANDS + seat * K.N_TILES: K.HANDS + (seat + 1) * K.N_TILES]
+        if int(state[K.PHASE]) == K.PH_END:
+            return []
+        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.N_TILES) if hand[t])
+                             or "empty")]
+        if state[K.PHASE] == K.PH_PICK:
+            picked = [tile_name(t) for t in state[K.CHOSEN + 2 * seat: K.CHOSEN + 2 * seat + 2] if t >= 0]
+            lines.append("picked this turn: " + (", ".join(picked) or "nothing yet"))
+        return lines + remembered_tiles(state, seat)
 
     def render_ansi(self, state, cfg) -> str:
         mode = int(state[K.MODE])

@@ -254,12 +254,20 @@ def _check_obs_window(obs_window):
     return obs_window
 
 
+def bottom_cards(state, seat):
+    """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
+    head = int(state[K.QUEUE_HEAD])
+    return [int(state[K.QUEUE + (head + i) % K.NCON]) for i in range(int(state[K.QUEUE_LEN]))
+            if state[K.QUEUE_OWNER + (head + i) % K.NCON] == seat]
+
+
 class Spec(GameSpec):
     game_id = "expancity_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
     player_counts = (2, 3, 4)
     max_steps = 60 * 11
+    secret_phases = {"contract_keep": "keep a contract", "tile_keep": "keep a tile"}
 
     # ---------------------------------------------------------------- options
     options = (
@@ -377,6 +385,27 @@ class Spec(GameSpec):
             done = "*" if state[K.TILE_DONE + t] else ""
             return f"{code}{own}:{int(state[K.TILE_FLOORS + t])}{done}"
         return code
+
+    def private_text(self, state, cfg, seat):
+        """``seat``'s hand, its secret contracts, the cards it put under the deck, and the
+        drawn pair it is choosing from (what its observation shows and the table does not)."""
+        info = self._info(cfg)
+        keys, names = info["type_keys"], info["contract_names"]
+
+        def contract(c):
+            return f"{c + 1} '{names[c]}' ({int(state[K.BLOB + K.B_CONTRACT_VP + c])} VP): {info['contract_texts'][c]}"
+
+        hand = [keys[int(t)] for t in state[K.HAND + K.HAND_SLOTS * seat:K.HAND + K.HAND_SLOTS * (seat + 1)] if t >= 0]
+        lines = ["hand: " + (", ".join(hand) or "empty")]
+        lines += ["secret contract " + contract(c) for c in range(K.NCON) if state[K.HELD + seat * K.NCON + c]]
+        lines += ["put under the deck: contract " + contract(c) for c in bottom_cards(state, seat)]
+        if int(state[K.CURRENT]) == seat and int(state[K.PHASE]) == K.PH_CONTRACT_KEEP:
+            lines += [f"drawn, keep one: contract {contract(int(c))}" for c in state[K.CONTRACT_PAIR:K.CONTRACT_PAIR + 2]
+                      if c >= 0]
+        if int(state[K.CURRENT]) == seat and int(state[K.PHASE]) == K.PH_TILE_KEEP:
+            lines.append("drawn, keep one: " + ", ".join(keys[int(t)] for t in state[K.TILE_PAIR:K.TILE_PAIR + 2]
+                                                          if t >= 0))
+        return lines
 
     def render_ansi(self, state, cfg):
         info = self._info(cfg)

@@ -288,6 +288,9 @@ class Spec(GameSpec):
     num_actions = K.NUM_ACTIONS
     player_counts = (2,)
     max_steps = K.MAX_ROUNDS * 24
+    # a player's '?' names and its declarations of Ignore Connection / Split are its own
+    secret_phases = {"name_wild": "name '?' faces", "ignore_conn_window": "spell window",
+                     "split_window": "spell window"}
 
     # ---------------------------------------------------------------- options
     options = (
@@ -374,6 +377,19 @@ class Spec(GameSpec):
             lines.append(" ".join(row))
         return lines
 
+    def private_text(self, state, cfg, seat):
+        """The families ``seat`` has named its '?' faces and the spells it has declared for the
+        placement under way: its own view only, like its observation."""
+        _started(state)
+        names = [int(state[K.WILD_NAME + 2 * seat + s]) for s in range(2)]
+        lines = []
+        if any(n >= 0 for n in names):
+            lines.append("'?' faces named " + "/".join(K.FAMILY_KEYS[n] if n >= 0 else "-" for n in names))
+        declared = [K.SPELL_KEYS[i] for i in range(2) if state[K.DECLARED + 2 * seat + i]]
+        if declared:
+            lines.append("declared: " + ", ".join(declared))
+        return lines
+
     def render_ansi(self, state, cfg):
         _started(state)
         out = []
@@ -400,19 +416,9 @@ class Spec(GameSpec):
                         f"({'free' if h < 0 else 'p%d' % h}{extra})")
         out.append("dice: " + "  ".join(dice))
         for p in range(2):
-            names = [int(state[K.WILD_NAME + 2 * p + s]) for s in range(2)]
-            decl = [int(state[K.DECLARED + 2 * p + i]) for i in range(2)]
-            bits = []
-            if any(n >= 0 for n in names):
-                bits.append("? named " + "/".join(K.FAMILY_KEYS[n] if n >= 0 else "-" for n in names))
-            if decl[0]:
-                bits.append("ignore_connection declared")
-            if decl[1]:
-                bits.append("split declared")
             b = int(state[K.BONUS_FAMILY + p])
             out.append(f"player_{p}: castle bonus {'used' if state[K.CASTLE_USED + p] else 'unused'}, "
-                       f"domain_bonus family {K.FAMILY_KEYS[b] if b >= 0 else '-'}"
-                       + ("; " + ", ".join(bits) if bits else ""))
+                       f"domain_bonus family {K.FAMILY_KEYS[b] if b >= 0 else '-'}")
         out.append("spellbook (p0 marks / p1 marks / row, spell, owner, used):")
         for f in range(K.NUM_FAMILIES):
             sp = int(K.FAMILY_SPELL[f])

@@ -12,10 +12,11 @@ times the run time of a fast kernel.
 Options every game takes (besides its own, see the game module's docstring):
 
 ``render_mode``
-    ``None``, ``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints
-    that text) or ``"rgb_array"`` (``render()`` returns an ``HxWx3`` ``uint8`` picture of
-    the whole table, drawn by :mod:`envs.pictures`).  Whatever the mode, ``svg(observer,
-    clickable)`` returns the same picture as SVG, everything or one seat's view.
+    ``None``, ``"ansi"`` (``render()`` returns the whole table as text, every seat's hidden
+    holdings included), ``"human"`` (prints that text) or ``"rgb_array"`` (``render()``
+    returns an ``HxWx3`` ``uint8`` picture of the whole table, drawn by :mod:`envs.pictures`).
+    Whatever the mode, ``svg(observer, clickable)`` returns the same picture as SVG and
+    ``text(observer)`` the text, everything or one seat's view.
 ``reward_mode``
     Rewards arrive only when the game ends.  ``"rank"`` (default): a seat ranked ``r``
     among ``M`` participants (automata included) gets ``1 - 2 (r - 1) / (M - 1)``, so
@@ -368,11 +369,26 @@ class CityEnv(AECEnv):
             return None
         if self.render_mode == "rgb_array":
             return self.spec.picture(self._state, self.cfg).to_rgb()
-        text = self.spec.render_ansi(self._state, self.cfg)
+        text = self.text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def text(self, observer=None) -> str:
+        """The table as text: what every seat sees, then the hidden holdings of ``observer``
+        (agent name or seat) -- or of every seat when ``observer`` is None, as
+        ``render()`` in ``"ansi"`` mode shows it."""
+        self._require_reset("text()")
+        seats = range(self.cfg.num_players) if observer is None else [self._as_seat(observer)]
+        parts = [self.spec.render_ansi(self._state, self.cfg)]
+        for seat in seats:
+            lines = self.spec.private_text(self._state, self.cfg, seat)
+            if lines:
+                parts.append("Only you know:" if observer is not None
+                             else f"Only {self.possible_agents[seat]} knows:")
+                parts.extend("  " + line for line in lines)
+        return "\n".join(parts)
 
     def svg(self, observer=None, clickable=False) -> str:
         """The table as an SVG document: everything when ``observer`` is None, else only what
@@ -417,10 +433,23 @@ class CityEnv(AECEnv):
         self._require_reset("legal_actions()")
         return np.flatnonzero(self._mask).tolist()
 
-    def action_label(self, action) -> str:
-        """A short description of ``action`` (any id in ``[0, num_actions)``) in the current state."""
+    def action_label(self, action, observer=None) -> str:
+        """A short description of ``action`` (any id in ``[0, num_actions)``) in the current state.
+
+        With ``observer`` (agent name or seat): the move as that seat knows it when the seat
+        to move plays it -- the full label, except for a secret move of another seat (a
+        kept card, a pick; the game's ``secret_phases``), which shows as its public phase
+        only, e.g. ``"(pick)"``.  Whether a move is secret depends on the phase alone, never
+        on the action, so the choice of text reveals nothing."""
         self._require_reset("action_label()")
-        return self.spec.action_label(self._state, self.cfg, self._as_action(action))
+        label = self.spec.action_label(self._state, self.cfg, self._as_action(action))
+        if observer is None:
+            return label
+        seat = self._as_seat(observer)
+        if self._over or seat == self._seat[self.agent_selection]:
+            return label
+        public = self.spec.secret_phases.get(self.phase)
+        return label if public is None else f"({public})"
 
     def scores(self):
         self._require_reset("scores()")

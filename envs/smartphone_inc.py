@@ -242,6 +242,8 @@ class Spec(GameSpec):
     num_actions = K.NUM_ACTIONS
     player_counts = (1, 2, 3, 4, 5)
     max_steps = 20_000
+    # every step of a plan is secret until all plans are revealed together
+    secret_phases = {p: "planning" for p in ("sides", "arrange", "tile_pick", "tile_place")}
 
     # ---------------------------------------------------------------- options
     options = (
@@ -359,6 +361,24 @@ class Spec(GameSpec):
             return "?"
         return "/".join(K.TILE_TYPES[int(state[K.company_base(c) + K.C_TILES + k])])
 
+    def _plan_lines(self, state, c):
+        """Company ``c``'s plan of the round: its choices in words, then the icons seen from
+        above (two letters a cell, ``xx`` the cell Steve's marker covers)."""
+        lines = [] if c == state[K.STEVE] else ["plan: " + self.plan_text(state, c)]
+        icon, src = plan_cells(state, c)
+        for r in range(K.CANVAS_R):
+            row = icon[r * K.CANVAS_C:(r + 1) * K.CANVAS_C]
+            if (row >= 0).any():
+                lines.append(" ".join("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == STEVE_COVERED
+                                                         else ICON_SHORT[int(i)]) for j, i in enumerate(row)))
+        return lines
+
+    def private_text(self, state, cfg, seat):
+        """``seat``'s plan of the round while the plans are still secret."""
+        if state[K.OVER] or state[K.REVEALED] or state[K.plan_base(seat) + K.PL_W_SIDE] < 0:
+            return []
+        return self._plan_lines(state, seat)
+
     def plan_text(self, state, c):
         p = K.plan_base(c)
         if state[p + K.PL_W_SIDE] < 0:
@@ -433,17 +453,7 @@ class Spec(GameSpec):
                          f"tokens {int(state[b + K.C_TOKENS])} techs [{techs}] markers [{tm}] tiles [{tiles}]"
                          f"{' committed' if state[b + K.C_COMMITTED] and not state[K.REVEALED] else ''}")
             if state[K.REVEALED]:
-                if c != state[K.STEVE]:
-                    lines.append("      plan: " + self.plan_text(state, c))
-                icon, src = plan_cells(state, c)
-                rows = [r for r in range(K.CANVAS_R) if any(icon[r * K.CANVAS_C + j] >= 0 for j in range(K.CANVAS_C))]
-                for r in rows:
-                    cells = []
-                    for j in range(K.CANVAS_C):
-                        i = icon[r * K.CANVAS_C + j]
-                        covered = src[r * K.CANVAS_C + j] == STEVE_COVERED
-                        cells.append("  " if i < 0 else ("xx" if covered else ICON_SHORT[int(i)]))
-                    lines.append("      " + " ".join(cells))
+                lines += ["      " + line for line in self._plan_lines(state, c)]
                 o = state[b + K.C_OUTCOME:b + K.C_OUTCOME + K.NOUT]
                 lines.append(f"      outcome: C+d {o[K.O_GOODS]} prod {o[K.O_PROD]} IMP {o[K.O_IMP]}/"
                              f"{o[K.O_IMP_COVERED]} shift {o[K.O_PRICE_SHIFT]} RES {o[K.O_RES]} LOG {o[K.O_LOG]}")

@@ -158,7 +158,19 @@ class GameSpec:
         return str(action)
 
     def render_ansi(self, state, cfg) -> str:
+        """The table as text: what every seat sees (nothing hidden; see :meth:`private_text`)."""
         raise NotImplementedError
+
+    # Phases whose moves the other seats do not see (hidden commitments), each with the name
+    # they see instead ("planning" for every step of a secret plan): the label of such a
+    # move is shown to its mover only (``CityEnv.action_label(action, observer)``).
+    secret_phases: dict = {}
+
+    def private_text(self, state, cfg, seat) -> list:
+        """Lines of text with what ``seat`` knows and the table does not show (its hidden hand,
+        secret cards, its own choices of a decision not yet revealed); ``[]`` when it holds
+        nothing hidden.  ``CityEnv.text(observer)`` puts them under :meth:`render_ansi`."""
+        return []
 
     def picture(self, state, cfg, observer=None, clickable=False):
         """The table as an :class:`envs.pictures.canvas.Canvas` (SVG and RGB from one drawing):

@@ -355,12 +355,33 @@ def _check_buildings(value):
 
 
 # ------------------------------------------------------------------------- Spec
+def pending_placement_text(state, seat):
+    """``seat``'s placement of this round so far, before the placements are revealed
+    ("placing wood -> square 5, swapping ..."), or "" when it has none under way."""
+    b = K._player_base(seat)
+    res = int(state[b + K.O_PEND_RESOURCE])
+    if res < 0:
+        res = int(state[b + K.O_PEND_OFFERED])
+    if res < 0:
+        return ""
+    dest = int(state[b + K.O_PEND_DEST])
+    text = f"placing {K.RES_IDS[res]}" + ("" if dest < 0 else " -> set aside" if dest == 16 else f" -> square {dest}")
+    swap = int(state[b + K.O_PEND_SWAP_RES])
+    if swap >= 0:
+        square = int(state[b + K.O_PEND_SWAP_SQUARE])
+        text += f", Factory swap for {K.RES_IDS[swap]}" + ("" if square < 0 else f" from square {square}")
+    return text
+
+
 class Spec(GameSpec):
     game_id = "tiny_towns_v0"
     kernel = K
     num_actions = K.NUM_ACTIONS
     player_counts = (1, 2, 3, 4, 5, 6)
     max_steps = 100_000
+    # the kept monument, and the placements of a round until they are revealed together
+    secret_phases = {"keep": "keep a monument", **{p: "placing" for p in ("choose", "take", "dest", "swap",
+                                                                          "swap_square")}}
 
     options = (
         Option("num_players", "int", 2, "seats; 1 plays the solo rules", low=1, high=6),
@@ -449,6 +470,25 @@ class Spec(GameSpec):
         if cube >= 0:
             return RES_LETTERS[cube].ljust(3)
         return ".".ljust(3)
+
+    def private_text(self, state, cfg, seat):
+        """``seat``'s dealt or secret monument (until it is built) and its placement of this
+        round before the placements are revealed."""
+        b = K._player_base(seat)
+        lines = []
+        kept = int(state[b + K.O_KEPT])
+        if state[K.G_MONUMENTS] and not state[b + K.O_MONUMENT_BUILT]:
+            if kept >= 0:
+                lines.append(f"secret monument: {K.CARD_NAMES[kept]}")
+            else:
+                dealt = [K.CARD_NAMES[int(m)] for m in state[b + K.O_DEALT:b + K.O_DEALT + K.MAX_MONUMENTS_DEALT]
+                         if m >= 0]
+                if dealt:
+                    lines.append("dealt monuments (keep one): " + ", ".join(dealt))
+        pending = pending_placement_text(state, seat)
+        if pending:
+            lines.append(pending)
+        return lines
 
     def render_ansi(self, state, cfg):
         n = int(state[K.G_NUM_PLAYERS])

@@ -5,8 +5,9 @@ list, a chart of the scores and a little JavaScript are all inside the file.  It
 through the game with buttons, a slider, the arrow keys or a click on a move, and a seat
 selector swaps the omniscient pictures for what one seat saw at the table.
 
-In a seat's view the page hides what that seat could not know: the other seats' move
-labels (a label may name a secret pick) become their phase only, and the score chart
+In a seat's view the page hides what that seat could not know: the other seats' moves are
+listed as that seat saw them played (a secret choice such as a pick shows as its phase
+only; ``CityEnv.action_label(action, observer)``), and the score chart
 (the game's own count, hidden cards included) is left out; the seat's pictures show the
 scores it can see.
 
@@ -75,7 +76,10 @@ def viewer_data(record) -> dict:
         steps.append({"views": views, "scores": raw.scores(), "to_move": to_move,
                       "phase": raw.phase})
         if i < len(record["actions"]):   # the next move, described from this position
-            moves.append({"seat": to_move, "label": record["labels"][i], "phase": raw.phase})
+            action = record["actions"][i]     # and as every seat sees it played
+            legal = isinstance(action, int) and action in raw.legal_actions()   # else replay says why
+            moves.append({"seat": to_move, "label": record["labels"][i],
+                          "seen": [raw.action_label(action, observer=k) for k in range(len(seats))] if legal else []})
     return {"game": record["game"], "seed": record["seed"], "options": record["options"],
             "seats": seats, "players": players, "colours": list(SEAT_COLOURS[:len(seats)]),
             "lines": store.lines, "pictures": store.pictures, "steps": steps, "moves": moves,

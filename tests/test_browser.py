@@ -286,13 +286,14 @@ def test_the_viewer_steps_with_the_arrow_keys(browser, tmp_path):
     assert browser.js("document.getElementById('counter').textContent").startswith("move 1 /")
     browser.click("#moves li:nth-child(5)")
     assert browser.js("document.getElementById('slider').value") == "5"
-    # A seat's view: its own moves by label, the other seat's by phase only, no score chart.
+    # A seat's view: every move as that seat saw it played, no score chart.
     browser.js("(() => { const s = document.getElementById('seat'); s.value = '0';"
                " s.dispatchEvent(new Event('change')); })()")
     items = browser.js("[...document.querySelectorAll('#moves li')].map(li => li.textContent)")
     moves = embedded_moves(page)
     for text, move, label in zip(items, moves, record["labels"]):
-        assert text.endswith(label) == (move["seat"] == 0)
+        assert text.endswith(move["seen"][0])
+        assert move["seat"] != 0 or move["seen"][0] == label
     assert browser.js("document.getElementById('chart').innerHTML") == ""
 
 

@@ -216,16 +216,20 @@ def test_other_seats_secret_choices_are_not_listed_until_the_end(client):
     view = play_out(client, view, pick=lambda legal: legal[0]["action"], seen=views.append)
     record = client.get(f"/api/games/{view['id']}/record").json()
     assert [m["label"] for m in view["moves"]] == record["labels"]   # all shown at the end
-    others = 0
+    phases = [env.phase for _, env in records.replay_steps(record)]
+    hidden = shown = 0
     for during in views[:-1]:
         assert not during["over"]
-        for move, label in zip(during["moves"], record["labels"]):
+        for n, (move, label) in enumerate(zip(during["moves"], record["labels"])):
             if move["seat"] == 0:
                 assert move["label"] == label
-            else:   # listed by its phase only
-                others += 1
-                assert move["label"].startswith("(") and move["label"] != label
-    assert others > 0
+            elif phases[n] == "pick":   # a secret pick: listed by its phase only
+                hidden += 1
+                assert move["label"] == "(pick)" != label
+            else:                       # placing a revealed tile: seen by all
+                shown += 1
+                assert move["label"] == label
+    assert hidden > 0 and shown > 0
 
 
 def test_the_server_answers_while_an_agent_thinks(monkeypatch):

@@ -187,3 +187,26 @@ def test_second_seat_and_solo_games_play_to_the_end(tmp_path):
             if index < len(record["actions"]) and env.agent_selection == human:
                 assert record["actions"][index] == env.legal_actions()[0]
     assert record["players"] == ["human"] and "title: " in text   # Tiny Towns' solo title
+
+
+def test_the_table_shows_what_only_the_person_knows():
+    """The person's screen has its own hidden holdings (Tiny Towns: the dealt monuments, then
+    the kept one) and never the opponent's."""
+    from kernels import tiny_towns as K
+    shown = []
+    answers = iter(["1", "q"])
+    session = play.TerminalGame("tiny_towns_v0", ["random"], seed=3, options={"num_players": 2},
+                                read=lambda prompt: next(answers), write=shown.append)
+    session.run()
+    state = session.env.unwrapped.game_state()
+
+    def monuments(p):
+        b = K._player_base(p)
+        return [K.CARD_NAMES[int(m)] for m in state[b + K.O_DEALT: b + K.O_DEALT + 2] if m >= 0]
+
+    screens = "\n".join(map(str, shown)).split("=" * 72)[1:]
+    first, second = screens[0], screens[1]
+    assert "Only you know:" in first and "dealt monuments (keep one): " + ", ".join(monuments(0)) in first
+    kept = K.CARD_NAMES[int(state[K._player_base(0) + K.O_KEPT])]
+    assert f"secret monument: {kept}" in second
+    assert not any(name in first + second for name in monuments(1))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.between_two_cities import remembered_tiles
 from envs.pictures import legal_for_viewer
 from envs.pictures.canvas import HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast, text_width
 from kernels import between_two_cities as K
@@ -53,7 +54,9 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     city_rows = (nc + cols - 1) // cols
     width = max(2 * MARGIN + cols * (CITY_W + MARGIN) - MARGIN, 720)
     seats_y = 70 + city_rows * (CITY_H + MARGIN)
-    height = seats_y + 20 + participants * ROW_H + (24 if _solo(state) else 0) + 70
+    seen = range(int(state[K.NUM_SEATS])) if observer is None else [observer]
+    memory = [f"player_{s} {line}" for s in seen for line in remembered_tiles(state, s)]
+    height = seats_y + 20 + participants * ROW_H + (24 if _solo(state) else 0) + 18 * len(memory) + 70
     c = Canvas(width, height, background=PAPER)
     mask = legal_for_viewer(K, state, observer, clickable)
     totals = np.zeros(K.MAX_CITIES, dtype=np.int64)
@@ -66,6 +69,9 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
         y = 62 + (city // cols) * (CITY_H + MARGIN)
         _city(c, state, city, x, y, int(totals[city]), city == target, slots, mask)
     y = _seats(c, state, seats_y, observer, mask)
+    for line in memory:   # what a seat remembers of tiles that left its hand unseen by others
+        c.fit_text(MARGIN, y + 14, line, width - 2 * MARGIN, size=12, fill=MUTED)
+        y += 18
     c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.N_KINDS)],
              width - 2 * MARGIN)
     return c

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.expancity import Spec
+from envs.expancity import Spec, bottom_cards
 from envs.pictures.canvas import INK, MUTED, SEAT_COLOURS, Canvas, contrast, put_behind, text_width, wrap_text
 from kernels import expancity as K
 
@@ -299,7 +299,7 @@ def _player_box(cv, ctx, p, x, y):
         ty = _chip_row(cv, x + 20, ty, right, [lambda cx, cy, c=c: _contract_chip(cv, ctx, cx, cy, c)
                                                for c in revealed])
     if ctx.sees(p):
-        bottom = _bottom_cards(s, p)
+        bottom = bottom_cards(s, p)
         if bottom:
             cv.text(x + 8, ty + 13, "put under the deck (only this player knows):", size=11, fill=MUTED)
             ty += 21
@@ -315,16 +315,6 @@ def _player_box(cv, ctx, p, x, y):
         behind.polygon([(x - 14, y0 + 8), (x - 4, y0 + 15), (x - 14, y0 + 22)], fill="#b03a00")
     put_behind(cv, start, behind)
     return y0 + h
-
-
-def _bottom_cards(state, p):
-    head = int(state[K.QUEUE_HEAD])
-    out = []
-    for i in range(int(state[K.QUEUE_LEN])):
-        j = (head + i) % K.NCON
-        if state[K.QUEUE_OWNER + j] == p:
-            out.append(int(state[K.QUEUE + j]))
-    return out
 
 
 def _decision_box(cv, ctx, x, y):

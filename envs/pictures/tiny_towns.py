@@ -14,7 +14,7 @@ import numpy as np
 from envs.pictures import if_legal, legal_for_viewer
 from envs.pictures.canvas import (HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast,
                                   text_width)
-from envs.tiny_towns import CARD_CODES   # the short codes render_ansi and score_town use
+from envs.tiny_towns import CARD_CODES, pending_placement_text   # shared with the text table
 from kernels import tiny_towns as K
 
 # Card colours by type (cottage, red, grey, orange, green, yellow, black, monument).
@@ -229,25 +229,13 @@ def _holdings(c, state, p, x, y, mine, mask):
     if opal:
         extra.append("Opaleye aside: " + ", ".join(opal))
     if mine:
-        pend = _pending_text(state, p)
+        pend = pending_placement_text(state, p)
         if pend:
             extra.append(pend)
     elif state[b + K.O_COMMITTED]:
         extra.append("placement committed (hidden)")
     if extra:
         c.fit_text(x, y, "; ".join(extra), PANEL_W - 20, size=11, fill=MUTED)
-
-
-def _pending_text(state, p):
-    b = K._player_base(p)
-    res = int(state[b + K.O_PEND_RESOURCE])
-    if res < 0:
-        res = int(state[b + K.O_PEND_OFFERED])
-    if res < 0:
-        return ""
-    dest = int(state[b + K.O_PEND_DEST])
-    where = "" if dest < 0 else (" -> set aside" if dest == 16 else f" -> square {dest}")
-    return f"placing {K.RES_IDS[res]}{where}"
 
 
 def _footer(c, state, y, width, mask):
