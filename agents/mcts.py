@@ -247,7 +247,8 @@ class MCTSAgent(Agent):
     ``playout_depth`` moves in which every seat plays GreedyAgent's move (first best on
     ties; one evaluation per legal action, so each move costs far more than a random
     one).  A playout that reaches the end backs up the rank rewards.  ``"auto"``
-    (default) is the game's choice in :mod:`agents.settings`.
+    (default) is the game's choice in :mod:`agents.settings` (with one seat, its solo
+    playout where it has one: Tiny Towns plays 30 greedy moves).
     ``playout_depth``: moves before the evaluation (``"heuristic"`` and ``"greedy"``;
     default: the game's setting).
     ``margin_scale``: the score lead squashed to tanh(1) (default: the game's setting).
@@ -287,17 +288,19 @@ class MCTSAgent(Agent):
         self.total_simulations = 0
         self.total_seconds = 0.0
 
-    def playout_settings(self, spec):
-        """The :class:`Playout` this agent runs in ``spec``'s game.
+    def playout_settings(self, spec, num_seats=None):
+        """The :class:`Playout` this agent runs in ``spec``'s game with ``num_seats`` seats.
 
-        ``"auto"`` takes the game's setting (:func:`agents.settings.search_settings`).  A
-        ``"random"`` playout runs to the end (``moves = spec.max_steps``, ``scale = 0``:
-        rank rewards)."""
+        ``"auto"`` takes the game's setting (:func:`agents.settings.search_settings`; its
+        ``solo_playout`` when one seat plays and the game has one).  A ``"random"`` playout
+        runs to the end (``moves = spec.max_steps``, ``scale = 0``: rank rewards)."""
         game = search_settings(spec.game_id)
-        policy = game.playout if self.playout == "auto" else self.playout
+        solo = self.playout == "auto" and num_seats == 1 and game.solo_playout is not None
+        policy = self.playout if self.playout != "auto" else (game.solo_playout if solo else game.playout)
         if policy == "random":
             return Playout("random", int(spec.max_steps), 0.0)
-        depth = self.playout_depth if self.playout_depth is not None else game.playout_depth
+        depth = self.playout_depth if self.playout_depth is not None else (
+            game.solo_playout_depth if solo else game.playout_depth)
         scale = self.margin_scale if self.margin_scale is not None else game.margin_scale
         return Playout(policy, int(depth), float(scale))
 
@@ -338,7 +341,7 @@ class MCTSAgent(Agent):
         iterate = _iteration_function(kernel)
         n_players = cfg.num_players
         participants = int(cfg.num_participants)
-        policy, max_steps, scale = self.playout_settings(spec)
+        policy, max_steps, scale = self.playout_settings(spec, cfg.num_players)
         # one seat: a won game is worth this many points on top of the margin
         win_bonus = float(self.margin_scale if self.margin_scale is not None
                           else search_settings(spec.game_id).margin_scale)

@@ -73,7 +73,7 @@ def measure_mcts_speed(game, seconds=2.0, positions=3, seed=0, env_options=None)
 
 def _playout_text(game):
     from envs.registry import spec_for
-    policy, depth, _, scale = MCTSAgent().playout_settings(spec_for(game))
+    policy, depth, scale = MCTSAgent().playout_settings(spec_for(game))
     if scale == 0:
         return "random playout to the end"
     kind = "greedy" if policy == "greedy" else "random"

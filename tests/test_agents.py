@@ -143,9 +143,17 @@ def test_mcts_playout_settings():
         assert policy in ("heuristic", "greedy") and scale > 0
         assert hasattr(spec.kernel, "potential"), game
         assert agents.MCTSAgent(playout="random").playout_settings(spec)[2] == 0.0
+        solo = agents.MCTSAgent().playout_settings(spec, 1)
+        if game_settings.solo_playout is None:
+            assert solo == (policy, depth, scale)
+        else:   # one seat: the game's solo playout, unless the agent names its own
+            assert solo == (game_settings.solo_playout, game_settings.solo_playout_depth, scale) != (policy, depth, scale)
+            assert agents.MCTSAgent(playout="heuristic").playout_settings(spec, 1) == ("heuristic", depth, scale)
+            assert agents.MCTSAgent(playout_depth=5).playout_settings(spec, 1)[1] == 5
         # search settings belong to the agents, not to the environments
         assert not any(hasattr(spec, a) for a in ("mcts_playout", "mcts_playout_depth", "margin_scale",
                                                   "potential_weight")), game
+    assert search_settings("tiny_towns_v0").solo_playout == "greedy"
 
 
 def test_evaluation_is_the_margin_over_every_participant():

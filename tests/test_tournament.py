@@ -133,3 +133,13 @@ def test_ray_backend_matches_process_backend():
     finally:
         ray.shutdown()
     assert _strip_timing(a) == _strip_timing(b)
+
+
+def test_tournament_report_describes_each_games_mcts_playout():
+    from benchmarks.tournament_report import _playout_text
+    from agents.settings import search_settings
+    for game in envs.GAMES:
+        text = _playout_text(game)
+        settings = search_settings(game)
+        assert f"tanh(margin / {settings.margin_scale:g})" in text
+        assert (f"{settings.playout_depth} greedy moves" in text) == (settings.playout == "greedy" and settings.playout_depth > 0)
