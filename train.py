@@ -20,6 +20,11 @@ batched one is measured against).  Opponents:
 ``mix`` (default, unless the game's defaults say otherwise)
     the snapshot pool plus, with probability ``--baseline-prob``, a random or greedy seat.
 
+``--warm-start greedy`` first trains the new policy to play greedy's moves, from
+``--warm-start-samples`` decisions of batched games labelled in numba with greedy's
+choice (and its value head on the returns those games pay), before PPO takes over
+(:mod:`agents.imitation`).
+
 Every ``--eval-every`` steps the current policy (deterministic, seats rotating) plays
 ``--eval-games`` games against RandomAgent and against GreedyAgent; win rates, mean rank
 rewards and score margins go to ``OUT/eval.csv``, to TensorBoard (``OUT/tb/`` when the
@@ -29,6 +34,15 @@ At the end: ``OUT/final_model.zip`` (play it with ``agents.make("policy", path=.
 same actor as ``OUT/final_model.npz`` plays without torch), a
 final evaluation over ``--final-eval-games`` games, ``OUT/learning_curve.png`` and
 ``OUT/summary.json``.
+
+Solo games (``--num-players 1`` in Tiny Towns, Between Two Cities and Smartphone Inc.)
+have no other seat: the learner plays alone, the game's automata (Between Two Cities'
+two, Steve) inside the game, so ``--opponents`` is ``none`` (any other value is an
+error) and there are no baseline opponents to evaluate against.  The evaluation plays
+the solo game itself and reports the rulebook's yardstick (:mod:`agents.yardstick`): the
+mean score, in Tiny Towns the distribution of rating titles, against automata the win
+rate and the margin over the best automaton.  ``defaults_for(game, num_players=1)``
+(``SOLO_DEFAULTS``) gives each solo mode its own defaults, rewards included.
 
 Every setting of a run is a field of :class:`TrainConfig` (type, default, help); the
 command line is generated from it, and the per-game defaults are ``TrainConfig`` instances
@@ -56,7 +70,7 @@ import numpy as np
 EVAL_OPPONENTS = ("random", "greedy")
 # --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
 POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy"}
-OPPONENT_MODES = ("random", "greedy", "self", "mix")
+OPPONENT_MODES = ("random", "greedy", "self", "mix", "none")   # none: solo games only
 ENV_KINDS = ("batched", "aec")
 ROLLOUT = 2048          # decisions per rollout when n_steps is not given
 DEFAULT_N_ENVS = {"batched": 16, "aec": 2}
@@ -124,8 +138,8 @@ class TrainConfig:
     n_envs: Optional[int] = _setting(
         None, "games played in parallel (default 16 batched, 2 aec); aec: >1 uses SubprocVecEnv "
         "worker processes unless --vec-env dummy", TRAINING)
-    opponents: str = _setting("mix", "who plays the other seats during training", TRAINING,
-                              choices=OPPONENT_MODES)
+    opponents: str = _setting("mix", "who plays the other seats during training (none: a solo "
+                              "game, which has no other seat)", TRAINING, choices=OPPONENT_MODES)
     vec_env: str = _setting(
         "auto", "--env aec only. auto: SubprocVecEnv when --n-envs > 1, else DummyVecEnv; dummy runs every game "
         "in the training process (batched policy calls, no IPC)", TRAINING,
@@ -142,6 +156,17 @@ class TrainConfig:
         0.3, "--opponents mix: probability that a seat is a random/greedy baseline", TRAINING)
     init_model: Optional[str] = _setting(None, "continue training from this saved model", TRAINING,
                                          summary=False)
+    warm_start: str = _setting(
+        "none", "greedy: before PPO, train the policy to play greedy's moves (and its value head on "
+        "the returns) from labelled batched games (agents.imitation); none: start from scratch",
+        TRAINING, choices=("none", "greedy"))
+    warm_start_samples: int = _setting(
+        200_000, "--warm-start: labelled decisions to imitate (held in memory: about samples x "
+        "observation size x 4 bytes)", TRAINING)
+    warm_start_epochs: int = _setting(5, "--warm-start: passes over the labelled decisions", TRAINING)
+    warm_start_explore: float = _setting(
+        0.2, "--warm-start: share of the sample games' moves played at random instead of greedy's "
+        "(positions greedy alone would not reach)", TRAINING)
     # PPO
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
@@ -185,6 +210,13 @@ class TrainConfig:
             value = getattr(self, f.name)
             if choices and value is not None and value not in choices:
                 raise ValueError(f"{f.name} must be one of {list(choices)}, got {value!r}")
+        if self.warm_start_samples < 1 or self.warm_start_epochs < 1:
+            name = "warm_start_samples" if self.warm_start_samples < 1 else "warm_start_epochs"
+            raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
+        if not 0.0 <= self.warm_start_explore <= 1.0:
+            raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
+        if self.warm_start != "none" and self.init_model:
+            raise ValueError("warm_start starts a new policy; it cannot be combined with init_model")
 
     @property
     def options(self):
@@ -239,8 +271,37 @@ GAME_DEFAULTS = {cfg.game: cfg for cfg in (
 )}
 
 
-def defaults_for(game):
-    """The default :class:`TrainConfig` of ``game`` (:data:`BASE` for a game not listed)."""
+def _solo(game, **changes):
+    return _game(game, num_players=1, opponents="none", eval_opponents=(), **changes)
+
+
+# Solo modes (num_players=1): no opponents; the evaluation plays the solo game.  The
+# learner's reward (terminal reward, plus shaping by its margin over the other participants):
+# * Tiny Towns, no one to beat: the final score (the shell pays it in either reward_mode);
+#   the shaping's margin is the seat's own score plus potential.
+# * Smartphone Inc.: win plus margin -- the rank reward (+1 beat Steve, -1 lost) and the
+#   shaping by the margin over Steve.
+# * Between Two Cities: the score (the seat's lower city).  Win plus margin gives no signal:
+#   each automaton scores the lower of a city it shares with the seat and the Deep Learning
+#   City, so while the seat trails that city the margin only asks to keep the two cities
+#   level, and the rank is second or last in nearly every game.  Measured, 20,000 steps, 40
+#   eval games: rank + shaping mean score 42.3 -> 43.0, score 42.3 -> 45.4.
+SOLO_DEFAULTS = {cfg.game: cfg for cfg in (
+    _solo("tiny_towns_v0", net_arch=(128, 128), n_epochs=4, shaping=0.1, timesteps=500_000,
+          reward_mode="score", ent_coef=0.0),
+    _solo("between_two_cities_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05,
+          reward_mode="score", reward_scale=0.05, timesteps=150_000),
+    _solo("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
+)}
+
+
+def defaults_for(game, num_players=None):
+    """The default :class:`TrainConfig` of ``game`` (:data:`BASE` for a game not listed);
+    with ``num_players=1`` its solo defaults (:data:`SOLO_DEFAULTS`, or the game's own
+    defaults with one seat and no opponents)."""
+    if num_players == 1:
+        return SOLO_DEFAULTS.get(game) or replace(
+            defaults_for(game), num_players=1, opponents="none", eval_opponents=())
     return GAME_DEFAULTS.get(game) or _game(game)
 
 
@@ -261,11 +322,16 @@ def build_parser():
     """The command line, generated from the fields of :class:`TrainConfig`.  Every flag
     defaults to "not given" (so that :func:`parse_config` knows what to take from the
     game's defaults); the help shows the defaults of :data:`BASE` and the per-game ones."""
-    per_game = {name for cfg in GAME_DEFAULTS.values() for name in _changes(cfg)}
+    per_game = {name for table in (GAME_DEFAULTS, SOLO_DEFAULTS) for cfg in table.values()
+                for name in _changes(cfg)}
     epilog = ["per-game defaults (where they differ from the defaults above; every one can be "
               "overridden):"]
     for game, cfg in GAME_DEFAULTS.items():
         text = ", ".join(f"{k}={_show(v)}" for k, v in _changes(cfg).items())
+        epilog += textwrap.wrap(text, 92, initial_indent=f"  {game}: ", subsequent_indent=" " * 6)
+    epilog += ["solo defaults (--num-players 1):"]
+    for game, cfg in SOLO_DEFAULTS.items():
+        text = ", ".join(f"{k}={_show(v) or '()'}" for k, v in _changes(cfg).items())
         epilog += textwrap.wrap(text, 92, initial_indent=f"  {game}: ", subsequent_indent=" " * 6)
     epilog += ["", "Why these values (with measurements): benchmarks/results/<game>/training.md."]
     p = argparse.ArgumentParser(prog="train.py", description=__doc__, epilog="\n".join(epilog),
@@ -308,7 +374,8 @@ def parse_config(argv=None):
     for name, value in given.items():
         if isinstance(value, list):
             given[name] = tuple(value)
-    return replace(defaults_for(given["game"]), **given)
+    num_players = given.get("num_players", dict(given.get("option", ())).get("num_players"))
+    return replace(defaults_for(given["game"], num_players), **given)
 
 
 # ---------------------------------------------------------------- evaluation
@@ -368,12 +435,87 @@ def evaluate(learner, opponent_name, game, options, n_games, seed=0, save_to=Non
             "mean_margin": float(np.mean(margins)) if margins else 0.0}
 
 
+def solo_automata(cfg):
+    """How many automata play ``cfg``'s game when it has a single seat (0 in Tiny Towns'
+    solo game, 2 in Between Two Cities', 1 -- Steve -- in Smartphone Inc.'s); None when the
+    game has several seats."""
+    import envs
+    raw = envs.make(cfg.game, **cfg.options).unwrapped
+    if len(raw.possible_agents) != 1:
+        return None
+    return max(int(raw.cfg.num_participants) - 1, 0)
+
+
+def check_solo_settings(cfg, automata):
+    """``ValueError`` for settings that mean nothing with ``automata`` (see
+    :func:`solo_automata`): opponents or baseline evaluations in a solo game, ``none``
+    opponents in a game with several seats."""
+    if automata is None:
+        if cfg.opponents == "none":
+            raise ValueError(f"opponents='none' is for solo games (num_players=1); {cfg.game} "
+                             f"with {cfg.options} has several seats to fill")
+        return
+    hint = f"(the solo defaults: train.defaults_for({cfg.game!r}, num_players=1))"
+    if cfg.opponents != "none":
+        raise ValueError(f"opponents={cfg.opponents!r}: the solo game of {cfg.game} has no other "
+                         f"seat to play (its automata play inside the game); use 'none' {hint}")
+    if cfg.eval_opponents:
+        raise ValueError(f"eval_opponents={list(cfg.eval_opponents)}: a solo game has no seat for "
+                         f"an opponent; its evaluation plays the solo game itself {hint}")
+    if cfg.eval_games < 1 or cfg.final_eval_games < 1:
+        raise ValueError("eval_games and final_eval_games must be >= 1 in a solo game, got "
+                         f"{cfg.eval_games} and {cfg.final_eval_games}")
+
+
+def evaluate_solo(learner, game, options, n_games, seed=0, save_to=None):
+    """``learner`` plays ``n_games`` of ``game``'s solo mode (``options`` with one seat), the
+    automata, if any, inside the game.
+
+    Returns the yardstick of :func:`agents.yardstick.yardstick` -- ``games``, ``mean_score``,
+    ``score_se``, ``win_rate`` and ``mean_margin`` over the best automaton (None without
+    automata), ``titles`` (Tiny Towns) -- plus ``mean_reward`` (the learner's game reward)
+    and ``scores`` (each game's final score, in game order).  Game ``i`` has the seed
+    ``seed * 1_000_003 + i``; ``save_to`` as for :func:`evaluate`."""
+    import envs
+    from agents.loop import play_game
+    from agents.yardstick import solo_outcome, yardstick
+    from envs import records
+
+    env = envs.make(game, **options)
+    me = env.possible_agents[0]
+    outcomes, rewards = [], []
+    for i in range(n_games):
+        game_seed = seed * 1_000_003 + i
+        log = records.new_record(game, options, game_seed, players=["learner"]) if save_to else None
+        record = play_game(env, [learner], seed=game_seed, record=log)
+        if log is not None:
+            records.save(log, save_to)
+        outcomes.append(solo_outcome(env, record))
+        rewards.append(record.rewards[me])
+    return {**yardstick(outcomes), "mean_reward": float(np.mean(rewards)),
+            "scores": [o["score"] for o in outcomes]}
+
+
+def _solo_line(res):
+    """The console words of a solo evaluation's yardstick."""
+    se = f" ± {res['score_se']:.1f}" if res["score_se"] is not None else ""
+    words = [f"score {res['mean_score']:6.1f}{se}"]
+    if res["win_rate"] is not None:
+        words.append(f"win {res['win_rate']:6.1%}  margin {res['mean_margin']:+.1f}")
+    if res["titles"] is not None:
+        words.append("titles " + ", ".join(f"{t} {c}" for t, c in res["titles"].items() if c))
+    return "  ".join(words)
+
+
 # ------------------------------------------------------------------ training
+# mean_score, score_se and titles (JSON {title: games}) are filled in solo games only,
+# where win_rate/mean_margin are against the best automaton (empty without automata).
 EVAL_FIELDS = ["timesteps", "elapsed_s", "opponent", "games", "win_rate", "mean_reward",
-               "mean_margin", "train_reward", "train_win_rate"]
+               "mean_margin", "train_reward", "train_win_rate", "mean_score", "score_se",
+               "titles"]
 
 
-def _make_callback(cfg, out, eval_names, verbose):
+def _make_callback(cfg, out, eval_names, verbose, automata=None):
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents.policy import PolicyAgent, export_numpy_actor
@@ -389,9 +531,10 @@ def _make_callback(cfg, out, eval_names, verbose):
             self.next_snapshot = 0
             self.next_eval = cfg.eval_every if cfg.eval_every else None
             self.last_eval_step = -1
-            self.best = -1.0
+            self.best = None
             self.start = time.time()
             self.history = []
+            self.solo_results = []     # every solo evaluation's result, in order
 
         def _on_training_start(self):
             os.makedirs(self.pool_dir, exist_ok=True)
@@ -422,6 +565,8 @@ def _make_callback(cfg, out, eval_names, verbose):
                 return float("nan"), float("nan")
             reward = float(np.mean([e["r"] for e in buf]))
             won = [e["won"] for e in buf if "won" in e]
+            if automata == 0:   # a lone player always "wins"
+                won = []
             return reward, (float(np.mean(won)) if won else float("nan"))
 
         def run_eval(self, n_games, final=False):
@@ -431,37 +576,65 @@ def _make_callback(cfg, out, eval_names, verbose):
             rows, rates = [], []
             for k, name in enumerate(eval_names):
                 t0 = time.time()
-                save_to = (os.path.join(cfg.save_games, f"final-vs-{name}.jsonl")
-                           if final and cfg.save_games else None)
-                res = evaluate(learner, name, cfg.game, cfg.options, n_games,
-                               seed=cfg.seed * 7919 + 17 * k + (0 if final else steps % 9973 + 1),
-                               save_to=save_to)
-                rates.append(res["win_rate"])
+                file = "final-solo.jsonl" if automata is not None else f"final-vs-{name}.jsonl"
+                save_to = os.path.join(cfg.save_games, file) if final and cfg.save_games else None
+                seed = cfg.seed * 7919 + 17 * k + (0 if final else steps % 9973 + 1)
+                if automata is not None:
+                    res = evaluate_solo(learner, cfg.game, cfg.options, n_games, seed=seed,
+                                        save_to=save_to)
+                    self.solo_results.append(res)
+                    # the best model: by win rate, then margin, against automata; else by score
+                    rates.append((res["win_rate"] or 0.0, res["mean_score"] if automata == 0
+                                  else res["mean_margin"]))
+                else:
+                    res = evaluate(learner, name, cfg.game, cfg.options, n_games, seed=seed,
+                                   save_to=save_to)
+                    rates.append(res["win_rate"])
                 row = {"timesteps": steps, "elapsed_s": round(time.time() - self.start, 1),
                        "opponent": name + (" (final)" if final else ""), **res,
                        "train_reward": train_reward, "train_win_rate": train_win}
+                if automata is not None:
+                    row["titles"] = json.dumps(res["titles"]) if res["titles"] else None
+                    self.record_solo(res, steps, n_games, time.time() - t0)
+                else:
+                    self.record_versus(name, res, steps, n_games, time.time() - t0)
                 rows.append(row)
-                self.logger.record(f"eval/win_rate_{name}", res["win_rate"])
-                self.logger.record(f"eval/mean_reward_{name}", res["mean_reward"])
-                self.logger.record(f"eval/mean_margin_{name}", res["mean_margin"])
-                if verbose:
-                    msg = (f"[train] step {steps:>9,}  vs {name:<7} win {res['win_rate']:6.1%}  "
-                           f"reward {res['mean_reward']:+.3f}  margin {res['mean_margin']:+.1f}  "
-                           f"({n_games} games, {time.time() - t0:.1f}s)")
-                    print(msg, file=sys.stderr, flush=True)
             with open(self.csv_path, "a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS, extrasaction="ignore")
                 for row in rows:
                     w.writerow(row)
             self.history.extend(rows)
             self.last_eval_step = steps
             if rates and not final:
                 self.model.save(os.path.join(self.ckpt_dir, f"model_{steps:010d}.zip"))
-                score = float(np.mean(rates))
-                if score >= self.best:
+                score = rates[0] if automata is not None else float(np.mean(rates))
+                if self.best is None or score >= self.best:
                     self.best = score
                     self.model.save(os.path.join(out, "best_model.zip"))
             return rows
+
+        def record_versus(self, name, res, steps, n_games, seconds):
+            """An evaluation against baseline ``name`` to TensorBoard and the console."""
+            self.logger.record(f"eval/win_rate_{name}", res["win_rate"])
+            self.logger.record(f"eval/mean_reward_{name}", res["mean_reward"])
+            self.logger.record(f"eval/mean_margin_{name}", res["mean_margin"])
+            if verbose:
+                msg = (f"[train] step {steps:>9,}  vs {name:<7} win {res['win_rate']:6.1%}  "
+                       f"reward {res['mean_reward']:+.3f}  margin {res['mean_margin']:+.1f}  "
+                       f"({n_games} games, {seconds:.1f}s)")
+                print(msg, file=sys.stderr, flush=True)
+
+        def record_solo(self, res, steps, n_games, seconds):
+            """A solo evaluation's yardstick to TensorBoard and the console."""
+            self.logger.record("eval/solo_mean_score", res["mean_score"])
+            if res["win_rate"] is not None:
+                self.logger.record("eval/solo_win_rate", res["win_rate"])
+                self.logger.record("eval/solo_mean_margin", res["mean_margin"])
+            for title, count in (res["titles"] or {}).items():
+                self.logger.record(f"eval/solo_title_share/{title}", count / res["games"])
+            if verbose:
+                print(f"[train] step {steps:>9,}  solo  {_solo_line(res)}  ({n_games} games, "
+                      f"{seconds:.1f}s)", file=sys.stderr, flush=True)
 
         def _on_rollout_end(self):
             reward, win = self.train_stats()
@@ -517,12 +690,15 @@ def _mask_cache_wrapper():
 
 
 def training_opponents(cfg, out):
-    """Who plays the other seats: a baseline name, or the self-play :class:`SnapshotPool`
-    (an opponent factory both kinds of training env call at the start of every game)."""
+    """Who plays the other seats: a baseline name, the self-play :class:`SnapshotPool`
+    (an opponent factory both kinds of training env call at the start of every game), or
+    no one (``none``: a solo game)."""
     import envs
     from agents.policy import SnapshotPool
 
     mode = cfg.opponents
+    if mode == "none":
+        return ()
     if mode in ("random", "greedy"):
         return mode
     n_opp = len(envs.make(cfg.game, **cfg.options).possible_agents) - 1
@@ -569,6 +745,12 @@ def plot_learning_curve(history, path, title):
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    if history and history[0]["opponent"].startswith("solo"):
+        _plot_solo_curve(history, ax1, ax2, title)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return
     periodic = [r for r in history if "(final)" not in r["opponent"]]
     names = list(dict.fromkeys(r["opponent"].replace(" (final)", "") for r in history))
     colors = {name: f"C{i}" for i, name in enumerate(names)}
@@ -601,6 +783,69 @@ def plot_learning_curve(history, path, title):
     plt.close(fig)
 
 
+def _plot_solo_curve(history, ax1, ax2, title):
+    """A solo run's curve: the mean eval score (left); the win rate and margin against the
+    automata, or without automata the share of each rating title (right)."""
+    periodic = [r for r in history if "(final)" not in r["opponent"]]
+    final = [r for r in history if "(final)" in r["opponent"]]
+    steps = [r["timesteps"] for r in periodic]
+    ax1.errorbar(steps, [r["mean_score"] for r in periodic],
+                 yerr=[r["score_se"] or 0.0 for r in periodic], fmt="o-", color="C0", capsize=3,
+                 label="eval (deterministic)")
+    for r in final:
+        ax1.plot([r["timesteps"]], [r["mean_score"]], "*", markersize=13, color="C0",
+                 markeredgecolor="k", label=f"final ({r['games']} games)")
+    ax1.set(xlabel="timesteps", ylabel="mean score", title=f"{title} solo: mean score")
+    if periodic and periodic[0]["win_rate"] is not None:
+        ax2.plot(steps, [r["win_rate"] for r in periodic], "o-", color="C1", label="win rate")
+        for r in final:
+            ax2.plot([r["timesteps"]], [r["win_rate"]], "*", markersize=13, color="C1",
+                     markeredgecolor="k", label="final win rate")
+        ax2.set(xlabel="timesteps", ylabel="win rate", ylim=(-0.02, 1.02),
+                title="against the automata")
+        twin = ax2.twinx()
+        twin.plot(steps, [r["mean_margin"] for r in periodic], "s--", color="C2",
+                  label="margin over the best automaton")
+        twin.axhline(0.0, color="C2", lw=0.8, alpha=0.5)
+        twin.set_ylabel("mean margin")
+        twin.legend(fontsize=8, loc="lower right")
+    elif periodic and periodic[0]["titles"]:
+        counts = [json.loads(r["titles"]) for r in periodic]
+        names = list(counts[0])
+        shares = [[c[t] / r["games"] for c, r in zip(counts, periodic)] for t in names]
+        ax2.stackplot(steps, shares, labels=names, alpha=0.8)
+        ax2.set(xlabel="timesteps", ylabel="share of games", ylim=(0, 1),
+                title="rating titles (best first)")
+    for ax in (ax1, ax2):
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left")
+
+
+def warm_start(model, cfg, verbose=1):
+    """Pre-train ``model``'s policy on greedy's moves (``cfg.warm_start == "greedy"``) from
+    ``cfg.warm_start_samples`` decisions of labelled batched games, their returns paid as the
+    training env pays them (reward mode, shaping, reward scale, gamma); see
+    :mod:`agents.imitation`.  Returns the pre-training's statistics (accuracies, seconds)."""
+    from agents import imitation
+
+    t0 = time.time()
+    samples = imitation.greedy_samples(
+        cfg.game, cfg.warm_start_samples, explore=cfg.warm_start_explore, gamma=cfg.gamma,
+        shaping=cfg.shaping, reward_scale=cfg.reward_scale, seed=cfg.seed, **cfg.options)
+    t_samples = time.time() - t0
+    log = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
+    stats = imitation.pretrain(model.policy, samples, epochs=cfg.warm_start_epochs,
+                               seed=cfg.seed, log=log)
+    stats.update(sample_seconds=round(t_samples, 1), seconds=round(time.time() - t0, 1))
+    if verbose:
+        print(f"[train] warm start from greedy: {stats['samples']:,} decisions "
+              f"({t_samples:.0f}s), actor plays greedy's move in "
+              f"{stats.get('holdout_accuracy', stats['train_accuracy']):.1%} of held-out decisions "
+              f"({stats['seconds']:.0f}s in all)", file=sys.stderr, flush=True)
+    return stats
+
+
 def policy_class(name):
     """The MaskablePPO policy for a ``--policy`` name."""
     if name not in POLICY_CHOICES:
@@ -621,11 +866,14 @@ def train(cfg):
     # Argument validation of torch distributions costs more than the small networks here.
     torch.distributions.Distribution.set_default_validate_args(False)
     cfg = cfg.resolved()
+    automata = solo_automata(cfg)    # None: several seats
+    check_solo_settings(cfg, automata)
     out, verbose, init_model = cfg.out, cfg.verbose, cfg.init_model
     os.makedirs(out, exist_ok=True)
     t_start = time.time()
-    eval_names = available_agents(cfg.eval_opponents)
+    eval_names = ["solo"] if automata is not None else available_agents(cfg.eval_opponents)
     venv = make_vec_env(cfg, out)
+    warm_start_stats = None
     try:
         hyper = dict(learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
                      batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
@@ -638,6 +886,8 @@ def train(cfg):
                                 device=cfg.device,
                                 policy_kwargs=dict(net_arch=list(cfg.net_arch)), verbose=0,
                                 **hyper)
+            if cfg.warm_start != "none":
+                warm_start_stats = warm_start(model, cfg, verbose)
         formats = ["csv"]
         if verbose >= 2:
             formats.append("stdout")
@@ -650,7 +900,7 @@ def train(cfg):
                     print("[train] tensorboard not installed: TensorBoard logging off "
                           "(pip install tensorboard)", file=sys.stderr)
         model.set_logger(configure(os.path.join(out, "logs"), formats))
-        callback = _make_callback(cfg, out, eval_names, verbose)
+        callback = _make_callback(cfg, out, eval_names, verbose, automata)
         if verbose:
             print(f"[train] {cfg.game} {cfg.options}: {cfg.timesteps:,} steps, "
                   f"{cfg.n_envs} {cfg.env} game(s), opponents={cfg.opponents}, out={out}",
@@ -682,24 +932,33 @@ def train(cfg):
     final_eval_s = time.time() - t_eval
     if cfg.plot and callback.history:
         plot_learning_curve(callback.history, os.path.join(out, "learning_curve.png"), cfg.game)
+    versus = final_rows if automata is None else []
     summary = {
         "game": cfg.game, "options": cfg.options, "timesteps": int(model.num_timesteps),
         "train_seconds": round(train_s, 1), "final_eval_seconds": round(final_eval_s, 1),
         "total_seconds": round(time.time() - t_start, 1),
         "steps_per_second": round((model.num_timesteps - start_steps) / max(train_s, 1e-9), 1),
-        "final_win_rates": {r["opponent"].replace(" (final)", ""): r["win_rate"] for r in final_rows},
+        "final_win_rates": {r["opponent"].replace(" (final)", ""): r["win_rate"] for r in versus},
         "final_mean_rewards": {r["opponent"].replace(" (final)", ""): r["mean_reward"]
-                               for r in final_rows},
+                               for r in versus},
         "final_eval_games": cfg.final_eval_games,
+        # solo games: the final evaluation's yardstick (evaluate_solo), every game's score too
+        "solo_automata": automata,
+        "final_solo": callback.solo_results[-1] if automata is not None and final_rows else None,
         "model": os.path.join(out, "final_model.zip"),
+        "warm_start": warm_start_stats,
         "config": cfg.summary(),
     }
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=str)
     if verbose:
-        rates = ", ".join(f"{k} {v:.1%}" for k, v in summary["final_win_rates"].items())
+        if summary["final_solo"]:
+            result = "final solo " + _solo_line(summary["final_solo"])
+        else:
+            rates = ", ".join(f"{k} {v:.1%}" for k, v in summary["final_win_rates"].items())
+            result = f"final win rates: {rates or 'n/a'}"
         print(f"[train] done in {summary['total_seconds']:.0f}s "
-              f"({summary['steps_per_second']:.0f} steps/s); final win rates: {rates or 'n/a'}; "
+              f"({summary['steps_per_second']:.0f} steps/s); {result}; "
               f"model: {summary['model']}", file=sys.stderr, flush=True)
     return summary
 

@@ -1,7 +1,8 @@
 """Agents that play any cityzoo environment: ``act(env, agent) -> int``.
 
 ``agents.make(name, seed=None, **options)`` builds one by name: ``"random"``, ``"greedy"``,
-``"mcts"``, ``"policy"`` (``path=``); every agent takes ``seed=`` in its constructor.
+``"mcts"``, ``"policy"`` (``path=``), ``"pretrained"`` (``game=``: the policy shipped with
+the package); every agent takes ``seed=`` in its constructor.
 ``agents.play_game(env, seat_agents, seed)`` plays one game (the loop of the tournaments
 and of ``train.py``'s evaluations).
 """
@@ -10,7 +11,8 @@ from agents.greedy import GreedyAgent
 from agents.mcts import MCTSAgent
 from agents.loop import GameRecord, play_game
 from agents.policy import PolicyAgent  # torch is imported only when a policy is loaded
+from agents.pretrained import PretrainedAgent  # numpy only
 from agents.random_agent import RandomAgent
 
-__all__ = ["Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "make",
-           "play_game", "register"]
+__all__ = ["Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
+           "RandomAgent", "make", "play_game", "register"]

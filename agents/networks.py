@@ -91,13 +91,6 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         where, shape = self._parts[name]
         return obs[:, where].reshape(obs.shape[0], *shape)
 
-    def _cell_index(self, x, y, cx, cy):
-        h = self.win // 2
-        col = x - cx[:, None, None] + h
-        row = cy[:, None, None] + h - y
-        inside = (col >= 0) & (col < self.win) & (row >= 0) & (row < self.win)
-        flat = (row * self.win + col).clamp(0, self.win * self.win - 1).long()
-        return flat, inside
 
     def forward(self, obs):
         b = obs.shape[0]
@@ -119,7 +112,7 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         logits = torch.zeros(b, self.n_actions, dtype=obs.dtype, device=obs.device)
         logits[:, self.other_actions] = self.other_logits(g)
         # PLACE slot s next to tile a in direction d: the laid type's score at that cell
-        flat, inside = self._cell_index(tx[:, :, None] + self.dx, ty[:, :, None] + self.dy, cx, cy)
+        flat, inside = EK.crop_cells(tx[:, :, None] + self.dx, ty[:, :, None] + self.dy, cx, cy, self.win)
         ok = (inside & placed[:, :, None]).flatten(1).float()                # (b, 244)
         flat = flat.flatten(1)
         hand = self._part(obs, "hand")                                       # (b, 2, 12)
@@ -129,7 +122,7 @@ class ExpancityExtractor(BaseFeaturesExtractor):
             score = torch.einsum("bt,btn->bn", hand[:, s], per_type)
             logits[:, first + s * slot_size:first + (s + 1) * slot_size] = score.gather(1, flat) * ok + bias[:, :1]
         # BUILD / ROOF on tile t: the scores at the tile's own cell
-        flat_t, inside_t = self._cell_index(tx[:, :, None], ty[:, :, None], cx, cy)
+        flat_t, inside_t = EK.crop_cells(tx[:, :, None], ty[:, :, None], cx, cy, self.win)
         flat_t, ok_t = flat_t[:, :, 0], (inside_t[:, :, 0] & placed).float()
         logits[:, self._build] = heads[:, EK.NTYPES].gather(1, flat_t) * ok_t + bias[:, 1:2]
         logits[:, self._roof] = heads[:, EK.NTYPES + 1].gather(1, flat_t) * ok_t + bias[:, 2:3]

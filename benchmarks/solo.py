@@ -1,7 +1,8 @@
 """The solo games measured against their rulebooks' own yardsticks.
 
     python -m benchmarks.solo [--games 20] [--slow-games 5] [--workers 2] [--seed 500]
-        [--mode tiny_towns between_two_cities smartphone_inc] [--agents random greedy mcts_0.1s mcts_1s]
+        [--mode tiny_towns between_two_cities smartphone_inc]
+        [--agents random greedy mcts_0.1s mcts_1s mcts_400it]
         [--policy GAME=PATH ...] [--out benchmarks/results/solo.md]
 
 Three games ship a solo mode with a yardstick written by their designers:
@@ -15,9 +16,12 @@ Three games ship a solo mode with a yardstick written by their designers:
 * Smartphone Inc. (``num_players=1``): the win rate and the score margin against Steve.
 
 Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
-(``mcts_1s``) per move, and ``policy`` -- a policy saved by ``train.py`` -- for each game
-given with ``--policy GAME=PATH``.  Every agent plays the same game seeds (``--seed``,
-``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s``.  Games run in
+(``mcts_1s``) per move or with its default 400 iterations (``mcts_400it``, the same games
+on any machine), and ``policy`` -- a policy saved by ``train.py`` -- for each game
+given with ``--policy GAME=PATH`` (the report says how it was trained, from the
+``summary.json`` next to it; ``train.py`` evaluates its solo runs with the same
+:func:`solo_outcome` and :func:`yardstick`).  Every agent plays the same game seeds (``--seed``,
+``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s`` and ``mcts_400it``.  Games run in
 ``--workers`` processes.  The report (markdown, with the game count of every cell and the
 command that made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's
 speed and load, so its figures are not exactly reproducible.
@@ -25,15 +29,17 @@ speed and load, so its figures are not exactly reproducible.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
 import time
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from agents.yardstick import TITLES, solo_outcome, yardstick  # noqa: F401 (re-exported)
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "solo.md"
 
@@ -50,16 +56,18 @@ AGENTS = {
     "greedy": ("greedy", {}),
     "mcts_0.1s": ("mcts", {"seconds": 0.1}),
     "mcts_1s": ("mcts", {"seconds": 1.0}),
+    # a fixed budget (the agent's default 400 iterations): reproducible on any machine, about
+    # 0.5-1.5 s a move in Tiny Towns' solo search, whose playouts are greedy
+    "mcts_400it": ("mcts", {"simulations": 400}),
 }
-SLOW_AGENTS = ("mcts_1s",)
-# Tiny Towns' rating titles, best first (the rulebook's table; data "solo.ratings")
-TITLES = ("Master Architect", "Town Planner", "Engineer", "Carpenter", "Builder's Apprentice",
-          "Aspiring Architect")
+SLOW_AGENTS = ("mcts_1s", "mcts_400it")
+
+
 
 
 def play_one(job):
-    """Play one solo game; returns the job with its outcome (``score``, ``automata``: the
-    automata's scores, ``won``, ``title`` in Tiny Towns, ``seconds_per_move``)."""
+    """Play one solo game; returns the job with its :func:`solo_outcome` and
+    ``seconds_per_move``."""
     import agents
     import envs
     game, options, name, agent_options, seed = (job["game"], job["options"], job["name"],
@@ -67,20 +75,8 @@ def play_one(job):
     env = envs.make(game, **options)
     bot = agents.make(name, seed=seed, **agent_options)
     record = agents.play_game(env, [bot], seed=seed)
-    info = record.info
-    return {**job, "score": int(info["scores"][0]), "automata": _automata_scores(env),
-            "won": bool(info["winners"]), "title": info.get("title"),
-            # Between Two Cities: the Deep Learning City's score, difficulty bonus included
-            "deep_learning_city": info["city_scores"][1] if "city_scores" in info else None,
+    return {**job, **solo_outcome(env, record),
             "seconds_per_move": record.think_seconds[0] / max(record.moves[0], 1)}
-
-
-def _automata_scores(env):
-    """Every automaton's final score (participants after the seat), from the kernel."""
-    raw = env.unwrapped
-    scores = np.zeros(max(int(raw.cfg.num_participants), 1), dtype=np.int64)
-    raw.spec.kernel.scores(raw._state, scores)
-    return [int(s) for s in scores[1:]]
 
 
 def make_jobs(modes, labels, games, slow_games, seed, policies):
@@ -134,9 +130,9 @@ def tiny_towns_table(results):
     for label in _labels(results):
         rows = [r for r in results if r["label"] == label]
         scores = [r["score"] for r in rows]
-        titles = Counter(r["title"] for r in rows)
+        titles = yardstick(rows)["titles"]
         lines.append(f"| {label} | {len(rows)} | {_mean_err(scores)} | {min(scores)}–{max(scores)} | "
-                     + " | ".join(str(titles.get(t, 0)) for t in TITLES) + " |")
+                     + " | ".join(str(titles[t]) for t in TITLES) + " |")
     return lines
 
 
@@ -191,12 +187,33 @@ TABLES = {"tiny_towns": ("Tiny Towns, solo: score and rating title", tiny_towns_
           "smartphone_inc": ("Smartphone Inc., solo against Steve", smartphone_inc_table)}
 
 
-def report(results, command, seconds, seed):
+def policy_notes(policies):
+    """A line per ``--policy`` saying how it was trained, from the ``summary.json`` that
+    train.py writes next to its model (when there is one)."""
+    lines = []
+    for game, path in policies.items():
+        summary_path = Path(path).parent / "summary.json"
+        if not summary_path.exists():
+            lines.append(f"* {game}: `{path}` (no training summary next to it)")
+            continue
+        summary = json.loads(summary_path.read_text())
+        cfg = summary.get("config", {})
+        settings = ", ".join(f"{k}={cfg[k]}" for k in ("reward_mode", "shaping", "reward_scale")
+                             if k in cfg)
+        lines.append(f"* {game}: `{path}`, trained by train.py for {summary['timesteps']:,} "
+                     f"decisions in {summary['train_seconds'] / 60:.0f} min ({settings}; "
+                     f"options {summary.get('options')})")
+    return lines
+
+
+def report(results, command, seconds, seed, policies=None):
     lines = ["# Solo yardsticks", "",
              f"Made by `{command}` in {seconds / 60:.0f} min on {os.cpu_count()} cores; game seeds "
              f"{seed}, {seed + 1}, ... (the same seeds for every agent).  Every cell gives its game "
              "count; MCTS budgets are seconds of search per move, so its figures depend on the "
              "machine and its load.", ""]
+    if policies:
+        lines += ["Trained policies (agent `policy`, deterministic):", ""] + policy_notes(policies) + [""]
     for mode, (title, table) in TABLES.items():
         rows = [r for r in results if r["mode"] == mode]
         if rows:
@@ -208,7 +225,7 @@ def report(results, command, seconds, seed):
 def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=20, help="games per cell (default 20)")
-    p.add_argument("--slow-games", type=int, default=5, help="games per cell for mcts_1s (default 5)")
+    p.add_argument("--slow-games", type=int, default=5, help="games per cell for mcts_1s and mcts_400it (default 5)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
     p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
@@ -233,7 +250,7 @@ def main(argv=None):
     start = time.time()
     results = run(jobs, args.workers)
     command = "python -m benchmarks.solo " + " ".join(sys.argv[1:] if argv is None else argv)
-    text = report(results, command.strip(), time.time() - start, args.seed)
+    text = report(results, command.strip(), time.time() - start, args.seed, policies)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(text)

@@ -1713,6 +1713,20 @@ def _declare_observation(blob, win):
 _OBS_LAYOUTS = {}
 
 
+def crop_cells(x, y, cx, cy, win):
+    """Where cells ``(x, y)`` (arrays of a batch, y growing north) fall in the ``win`` x
+    ``win`` crop centred on each game's ``(cx, cy)`` (shape ``(batch,)``): the flat index
+    into the crop's row-major planes, and whether the cell is inside it (cells outside get
+    an index clipped into the crop; callers mask them).  Plain arithmetic, so the same code serves numpy arrays
+    and torch tensors (``agents.networks`` and its numpy twin for the pretrained policy)."""
+    h = win // 2
+    col = x - cx[:, None, None] + h
+    row = cy[:, None, None] + h - y
+    inside = (col >= 0) & (col < win) & (row >= 0) & (row < win)
+    flat = (row * win + col).clip(0, win * win - 1)     # (floats, from the observation)
+    return (flat.long() if hasattr(flat, "long") else flat.astype(np.int64)), inside
+
+
 def observation_layout(config):
     """The observation :class:`~kernels.layout.Layout` (names, shapes, bounds) of the
     configuration ``config`` (``make_config``'s vector), cached per configuration."""

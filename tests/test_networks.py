@@ -46,8 +46,8 @@ def _pointed_cells(fx, obs):
     t = torch.as_tensor(obs)[None]
     tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_T, EK.F_TILE)
     cx, cy = t[:, EK.O_OBS_WINDOW + 1], t[:, EK.O_OBS_WINDOW + 2]
-    flat, inside = fx._cell_index(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy)
-    flat_t, _ = fx._cell_index(tiles[..., 1, None], tiles[..., 2, None], cx, cy)
+    flat, inside = EK.crop_cells(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy, fx.win)
+    flat_t, _ = EK.crop_cells(tiles[..., 1, None], tiles[..., 2, None], cx, cy, fx.win)
     return flat.flatten(1)[0].numpy(), inside.flatten(1)[0].numpy(), flat_t[0, :, 0].numpy()
 
 

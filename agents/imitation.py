@@ -1,0 +1,265 @@
+"""Imitation warm start: a policy learns greedy's moves before PPO fine-tunes it.
+
+PPO from a random network spends most of a short budget rediscovering what the one-ply
+:class:`agents.GreedyAgent` already knows.  So ``train.py --warm-start greedy`` first
+
+1. plays batched games (:class:`envs.vector.VecGame`, every seat from here) and labels
+   every decision with greedy's choice, computed in numba by the same function greedy
+   plays (:func:`kernels.greedy.greedy_function`): :func:`greedy_samples`.  A move is the
+   labelled one, or with probability ``explore`` a uniformly random legal one, so the
+   samples also cover positions greedy would not reach by itself;
+2. trains the policy's actor on them by masked cross-entropy and its value head on the
+   return the training env would pay from that decision on (terminal reward, shaping,
+   reward scale and discount as in :mod:`kernels.seat_batch`): :func:`pretrain`.  A
+   value head that already fits keeps PPO's first advantages meaningful, so the first
+   updates refine the imitated actor instead of scrambling it.
+
+A sample is the mover's observation and legal mask, so the policy learns from what its
+seat sees; only the teacher looks at the game, through its own determinization.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from kernels import outcome, rng
+from kernels.greedy import Work, greedy_function
+from kernels.playout import per_kernel
+
+
+@per_kernel
+def labelling_function(kernel):
+    """The jitted ``label(states, masks, num_seats, gens, labels, movers, margins, det,
+    after, det_mask, scores, values, ranks, action_values)`` of ``kernel``: for each game
+    ``i``, ``labels[i]`` is greedy's choice for the seat to move (drawing from ``gens[i]``
+    as :class:`agents.GreedyAgent` draws from its own generator), ``movers[i]`` that seat
+    and ``margins[i]`` its margin (score plus potential over the other participants), the
+    shaping potential the training env pays.  The arrays from ``det`` on are per-game
+    scratch rows of :class:`kernels.greedy.Work`."""
+    choose = greedy_function(kernel)
+    values_of = outcome.value_function(kernel)
+    k_player = kernel.current_player
+
+    # One thread: it compiles in half the time, and the labels are a once-per-run cost that
+    # threads on a busy machine can make slower rather than faster.
+    @njit
+    def label(states, masks, num_seats, gens, labels, movers, margins, det, after, det_mask,
+              scores, values, ranks, action_values):
+        for i in range(states.shape[0]):
+            seat = k_player(states[i])
+            movers[i] = seat
+            labels[i] = choose(states[i], masks[i], num_seats, gens[i], det[i], after[i],
+                               det_mask[i], scores[i], values[i], ranks[i], action_values[i])
+            values_of(states[i], num_seats, scores[i], values[i])
+            margins[i] = outcome.margin(values[i], seat)
+
+    return label
+
+
+def _final_margins(kernel, state, action, num_seats, participants):
+    """Every seat's margin after ``action`` ends the game from ``state`` (the final
+    potential of the shaping; the batch has already restarted the game)."""
+    after = state.copy()
+    kernel.step(after, int(action))
+    scores = np.zeros(participants, dtype=np.int64)
+    values = np.zeros(participants)
+    outcome.value_function(kernel)(after, num_seats, scores, values)
+    return np.array([outcome.margin(values, s) for s in range(num_seats)])
+
+
+def _check_int(value, name, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_float(value, name, low, high=np.inf):
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not np.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+    return float(value)
+
+
+def greedy_samples(game_id, num_samples, *, explore=0.2, gamma=0.995, shaping=0.0,
+                   reward_scale=1.0, num_envs=64, seed=0, reward_mode="rank", **options):
+    """``num_samples`` decisions of batched games of ``game_id`` labelled with greedy's choice.
+
+    Game ``i`` of the batch starts from seed ``seed + i`` and restarts from the next seed of
+    its sequence (as :class:`envs.vector.VecGame` does); the teacher of each game draws from
+    a generator seeded with the game's seed, so ``agents.GreedyAgent(seed=game seed)``,
+    asked at the same positions of that game, gives the same labels.  Only decisions of
+    games that finished are kept (their returns are known).
+
+    Returns a dict of arrays, one row per decision, in the order they were played per game:
+    ``observation`` (float32) and ``action_mask`` (int8) of the seat to move, ``label``
+    (greedy's choice), ``played`` (the action played: the label, or with probability
+    ``explore`` a uniformly random legal action), ``seat``, ``game_seed`` (the seed the game
+    started from), ``return`` (what the training env pays from this decision on, discounted
+    by ``gamma`` per decision of the seat: its end reward under ``reward_mode`` plus the
+    ``shaping`` of its margin, times ``reward_scale``).
+    """
+    from envs.vector import VecGame
+
+    num_samples = _check_int(num_samples, "num_samples", 1)
+    num_envs = _check_int(num_envs, "num_envs", 1)
+    explore = _check_float(explore, "explore", 0.0, 1.0)
+    gamma = _check_float(gamma, "gamma", 0.0, 1.0)
+    shaping = _check_float(shaping, "shaping", 0.0)
+    reward_scale = _check_float(reward_scale, "reward_scale", 0.0)
+    if reward_scale == 0.0:
+        raise ValueError("reward_scale must be > 0, got 0")
+    games = VecGame(game_id, num_envs, reward_mode=reward_mode, copy=False, **options)
+    cfg, kernel = games.cfg, games.spec.kernel
+    n_seats = cfg.num_players
+    participants = max(cfg.num_participants, n_seats)
+    label = labelling_function(kernel)
+    work = Work(cfg.state_size, games.num_actions, participants)
+    scratch = [np.zeros((num_envs,) + a.shape, dtype=a.dtype) for a in work.args()]
+    gens = np.zeros((num_envs, rng.RNG_SLOTS), dtype=np.int64)
+    labels = np.zeros(num_envs, dtype=np.int64)
+    movers = np.zeros(num_envs, dtype=np.int64)
+    margins = np.zeros(num_envs)
+    explorer = np.random.default_rng(seed)
+
+    obs, info = games.reset(seed)
+    game_seeds = info["seeds"].copy()
+    for i in range(num_envs):
+        rng.seed_rng(gens[i], 0, int(game_seeds[i]))
+    open_games = [[] for _ in range(num_envs)]      # per game: (step, game, seat, margin) so far
+    rows = {k: [] for k in ("observation", "action_mask", "label", "played", "seat", "game_seed")}
+    returns = []
+    kept = []
+    while len(kept) < num_samples:
+        before = games.states()
+        label(before, obs["action_mask"], n_seats, gens, labels, movers, margins, *scratch)
+        played = labels.copy()
+        wander = np.flatnonzero(explorer.random(num_envs) < explore)
+        for i in wander:
+            played[i] = explorer.choice(np.flatnonzero(obs["action_mask"][i]))
+        rows["observation"].append(obs["observation"].copy())
+        rows["action_mask"].append(obs["action_mask"].copy())
+        rows["label"].append(labels.copy())
+        rows["played"].append(played.copy())
+        rows["seat"].append(movers.copy())
+        rows["game_seed"].append(game_seeds.copy())
+        returns.append(np.full(num_envs, np.nan))
+        for i in range(num_envs):
+            open_games[i].append((len(rows["label"]) - 1, i, int(movers[i]), float(margins[i])))
+        obs, rewards, terminated, _, info = games.step(played)
+        for i in np.flatnonzero(terminated):
+            final = _final_margins(kernel, before[i], played[i], n_seats, participants)
+            for seat in range(n_seats):
+                decisions = [d for d in open_games[i] if d[2] == seat]
+                value = reward_scale * (rewards[i, seat] + shaping * final[seat])
+                for step, col, _, margin in reversed(decisions):
+                    # the shaping pays phi(next decision) - phi(this one), phi = shaping * margin
+                    value -= reward_scale * shaping * margin
+                    returns[step][col] = value
+                    kept.append((step, col))
+                    value = gamma * value + reward_scale * shaping * margin
+            open_games[i] = []
+            game_seeds[i] = info["seeds"][i]
+            rng.seed_rng(gens[i], 0, int(game_seeds[i]))
+    rows["return"] = returns
+    kept.sort()
+    return _gather(rows, kept[:num_samples])
+
+
+def _gather(rows, kept):
+    """``{name: array}`` of the ``(step, game)`` entries ``kept`` (sorted by step) of the
+    per-step batches ``rows[name]``, copied step by step (no stack of every batch)."""
+    steps = np.array([k[0] for k in kept])
+    games = np.array([k[1] for k in kept])
+    bounds = np.searchsorted(steps, np.arange(len(rows["label"]) + 1))
+    out = {}
+    for name, parts in rows.items():
+        out[name] = np.empty((len(kept),) + parts[0].shape[1:], dtype=parts[0].dtype)
+        for step in np.flatnonzero(bounds[1:] > bounds[:-1]):
+            a, b = bounds[step], bounds[step + 1]
+            out[name][a:b] = parts[step][games[a:b]]
+    return out
+
+
+def masked_accuracy(policy, observations, masks, labels, batch_size=4096):
+    """Share of ``labels`` that ``policy`` (a MaskablePPO policy) plays deterministically."""
+    import torch
+
+    hits = 0
+    with torch.no_grad():
+        for start in range(0, len(labels), batch_size):
+            part = slice(start, start + batch_size)
+            obs = policy.obs_to_tensor(observations[part])[0]
+            dist = policy.get_distribution(obs, action_masks=masks[part].astype(bool))
+            hits += int((dist.mode().cpu().numpy() == labels[part]).sum())
+    return hits / max(1, len(labels))
+
+
+def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
+             value_weight=0.5, holdout=0.1, seed=0, log=None):
+    """Fit ``policy`` (a MaskablePPO policy, e.g. ``model.policy``) to ``samples`` (from
+    :func:`greedy_samples`): the actor by masked cross-entropy on ``label``, the value head
+    by squared error on ``return`` (divided by the returns' variance, weighted
+    ``value_weight``), with Adam for ``epochs``
+    passes.  The last ``holdout`` share of the samples (whole games, as they are ordered) is
+    kept out of training and measures what the actor learnt.
+
+    Returns ``{"train_accuracy", "holdout_accuracy", "holdout_value_mse", "samples",
+    "epochs"}``; accuracy is the share of labels the deterministic policy plays.  ``log``:
+    an optional ``print``-like callable that receives one line per epoch."""
+    import torch
+
+    epochs = _check_int(epochs, "epochs", 1)
+    batch_size = _check_int(batch_size, "batch_size", 1)
+    learning_rate = _check_float(learning_rate, "learning_rate", 0.0)
+    value_weight = _check_float(value_weight, "value_weight", 0.0)
+    holdout = _check_float(holdout, "holdout", 0.0, 0.5)
+    missing = {"observation", "action_mask", "label", "return"} - set(samples)
+    if missing:
+        raise ValueError(f"samples lack {sorted(missing)} (make them with greedy_samples)")
+    n = len(samples["label"])
+    n_test = int(round(n * holdout))
+    if n - n_test < 1:
+        raise ValueError(f"samples: {n} are too few to train on with holdout={holdout}")
+    obs, masks = samples["observation"], samples["action_mask"].astype(bool)
+    labels = samples["label"].astype(np.int64)
+    if not masks[np.arange(n), labels].all():
+        raise ValueError("samples: a label is not legal under its action_mask")
+    returns = samples["return"].astype(np.float32)
+    train_rows = np.arange(n - n_test)
+    return_var = max(float(np.var(returns[train_rows])), 1e-6)
+    test_rows = np.arange(n - n_test, n)
+    shuffler = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        order = shuffler.permutation(train_rows)
+        total = 0.0
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            x = policy.obs_to_tensor(obs[rows])[0]
+            values, log_prob, _ = policy.evaluate_actions(
+                x, torch.as_tensor(labels[rows]), action_masks=masks[rows])
+            target = torch.as_tensor(returns[rows])
+            # the value error in units of the returns' variance, so that score-sized returns
+            # do not crowd the actor out of the shared gradient clipping
+            value_loss = torch.mean((values.flatten() - target) ** 2) / return_var
+            loss = -log_prob.mean() + value_weight * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            total += loss.item() * len(rows)
+        if log is not None:
+            log(f"[imitation] epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}")
+    policy.set_training_mode(False)
+    stats = {"samples": n, "epochs": epochs,
+             "train_accuracy": masked_accuracy(policy, obs[train_rows], masks[train_rows],
+                                               labels[train_rows])}
+    if n_test:
+        stats["holdout_accuracy"] = masked_accuracy(policy, obs[test_rows], masks[test_rows],
+                                                    labels[test_rows])
+        with torch.no_grad():
+            v = policy.predict_values(policy.obs_to_tensor(obs[test_rows])[0]).flatten().numpy()
+        stats["holdout_value_mse"] = float(np.mean((v - returns[test_rows]) ** 2))
+        stats["holdout_return_var"] = float(np.var(returns[test_rows]))
+    return stats

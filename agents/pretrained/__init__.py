@@ -1,0 +1,190 @@
+"""The ``"pretrained"`` agent: the trained policy shipped with the package for a game.
+
+>>> import agents
+>>> bot = agents.make("pretrained", game="kingdomino_duel_v0")
+>>> action = bot.act(env, env.agent_selection)
+
+Each game's policy is a numpy file ``agents/pretrained/models/<game>.npz`` (the actor's
+weights only, played with numpy alone: no torch) next to ``<game>.json``, the record of
+how it was made: the exact training config (``train.TrainConfig`` fields, resolved), the
+fields that differ from ``train.GAME_DEFAULTS`` (``overridden``), the game options, the
+final evaluation of the run, library versions, and ``weights_sha256``, a hash of the arrays
+themselves (names, dtypes, shapes and bytes; a zip archive's timestamps would make a file
+hash change at every export).  The agent reads only ``env.observe(agent)``, as a player
+who sees the table.  Without ``game=`` it plays the game of the environment it is given.
+
+Regenerate a file from a training run (``train.py`` or ``benchmarks.training_report``)
+with :mod:`agents.pretrained.export`:
+
+    python -m agents.pretrained export runs/training_report/kingdomino_duel_v0
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from agents.base import Agent, register
+from agents.policy import load_numpy_actor
+from agents.pretrained import expancity_numpy
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+MLP = "mlp"
+
+
+def available_games(directory=MODELS_DIR):
+    """The game ids that have a shipped policy (both its ``.npz`` and its ``.json``)."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(n[:-4] for n in names if n.endswith(".npz") and n[:-4] + ".json" in names)
+
+
+def _paths(game, directory=MODELS_DIR):
+    games = available_games(directory)
+    if game not in games:
+        raise ValueError(f"no pretrained policy for game {game!r}; games with one: "
+                         f"{', '.join(games) or 'none'}")
+    base = os.path.join(directory, game)
+    return base + ".npz", base + ".json"
+
+
+def load_record(game, directory=MODELS_DIR):
+    """The JSON record of ``game``'s shipped policy (how it was trained, its evaluation, hash)."""
+    with open(_paths(game, directory)[1]) as f:
+        return json.load(f)
+
+
+def weights_sha256(arrays):
+    """sha256 of a ``{name: array}`` mapping: every array's name, dtype, shape and bytes, in
+    name order -- the same weights always give the same hash, however they were saved."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        value = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{value.dtype.str}|{value.shape}|".encode())
+        digest.update(value.tobytes())
+    return digest.hexdigest()
+
+
+def load_arrays(game, directory=MODELS_DIR):
+    """``{name: array}`` of ``game``'s shipped policy file."""
+    with np.load(_paths(game, directory)[0]) as data:
+        return {name: data[name] for name in data.files}
+
+
+class _MlpActor:
+    """A flat MLP actor (:func:`agents.policy.export_numpy_actor`'s arrays)."""
+
+    def __init__(self, path):
+        self.layers, self.n_obs, self.n_actions = load_numpy_actor(path)
+
+    def batch_logits(self, obs):
+        x = np.asarray(obs, dtype=np.float32)
+        for weight, bias, act in self.layers:
+            x = x @ weight.T + bias
+            if act is not None:
+                x = act(x)
+        return x
+
+
+_ACTORS = {}
+
+
+def clear_cache():
+    """Forget the loaded actors (after a policy file was rewritten)."""
+    _ACTORS.clear()
+
+
+def load_actor(game, directory=MODELS_DIR):
+    """The actor of ``game``'s shipped policy, with ``batch_logits(obs) -> (B, n_actions)``,
+    ``n_obs`` and ``n_actions``; its weights are checked against the recorded hash.  Cached."""
+    key = (os.path.abspath(directory), game)
+    if key not in _ACTORS:
+        npz, _ = _paths(game, directory)
+        record = load_record(game, directory)
+        arrays = load_arrays(game, directory)
+        if weights_sha256(arrays) != record["weights_sha256"]:
+            raise ValueError(f"the pretrained policy file of {game!r} does not match the hash in its "
+                             f"record ({npz}): re-export it with python -m agents.pretrained export")
+        kind = str(arrays.get("kind", MLP))
+        _ACTORS[key] = (expancity_numpy.ExpancityActor(arrays) if kind == expancity_numpy.KIND
+                        else _MlpActor(npz))
+    return _ACTORS[key]
+
+
+@register("pretrained")
+class PretrainedAgent(Agent):
+    """Plays the policy shipped with the package for ``game``, from the observation alone.
+
+    Parameters
+    ----------
+    game:
+        The game id; ``None`` plays the game of the environment handed to :meth:`act`
+        (``env.metadata["name"]``), so a tournament can enter ``pretrained`` by name.
+    deterministic:
+        ``True``: the most likely legal action; ``False``: sample from the masked
+        distribution (softened by ``temperature``) with the agent's seeded generator.
+    """
+
+    def __init__(self, game=None, deterministic=True, temperature=1.0, seed=None):
+        super().__init__(seed)
+        self.deterministic = bool(deterministic)
+        self.temperature = float(temperature)
+        if self.temperature <= 0:
+            raise ValueError(f"temperature must be > 0, got {temperature!r}")
+        self.game = None
+        self.actor = None
+        if game is not None:
+            self._bind(game)
+
+    def _bind(self, game):
+        self.actor = load_actor(game)
+        self.game = game
+
+    def _check_sizes(self, n_obs, n_actions):
+        if (n_obs, n_actions) != (self.actor.n_obs, self.actor.n_actions):
+            options = load_record(self.game).get("options", {})
+            raise ValueError(
+                f"the pretrained {self.game} policy was trained with the options {options} "
+                f"({self.actor.n_obs} observation values, {self.actor.n_actions} actions); this "
+                f"game gives {n_obs} and {n_actions}: make the environment with those options")
+
+    def batch_logits(self, observations, masks):
+        """Masked logits (``-inf`` on illegal actions) for observations ``(B, obs_size)``."""
+        if self.actor is None:
+            raise ValueError("this pretrained agent has no game yet: build it with game=...")
+        obs = np.asarray(observations, dtype=np.float32)
+        masks = np.asarray(masks).astype(bool, copy=False)
+        if obs.ndim != 2 or masks.ndim != 2 or masks.shape[0] != obs.shape[0]:
+            raise ValueError(f"observations and masks must be (B, n) arrays with the same B, got "
+                             f"{obs.shape} and {masks.shape}")
+        self._check_sizes(obs.shape[1], masks.shape[1])
+        if not masks.any(axis=1).all():
+            raise ValueError("a row of masks has no legal action")
+        logits = self.actor.batch_logits(obs).astype(np.float64)
+        logits[~masks] = -np.inf
+        return logits
+
+    def act_batch(self, observations, masks):
+        """One action per row, so the batched games (:mod:`envs.vector`) can call it once for
+        every game waiting on it."""
+        logits = self.batch_logits(observations, masks)
+        if not self.deterministic:   # Gumbel-max: a draw from softmax(logits / temperature)
+            logits = logits / self.temperature + self.rng.gumbel(size=logits.shape)
+        return np.argmax(logits, axis=1)
+
+    def act(self, env, agent) -> int:
+        game = env.metadata.get("name")
+        if self.game is None:
+            self._bind(game)
+        elif game != self.game:
+            raise ValueError(f"this agent plays the pretrained {self.game} policy, not {game!r}")
+        obs = env.observe(agent)
+        return int(self.act_batch(np.asarray(obs["observation"])[None],
+                                  np.asarray(obs["action_mask"])[None])[0])
+
+    def __repr__(self):
+        return f"PretrainedAgent(game={self.game!r}, deterministic={self.deterministic})"

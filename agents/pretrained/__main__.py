@@ -1,0 +1,33 @@
+"""``python -m agents.pretrained export RUN_DIR`` / ``list``: see :mod:`agents.pretrained.export`."""
+import argparse
+import sys
+
+from agents.pretrained import MODELS_DIR, available_games, load_record
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m agents.pretrained",
+                                description="Export a training run's final policy as the package's "
+                                            "pretrained policy of its game.")
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("export", help="write <game>.npz and <game>.json from RUN_DIR")
+    e.add_argument("run_dir", help="a train.py output directory (summary.json, final model)")
+    e.add_argument("--to", default=MODELS_DIR, help="destination directory")
+    e.add_argument("--note", default="", help="free text appended to the provenance")
+    sub.add_parser("list", help="the games with a shipped policy and their recorded figures")
+    args = p.parse_args(argv)
+    if args.command == "export":
+        from agents.pretrained.export import export
+        record = export(args.run_dir, args.to, args.note)
+        print(f"{record['game']}: sha256 {record['weights_sha256'][:16]}..., final win rates "
+              f"{record['final_evaluation']['win_rates']}, overridden {record['overridden']}")
+    else:
+        for game in available_games():
+            r = load_record(game)
+            print(f"{game}: {r['timesteps']:,} steps, seed {r['seed']}, win rates "
+                  f"{r['final_evaluation']['win_rates']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The solo yardsticks of a finished game, as the rulebooks state them: the seat's score,
+Tiny Towns' rating title, and against automata (Between Two Cities' two, Smartphone Inc.'s
+Steve) whether the seat won and by how much.  ``benchmarks/solo.py`` and ``train.py``'s
+evaluation of a solo game both report them."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+
+def _titles():
+    """Tiny Towns' rating titles, best first (the game data's ``solo.ratings`` table)."""
+    from kernels import tiny_towns
+    return tuple(r["title"] for r in tiny_towns.DATA["solo"]["ratings"])
+
+
+TITLES = _titles()
+
+
+def solo_outcome(env, record):
+    """The yardstick figures of one finished solo game: ``env`` the AEC environment it was
+    played on, ``record`` its :class:`agents.loop.GameRecord`.  Returns ``score`` (the
+    seat's final score), ``automata`` (every automaton's final score; empty in Tiny Towns),
+    ``won`` (first place, shared or alone, among seat and automata; None without
+    automata, where a lone player always "wins"), ``margin`` (score minus the best
+    automaton's: >= 0 is needed to win; None without automata), ``title`` (Tiny Towns'
+    rating, else None) and ``deep_learning_city`` (Between Two Cities: that city's score,
+    difficulty bonus included, else None)."""
+    info = record.info
+    score, automata = int(info["scores"][0]), _automata_scores(env)
+    return {"score": score, "automata": automata,
+            "won": bool(info["winners"]) if automata else None,
+            "margin": score - max(automata) if automata else None,
+            "title": info.get("title"),
+            "deep_learning_city": info["city_scores"][1] if "city_scores" in info else None}
+
+
+def _automata_scores(env):
+    """Every automaton's final score (participants after the seat), from the kernel."""
+    raw = env.unwrapped
+    scores = np.zeros(max(int(raw.cfg.num_participants), 1), dtype=np.int64)
+    raw.spec.kernel.scores(raw._state, scores)
+    return [int(s) for s in scores[1:]]
+
+
+def yardstick(outcomes):
+    """What a set of :func:`solo_outcome`\ s says: ``games``, ``mean_score`` and its
+    standard error ``score_se``, ``win_rate`` and ``mean_margin`` over the best automaton
+    (None without automata) and ``titles`` (``{title: games}`` in the rulebook's order,
+    Tiny Towns only, else None)."""
+    n = len(outcomes)
+    if n == 0:
+        raise ValueError("outcomes must hold at least one game")
+    scores = np.array([o["score"] for o in outcomes], dtype=float)
+    with_automata = outcomes[0]["automata"] != []
+    titled = outcomes[0]["title"] is not None
+    counts = Counter(o["title"] for o in outcomes)
+    return {"games": n, "mean_score": float(scores.mean()),
+            "score_se": float(scores.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
+            "win_rate": float(np.mean([o["won"] for o in outcomes])) if with_automata else None,
+            "mean_margin": float(np.mean([o["margin"] for o in outcomes])) if with_automata else None,
+            "titles": {t: counts.get(t, 0) for t in TITLES} if titled else None}

@@ -1,0 +1,196 @@
+"""The imitation warm start (agents.imitation): greedy-labelled samples, the supervised
+pre-training of a MaskablePPO policy, and its train.py settings."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents import imitation
+from agents.greedy import evaluate_state
+
+GAME = "kingdomino_duel_v0"
+
+
+@pytest.fixture(scope="module")
+def samples():
+    """Kingdomino Duel decisions, a third of the moves random so labels and moves differ."""
+    return imitation.greedy_samples(GAME, 600, num_envs=4, explore=0.3, seed=11, gamma=1.0,
+                                    shaping=0.5, reward_scale=0.1)
+
+
+def _replay_first_game(samples, check):
+    """Replay, in the AEC env, the first game the batch played from ``samples``' first seed,
+    calling ``check(env, row)`` before each recorded decision; returns the env at the end."""
+    seed = int(samples["game_seed"][0])
+    rows = np.flatnonzero(samples["game_seed"] == seed)
+    env = envs.make(GAME)
+    env.reset(seed=seed)
+    for row in rows:
+        check(env, row)
+        env.step(int(samples["played"][row]))
+    assert all(env.terminations.values()), "the first game's decisions are all in the samples"
+    return env, rows
+
+
+def test_labels_are_greedy_agents_choices_in_the_aec_env(samples):
+    """Independent check: replayed through the AEC env, every sample is the observation and
+    mask of the seat to move, and its label is what agents.GreedyAgent (seeded with the
+    game's seed, as the documentation promises) chooses there."""
+    teacher = agents.GreedyAgent(seed=int(samples["game_seed"][0]))
+    explored = []
+
+    def check(env, row):
+        agent = env.agent_selection
+        assert env.possible_agents.index(agent) == samples["seat"][row]
+        obs = env.observe(agent)
+        np.testing.assert_array_equal(obs["observation"], samples["observation"][row])
+        np.testing.assert_array_equal(obs["action_mask"], samples["action_mask"][row])
+        assert teacher.act(env, agent) == samples["label"][row]
+        explored.append(samples["played"][row] != samples["label"][row])
+
+    _, rows = _replay_first_game(samples, check)
+    assert len(rows) > 20 and any(explored), "a whole game, with random moves among greedy's"
+
+
+def test_returns_are_what_the_training_env_pays(samples):
+    """gamma=1: a decision's return is reward_scale times (the seat's end reward plus the
+    shaping's change of its margin from that decision to the end); margins are recomputed
+    here by the greedy agent's evaluation and the final scores."""
+    margins = {}
+
+    def check(env, row):
+        margins[row] = evaluate_state(env.unwrapped, env.unwrapped._state, samples["seat"][row])
+
+    env, rows = _replay_first_game(samples, check)
+    scores = env.infos["player_0"]["scores"]
+    for row in rows:
+        seat = samples["seat"][row]
+        agent = env.possible_agents[seat]
+        final_margin = scores[seat] - scores[1 - seat]
+        expected = 0.1 * (env.rewards[agent] + 0.5 * (final_margin - margins[row]))
+        assert samples["return"][row] == pytest.approx(expected, abs=1e-9)
+
+
+def test_labels_are_legal_and_samples_come_from_finished_games(samples):
+    n = len(samples["label"])
+    assert n == 600
+    assert samples["action_mask"][np.arange(n), samples["label"]].all()
+    assert samples["action_mask"][np.arange(n), samples["played"]].all()
+    assert np.isfinite(samples["return"]).all()
+
+
+def test_discount_counts_the_seats_own_decisions():
+    """With gamma < 1 and no shaping the return of a seat's k-th last decision is gamma**k
+    times the reward the AEC env pays that seat at the end."""
+    s = imitation.greedy_samples(GAME, 300, num_envs=1, seed=3, gamma=0.9)
+    env, rows = _replay_first_game(s, lambda env, row: None)
+    for seat, agent in enumerate(env.possible_agents):
+        mine = rows[s["seat"][rows] == seat]
+        k = np.arange(len(mine))[::-1]
+        np.testing.assert_allclose(s["return"][mine], env.rewards[agent] * 0.9 ** k)
+
+
+def test_pretraining_learns_greedys_moves():
+    """A tiny run (8,000 decisions, 4 epochs, a 64x64 network): on held-out decisions with a
+    real choice the actor plays greedy's move clearly more often than a uniform pick among
+    the legal moves does (about 28% in Kingdomino Duel) and than the untrained network,
+    the value head explains part of the returns' variance, and no move is illegal."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from envs.vector_sb3 import SB3SeatVecEnv
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    data = imitation.greedy_samples(GAME, 8_000, num_envs=32, explore=0.2, seed=5)
+    venv = SB3SeatVecEnv(GAME, 2, opponents="random")
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=dict(net_arch=[64, 64]), seed=0)
+    held_out = np.arange(7_200, 8_000)          # pretrain's holdout: the last tenth
+    legal = data["action_mask"][held_out].astype(bool)
+    held_out = held_out[legal.sum(1) >= 2]      # forced moves say nothing
+    uniform = np.mean(1.0 / data["action_mask"][held_out].sum(1))
+
+    def accuracy():
+        return imitation.masked_accuracy(model.policy, data["observation"][held_out],
+                                         data["action_mask"][held_out], data["label"][held_out])
+
+    before = accuracy()
+    stats = imitation.pretrain(model.policy, data, epochs=4, learning_rate=2e-3, holdout=0.1)
+    after = accuracy()
+    assert after >= 0.35 and after >= uniform + 0.05 and after >= before + 0.05, (uniform, before, after)
+    assert stats["holdout_value_mse"] < 0.85 * stats["holdout_return_var"]
+    with torch.no_grad():
+        obs = model.policy.obs_to_tensor(data["observation"][held_out])[0]
+        chosen = model.policy.get_distribution(obs, action_masks=legal[legal.sum(1) >= 2]).mode().numpy()
+    assert data["action_mask"][held_out, chosen].all()
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(num_samples=0), "num_samples"), (dict(num_samples=2.5), "num_samples"),
+    (dict(explore=1.5), "explore"), (dict(explore=-0.1), "explore"),
+    (dict(gamma=1.2), "gamma"), (dict(shaping=-1.0), "shaping"),
+    (dict(reward_scale=0.0), "reward_scale"), (dict(num_envs=0), "num_envs"),
+])
+def test_sample_settings_are_checked(kwargs, name):
+    args = dict(num_samples=10) | kwargs
+    with pytest.raises(ValueError, match=name):
+        imitation.greedy_samples(GAME, args.pop("num_samples"), **args)
+
+
+def test_pretrain_refuses_bad_samples_and_settings(samples):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from envs.vector_sb3 import SB3SeatVecEnv
+
+    model = MaskablePPO("MlpPolicy", SB3SeatVecEnv(GAME, 1, opponents="random"),
+                        policy_kwargs=dict(net_arch=[8]), seed=0)
+    weights = [p.detach().clone() for p in model.policy.parameters()]
+    bad = dict(samples, label=samples["label"].copy())
+    illegal = np.flatnonzero(bad["action_mask"][0] == 0)[0]
+    bad["label"][0] = illegal
+    with pytest.raises(ValueError, match="label"):
+        imitation.pretrain(model.policy, bad)
+    with pytest.raises(ValueError, match="return"):
+        imitation.pretrain(model.policy, {k: v for k, v in samples.items() if k != "return"})
+    for kwargs, name in ((dict(epochs=0), "epochs"), (dict(holdout=0.9), "holdout"),
+                         (dict(learning_rate=-1.0), "learning_rate")):
+        with pytest.raises(ValueError, match=name):
+            imitation.pretrain(model.policy, samples, **kwargs)
+    # nothing was trained by the refused calls
+    for before, after in zip(weights, model.policy.parameters()):
+        assert (before == after).all()
+
+
+def test_train_config_warm_start_fields():
+    train = pytest.importorskip("train")
+    base = train.TrainConfig(game=GAME)
+    assert base.warm_start == "none"
+    for changes, name in ((dict(warm_start="mcts"), "warm_start"),
+                          (dict(warm_start_samples=0), "warm_start_samples"),
+                          (dict(warm_start_epochs=0), "warm_start_epochs"),
+                          (dict(warm_start_explore=2.0), "warm_start_explore"),
+                          (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
+        with pytest.raises(ValueError, match=name):
+            dataclasses.replace(base, **changes)
+    cfg = train.parse_config(["--game", GAME, "--warm-start", "greedy", "--warm-start-samples",
+                              "5000", "--warm-start-epochs", "2", "--warm-start-explore", "0.1"])
+    assert (cfg.warm_start, cfg.warm_start_samples, cfg.warm_start_epochs,
+            cfg.warm_start_explore) == ("greedy", 5000, 2, 0.1)
+
+
+@pytest.mark.slow
+def test_train_with_warm_start_reports_it(tmp_path):
+    """train.py end to end with a tiny warm start: the summary records the pre-training and
+    the untrained-network evaluation is replaced by the imitating one."""
+    train = pytest.importorskip("train")
+    cfg = dataclasses.replace(
+        train.defaults_for(GAME), warm_start="greedy", warm_start_samples=3000,
+        warm_start_epochs=2, timesteps=512, n_envs=4, n_steps=128, eval_every=0,
+        final_eval_games=4, out=str(tmp_path), progress=False, plot=False, tensorboard=False,
+        verbose=0)
+    summary = train.train(cfg)
+    stats = summary["warm_start"]
+    assert stats["samples"] == 3000 and 0.0 < stats["holdout_accuracy"] <= 1.0
+    assert summary["config"]["warm_start"] == "greedy"
