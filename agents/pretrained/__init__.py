@@ -1,7 +1,7 @@
 """The ``"pretrained"`` agent: the trained policy shipped with the package for a game.
 
 >>> import agents
->>> bot = agents.make("pretrained", game="kingdomino_duel_v0")
+>>> bot = agents.make("pretrained", game="smartphone_inc_v0")
 >>> action = bot.act(env, env.agent_selection)
 
 Each game's policy is a numpy file ``agents/pretrained/models/<game>.npz`` (the actor's
