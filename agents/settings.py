@@ -28,11 +28,13 @@ class SearchSettings(NamedTuple):
 SEARCH_SETTINGS = {
     # final scores ~70-110: a lead of 10 is a typical lead between good players
     "kingdomino_duel_v0": SearchSettings("heuristic", 0, 10.0),
-    # towns score about -15 to +20, so a few points decide a game.  Solo: 30 greedy playout
-    # moves raised the mean at small budgets (200 iterations, seeds 500-505: 18.7 against
-    # 9.0), but 400 iterations then scored below 100 (12.4 vs 14.2, seeds 500-504), so it is
-    # not the default: MCTSAgent(playout="greedy", playout_depth=30) plays it
-    "tiny_towns_v0": SearchSettings("heuristic", 0, 5.0),
+    # towns score about -15 to +20, so a few points decide a game.  Solo: a town's worth
+    # shows only once its buildings stand and are fed, so 30 greedy moves come before the
+    # evaluation (200 iterations a move, seeds 500-505: mean 18.7 against 9.0 when
+    # evaluating at the leaf), and exploration is small against the spread of those
+    # results (200 iterations, seeds 510-519: c 0.3 17.5, 0.1 20.2, 0.03 19.4)
+    "tiny_towns_v0": SearchSettings("heuristic", 0, 5.0, solo_c_uct=0.1,
+                                    solo_playout="greedy", solo_playout_depth=30),
     # 16 greedy moves (two whole turns with 2 players) before the evaluation: scoring at
     # once only repeats what greedy sees (envs/between_two_cities.py, "MCTS baseline");
     # two-player totals ~90-120

@@ -2,7 +2,8 @@
 
     python -m benchmarks.solo [--games 20] [--slow-games 5] [--workers 2] [--seed 500]
         [--mode tiny_towns between_two_cities smartphone_inc]
-        [--agents random greedy mcts_0.1s mcts_1s mcts_400it]
+        [--agents random greedy mcts_0.1s mcts_1s mcts_200it mcts_400it]
+        [--games-of [MODE/]LABEL=N ...]
         [--policy GAME=PATH ...] [--out benchmarks/results/solo.md]
 
 Three games ship a solo mode with a yardstick written by their designers:
@@ -16,13 +17,15 @@ Three games ship a solo mode with a yardstick written by their designers:
 * Smartphone Inc. (``num_players=1``): the win rate and the score margin against Steve.
 
 Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
-(``mcts_1s``) per move or with its default 400 iterations (``mcts_400it``, the same games
-on any machine), and ``policy`` -- a policy saved by ``train.py`` -- for each game
+(``mcts_1s``) per move or with 200 or its default 400 iterations (``mcts_200it``,
+``mcts_400it``: the same games on any machine), and ``policy`` -- a policy saved by
+``train.py`` -- for each game
 given with ``--policy GAME=PATH`` (the report says how it was trained, from the
 ``summary.json`` next to it; ``train.py`` evaluates its solo runs with the same
 :func:`solo_outcome` and :func:`yardstick`).  Every agent plays the same game seeds (``--seed``,
-``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s`` and ``mcts_400it``.  Games run in
-``--workers`` processes.  The report (markdown, with the game count of every cell and the
+``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s`` and the fixed
+budgets, or as ``--games-of`` says for one agent in every mode (``mcts_200it=0``) or in one
+(``tiny_towns/mcts_200it=100``).  Games run in ``--workers`` processes.  The report (markdown, with the game count of every cell and the
 command that made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's
 speed and load, so its figures are not exactly reproducible.
 """
@@ -56,11 +59,12 @@ AGENTS = {
     "greedy": ("greedy", {}),
     "mcts_0.1s": ("mcts", {"seconds": 0.1}),
     "mcts_1s": ("mcts", {"seconds": 1.0}),
-    # a fixed budget (the agent's default 400 iterations): reproducible on any machine, about
-    # 0.5-1.5 s a move in Tiny Towns' solo search, whose playouts are greedy
+    # fixed budgets (400: the agent's default): reproducible on any machine; in Tiny Towns'
+    # solo search, whose playouts are 30 greedy moves, about 0.35 and 0.7 s a move
+    "mcts_200it": ("mcts", {"simulations": 200}),
     "mcts_400it": ("mcts", {"simulations": 400}),
 }
-SLOW_AGENTS = ("mcts_1s", "mcts_400it")
+SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it")
 
 
 
@@ -79,7 +83,24 @@ def play_one(job):
             "seconds_per_move": record.think_seconds[0] / max(record.moves[0], 1)}
 
 
-def make_jobs(modes, labels, games, slow_games, seed, policies):
+def parse_games_of(items, modes, labels):
+    """``--games-of`` items ``LABEL=N`` or ``MODE/LABEL=N`` as ``{(mode or None, label): N}``."""
+    counts = {}
+    for item in items:
+        key, sep, n = item.partition("=")
+        mode, _, label = key.rpartition("/")
+        if not sep or not n.isdigit() or label not in labels or (mode and mode not in modes):
+            raise ValueError(f"--games-of expects LABEL=N or MODE/LABEL=N with LABEL one of {labels}, "
+                             f"MODE one of {modes} and N >= 0, got {item!r}")
+        counts[(mode or None, label)] = int(n)
+    return counts
+
+
+def make_jobs(modes, labels, games, slow_games, seed, policies, games_of=None):
+    """One job per game: every agent in ``labels`` (and a ``policies`` entry) plays
+    ``games`` games per option set of every mode (``slow_games`` for the slow agents),
+    unless ``games_of`` (:func:`parse_games_of`) names its mode and label or its label."""
+    games_of = games_of or {}
     jobs = []
     for mode in modes:
         game, base, option_sets = MODES[mode]
@@ -88,6 +109,7 @@ def make_jobs(modes, labels, games, slow_games, seed, policies):
             cells.append(("policy", "policy", {"path": policies[game]}))
         for label, name, agent_options in cells:
             n = slow_games if label in SLOW_AGENTS else games
+            n = games_of.get((mode, label), games_of.get((None, label), n))
             for extra in option_sets:
                 for i in range(n):
                     jobs.append({"mode": mode, "game": game, "options": {**base, **extra},
@@ -155,7 +177,31 @@ def between_two_cities_table(results):
             best = np.mean([r["deep_learning_city"] for r in rows])
             cells.append(f"{_rate(sum(r['won'] for r in rows), len(rows))}<br>{own:.1f} vs {best:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "Break-even difficulty bonus: the seat wins when its lower city reaches the Deep "
+              "Learning City with its bonus, so the median over every game of (seat's score "
+              "minus the Deep Learning City's score without its bonus) is the bonus at which the "
+              "agent would win about half of its games; the data's bonuses by level are "
+              + ", ".join(f"{d}: {_difficulty_bonus()[d]:+d}" for d in range(1, 6)) + ".", "",
+              "| agent | games | Deep Learning City without bonus: mean | seat: mean | break-even bonus |",
+              "| --- | ---: | ---: | ---: | ---: |"]
+    for label in _labels(results):
+        rows = [r for r in results if r["label"] == label and r["deep_learning_city"] is not None]
+        if not rows:
+            continue
+        bonus = _difficulty_bonus()
+        base = np.array([r["deep_learning_city"] - bonus[r["options"].get("difficulty", bonus["default"])]
+                         for r in rows], dtype=float)
+        own = np.array([r["score"] for r in rows], dtype=float)
+        lines.append(f"| {label} | {len(rows)} | {base.mean():.1f} | {own.mean():.1f} | "
+                     f"{np.median(own - base):+.1f} |")
     return lines
+
+
+def _difficulty_bonus():
+    """``{level: points added to the Deep Learning City's final score}`` from the game data,
+    and ``"default"``: the level a game without a ``difficulty`` option plays."""
+    from kernels import between_two_cities as btc
+    return {**{d: int(btc.DIFFICULTY_BONUS[d]) for d in range(1, 6)}, "default": btc.DEFAULT_DIFFICULTY}
 
 
 def smartphone_inc_table(results):
@@ -225,7 +271,10 @@ def report(results, command, seconds, seed, policies=None):
 def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=20, help="games per cell (default 20)")
-    p.add_argument("--slow-games", type=int, default=5, help="games per cell for mcts_1s and mcts_400it (default 5)")
+    p.add_argument("--slow-games", type=int, default=5,
+                   help=f"games per cell for {', '.join(SLOW_AGENTS)} (default 5)")
+    p.add_argument("--games-of", nargs="+", default=[], metavar="[MODE/]LABEL=N",
+                   help="games per cell of one agent, in every mode or in one (0: not played)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
     p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
@@ -246,7 +295,8 @@ def main(argv=None):
         if not sep or game not in {g for g, _, _ in MODES.values()}:
             raise ValueError(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}")
         policies[game] = path
-    jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies)
+    games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+    jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies, games_of)
     start = time.time()
     results = run(jobs, args.workers)
     command = "python -m benchmarks.solo " + " ".join(sys.argv[1:] if argv is None else argv)

