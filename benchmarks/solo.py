@@ -19,15 +19,15 @@ Three games ship a solo mode with a yardstick written by their designers:
 Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
 (``mcts_1s``) per move or with 200 or its default 400 iterations (``mcts_200it``,
 ``mcts_400it``: the same games on any machine), and ``policy`` -- a policy saved by
-``train.py`` -- for each game
-given with ``--policy GAME=PATH`` (the report says how it was trained, from the
-``summary.json`` next to it; ``train.py`` evaluates its solo runs with the same
-:func:`solo_outcome` and :func:`yardstick`).  Every agent plays the same game seeds (``--seed``,
-``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for ``mcts_1s`` and the fixed
-budgets, or as ``--games-of`` says for one agent in every mode (``mcts_200it=0``) or in one
-(``tiny_towns/mcts_200it=100``).  Games run in ``--workers`` processes.  The report (markdown, with the game count of every cell and the
-command that made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's
-speed and load, so its figures are not exactly reproducible.
+``train.py`` -- for each game given with ``--policy GAME=PATH`` (the report says how it
+was trained, from the ``summary.json`` next to it; ``train.py`` evaluates its solo runs
+with the same :func:`solo_outcome` and :func:`yardstick`).  Every agent plays the same
+game seeds (``--seed``, ``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for
+``mcts_1s`` and the fixed budgets, or as ``--games-of`` says for one agent in every mode
+(``mcts_200it=0``) or in one (``tiny_towns/mcts_200it=100``).  Games run in ``--workers``
+processes.  The report (markdown, with the game count of every cell and the command that
+made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's speed and load,
+so its figures are not exactly reproducible.
 """
 from __future__ import annotations
 
