@@ -384,13 +384,3 @@ def test_search_blindness_test_catches_a_peeking_search():
     pairs = _search_pairs("between_two_cities_v0", 3, peeking_mcts)
     assert any(real != twin for real, twin, _ in pairs)
 
-
-def test_mcts_takes_a_games_solo_playout_with_one_seat(monkeypatch):
-    from agents import settings
-    spec = spec_for("tiny_towns_v0")
-    base = settings.SEARCH_SETTINGS["tiny_towns_v0"]
-    monkeypatch.setitem(settings.SEARCH_SETTINGS, "tiny_towns_v0",
-                        base._replace(solo_playout="greedy", solo_playout_depth=30))
-    assert agents.MCTSAgent().playout_settings(spec, 1) == ("greedy", 30, base.margin_scale)
-    assert agents.MCTSAgent().playout_settings(spec, 2) == (base.playout, base.playout_depth, base.margin_scale)
-    assert agents.MCTSAgent(playout="heuristic").playout_settings(spec, 1)[0] == "heuristic"
