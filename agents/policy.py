@@ -268,7 +268,7 @@ class SnapshotPool:
     (names in ``baselines``, e.g. ``("random", "greedy")``); otherwise the newest snapshot
     with probability ``latest_prob``, else one of the ``window`` newest, uniformly; while
     the directory holds no snapshot, the ``fallback`` agent.  Snapshots play sampled
-    (``deterministic=False``) for variety.
+    (``deterministic=False``) for variety, each from a generator seeded with its step count.
     """
 
     def __init__(self, directory, num_opponents=1, latest_prob=0.5, window=20, baselines=(),
@@ -316,7 +316,10 @@ class SnapshotPool:
             if self.torch_threads and not path.endswith(".npz"):
                 import torch
                 torch.set_num_threads(int(self.torch_threads))
-            agent = PolicyAgent(path=path, deterministic=self.deterministic)
+            # Seeded by the snapshot: batched games ask one agent for many games at once
+            # and never reseed it, so an unseeded one would make runs irreproducible.
+            agent = PolicyAgent(path=path, deterministic=self.deterministic,
+                                seed=max(snapshot_steps(path), 0))
             self._cache[path] = agent
             while len(self._cache) > self.max_cached:
                 oldest = min(self._cache, key=snapshot_steps)

@@ -1,23 +1,34 @@
 """Batched random play: ``envs.make_vec`` games stepped by one numba call, against the
 AEC path, on 1 and 2 threads.
 
-    python -m benchmarks.batched [--seconds 3] [--num-envs 1024] [--games ...]
+    python -m benchmarks.batched [--seconds 2] [--rounds 3] [--num-envs 128] [--games ...]
+                                 [--batch-sizes 64 128 256 1024]
 
 Every decision of every game is produced as the user gets it: the observation of the
 seat to move and its legal mask (``copy=False``: the batch's own buffers, which a
 training loop consumes at once).  The random legal actions are drawn inside numba
 (:func:`kernels.batch.random_actions`), so the figures measure the environment, not the
 action sampling.  Besides: memory per game in the batch and the largest batch that fits
-in 4 GB, PettingZoo's connect_four through AEC, and Pgx's connect_four at batch 1024 when
-the optional ``pgx`` package is installed.
+in 4 GB, PettingZoo's connect_four through AEC, and Pgx's connect_four at batch 1,024
+(Pgx's own setting; XLA runs it on every core) when the optional ``pgx`` package is
+installed.
+
+Each cell is measured ``--rounds`` times, the cells of a game taking turns, and keeps its
+best round: a shared machine's slow spells then hit every column alike instead of one.
+
+The default batch is 128 games: a batch whose memory (bytes per game x games) outgrows
+the CPU's last-level cache (32 MB on the development machine) streams every observation
+through main memory, and two threads then wait on it.  ``--batch-sizes`` adds a table of
+batched decisions/s by batch size on 1 and 2 threads.
 """
 import argparse
+import functools
 import time
 
 import numpy as np
 
 import envs
-from benchmarks.throughput import BENCH_PLAYERS, aec_random_play
+from benchmarks.throughput import BENCH_PLAYERS, aec_random_play, best_of
 from envs.vector import VecGame
 from kernels import batch, rng
 
@@ -56,7 +67,24 @@ def bytes_per_game(game_id):
             + cfg.num_players * (8 + 8) + participants * 8 + 1)
 
 
-def pgx_connect_four(seconds, num_envs=1024):
+def batch_size_table(game_ids, sizes, threads, seconds, rounds=1):
+    """A markdown table: each game's batched decisions/s at each batch size and thread
+    count (best of ``rounds``)."""
+    lines = ["| environment | bytes per game | " + " | ".join(
+        f"{n:,} games, {t} thread{'s' if t > 1 else ''}" for t in threads for n in sizes) + " |",
+        "|---|---|" + "---|" * (len(sizes) * len(threads))]
+    for game_id in game_ids:
+        per_game = bytes_per_game(game_id)
+        cells = best_of(rounds, [functools.partial(batched_random_play, game_id, n, seconds, t)
+                                 for t in threads for n in sizes])
+        lines.append(f"| {game_id} | {per_game:,} | " + " | ".join(f"{r:,.0f}" for r in cells) + " |")
+    return lines
+
+
+PGX_BATCH = 1024     # Pgx's own benchmark batch
+
+
+def pgx_connect_four(seconds, num_envs=PGX_BATCH):
     try:
         import jax
         import pgx
@@ -88,10 +116,17 @@ def pgx_connect_four(seconds, num_envs=1024):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seconds", type=float, default=3.0, help="measuring time per cell")
-    p.add_argument("--num-envs", type=int, default=1024, help="games in the batch")
+    p.add_argument("--seconds", type=float, default=2.0, help="measuring time per cell and round")
+    p.add_argument("--rounds", type=int, default=3, help="rounds per cell (the best one counts)")
+    p.add_argument("--num-envs", type=int, default=128, help="games in the batch")
     p.add_argument("--games", nargs="*", default=list(envs.GAMES), help="game ids (default: all)")
+    p.add_argument("--batch-sizes", nargs="*", type=int, default=[],
+                   help="also measure these batch sizes (a table by batch size and threads)")
     args = p.parse_args(argv)
+    if args.num_envs < 1 or any(n < 1 for n in args.batch_sizes):
+        p.error("batch sizes must be at least 1")
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
     threads = [t for t in (1, 2) if t <= batch.max_threads()]
     print(f"batch of {args.num_envs} games; numba threads available: {batch.max_threads()}\n")
     head = " | ".join(f"batched, {t} thread{'s' if t > 1 else ''}" for t in threads)
@@ -99,22 +134,28 @@ def main(argv=None):
           f"2 threads / 1 thread | bytes per game | games in 4 GB |")
     print("|---|---|---|" + "---|" * len(threads) + "---|---|---|---|")
     from pettingzoo.classic import connect_four_v3
-    c4 = aec_random_play(connect_four_v3.env(), args.seconds)[0]
+    c4_env = connect_four_v3.env()
+    c4, = best_of(args.rounds, [lambda: aec_random_play(c4_env, args.seconds)[0]])
     print(f"| pettingzoo connect_four_v3 | 2 | {c4:,.0f} |" + " — |" * len(threads) + " — | — | — | — |")
-    pgx_rate = pgx_connect_four(args.seconds, args.num_envs)
+    pgx_rate = pgx_connect_four(args.seconds, PGX_BATCH)
     if pgx_rate:
-        print(f"| pgx connect_four (CPU, batch {args.num_envs}) | 2 | — | {pgx_rate:,.0f} |"
+        print(f"| pgx connect_four (CPU, batch {PGX_BATCH}) | 2 | — | {pgx_rate:,.0f} |"
               + " — |" * (len(threads) - 1) + " — | — | — | — |")
     for game_id in args.games:
         env = envs.make(game_id, **_options(game_id))
         aec_random_play(env, 0.2)
-        aec = aec_random_play(env, args.seconds)[0]
-        rates = [batched_random_play(game_id, args.num_envs, args.seconds, t) for t in threads]
+        aec, *rates = best_of(args.rounds, [lambda: aec_random_play(env, args.seconds)[0]] + [
+            functools.partial(batched_random_play, game_id, args.num_envs, args.seconds, t)
+            for t in threads])
         per_game = bytes_per_game(game_id)
         scaling = f"{rates[1] / rates[0]:.2f}x" if len(rates) > 1 else "—"
         print(f"| {game_id} | {env.cfg.num_players} | {aec:,.0f} | "
               + " | ".join(f"{r:,.0f}" for r in rates)
               + f" | {rates[0] / aec:.1f}x | {scaling} | {per_game:,} | {(4 << 30) // per_game:,} |", flush=True)
+    if args.batch_sizes:
+        print("\nBatched decisions/s by batch size:\n")
+        print("\n".join(batch_size_table(args.games, args.batch_sizes, threads, args.seconds,
+                                          args.rounds)), flush=True)
     batch.set_threads(batch.max_threads())
 
 

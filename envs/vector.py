@@ -1,6 +1,6 @@
 """Batched games: ``num_envs`` games of one game stepped by one jitted call.
 
-    venv = envs.make_vec("tiny_towns_v0", 1024, num_players=2)
+    venv = envs.make_vec("tiny_towns_v0", 256, num_players=2)
     obs, info = venv.reset(seed=0)
     while ...:
         actions = my_policy(obs["observation"], obs["action_mask"], info["current_player"])

@@ -1,4 +1,5 @@
-"""Grid geometry shared by every game: adjacency, connected components, D4 patterns.
+"""Grid geometry shared by every game: adjacency, connected components, D4 patterns and
+the bitboard pattern matcher.
 
 Cells of an ``rows x cols`` grid are numbered ``row * cols + col``.  Neighbour tables
 are built once (plain numpy, at import of a game's data) and handed to the jitted
@@ -121,19 +122,32 @@ def pack_patterns(patterns):
     return offsets, sizes, n_images
 
 
+def anchor_bitboard(height, width, rows, cols):
+    """Bitboard (bit ``row * cols + col``) of the anchors at which an image whose bounding
+    box is ``height x width`` lies on a ``rows x cols`` grid -- the candidates of
+    :func:`fitting_anchors`."""
+    bits = 0
+    for r in range(rows - height + 1):
+        for c in range(cols - width + 1):
+            bits |= 1 << (r * cols + c)
+    return bits
+
+
 @njit(cache=True)
-def pattern_fits(board, rows, cols, offsets, size, r0, c0, wild):
-    """True when the image ``offsets[:size]`` anchored at ``(r0, c0)`` lies on the grid and
-    every required cell of ``board`` holds the required value (or ``wild``; pass -2 for none)."""
+def fitting_anchors(offsets, size, cols, stand_for, at, candidates):
+    """Bitboard of the anchors, among ``candidates``, at which every cell ``(dr, dc, v)`` of
+    the image ``offsets[:size]`` falls on a cell that may hold ``v``: a set bit of
+    ``stand_for[at + v]`` (the cells holding v, and any wildcards).
+
+    One shift and AND per image cell tests every anchor at once.  ``candidates`` must keep
+    the image on the grid (:func:`anchor_bitboard`), so no bit wraps into the next row;
+    grids of up to 63 cells."""
+    fit = candidates
     for i in range(size):
-        r = r0 + offsets[i, 0]
-        c = c0 + offsets[i, 1]
-        if r < 0 or r >= rows or c < 0 or c >= cols:
-            return False
-        v = board[r * cols + c]
-        if v != offsets[i, 2] and (wild == -2 or v != wild):
-            return False
-    return True
+        if fit == 0:
+            break
+        fit &= stand_for[at + offsets[i, 2]] >> (offsets[i, 0] * cols + offsets[i, 1])
+    return fit
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ Whose turn it is depends on public information only (two or more players):
 
 Layouts are declared with :mod:`kernels.layout`: the state ``STATE`` (globals ``G_*``, then
 ``players``, six records of the ``PLAYER`` layout with ``O_*`` offsets inside, then the
-scratch tail ``SCRATCH_KEY`` .. ``STATE_SIZE``: the construction key of ``_build_key``;
+scratch tail ``SCRATCH_KEY`` .. ``STATE_SIZE``: the bitboards of ``_build_key``;
 ``init`` shuffles the monuments there), which carries no game information
 (``GameConfig.scratch``); the option vector ``CONFIG`` (``CFG_*``); the observation
 ``OBS`` (one ``PLAYER_OBS`` piece per seat, ``P_*`` offsets inside, then the public,
@@ -60,7 +60,7 @@ import yaml
 from numba import njit
 
 from kernels import data_files, rng
-from kernels.grid import pattern_fits
+from kernels.grid import anchor_bitboard, fitting_anchors
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "tiny_towns"
@@ -493,7 +493,7 @@ def _transform_cells(pattern, t):
 
 PATTERNS = [b["pattern"] for b in DATA["buildings"]] + [m["pattern"] for m in DATA["monuments"]]
 MAX_PATTERN_CELLS = max(sum(ch != "." for row in p for ch in row) for p in PATTERNS)
-# offsets in the (dr, dc, value) format of kernels.grid.pattern_fits, in the rules' t order
+# offsets (dr, dc, value) in the rules' t order
 # (grid.pack_patterns orders and de-duplicates images differently, so the action encoding
 # of docs/rules/tiny_towns.md (section 11.2) needs its own table)
 PATTERN_CELLS = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
@@ -512,6 +512,16 @@ for _c, _p in enumerate(PATTERNS):
         if _key not in _seen:
             _seen.add(_key)
             TRANSFORM_DISTINCT[_c, _t] = 1
+# bitboards (bit q: square q): the anchors keeping each distinct image on the board (0 for
+# a repeated image), and the image's squares anchored at square 0
+PATTERN_ANCHORS = np.zeros((NCARDS, 8), dtype=np.int64)
+PATTERN_BITS = np.zeros((NCARDS, 8), dtype=np.int64)
+for _c in range(NCARDS):
+    for _t in range(8):
+        if TRANSFORM_DISTINCT[_c, _t]:
+            PATTERN_ANCHORS[_c, _t] = anchor_bitboard(*TRANSFORM_BOX[_c, _t], 4, 4)
+        for _r, _cc, _v in PATTERN_CELLS[_c, _t, :PATTERN_SIZE[_c]]:
+            PATTERN_BITS[_c, _t] |= 1 << (4 * _r + _cc)
 
 # ----------------------------------------------------------------------- action space
 MAX_MONUMENTS_DEALT = 2
@@ -630,9 +640,11 @@ G_FACE_UP = STATE.add("town_hall_face_up", (NRES,))   # town hall face-up discar
 G_GROVE_TYPE = STATE.add("grove_type")
 G_OPALEYE_STARTED = STATE.add("opaleye_started")
 G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
-# scratch tail (carries no game information): the construction key of _build_key; init
-# shuffles the monument pool here
+# scratch tail (carries no game information): the bitboards of _build_key; init shuffles
+# the monument pool here
 SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
+KEY_WILD = SCRATCH_KEY + NRES       # bitboards of _build_key after the NRES resources'
+KEY_CUBES = SCRATCH_KEY + NRES + 1
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size
@@ -806,13 +818,44 @@ def _draw_weighted(state, off, n):
 # ===================================================================== construction
 @njit(cache=True, **JIT_ONLY)
 def _build_key(state, p):
-    """Scratch key per square: loose cube resource, 5 for an active Trading Post, else -1."""
+    """p's construction key as bitboards (bit q: square q) in the scratch tail: at
+    ``SCRATCH_KEY + r`` the squares that may stand for resource r (a loose cube of r or an
+    active Trading Post), at ``KEY_WILD`` the active Trading Posts, at ``KEY_CUBES`` the
+    loose cubes.  Returns the counts for :func:`_enough_cubes`."""
     b = _player_base(p)
+    wild = 0
+    cubes = 0
+    for r in range(NRES):
+        state[SCRATCH_KEY + r] = 0
     for q in range(16):
         v = state[b + O_CUBE + q]
-        if v < 0 and state[b + O_BUILDING + q] == C_TPOST and _active_cell(state, p, q):
-            v = 5
-        state[SCRATCH_KEY + q] = v
+        if v >= 0:
+            state[SCRATCH_KEY + v] |= 1 << q
+            cubes |= 1 << q
+        elif state[b + O_BUILDING + q] == C_TPOST and _active_cell(state, p, q):
+            wild |= 1 << q
+    for r in range(NRES):
+        state[SCRATCH_KEY + r] |= wild
+    state[KEY_WILD] = wild
+    state[KEY_CUBES] = cubes
+    # How many squares hold each resource 0..4 and wilds (5), 5 bits per count packed in
+    # one integer: no array to allocate (cold start and run time).
+    have = _popcount(wild) << (5 * NRES)
+    for r in range(NRES):
+        have += _popcount(state[SCRATCH_KEY + r] & ~wild) << (5 * r)
+    return have
+
+
+@njit(cache=True, **JIT_ONLY)
+def _enough_cubes(have, card):
+    """The counts ``have`` of :func:`_build_key` cover ``card``'s pattern, wilds filling the
+    gaps: a cheap necessary condition before the placement search."""
+    short = 0
+    for r in range(NRES):
+        h = (have >> (5 * r)) & 31
+        if PATTERN_NEED[card, r] > h:
+            short += PATTERN_NEED[card, r] - h
+    return short <= have >> (5 * NRES)
 
 
 @njit(cache=True)
@@ -837,55 +880,43 @@ for _c in range(NCARDS):
 
 @njit(cache=True, **JIT_ONLY)
 def _card_fits(state, card):
-    """Some transform and anchor of ``card``'s pattern fits (scratch key of ``_build_key``)."""
+    """Some transform and anchor of ``card``'s pattern fits (the key of ``_build_key``)."""
     for t in range(8):
-        if TRANSFORM_DISTINCT[card, t] == 0:
-            continue
-        for anchor in range(16):
-            if _placement_ok(state, card, t, anchor):
-                return True
-    return False
-
-
-@njit(cache=True, **JIT_ONLY)
-def _placement_ok(state, card, t, anchor):
-    """Uses the scratch key of ``_build_key``."""
-    if TRANSFORM_DISTINCT[card, t] == 0:
-        return False
-    r0 = anchor // 4
-    c0 = anchor % 4
-    if r0 + TRANSFORM_BOX[card, t, 0] > 4 or c0 + TRANSFORM_BOX[card, t, 1] > 4:
-        return False
-    key = state[SCRATCH_KEY:SCRATCH_KEY + 16]
-    if not pattern_fits(key, 4, 4, PATTERN_CELLS[card, t], PATTERN_SIZE[card], r0, c0, 5):
-        return False
-    for i in range(PATTERN_SIZE[card]):
-        q = (r0 + PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + PATTERN_CELLS[card, t, i, 1]
-        if key[q] != 5:
+        if _fitting_anchors(state, card, t) != 0:
             return True
     return False
 
 
 @njit(cache=True, **JIT_ONLY)
+def _fitting_anchors(state, card, t):
+    """Bitboard of the anchors at which transform t of ``card``'s pattern can be built on
+    the key of ``_build_key``: each square holds its resource or a wild, and not every
+    square is a wild."""
+    fit = fitting_anchors(PATTERN_CELLS[card, t], PATTERN_SIZE[card], 4, state, SCRATCH_KEY,
+                          PATTERN_ANCHORS[card, t])
+    wild = state[KEY_WILD]
+    if fit != 0 and wild != 0:
+        for anchor in range(16):
+            if (fit >> anchor) & 1 and (PATTERN_BITS[card, t] << anchor) & ~wild == 0:
+                fit &= ~(1 << anchor)
+    return fit
+
+
+@njit(cache=True, **JIT_ONLY)
 def _construct_mask(state, p, mask):
     """Set the legal CONSTRUCT actions of p in ``mask`` (if given); return their number."""
-    _build_key(state, p)
-    ncubes = 0
-    for q in range(16):
-        if state[SCRATCH_KEY + q] >= 0 and state[SCRATCH_KEY + q] < 5:
-            ncubes += 1
-    if ncubes == 0:
+    have = _build_key(state, p)
+    if state[KEY_CUBES] == 0:
         return 0
     n = 0
     for slot in range(8):
         card = _slot_card(state, p, slot)
-        if card < 0:
+        if card < 0 or not _enough_cubes(have, card):
             continue
         for t in range(8):
-            if TRANSFORM_DISTINCT[card, t] == 0:
-                continue
+            fit = _fitting_anchors(state, card, t)
             for anchor in range(16):
-                if _placement_ok(state, card, t, anchor):
+                if (fit >> anchor) & 1:
                     n += 1
                     if mask.shape[0] > 0:
                         mask[A_CONSTRUCT + CONSTRUCT_SLOT * slot + CONSTRUCT_T * t + anchor] = 1
@@ -1185,30 +1216,18 @@ def _build_offered(state, p):
     Both searches read the scratch key of :func:`_build_key`, set here for p itself, so
     they never depend on what an earlier caller left there.  (One function for both: each
     jitted function calling the placement search recompiles it, which costs cold start.)"""
-    _build_key(state, p)
+    have = _build_key(state, p)
     for slot in range(8):
         card = _slot_card(state, p, slot)
-        if card >= 0 and _card_fits(state, card):
+        if card >= 0 and _enough_cubes(have, card) and _card_fits(state, card):
             return True
     if state[G_SOLO] or state[G_MONUMENTS] == 0 or state[_player_base(p) + O_MONUMENT_BUILT] != 0:
         return False
     # Which monument p kept is secret, so every monument still unbuilt counts; the built
     # ones (public, each held by its builder) do not.
-    # How many squares hold each resource 0..4 and wildcards (5), 5 bits per count packed
-    # in one integer: no array to allocate (cold start and run time).
-    have = 0
-    for q in range(16):
-        v = state[SCRATCH_KEY + q]
-        if v >= 0 and v <= 5:
-            have += 1 << (5 * v)
     for i in range(NUM_MONUMENTS):
         card = NUM_BUILDING_CARDS + i
-        short = 0                            # cheap necessary condition before the search
-        for r in range(5):
-            h = (have >> (5 * r)) & 31
-            if PATTERN_NEED[card, r] > h:
-                short += PATTERN_NEED[card, r] - h
-        if short > have >> 25:
+        if not _enough_cubes(have, card):
             continue
         built = False
         for j in range(state[G_NUM_PLAYERS]):

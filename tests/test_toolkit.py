@@ -107,21 +107,32 @@ def test_d4_image_counts():
     assert counts == [1, 2, 4, 8, 4]
 
 
-def test_pattern_fits_matches_reference():
+def test_fitting_anchors_match_a_walk_over_the_cells():
+    """The bitboard matcher against the plain rule: at the anchor, every image cell lies on
+    the grid and holds its value or the wildcard (4 here)."""
     r = np.random.default_rng(0)
     pattern = [[2, 1, -1], [-1, 1, 3]]
-    offsets, sizes, n_images = grid.pack_patterns([pattern])
-    assert n_images[0] == 8
-    images = [set(map(tuple, im.tolist())) for im in grid.d4_transforms(pattern)]
+    images = grid.d4_transforms(pattern)
+    assert len(images) == 8
+    rows, cols = 4, 5
+    checked = fits = 0
     for _ in range(300):
-        board = r.integers(0, 5, 16).astype(np.int64)
-        for t in range(n_images[0]):
-            for r0 in range(-1, 5):
-                for c0 in range(-1, 5):
-                    want = all(0 <= r0 + dr < 4 and 0 <= c0 + dc < 4 and board[(r0 + dr) * 4 + c0 + dc] in (v, 4)
-                               for dr, dc, v in images[t])
-                    got = grid.pattern_fits(board, 4, 4, offsets[0, t], sizes[0, t], r0, c0, 4)
-                    assert got == want
+        board = r.integers(0, 5, rows * cols).astype(np.int64)
+        wild = sum(1 << q for q in range(rows * cols) if board[q] == 4)
+        stand_for = np.array([7, 7] + [sum(1 << q for q in range(rows * cols) if board[q] == v) | wild
+                                       for v in range(4)], np.int64)     # values from slot 2
+        for im in images:
+            height, width = im[:, 0].max() + 1, im[:, 1].max() + 1
+            candidates = grid.anchor_bitboard(height, width, rows, cols)
+            got = grid.fitting_anchors(im, im.shape[0], cols, stand_for, 2, candidates)
+            for r0 in range(rows):
+                for c0 in range(cols):
+                    want = all(0 <= r0 + dr < rows and 0 <= c0 + dc < cols
+                               and board[(r0 + dr) * cols + c0 + dc] in (v, 4) for dr, dc, v in im)
+                    assert (got >> (r0 * cols + c0)) & 1 == want, (im.tolist(), r0, c0)
+                    checked += 1
+                    fits += want
+    assert checked > 1000 and 0 < fits < checked
 
 
 def test_draw_from_counts_empties_the_bag_in_proportion():

@@ -304,6 +304,11 @@ def test_snapshot_pool(tmp_path, trained):
     pool = pickle.loads(pickle.dumps(pool))
     drawn = [a for _ in range(5) for a in pool(rng)]
     assert all(isinstance(a, PolicyAgent) for a in drawn)
+    # a loaded snapshot's sampling is seeded (by its step count): runs are reproducible
+    again = SnapshotPool(str(tmp_path), num_opponents=2, latest_prob=0.5)
+    first, second = pool._load(pool.snapshots()[-1]), again._load(again.snapshots()[-1])
+    assert first is not second
+    assert np.array_equal(first.rng.random(4), second.rng.random(4))
     mix = SnapshotPool(str(tmp_path), baselines=("random",), baseline_prob=1.0)
     assert isinstance(mix(rng)[0], agents.RandomAgent)
 
