@@ -2,6 +2,7 @@
 
     python -m benchmarks.tournament_report [--games 200] [--game GAME ...] [--num-players N]
         [--workers W] [--seed 0] [--mcts-simulations N | --mcts-seconds 0.5] [--out benchmarks/results]
+        [--ladder [--mcts-large-seconds 1.0]]
 
 For each game (default: every game in ``envs.GAMES``, at its default player count or
 ``--num-players``):
@@ -23,6 +24,12 @@ MCTS budget: a fixed number of simulations per move keeps the tournament reprodu
 By default it is chosen per game as the measured iterations/s times ``--mcts-seconds``
 (0.5 s of search per move on this machine, rounded, at least 50); ``--mcts-simulations``
 fixes it for every game instead.
+
+``--ladder`` measures the ladder random < greedy < trained policy < search: the table adds
+the game's shipped policy (``pretrained``, when the package has one for the game and its
+options) and
+``mcts_large``, an MCTS whose fixed budget aims at ``--mcts-large-seconds`` per move (at
+most 1 s).
 """
 import argparse
 import json
@@ -91,18 +98,25 @@ def report_game(game, args):
     if args.mcts_simulations:
         sims = int(args.mcts_simulations)
     else:
-        raw = speed["iterations_per_second"] * args.mcts_seconds
-        sims = max(50, int(round(raw, -1 if raw < 1000 else -2)))
+        sims = simulations_for(speed["iterations_per_second"], args.mcts_seconds)
     print(f"   {speed['iterations_per_second']:.0f} MCTS iterations/s; "
           f"tournament with mcts simulations={sims}", flush=True)
     agent_options = {"mcts": {"simulations": sims}}
-    result = T.run_tournament(game, ["random", "greedy", "mcts"], games=args.games,
+    names = ["random", "greedy", "mcts"]
+    if args.ladder:
+        names, large = ladder_agents(game, speed["iterations_per_second"], args.mcts_large_seconds,
+                                     env_options)
+        agent_options["mcts_large"] = {"simulations": large}
+        print(f"   ladder: {' '.join(names)}; mcts_large simulations={large}", flush=True)
+    result = T.run_tournament(game, names, games=args.games,
                               workers=args.workers, seed=args.seed, backend=args.backend,
                               env_options=env_options, agent_options=agent_options,
                               progress=not args.no_progress)
     out = T.write_outputs(result, Path(args.out) / game)
     bench = {"game": game, "num_players": result["num_players"], "mcts_speed": speed,
-             "mcts_simulations": sims, "games_per_table": result["games_per_table"],
+             "mcts_simulations": sims,
+             "mcts_large_simulations": agent_options.get("mcts_large", {}).get("simulations"),
+             "games_per_table": result["games_per_table"],
              "games": result["games"], "elapsed_seconds": result["elapsed_seconds"],
              "workers": args.workers, "cpu_count": os.cpu_count(), "seed": args.seed,
              "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
@@ -116,23 +130,51 @@ def report_game(game, args):
     return result, bench
 
 
+def simulations_for(iterations_per_second, seconds):
+    """A fixed budget of about ``seconds`` of search per move (rounded, at least 50)."""
+    raw = iterations_per_second * seconds
+    return max(50, int(round(raw, -1 if raw < 1000 else -2)))
+
+
+def ladder_agents(game, iterations_per_second, large_seconds, env_options=None):
+    """The ladder's agent tokens for ``game`` and mcts_large's simulations per move.  The
+    shipped policy joins when the game has one trained for these options."""
+    from agents import pretrained
+
+    names = ["random", "greedy"]
+    if game in pretrained.available_games():
+        trained = pretrained.load_record(game)["options"]
+        trained = {k: v for k, v in trained.items() if k != "reward_mode"}
+        if envs.make(game, **trained).cfg.options == envs.make(game, **(env_options or {})).cfg.options:
+            names.append("pretrained")
+    return names + ["mcts", "mcts_large=mcts"], simulations_for(iterations_per_second, large_seconds)
+
+
 def summary_markdown(rows):
     h = ["game", "seats", "games", "MCTS it/s", "MCTS sims/move", "MCTS s/move",
-         "greedy ahead of random", "mcts ahead of greedy", "mcts ahead of random", "best (ordinal)"]
+         "greedy ahead of random", "mcts ahead of greedy", "mcts ahead of random",
+         "pretrained ahead of greedy", "mcts_large ahead of pretrained", "mcts_large ahead of mcts",
+         "ladder (ordinal)"]
     out = ["# Baseline tournaments", "",
            "Head-to-head: share of the games where the first agent finished ahead of the second "
-           "(ties 1/2). Bars: greedy ahead of random >= 0.70, mcts ahead of greedy >= 0.60.", "",
+           "(ties 1/2). Bars: greedy ahead of random >= 0.70, mcts ahead of greedy >= 0.60. "
+           "The ladder columns come from `--ladder` runs (`-`: not in that game's table); "
+           "the last column lists the agents by their openskill ordinal, strongest first.", "",
            "| " + " | ".join(h) + " |", "|" + "|".join(["---"] * len(h)) + "|"]
     for result, bench in rows:
         hh = result["head_to_head"]
         spm = {r["agent"]: r["seconds_per_move"] for r in result["summary"]}
-        best = max(result["summary"], key=lambda r: r["ordinal"])["agent"]
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        order = " > ".join(r["agent"] for r in sorted(result["summary"], key=lambda r: -r["ordinal"]))
+
+        def rate(a, b):
+            v = hh.get(a, {}).get(b)
+            return "-" if v is None else f"{v:.3f}"
         out.append("| " + " | ".join([
             result["game"], str(result["num_players"]), str(result["games"]),
             f"{bench['mcts_speed']['iterations_per_second']:.0f}", str(bench["mcts_simulations"]),
-            f"{spm.get('mcts', 0):.3f}", fmt(hh["greedy"]["random"]), fmt(hh["mcts"]["greedy"]),
-            fmt(hh["mcts"]["random"]), best]) + " |")
+            f"{spm.get('mcts', 0):.3f}", rate("greedy", "random"), rate("mcts", "greedy"),
+            rate("mcts", "random"), rate("pretrained", "greedy"), rate("mcts_large", "pretrained"),
+            rate("mcts_large", "mcts"), order]) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -153,7 +195,13 @@ def main(argv=None):
                    help="time spent measuring MCTS speed per game (default 2)")
     p.add_argument("--out", default=str(DEFAULT_OUT))
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--ladder", action="store_true",
+                   help="add the shipped policy and mcts_large (the rating ladder)")
+    p.add_argument("--mcts-large-seconds", type=float, default=1.0,
+                   help="search time per move mcts_large's budget aims at (0 < s <= 1, default 1)")
     args = p.parse_args(argv)
+    if not 0 < args.mcts_large_seconds <= 1.0:
+        p.error(f"--mcts-large-seconds must be in (0, 1], got {args.mcts_large_seconds}")
     games = args.game or list(envs.GAMES)
     for g in games:
         if g not in envs.GAMES:

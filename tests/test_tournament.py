@@ -143,3 +143,33 @@ def test_tournament_report_describes_each_games_mcts_playout():
         settings = search_settings(game)
         assert f"tanh(margin / {settings.margin_scale:g})" in text
         assert (f"{settings.playout_depth} greedy moves" in text) == (settings.playout == "greedy" and settings.playout_depth > 0)
+
+
+def test_tournament_report_ladder_adds_the_shipped_policy_and_a_larger_search(tmp_path):
+    from agents import pretrained
+    from benchmarks import tournament_report as TR
+
+    game = "smartphone_inc_v0"
+    assert game in pretrained.available_games()
+    rows = TR.main(["--game", game, "--games", "2", "--ladder", "--mcts-seconds", "0.001",
+                    "--mcts-large-seconds", "0.002", "--speed-seconds", "0.2", "--workers", "1",
+                    "--out", str(tmp_path), "--no-progress"])
+    result, bench = rows[0]
+    labels = {a["label"]: a for a in result["agents"]}
+    assert set(labels) == {"random", "greedy", "pretrained", "mcts", "mcts_large"}
+    assert labels["mcts_large"]["name"] == "mcts"
+    assert labels["mcts_large"]["options"]["simulations"] == bench["mcts_large_simulations"] >= 50
+    assert result["head_to_head"]["pretrained"]["greedy"] is not None
+    summary = (tmp_path / "summary.md").read_text()
+    assert "pretrained ahead of greedy" in summary and "mcts_large ahead of mcts" in summary
+    assert TR.ladder_agents("kingdomino_duel_v0", 1000.0, 1.0, {})[1] == 1000
+    # a policy trained for other options stays out (Smartphone Inc.'s: 2 companies)
+    assert "pretrained" not in TR.ladder_agents(game, 1000.0, 1.0, {"num_players": 3})[0]
+
+
+def test_tournament_report_refuses_a_large_search_over_one_second(capsys):
+    from benchmarks import tournament_report as TR
+
+    with pytest.raises(SystemExit):
+        TR.main(["--ladder", "--mcts-large-seconds", "1.5"])
+    assert "--mcts-large-seconds must be in (0, 1]" in capsys.readouterr().err

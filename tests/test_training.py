@@ -418,3 +418,22 @@ print("ok")
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
+    """Two batched runs with the same settings and seed, self-play snapshots sampling among
+    the opponents, end with identical weights: what a shipped policy's recorded config and
+    seed promise (its record holds the weights' hash)."""
+    from agents.pretrained import weights_sha256
+
+    hashes = []
+    for run in ("a", "b"):
+        out = str(tmp_path / run)
+        train.main(["--game", "kingdomino_duel_v0", "--timesteps", "768", "--n-envs", "4",
+                    "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "mix",
+                    "--snapshot-every", "256", "--eval-every", "0", "--final-eval-games", "2",
+                    "--seed", "3", "--out", out, "--no-progress", "--no-plot", "--verbose", "0"])
+        assert len([n for n in os.listdir(os.path.join(out, "pool")) if n.startswith("snapshot_")]) >= 2
+        with np.load(os.path.join(out, "final_model.npz")) as arrays:
+            hashes.append(weights_sha256(dict(arrays)))
+    assert hashes[0] == hashes[1]
