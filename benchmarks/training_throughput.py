@@ -52,7 +52,12 @@ def main(argv=None):
     p.add_argument("--timesteps", type=int, default=8192, help="timed learner decisions per cell")
     p.add_argument("--games", nargs="*", default=list(envs.GAMES))
     p.add_argument("--opponents", default="random", choices=("random", "greedy"))
+    p.add_argument("--batched-torch-threads", type=int, default=None,
+                   help="torch threads on the batched path (default: the game's setting); "
+                        "its games run in the training process, so the second core is free")
     args = p.parse_args(argv)
+    if args.batched_torch_threads is not None and args.batched_torch_threads < 1:
+        p.error("--batched-torch-threads must be at least 1")
     print("| game | AEC path (env steps/s) | batched (env steps/s) | batched / AEC |")
     print("|---|---|---|---|")
     for game in args.games:
@@ -62,6 +67,8 @@ def main(argv=None):
             cfg = replace(base, env=kind)
             if kind == "batched":
                 cfg = replace(cfg, n_envs=None, n_steps=None)   # 16 games x 128 steps
+                if args.batched_torch_threads:
+                    cfg = replace(cfg, torch_threads=args.batched_torch_threads)
             elif base.env == "batched" and base.n_envs is None:
                 cfg = replace(cfg, n_envs=None, n_steps=None)   # 2 workers x 1024 steps
             rates[kind] = learner_steps_per_second(cfg.resolved(), args.timesteps)

@@ -75,6 +75,18 @@ def batch_functions(kernel):
     return (reset, step)
 
 
+@njit(cache=True)
+def first_bad_action(actions, masks):
+    """The first game whose action is out of range or not legal in its ``masks`` row; -1
+    when every action is legal."""
+    n_actions = masks.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= n_actions or masks[i, a] == 0:
+            return i
+    return -1
+
+
 @njit(cache=True, parallel=True)
 def random_actions(masks, gens, out):
     """``out[i]``: a uniformly random legal action of game ``i`` (``gens[i]``: its 2-slot

@@ -643,8 +643,8 @@ G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
 # scratch tail (carries no game information): the bitboards of _build_key; init shuffles
 # the monument pool here
 SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
-KEY_WILD = SCRATCH_KEY + NRES       # bitboards of _build_key after the NRES resources'
-KEY_CUBES = SCRATCH_KEY + NRES + 1
+KEY_WILD = SCRATCH_KEY + NRES       # _build_key's wild and loose-cube bitboards follow its
+KEY_CUBES = SCRATCH_KEY + NRES + 1  # NRES resource bitboards
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size

@@ -38,8 +38,6 @@ def _expancity_observations(steps=60, every=4):
     return np.asarray(out, dtype=np.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: only smartphone_inc_v0's default run is trained and "
-                   "shipped so far; this test fails (strict) once every game ships one: drop the mark then")
 def test_every_game_ships_a_policy():
     assert SHIPPED == sorted(envs.GAMES)
 
