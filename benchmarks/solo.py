@@ -177,18 +177,18 @@ def between_two_cities_table(results):
             best = np.mean([r["deep_learning_city"] for r in rows])
             cells.append(f"{_rate(sum(r['won'] for r in rows), len(rows))}<br>{own:.1f} vs {best:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    bonus = _difficulty_bonus()
     lines += ["", "Break-even difficulty bonus: the seat wins when its lower city reaches the Deep "
               "Learning City with its bonus, so the median over every game of (seat's score "
               "minus the Deep Learning City's score without its bonus) is the bonus at which the "
               "agent would win about half of its games; the data's bonuses by level are "
-              + ", ".join(f"{d}: {_difficulty_bonus()[d]:+d}" for d in range(1, 6)) + ".", "",
+              + ", ".join(f"{d}: {bonus[d]:+d}" for d in range(1, 6)) + ".", "",
               "| agent | games | Deep Learning City without bonus: mean | seat: mean | break-even bonus |",
               "| --- | ---: | ---: | ---: | ---: |"]
     for label in _labels(results):
         rows = [r for r in results if r["label"] == label and r["deep_learning_city"] is not None]
         if not rows:
             continue
-        bonus = _difficulty_bonus()
         base = np.array([r["deep_learning_city"] - bonus[r["options"].get("difficulty", bonus["default"])]
                          for r in rows], dtype=float)
         own = np.array([r["score"] for r in rows], dtype=float)

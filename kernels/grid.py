@@ -103,25 +103,6 @@ def d4_transforms(pattern):
     return images
 
 
-def pack_patterns(patterns):
-    """Pack the D4 images of several patterns for the jitted matcher.
-
-    Returns ``(offsets int64[P, 8, K, 3], sizes int64[P, 8], n_images int64[P])``
-    where ``K`` is the largest pattern size; unused rows are zero.
-    """
-    imgs = [d4_transforms(p) for p in patterns]
-    k = max(im.shape[0] for per in imgs for im in per)
-    offsets = np.zeros((len(patterns), 8, k, 3), dtype=np.int64)
-    sizes = np.zeros((len(patterns), 8), dtype=np.int64)
-    n_images = np.zeros(len(patterns), dtype=np.int64)
-    for i, per in enumerate(imgs):
-        n_images[i] = len(per)
-        for t, im in enumerate(per):
-            offsets[i, t, : im.shape[0]] = im
-            sizes[i, t] = im.shape[0]
-    return offsets, sizes, n_images
-
-
 def anchor_bitboard(height, width, rows, cols):
     """Bitboard (bit ``row * cols + col``) of the anchors at which an image whose bounding
     box is ``height x width`` lies on a ``rows x cols`` grid -- the candidates of

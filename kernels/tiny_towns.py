@@ -494,7 +494,7 @@ def _transform_cells(pattern, t):
 PATTERNS = [b["pattern"] for b in DATA["buildings"]] + [m["pattern"] for m in DATA["monuments"]]
 MAX_PATTERN_CELLS = max(sum(ch != "." for row in p for ch in row) for p in PATTERNS)
 # offsets (dr, dc, value) in the rules' t order
-# (grid.pack_patterns orders and de-duplicates images differently, so the action encoding
+# (grid.d4_transforms orders and de-duplicates images differently, so the action encoding
 # of docs/rules/tiny_towns.md (section 11.2) needs its own table)
 PATTERN_CELLS = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
 PATTERN_SIZE = np.zeros(NCARDS, dtype=np.int64)
