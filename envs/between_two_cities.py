@@ -202,6 +202,8 @@ Version history
   helpers and options; the data file is checked at load; cold start about halved.
 * v0, rev. 3: declared layouts (state, observation, actions), options table, phase names
   in snake_case, re-draws in the kernel; no rule change.
+* v0, rev. 4: city scoring counts kinds in the scratch tail, so ``observe`` allocates
+  nothing; no rule or observation change.
 """
 from __future__ import annotations
 

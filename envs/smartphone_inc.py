@@ -147,6 +147,9 @@ Version history
   (``ValueError`` otherwise); the data file is validated at import.
 * v0, rev. 3: declared layouts (state, observation, actions), options table, phase names
   in snake_case, re-draws in the kernel; no rule change.
+* v0, rev. 4: the kernel's working arrays (painted pad, icon counts, cells under the top
+  pad, leadership gains, re-drawn plans) moved into a scratch tail of the state, so
+  ``step``, ``legal_mask`` and ``observe`` allocate nothing; no rule or observation change.
 """
 import functools
 from collections.abc import Mapping

@@ -58,9 +58,11 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
 Every layout is declared with :mod:`kernels.layout` (state ``STATE``, observation ``OBS``
 with its bounds, actions ``ACTIONS``) so that sizes, offsets and names come from one place.
 
-The kernel never allocates in ``step``/``legal_mask``/``observe`` beyond tiny scratch:
-scratch space lives in the last ``GameConfig.scratch`` slots of the state, which carry
-no game information (two states are the same game when all slots before them agree).  ``kernels.playout`` drives these functions from
+The kernel never allocates in ``step``/``legal_mask``/``observe``: its working space
+lives in the last ``GameConfig.scratch`` slots of the state, which carry no game
+information (two states are the same game when all slots before them agree).
+``tests/test_allocations.py`` counts numba's allocations over random games to hold every
+kernel to it.  ``kernels.playout`` drives these functions from
 jitted code for pure-kernel loops (benchmarks, MCTS playouts).
 """
 from dataclasses import dataclass, field

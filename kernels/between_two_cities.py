@@ -607,20 +607,22 @@ def _shop_score(g, dirs, cross):
 
 
 @njit(cache=True)
-def _tavern_sets(c0, c1, c2, c3):
-    a = np.empty(4, dtype=np.int64)
-    a[0] = c0
-    a[1] = c1
-    a[2] = c2
-    a[3] = c3
-    for i in range(4):
-        for j in range(3 - i):
-            if a[j] < a[j + 1]:
-                t = a[j]
-                a[j] = a[j + 1]
-                a[j + 1] = t
-    return (a[3] * TAVERN_PTS[4] + (a[2] - a[3]) * TAVERN_PTS[3] + (a[1] - a[2]) * TAVERN_PTS[2]
-            + (a[0] - a[1]) * TAVERN_PTS[1])
+def _tavern_sets(kc):
+    """Points of the tavern sets of kind counts ``kc``: with the four tavern kinds' counts
+    sorted a0 >= a1 >= a2 >= a3, a3 sets of four, a2 - a3 of three, and so on."""
+    a0 = a1 = a2 = a3 = 0
+    for j in range(TAVERN_KINDS.shape[0]):   # insertion into the four scalars, largest first
+        x = kc[TAVERN_KINDS[j]]
+        if x > a0:
+            a0, a1, a2, a3 = x, a0, a1, a2
+        elif x > a1:
+            a1, a2, a3 = x, a1, a2
+        elif x > a2:
+            a2, a3 = x, a2
+        elif x > a3:
+            a3 = x
+    return (a3 * TAVERN_PTS[4] + (a2 - a3) * TAVERN_PTS[3] + (a1 - a2) * TAVERN_PTS[2]
+            + (a0 - a1) * TAVERN_PTS[1])
 
 
 @njit(cache=True)
@@ -651,24 +653,26 @@ def _other_types(kc):
 @njit(cache=True)
 def score_grid(g, fpp, parts, dirs, seen, stack, cross):
     """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
-    ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total."""
-    kc = np.zeros(N_KINDS, dtype=np.int64)
+    ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total.
+    ``dirs``, ``seen``, ``stack`` and ``cross`` are scratch (no allocation here)."""
+    kc = seen   # the kind counts, in seen's first N_KINDS slots until the parks' flood fill
+    for k in range(N_KINDS):
+        kc[k] = 0
     for i in range(CANVAS_CELLS):
         if g[i] >= 0:
             kc[g[i]] += 1
-    parts[0] = _shop_score(g, dirs, cross)
     parts[1] = kc[FACTORY] * fpp
-    tc = np.zeros(4, dtype=np.int64)
-    for j in range(TAVERN_KINDS.shape[0]):
-        tc[j] = kc[TAVERN_KINDS[j]]
-    parts[2] = _tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    parts[2] = _tavern_sets(kc)
+    parts[3] = _office_base(kc[OFFICE])
+    ot = _other_types(kc) * HOUSE_PER_TYPE
+    parts[0] = _shop_score(g, dirs, cross)
     tlo = TAVERN_KINDS[0]
     thi = TAVERN_KINDS[TAVERN_KINDS.shape[0] - 1]
     bonus = 0
     for i in range(CANVAS_CELLS):
         if g[i] == OFFICE and grid.touches_range(i, g, NEIGHBORS, tlo, thi):
             bonus += OFFICE_BONUS
-    parts[3] = _office_base(kc[OFFICE]) + bonus
+    parts[3] += bonus
     # parks
     for i in range(CANVAS_CELLS):
         seen[i] = 0
@@ -679,7 +683,6 @@ def score_grid(g, fpp, parts, dirs, seen, stack, cross):
         size = grid.flood_fill(i, g, NEIGHBORS, seen, stack)
         ps += _park_group(size)
     parts[4] = ps
-    ot = _other_types(kc) * HOUSE_PER_TYPE
     hs = 0
     for i in range(CANVAS_CELLS):
         if g[i] == HOUSE:
@@ -697,10 +700,7 @@ def _score_dlc(kc, fpp, parts):
     n = kc[SHOP]
     parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
     parts[1] = kc[FACTORY] * fpp
-    tc = np.zeros(4, dtype=np.int64)
-    for j in range(TAVERN_KINDS.shape[0]):
-        tc[j] = kc[TAVERN_KINDS[j]]
-    parts[2] = _tavern_sets(tc[0], tc[1], tc[2], tc[3])
+    parts[2] = _tavern_sets(kc)
     # every office counts as next to a tavern, whether or not the city has one (ruling 19)
     parts[3] = _office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
     n = kc[PARK]

@@ -647,7 +647,17 @@ BUYERS = STATE.add("buyers", (NREG, MAX_BUY))     # company whose good sits on t
 RNG = STATE.add("rng", rng.RNG_SLOTS)
 COMPANIES = STATE.add("companies", (MAX_CO, COMPANY_SIZE))
 PLANS = STATE.add("plans", (MAX_CO, PLAN_SIZE))
+# Scratch (working space, never part of the game): step, legal_mask and observe allocate
+# nothing, and a state copy carries its own.
+SCR_ICON = STATE.add("scr_icon", NCELL, scratch=True)           # paint: visible icon per cell
+SCR_SOURCE = STATE.add("scr_source", NCELL, scratch=True)       # paint: what shows it
+SCR_COUNTS = STATE.add("scr_counts", NICON, scratch=True)       # a plan's icon counts
+SCR_TOP = STATE.add("scr_top", NCELL, scratch=True)             # cells under the top pad
+SCR_GAIN = STATE.add("scr_gain", MAX_CO, scratch=True)          # leadership VP per company
+SCR_GEN = STATE.add("scr_gen", 2, scratch=True)                 # determinize's generator
+SCR_MASK = STATE.add("scr_mask", NUM_ACTIONS, scratch=True)     # a re-drawn plan's choices
 STATE_SIZE = STATE.size
+SCRATCH_START = STATE.size - STATE.scratch_size   # the game lies before it; scratch after
 # Slots whose change makes hidden choices public at once (the plan reveal): a search copy
 # determinized before it may, from there, differ openly (e.g. in turn order).
 REVEAL_SLOTS = (REVEALED,)
@@ -1051,12 +1061,14 @@ def paint(state, c, icon, src, upto):
 @njit(cache=True)
 def _eval_plan(state, c, out):
     """Outcome vector (C+d, PROD+CHEAP, IMP active, IMP covered, price shift, RES, LOG)."""
-    icon = np.empty(NCELL, dtype=np.int64)
-    src = np.empty(NCELL, dtype=np.int64)
+    icon = state[SCR_ICON:SCR_ICON + NCELL]
+    src = state[SCR_SOURCE:SCR_SOURCE + NCELL]
     p = plan_base(c)
     n = state[p + PL_COUNT]
     cov = paint(state, c, icon, src, n)
-    cnt = np.zeros(NICON, dtype=np.int64)
+    cnt = state[SCR_COUNTS:SCR_COUNTS + NICON]
+    for i in range(NICON):
+        cnt[i] = 0
     for i in range(NCELL):
         if icon[i] >= 0:
             cnt[icon[i]] += 1
@@ -1093,7 +1105,9 @@ def _steve_outcome(state, c):
 @njit(cache=True)
 def _steve_plan(state, c, out):
     """Write the outcome of Steve's fixed plan for this round into ``out`` (O_* slots)."""
-    cnt = np.zeros(NICON, dtype=np.int64)
+    cnt = state[SCR_COUNTS:SCR_COUNTS + NICON]
+    for i in range(NICON):
+        cnt[i] = 0
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
     imp_total = np.int64(0)
     for v in range(6):
@@ -1195,7 +1209,7 @@ def _plan_mask(state, c, mask):
                 mask[A_TILE_PICK + t] = 1
         mask[A_TILE_PICK + MAX_TILES] = 1
     else:   # P_TILE_PLACE
-        tmask = np.zeros(NCELL, dtype=np.int64)
+        tmask = state[SCR_TOP:SCR_TOP + NCELL]
         _top_mask(state, c, tmask)
         for d in range(NDOM):
             for lv in range(2):
@@ -1284,7 +1298,9 @@ def _end_round(state):
         b = company_base(c)
         state[b + C_VP] += state[b + C_SOLD] * state[b + C_PRICE]
     # leadership
-    gain = np.zeros(MAX_CO, dtype=np.int64)
+    gain = state[SCR_GAIN:SCR_GAIN + MAX_CO]
+    for c in range(MAX_CO):
+        gain[c] = 0
     _leadership(state, state[BUYERS:BUYERS + NREG * MAX_BUY], gain)
     for c in range(n):
         state[company_base(c) + C_VP] += gain[c]
@@ -2172,8 +2188,8 @@ def observe(state, player, out):
 
 @njit(cache=True)
 def _write_planes(state, c, out, po):
-    icon = np.empty(NCELL, dtype=np.int64)
-    src = np.empty(NCELL, dtype=np.int64)
+    icon = state[SCR_ICON:SCR_ICON + NCELL]
+    src = state[SCR_SOURCE:SCR_SOURCE + NCELL]
     if c == state[STEVE]:
         if state[REVEALED] == 0:
             return
@@ -2245,7 +2261,7 @@ def _write_plan_details(state, c, out, o):
 @njit(cache=True)
 def _random_plan(state, c, gen):
     """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask = state[SCR_MASK:SCR_MASK + NUM_ACTIONS]
     save_seat = state[PLAN_SEAT]
     save_stage = state[PLAN_STAGE]
     save_tile = state[PICKED_TILE]
@@ -2283,7 +2299,7 @@ def reseed(state, seed):
 @njit(cache=True)
 def determinize(state, observer, seed):
     """Re-draw what ``observer`` cannot see: others' unrevealed plans and future chance."""
-    gen = np.zeros(2, dtype=np.int64)
+    gen = state[SCR_GEN:SCR_GEN + 2]
     rng.seed_rng(gen, 0, seed + 7919)
     if state[OVER] == 0 and state[PHASE] == PH_PLANNING:
         s = state[PLAN_SEAT]

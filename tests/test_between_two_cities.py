@@ -100,8 +100,16 @@ def test_r9_shop_example():
     assert got == {"shop": 23, "factory": 2, "tavern": 0, "office": 6, "park": 4, "house": 9, "total": 44}
 
 
+def _taverns(*counts):
+    """Tavern-set points of a city holding ``counts`` of the four tavern kinds, in order."""
+    kc = np.zeros(K.N_KINDS, dtype=np.int64)
+    kc[K.TAVERN_KINDS] = counts
+    return K._tavern_sets(kc)
+
+
 def test_r10_taverns():
-    assert K._tavern_sets(2, 2, 1, 0) == 13       # drink 2, food 2, music 1
+    assert _taverns(2, 2, 1, 0) == 13       # drink 2, food 2, music 1
+    assert _taverns(0, 1, 2, 2) == 13       # the same counts in any kinds score the same
 
 
 def test_r11_offices():
@@ -159,9 +167,10 @@ def test_o1_o5_cities(rows, total, check):
 
 
 def test_o6_scoring_functions():
-    assert K._tavern_sets(3, 1, 1, 0) == 11
-    assert K._tavern_sets(2, 2, 2, 2) == 34
-    assert K._tavern_sets(5, 0, 0, 0) == 5
+    assert _taverns(3, 1, 1, 0) == 11
+    assert _taverns(2, 2, 2, 2) == 34
+    assert _taverns(5, 0, 0, 0) == 5
+    assert _taverns(0, 0, 0, 5) == 5 and _taverns(1, 3, 0, 1) == 11
     assert [K._office_base(n) for n in (0, 1, 6, 7, 12, 13, 16)] == [0, 1, 21, 22, 42, 43, 52]
     assert [K._park_group(n) for n in (1, 2, 3, 4, 5, 9, 16)] == [2, 8, 12, 13, 14, 18, 25]
 

@@ -891,14 +891,15 @@ def test_determinism_and_copy():
 
     def after_move(a, step, act):
         K.step(b, act)
-        assert np.array_equal(a, b)
+        # the same game; only a's scratch tail saw the legal-mask calls b did not make
+        assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
         if step + 1 == 40:
             c = a.copy()
             g1, g2 = playout.new_generator(5), playout.new_generator(5)
             PLAYOUT(K.step, K.legal_mask, K.current_player, c, mask, g1, 100000)
             d = a.copy()
             PLAYOUT(K.step, K.legal_mask, K.current_player, d, mask, g2, 100000)
-            assert np.array_equal(c, d)
+            assert np.array_equal(c[:K.SCRATCH_START], d[:K.SCRATCH_START])
             played.append(step)
     driver.play_kernel(K, a, 1, after_move=after_move, max_steps=4999)
     assert played == [39] and K.current_player(b) == -1
@@ -1213,7 +1214,8 @@ def test_potential_read_only_and_evaluate_hook():
     def before_move(st, step, mask, rng):
         before = st.copy()
         pot = [K.potential(st, p) for p in range(2)]
-        assert (st == before).all() and all(np.isfinite(pot))
+        # potential writes only the scratch tail
+        assert (st[:K.SCRATCH_START] == before[:K.SCRATCH_START]).all() and all(np.isfinite(pot))
         sc = np.zeros(2, np.int64)
         K.scores(st, sc)
         assert sp.evaluate(st, cf, 0) == pytest.approx(sc[0] + pot[0] - sc[1] - pot[1])
@@ -1752,7 +1754,8 @@ def test_a_broken_data_file_fails_the_import(tmp_path):
 def test_state_and_observation_are_declared_layouts():
     from envs.smartphone_inc import Spec
     sp = Spec()
-    assert K.STATE.size == K.STATE_SIZE and K.STATE.scratch_size == 0
+    assert K.STATE.size == K.STATE_SIZE and K.STATE_SIZE - K.STATE.scratch_size == K.SCRATCH_START
+    assert K.STATE.offset("scr_icon") == K.SCRATCH_START     # scratch last, as the shell expects
     assert K.STATE.shape("companies") == (K.MAX_CO, K.COMPANY.size) and K.COMPANY_SIZE == K.COMPANY.size
     assert K.STATE.shape("plans") == (K.MAX_CO, K.PLAN.size) and K.PLAN_SIZE == K.PLAN.size
     assert K.COMPANY.shape("outcome") == (K.OUTCOME.size,) and K.CONFIG.size == K.CONFIG_SIZE
