@@ -69,7 +69,7 @@ import numpy as np
 
 EVAL_OPPONENTS = ("random", "greedy")
 # --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
-POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy"}
+POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy"}
 OPPONENT_MODES = ("random", "greedy", "self", "mix", "none")   # none: solo games only
 ENV_KINDS = ("batched", "aec")
 ROLLOUT = 2048          # decisions per rollout when n_steps is not given
@@ -170,7 +170,8 @@ class TrainConfig:
     # PPO
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
-        "network (agents.networks; expancity: per-cell action scores)", PPO,
+        "network (agents.networks; expancity: per-cell action scores on its crop; board: per-cell "
+        "action scores on a fixed board, the games of agents.networks.BOARD_SPECS)", PPO,
         choices=tuple(sorted(POLICY_CHOICES)))
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
@@ -187,7 +188,7 @@ class TrainConfig:
     eval_games: int = _setting(50, "games per baseline at each periodic evaluation", OUTPUT)
     eval_every: Optional[int] = _setting(
         None, "steps between evaluations (default timesteps/10; 0 disables periodic ones)", OUTPUT)
-    final_eval_games: int = _setting(200, "games per baseline in the final evaluation", OUTPUT)
+    final_eval_games: int = _setting(400, "games per baseline in the final evaluation", OUTPUT)
     eval_opponents: tuple = _setting(
         EVAL_OPPONENTS, "baseline agent names to evaluate against (unknown names are skipped)",
         OUTPUT, nargs="+")
@@ -856,6 +857,22 @@ def policy_class(name):
     return getattr(networks, POLICY_CHOICES[name])
 
 
+def win_interval(rate, games):
+    """The Wilson 95% interval ``[low, high]`` of a win rate measured over ``games`` games."""
+    from agents.tournament import wilson_interval
+    low, high = wilson_interval(int(round(rate * games)), games)
+    return [round(low, 4), round(high, 4)]
+
+
+def policy_kwargs(cfg):
+    """The policy's constructor arguments: the MLP's layer sizes; the board network is told
+    its game (it reads the board's planes and pointing actions from agents.networks)."""
+    kwargs = dict(net_arch=list(cfg.net_arch))
+    if cfg.policy == "board":
+        kwargs["features_extractor_kwargs"] = dict(game=cfg.game)
+    return kwargs
+
+
 def train(cfg):
     """Run the training job described by ``cfg`` (a :class:`TrainConfig`); returns the summary."""
     import torch
@@ -883,8 +900,7 @@ def train(cfg):
             model = MaskablePPO.load(init_model, env=venv, device=cfg.device, **hyper)
         else:
             model = MaskablePPO(policy_class(cfg.policy), venv, seed=cfg.seed,
-                                device=cfg.device,
-                                policy_kwargs=dict(net_arch=list(cfg.net_arch)), verbose=0,
+                                device=cfg.device, policy_kwargs=policy_kwargs(cfg), verbose=0,
                                 **hyper)
             if cfg.warm_start != "none":
                 warm_start_stats = warm_start(model, cfg, verbose)
@@ -942,6 +958,9 @@ def train(cfg):
         "final_mean_rewards": {r["opponent"].replace(" (final)", ""): r["mean_reward"]
                                for r in versus},
         "final_eval_games": cfg.final_eval_games,
+        # Wilson 95% interval of each final win rate, over final_eval_games games
+        "final_win_intervals": {r["opponent"].replace(" (final)", ""): win_interval(r["win_rate"], r["games"])
+                                for r in versus},
         # solo games: the final evaluation's yardstick (evaluate_solo), every game's score too
         "solo_automata": automata,
         "final_solo": callback.solo_results[-1] if automata is not None and final_rows else None,

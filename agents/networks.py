@@ -14,6 +14,10 @@ Expancity's observation (``envs.expancity``) needs its spatial crop (``obs_windo
 the default 21): the crop's planes feed the convolutions; the tile table gives each tile's
 coordinates, so that cell (x, y) sits at row ``cy + K//2 - y``, column ``x - cx + K//2``
 of the crop centred on (cx, cy).  A cell outside the crop gets only its kind's bias.
+
+:class:`BoardPolicy` is the same design for any game with a fixed board, built from a
+declaration (:data:`agents.boards.BOARD_SPECS`: which observation parts are the board's
+planes, which action blocks point at its cells) instead of written per game.
 """
 from __future__ import annotations
 
@@ -21,11 +25,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.boards import board_geometry, board_planes, region_planes
 from kernels import expancity as EK
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-__all__ = ["ExpancityExtractor", "ExpancityPolicy"]
+__all__ = ["BoardExtractor", "BoardPolicy", "ExpancityExtractor", "ExpancityPolicy"]
 
 
 def _obs_scale(space):
@@ -171,3 +176,71 @@ class ExpancityPolicy(MaskableActorCriticPolicy):
         self.action_net = nn.Identity()
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
                                               **self.optimizer_kwargs)
+
+
+class BoardExtractor(BaseFeaturesExtractor):
+    """Observation -> ``[action logits, value features]`` for :class:`BoardPolicy`.
+
+    Convolutions over the game's board planes (:data:`agents.boards.BOARD_SPECS`), with
+    the sizes of the connected regions around each cell
+    (:func:`agents.boards.region_planes`), give every cell a feature vector; an MLP over
+    the whole observation (plus the pooled cells) gives the table's context, broadcast
+    back to the cells.  A 1x1 head scores every cell, and each
+    pointing action's logit is its cell's score for its choice plus a learned bias per
+    kind of pointing action; the MLP scores the other actions and feeds the value."""
+
+    def __init__(self, observation_space, game, channels=32, conv_layers=3, hidden=128):
+        geo = board_geometry(game)
+        n_obs = int(np.prod(observation_space.shape))
+        if n_obs != geo.n_obs:
+            raise ValueError(f"BoardPolicy for {game!r} needs {geo.n_obs} observation values, "
+                             f"got {n_obs}")
+        super().__init__(observation_space, features_dim=geo.n_actions + hidden)
+        self.geometry = geo
+        self.n_actions = geo.n_actions
+        self.register_buffer("scale", _obs_scale(observation_space), persistent=False)
+        convs = []
+        for i in range(conv_layers):
+            inputs = geo.n_planes + geo.n_region_planes if i == 0 else channels
+            convs += [nn.Conv2d(inputs, channels, 3, padding=1), nn.ReLU()]
+        self.cells = nn.Sequential(*convs)
+        self.table = nn.Sequential(nn.Linear(n_obs + 2 * channels, hidden), nn.ReLU(),
+                                   nn.Linear(hidden, hidden), nn.ReLU())
+        self.context = nn.Linear(hidden, channels)
+        self.cell_head = nn.Sequential(nn.Conv2d(2 * channels, channels, 1), nn.ReLU(),
+                                       nn.Conv2d(channels, geo.n_channels, 1))
+        self.other_logits = nn.Linear(hidden, len(geo.other_actions))
+        self.kind_bias = nn.Linear(hidden, geo.n_kinds)
+        self.value = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
+        for name in ("point_actions", "point_channel", "point_cell", "point_kind", "other_actions"):
+            self.register_buffer(name, torch.as_tensor(getattr(geo, name)), persistent=False)
+
+    def forward(self, obs):
+        b, geo = obs.shape[0], self.geometry
+        scaled = obs / self.scale
+        grid = board_planes(scaled, geo, torch.cat)
+        if geo.n_region_planes:   # computed from the observation's values; no gradient flows there
+            regions = torch.from_numpy(region_planes(obs.detach().cpu().numpy(), geo)).to(grid)
+            grid = torch.cat([grid, regions], dim=1)
+        cells = self.cells(grid)
+        pooled = torch.cat([cells.mean(dim=(2, 3)), cells.amax(dim=(2, 3))], dim=1)
+        g = self.table(torch.cat([scaled, pooled], dim=1))
+        ctx = self.context(g)[:, :, None, None].expand(-1, -1, geo.height, geo.width)
+        heads = self.cell_head(torch.cat([cells, ctx], dim=1)).flatten(2)   # (b, channels, cells)
+        logits = torch.empty(b, self.n_actions, dtype=obs.dtype, device=obs.device)
+        logits[:, self.other_actions] = self.other_logits(g)
+        logits[:, self.point_actions] = (heads[:, self.point_channel, self.point_cell]
+                                         + self.kind_bias(g)[:, self.point_kind])
+        value = self.value(torch.cat([g, pooled], dim=1))
+        return torch.cat([logits, value], dim=1)
+
+
+class BoardPolicy(ExpancityPolicy):
+    """MaskablePPO policy with :class:`BoardExtractor`'s per-cell action scores, for the
+    games of :data:`agents.boards.BOARD_SPECS`.  ``features_extractor_kwargs`` must name
+    the ``game``; it may set ``channels`` (default 32), ``conv_layers`` (3) and ``hidden``
+    (128)."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
+        kwargs.setdefault("features_extractor_class", BoardExtractor)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)

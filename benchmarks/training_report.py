@@ -73,9 +73,12 @@ def markdown(summary):
              f"| {summary['timesteps']:,} | {summary['train_seconds']} | {summary['total_seconds']} | "
              f"{summary['steps_per_second']} |", "",
              f"Final evaluation, {summary['final_eval_games']} games per opponent, seats rotating:", "",
-             "| opponent | win rate | mean reward |", "| --- | --- | --- |"]
+             "| opponent | win rate | 95% interval | mean reward |", "| --- | --- | --- | --- |"]
+    intervals = summary.get("final_win_intervals") or {}
     for name, rate in summary["final_win_rates"].items():
-        lines.append(f"| {name} | {rate:.1%} | {summary['final_mean_rewards'][name]:+.3f} |")
+        low, high = intervals.get(name) or train.win_interval(rate, summary["final_eval_games"])
+        lines.append(f"| {name} | {rate:.1%} | {low:.1%}–{high:.1%} | "
+                     f"{summary['final_mean_rewards'][name]:+.3f} |")
     lines += ["", "![learning curve](training.png)", ""]
     return "\n".join(lines)
 

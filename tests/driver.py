@@ -59,3 +59,18 @@ def play_kernel(kernel, state, seed, *, choose=None, before_move=None, after_mov
         steps += 1
         assert steps <= max_steps, f"the game exceeds its step bound ({max_steps})"
     return steps
+
+
+def positions(env, seeds, every=1):
+    """``(observation, action_mask as bool)`` of the seat to move, every ``every`` moves of
+    one random game (:func:`play`) per seed: positions of real play for network tests."""
+    out = []
+
+    def keep(env, step, rng):
+        if step % every == 0:
+            ob = env.observe(env.agent_selection)
+            out.append((ob["observation"], ob["action_mask"].astype(bool)))
+
+    for seed in seeds:
+        play(env, seed, before_move=keep)
+    return out

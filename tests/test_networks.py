@@ -1,10 +1,16 @@
 """agents.networks: the structured Expancity policy points its action logits at the right cells."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import agents
 import envs
 from kernels import expancity as EK
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -20,20 +26,7 @@ OWNER_0 = EK.WIN_PLANES.index("owner_0")
 
 def _positions(num_players, games=3, every=7):
     """(observation, mask) pairs of random Expancity games, taken every few steps."""
-    env = envs.make("expancity_v0", num_players=num_players)
-    bot = agents.RandomAgent(seed=num_players)
-    out = []
-    for g in range(games):
-        env.reset(seed=g)
-        step = 0
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            who = env.agent_selection
-            if step % every == 0:
-                ob = env.observe(who)
-                out.append((ob["observation"], ob["action_mask"].astype(bool)))
-            env.step(bot.act(env, who))
-            step += 1
-    return out
+    return driver.positions(envs.make("expancity_v0", num_players=num_players), range(games), every)
 
 
 def _extractor():

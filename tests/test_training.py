@@ -243,6 +243,21 @@ def test_tiny_training_outputs(trained, game):
     summary = json.load(open(os.path.join(d, "summary.json")))
     assert summary["timesteps"] >= 256 and "random" in summary["final_win_rates"]
     assert summary["config"]["env"] == "batched"      # the default path
+    for name, rate in summary["final_win_rates"].items():   # each rate inside its interval
+        low, high = summary["final_win_intervals"][name]
+        assert 0.0 <= low <= rate <= high <= 1.0 and high - low > 0.1   # 2 games: a wide one
+
+
+def test_win_interval_is_wilson():
+    """train.win_interval: the Wilson 95% interval of the rate's wins, as the training
+    report prints it (400 games at 55% lie about +-4.9 points wide)."""
+    assert train.win_interval(0.55, 400) == [0.501, 0.598]
+    assert train.win_interval(0.0, 400)[0] == 0.0 and train.win_interval(1.0, 50)[1] == 1.0
+    from benchmarks.training_report import markdown
+    summary = {"game": "g", "config": {"timesteps": 1, "opponents": "mix", "seed": 0}, "timesteps": 1,
+               "train_seconds": 1, "total_seconds": 1, "steps_per_second": 1, "final_eval_games": 400,
+               "final_win_rates": {"greedy": 0.55}, "final_mean_rewards": {"greedy": 0.1}}
+    assert "| greedy | 55.0% | 50.1%–59.8% | +0.100 |" in markdown(summary)
 
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -28,10 +28,13 @@ import numpy as np
 
 from agents.base import Agent, register
 from agents.policy import load_numpy_actor
-from agents.pretrained import expancity_numpy
+from agents.pretrained import board_numpy, expancity_numpy
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MLP = "mlp"
+# a structured network's --policy name -> (torch model -> arrays, arrays -> numpy actor)
+NUMPY_TWINS = {twin.KIND: (twin.export_arrays, actor) for twin, actor in (
+    (expancity_numpy, expancity_numpy.ExpancityActor), (board_numpy, board_numpy.BoardActor))}
 
 
 def available_games(directory=MODELS_DIR):
@@ -110,8 +113,7 @@ def load_actor(game, directory=MODELS_DIR):
             raise ValueError(f"the pretrained policy file of {game!r} does not match the hash in its "
                              f"record ({npz}): re-export it with python -m agents.pretrained export")
         kind = str(arrays.get("kind", MLP))
-        _ACTORS[key] = (expancity_numpy.ExpancityActor(arrays) if kind == expancity_numpy.KIND
-                        else _MlpActor(npz))
+        _ACTORS[key] = NUMPY_TWINS[kind][1](arrays) if kind in NUMPY_TWINS else _MlpActor(npz)
     return _ACTORS[key]
 
 

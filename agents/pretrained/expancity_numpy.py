@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.pretrained.numpy_layers import conv1x1, conv3x3, relu
 from kernels import expancity as EK
 
 KIND = "expancity"
@@ -33,26 +34,6 @@ def export_arrays(policy):
     for prefix in ("cells", "table", "context", "cell_head", "other_logits", "kind_bias"):
         arrays.update(grab(prefix, getattr(fx, prefix)))
     return arrays
-
-
-def _relu(x):
-    return np.maximum(x, 0.0)
-
-
-def _conv3x3(x, weight, bias):
-    """``torch.nn.Conv2d(kernel_size=3, padding=1)`` on ``x`` of shape (B, C, K, K)."""
-    h, k = x.shape[-2:]
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    out = np.zeros((x.shape[0], weight.shape[0], h, k), dtype=np.float32)
-    for i in range(3):
-        for j in range(3):
-            out += np.einsum("bchw,oc->bohw", padded[:, :, i:i + h, j:j + k],
-                             weight[:, :, i, j], optimize=True)
-    return out + bias[None, :, None, None]
-
-
-def _conv1x1(x, weight, bias):
-    return np.einsum("bchw,oc->bohw", x, weight[:, :, 0, 0], optimize=True) + bias[None, :, None, None]
 
 
 class ExpancityActor:
@@ -106,15 +87,15 @@ class ExpancityActor:
         cx, cy = info[:, EK.WINDOW_INFO.offset("centre_x")], info[:, EK.WINDOW_INFO.offset("centre_y")]
         cells = self._part(scaled, "window")
         for i in self._cells:   # Conv2d, ReLU pairs
-            cells = _relu(_conv3x3(cells, w[f"cells.{i}.weight"], w[f"cells.{i}.bias"]))
+            cells = relu(conv3x3(cells, w[f"cells.{i}.weight"], w[f"cells.{i}.bias"]))
         pooled = np.concatenate([cells.mean(axis=(2, 3)), cells.max(axis=(2, 3))], axis=1)
-        g = _relu(self._linear(np.concatenate([scaled[:, :self._n_table], pooled], axis=1), "table.0"))
-        g = _relu(self._linear(g, "table.2"))
+        g = relu(self._linear(np.concatenate([scaled[:, :self._n_table], pooled], axis=1), "table.0"))
+        g = relu(self._linear(g, "table.2"))
         ctx = np.broadcast_to(self._linear(g, "context")[:, :, None, None],
                               (b, cells.shape[1], self.win, self.win))
-        heads = _relu(_conv1x1(np.concatenate([cells, ctx], axis=1),
+        heads = relu(conv1x1(np.concatenate([cells, ctx], axis=1),
                                w["cell_head.0.weight"], w["cell_head.0.bias"]))
-        heads = _conv1x1(heads, w["cell_head.2.weight"], w["cell_head.2.bias"]).reshape(b, -1, self.win ** 2)
+        heads = conv1x1(heads, w["cell_head.2.weight"], w["cell_head.2.bias"]).reshape(b, -1, self.win ** 2)
 
         bias = self._linear(g, "kind_bias")
         logits = np.zeros((b, self.n_actions), dtype=np.float32)

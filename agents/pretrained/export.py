@@ -3,8 +3,9 @@
 :func:`export` reads a finished ``train.py`` run (``summary.json`` and the final model) and
 writes ``<game>.npz`` (the actor's arrays) and ``<game>.json`` (its record, see
 :mod:`agents.pretrained`).  A flat MLP actor is taken from the run's ``final_model.npz``
-(no torch needed); the Expancity network (:class:`agents.networks.ExpancityPolicy`) from
-``final_model.zip`` through :mod:`agents.pretrained.expancity_numpy`, whose logits are
+(no torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
+:class:`agents.networks.BoardPolicy`) from ``final_model.zip`` through its numpy twin
+(:mod:`agents.pretrained.expancity_numpy`, :mod:`agents.pretrained.board_numpy`), whose logits are
 checked against torch's on observations of real play before anything is written.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 
 import numpy as np
 
-from agents.pretrained import MLP, MODELS_DIR, clear_cache, expancity_numpy, weights_sha256
+from agents.pretrained import MLP, MODELS_DIR, NUMPY_TWINS, clear_cache, weights_sha256
 
 
 def _json_value(value):
@@ -42,13 +43,14 @@ def _actor_arrays(run_dir, config):
             arrays = {name: data[name] for name in data.files}
         arrays["kind"] = np.array(MLP)
         return arrays
-    if config["policy"] != expancity_numpy.KIND:
+    if config["policy"] not in NUMPY_TWINS:
         raise ValueError(f"no numpy export for policy {config['policy']!r}")
+    export_arrays, actor = NUMPY_TWINS[config["policy"]]
     from agents.policy import load_model
     model = load_model(os.path.join(run_dir, "final_model.zip"))
-    arrays = expancity_numpy.export_arrays(model)
-    _check_against_torch(model, expancity_numpy.ExpancityActor(arrays), config)
-    arrays["kind"] = np.array(expancity_numpy.KIND)
+    arrays = export_arrays(model)
+    _check_against_torch(model, actor(arrays), config)
+    arrays["kind"] = np.array(config["policy"])
     return arrays
 
 
@@ -109,7 +111,8 @@ def export(run_dir, directory=MODELS_DIR, note=""):
         "steps_per_second": summary["steps_per_second"],
         "final_evaluation": {"games_per_opponent": summary["final_eval_games"],
                              "win_rates": summary["final_win_rates"],
-                             "mean_rewards": summary["final_mean_rewards"]},
+                             "mean_rewards": summary["final_mean_rewards"],
+                             "win_intervals": summary.get("final_win_intervals", {})},
         "weights_sha256": weights_sha256(arrays),
         "versions": _versions(),
         "exported": time.strftime("%Y-%m-%d", time.gmtime()),
