@@ -171,7 +171,7 @@ class TrainConfig:
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
         "network (agents.networks; expancity: per-cell action scores on its crop; board: per-cell "
-        "action scores on a fixed board, the games of agents.networks.BOARD_SPECS)", PPO,
+        "action scores on a fixed board, the games of agents.boards.BOARD_SPECS)", PPO,
         choices=tuple(sorted(POLICY_CHOICES)))
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
@@ -866,7 +866,7 @@ def win_interval(rate, games):
 
 def policy_kwargs(cfg):
     """The policy's constructor arguments: the MLP's layer sizes; the board network is told
-    its game (it reads the board's planes and pointing actions from agents.networks)."""
+    its game (it reads the board's planes and pointing actions from agents.boards)."""
     kwargs = dict(net_arch=list(cfg.net_arch))
     if cfg.policy == "board":
         kwargs["features_extractor_kwargs"] = dict(game=cfg.game)
