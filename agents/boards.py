@@ -84,7 +84,7 @@ class BoardGeometry:
     game: str
     n_obs: int
     n_actions: int
-    plane_parts: tuple      # (slice, planes) per part, in plane order
+    plane_parts: tuple      # (slice, planes, order) per part, in plane order
     n_planes: int
     height: int
     width: int
@@ -95,9 +95,9 @@ class BoardGeometry:
     n_kinds: int
     n_channels: int
     other_actions: np.ndarray   # every action that points at no cell
-    regions: tuple = ()         # (kind plane offsets, weight plane offsets, max size, max weight)
-    neighbors: np.ndarray = None   # the board's N, E, S, W neighbour table
-    n_region_planes: int = 0
+    regions: tuple              # (kind plane offsets, weight plane offsets, max size, max weight)
+    neighbors: np.ndarray       # the board's N, E, S, W neighbour table
+    n_region_planes: int
 
 
 def board_geometry(game):

@@ -154,15 +154,13 @@ class _Split(nn.Module):
         return features[:, self.n_actions:]
 
 
-class ExpancityPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO policy with :class:`ExpancityExtractor`'s per-cell action scores.
-
-    ``features_extractor_kwargs`` may set ``channels`` (default 16), ``conv_layers`` (2) and
-    ``hidden`` (128)."""
+class _ExtractorLogitsPolicy(MaskableActorCriticPolicy):
+    """A MaskablePPO policy whose features extractor is the whole network: it returns the
+    action logits followed by the critic's features (:class:`_Split` divides them).
+    Subclasses name their extractor as ``features_extractor_class``."""
 
     def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
         kwargs.pop("net_arch", None)   # the extractor is the whole network
-        kwargs.setdefault("features_extractor_class", ExpancityExtractor)
         kwargs["share_features_extractor"] = True
         super().__init__(observation_space, action_space, lr_schedule, net_arch=[], **kwargs)
 
@@ -176,6 +174,17 @@ class ExpancityPolicy(MaskableActorCriticPolicy):
         self.action_net = nn.Identity()
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
                                               **self.optimizer_kwargs)
+
+
+class ExpancityPolicy(_ExtractorLogitsPolicy):
+    """MaskablePPO policy with :class:`ExpancityExtractor`'s per-cell action scores.
+
+    ``features_extractor_kwargs`` may set ``channels`` (default 16), ``conv_layers`` (2) and
+    ``hidden`` (128)."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
+        kwargs.setdefault("features_extractor_class", ExpancityExtractor)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
 
 class BoardExtractor(BaseFeaturesExtractor):
@@ -235,7 +244,7 @@ class BoardExtractor(BaseFeaturesExtractor):
         return torch.cat([logits, value], dim=1)
 
 
-class BoardPolicy(ExpancityPolicy):
+class BoardPolicy(_ExtractorLogitsPolicy):
     """MaskablePPO policy with :class:`BoardExtractor`'s per-cell action scores, for the
     games of :data:`agents.boards.BOARD_SPECS`.  ``features_extractor_kwargs`` must name
     the ``game``; it may set ``channels`` (default 32), ``conv_layers`` (3) and ``hidden``
