@@ -23,7 +23,10 @@ batched one is measured against).  Opponents:
 ``--warm-start greedy`` first trains the new policy to play greedy's moves, from
 ``--warm-start-samples`` decisions of batched games labelled in numba with greedy's
 choice (and its value head on the returns those games pay), before PPO takes over
-(:mod:`agents.imitation`).
+(:mod:`agents.imitation`).  ``--warm-start mcts`` distils the search instead: games
+between ``MCTSAgent(simulations=--warm-start-simulations)`` seats, played in
+``--warm-start-workers`` processes, and the actor fitted to the visit shares at each
+decision.
 
 Every ``--eval-every`` steps the current policy (deterministic, seats rotating) plays
 ``--eval-games`` games against RandomAgent and against GreedyAgent; win rates, mean rank
@@ -158,15 +161,20 @@ class TrainConfig:
                                          summary=False)
     warm_start: str = _setting(
         "none", "greedy: before PPO, train the policy to play greedy's moves (and its value head on "
-        "the returns) from labelled batched games (agents.imitation); none: start from scratch",
-        TRAINING, choices=("none", "greedy"))
+        "the returns) from labelled batched games (agents.imitation); mcts: to play like MCTS, "
+        "from the visit shares of games between MCTS agents (distillation); none: start from "
+        "scratch", TRAINING, choices=("none", "greedy", "mcts"))
     warm_start_samples: int = _setting(
         200_000, "--warm-start: labelled decisions to imitate (held in memory: about samples x "
-        "observation size x 4 bytes)", TRAINING)
+        "observation size x 4 bytes, with mcts plus samples x actions x 4 bytes)", TRAINING)
     warm_start_epochs: int = _setting(5, "--warm-start: passes over the labelled decisions", TRAINING)
     warm_start_explore: float = _setting(
-        0.2, "--warm-start: share of the sample games' moves played at random instead of greedy's "
-        "(positions greedy alone would not reach)", TRAINING)
+        0.2, "--warm-start: share of the sample games' moves played at random instead of the "
+        "teacher's (positions the teacher alone would not reach)", TRAINING)
+    warm_start_simulations: int = _setting(
+        400, "--warm-start mcts: MCTS iterations per move of the teacher", TRAINING)
+    warm_start_workers: int = _setting(
+        2, "--warm-start mcts: processes playing the teacher's games", TRAINING, summary=False)
     # PPO
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
@@ -176,6 +184,10 @@ class TrainConfig:
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
     learning_rate: float = _setting(3e-4, "Adam learning rate", PPO, flags=("--lr",))
+    lr_schedule: str = _setting(
+        "constant", "constant: --lr throughout; linear: from --lr down to 0 at the last step, "
+        "so that the final policy moves less from update to update", PPO,
+        choices=("constant", "linear"))
     n_steps: Optional[int] = _setting(
         None, "rollout length per game (default: 2048 decisions per rollout over the n_envs games)", PPO)
     batch_size: int = _setting(256, "minibatch size (at most n_steps x n_envs)", PPO)
@@ -211,9 +223,10 @@ class TrainConfig:
             value = getattr(self, f.name)
             if choices and value is not None and value not in choices:
                 raise ValueError(f"{f.name} must be one of {list(choices)}, got {value!r}")
-        if self.warm_start_samples < 1 or self.warm_start_epochs < 1:
-            name = "warm_start_samples" if self.warm_start_samples < 1 else "warm_start_epochs"
-            raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
+        for name in ("warm_start_samples", "warm_start_epochs", "warm_start_simulations",
+                     "warm_start_workers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
         if not 0.0 <= self.warm_start_explore <= 1.0:
             raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
         if self.warm_start != "none" and self.init_model:
@@ -264,7 +277,7 @@ GAME_DEFAULTS = {cfg.game: cfg for cfg in (
     _game("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
-          timesteps=300_000, opponents="random", reward_mode="score", ent_coef=0.0),
+          timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
     _game("tiny_towns_v0", net_arch=(128, 128), n_epochs=4, shaping=0.1, timesteps=500_000,
           opponents="random", reward_mode="score", ent_coef=0.0),
     _game("between_two_cities_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, num_players=2,
@@ -824,27 +837,46 @@ def _plot_solo_curve(history, ax1, ax2, title):
 
 
 def warm_start(model, cfg, verbose=1):
-    """Pre-train ``model``'s policy on greedy's moves (``cfg.warm_start == "greedy"``) from
-    ``cfg.warm_start_samples`` decisions of labelled batched games, their returns paid as the
-    training env pays them (reward mode, shaping, reward scale, gamma); see
-    :mod:`agents.imitation`.  Returns the pre-training's statistics (accuracies, seconds)."""
+    """Pre-train ``model``'s policy on a teacher's moves from ``cfg.warm_start_samples``
+    decisions, their returns paid as the training env pays them (reward mode, shaping,
+    reward scale, gamma); see :mod:`agents.imitation`.  ``cfg.warm_start == "greedy"``:
+    greedy's choices in labelled batched games; ``"mcts"``: the visit shares of
+    ``MCTSAgent(cfg.warm_start_simulations)`` in games between such agents, played in
+    ``cfg.warm_start_workers`` processes.  Returns the pre-training's statistics
+    (accuracies, seconds)."""
     from agents import imitation
 
     t0 = time.time()
-    samples = imitation.greedy_samples(
-        cfg.game, cfg.warm_start_samples, explore=cfg.warm_start_explore, gamma=cfg.gamma,
-        shaping=cfg.shaping, reward_scale=cfg.reward_scale, seed=cfg.seed, **cfg.options)
-    t_samples = time.time() - t0
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
+    common = dict(explore=cfg.warm_start_explore, gamma=cfg.gamma, shaping=cfg.shaping,
+                  reward_scale=cfg.reward_scale, seed=cfg.seed, **cfg.options)
+    if cfg.warm_start == "mcts":
+        samples = imitation.search_samples(
+            cfg.game, cfg.warm_start_samples, simulations=cfg.warm_start_simulations,
+            workers=cfg.warm_start_workers, log=log, **common)
+    else:
+        samples = imitation.greedy_samples(cfg.game, cfg.warm_start_samples, **common)
+    t_samples = time.time() - t0
     stats = imitation.pretrain(model.policy, samples, epochs=cfg.warm_start_epochs,
                                seed=cfg.seed, log=log)
     stats.update(sample_seconds=round(t_samples, 1), seconds=round(time.time() - t0, 1))
     if verbose:
-        print(f"[train] warm start from greedy: {stats['samples']:,} decisions "
-              f"({t_samples:.0f}s), actor plays greedy's move in "
+        teacher = "MCTS" if cfg.warm_start == "mcts" else "greedy"
+        print(f"[train] warm start from {teacher}: {stats['samples']:,} decisions "
+              f"({t_samples:.0f}s), actor plays {teacher}'s move in "
               f"{stats.get('holdout_accuracy', stats['train_accuracy']):.1%} of held-out decisions "
               f"({stats['seconds']:.0f}s in all)", file=sys.stderr, flush=True)
     return stats
+
+
+def learning_rate_schedule(cfg):
+    """PPO's ``learning_rate``: the number ``cfg.learning_rate``, or with ``lr_schedule ==
+    "linear"`` a function of sb3's remaining progress (1 at the first update, 0 at the
+    end of this ``learn`` call) going from it down to 0."""
+    if cfg.lr_schedule == "constant":
+        return cfg.learning_rate
+    from stable_baselines3.common.utils import get_linear_fn
+    return get_linear_fn(cfg.learning_rate, 0.0, 1.0)
 
 
 def policy_class(name):
@@ -892,7 +924,7 @@ def train(cfg):
     venv = make_vec_env(cfg, out)
     warm_start_stats = None
     try:
-        hyper = dict(learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+        hyper = dict(learning_rate=learning_rate_schedule(cfg), n_steps=cfg.n_steps,
                      batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
                      gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
                      clip_range=cfg.clip_range)

@@ -1,4 +1,4 @@
-"""Imitation warm start: a policy learns greedy's moves before PPO fine-tunes it.
+"""Imitation warm start: a policy learns a teacher's moves before PPO fine-tunes it.
 
 PPO from a random network spends most of a short budget rediscovering what the one-ply
 :class:`agents.GreedyAgent` already knows.  So ``train.py --warm-start greedy`` first
@@ -14,10 +14,17 @@ PPO from a random network spends most of a short budget rediscovering what the o
    value head that already fits keeps PPO's first advantages meaningful, so the first
    updates refine the imitated actor instead of scrambling it.
 
+``train.py --warm-start mcts`` distils the search instead (:func:`search_samples`): games
+in which every seat is an :class:`agents.mcts.MCTSAgent`, played in worker processes, each
+decision labelled with the share of the root's visits every legal move received, and
+:func:`pretrain` fits the actor to those shares by cross-entropy.
+
 A sample is the mover's observation and legal mask, so the policy learns from what its
 seat sees; only the teacher looks at the game, through its own determinization.
 """
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 from numba import njit
@@ -65,6 +72,20 @@ def _final_margins(kernel, state, action, num_seats, participants):
     values = np.zeros(participants)
     outcome.value_function(kernel)(after, num_seats, scores, values)
     return np.array([outcome.margin(values, s) for s in range(num_seats)])
+
+
+def _seat_returns(margins, end_reward, final_margin, gamma, shaping, reward_scale):
+    """What the training env pays one seat from each of its decisions on (in order), the
+    decisions' margins being ``margins``: the end reward plus the shaping of the final
+    margin, each decision's own potential taken off, discounted by ``gamma`` per decision
+    of the seat.  The shaping pays phi(next decision) - phi(this one), phi = shaping x margin."""
+    out = np.zeros(len(margins))
+    value = reward_scale * (end_reward + shaping * final_margin)
+    for k in range(len(margins) - 1, -1, -1):
+        value -= reward_scale * shaping * margins[k]
+        out[k] = value
+        value = gamma * value + reward_scale * shaping * margins[k]
+    return out
 
 
 def _check_int(value, name, low):
@@ -150,19 +171,160 @@ def greedy_samples(game_id, num_samples, *, explore=0.2, gamma=0.995, shaping=0.
             final = _final_margins(kernel, before[i], played[i], n_seats, participants)
             for seat in range(n_seats):
                 decisions = [d for d in open_games[i] if d[2] == seat]
-                value = reward_scale * (rewards[i, seat] + shaping * final[seat])
-                for step, col, _, margin in reversed(decisions):
-                    # the shaping pays phi(next decision) - phi(this one), phi = shaping * margin
-                    value -= reward_scale * shaping * margin
+                paid = _seat_returns([d[3] for d in decisions], rewards[i, seat], final[seat],
+                                     gamma, shaping, reward_scale)
+                for (step, col, _, _), value in zip(decisions, paid):
                     returns[step][col] = value
                     kept.append((step, col))
-                    value = gamma * value + reward_scale * shaping * margin
             open_games[i] = []
             game_seeds[i] = info["seeds"][i]
             rng.seed_rng(gens[i], 0, int(game_seeds[i]))
     rows["return"] = returns
     kept.sort()
     return _gather(rows, kept[:num_samples])
+
+
+def _search_game(job):
+    """Every decision of one game of ``game_id`` in which every seat is an
+    :class:`agents.mcts.MCTSAgent` (``simulations`` per move, seat ``k`` seeded with
+    :func:`envs.vector.opponent_seed` of the game seed and ``k``), as a dict of arrays (see
+    :func:`search_samples`)."""
+    import envs
+    from agents.mcts import MCTSAgent
+    from envs.vector import opponent_seed
+
+    game_id, game_seed, simulations, explore, gamma, shaping, reward_scale, options = job
+    env = envs.make(game_id, **options)
+    env.reset(seed=game_seed)
+    raw = env.unwrapped
+    kernel, n_seats = raw.spec.kernel, raw.cfg.num_players
+    participants = max(raw.cfg.num_participants, n_seats)
+    values_of = outcome.value_function(kernel)
+    scores, values = np.zeros(participants, dtype=np.int64), np.zeros(participants)
+    seats = {agent: k for k, agent in enumerate(env.possible_agents)}
+    bots = {agent: MCTSAgent(simulations=simulations, seed=opponent_seed(game_seed, k))
+            for agent, k in seats.items()}
+    explorer = np.random.default_rng(game_seed)
+    rows = {k: [] for k in ("observation", "action_mask", "target", "label", "played", "seat")}
+    margins = [[] for _ in range(n_seats)]
+    end_rewards = np.zeros(n_seats)
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        end_rewards[seats[agent]] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seen = env.observe(agent)
+        mask = seen["action_mask"]
+        legal = np.flatnonzero(mask)
+        target = np.zeros(mask.shape[0], dtype=np.float32)
+        if legal.size == 1:
+            label = int(legal[0])
+            target[label] = 1.0
+        else:
+            bot = bots[agent]
+            bot.warm_up(env)
+            stats = bot.search(raw, agent)
+            visits = np.array([stats.get(int(a), (0.0, 0.0))[0] for a in legal])
+            means = np.array([stats[int(a)][1] / n if n else -2.0
+                              for a, n in zip(legal, visits)])
+            # the move MCTSAgent plays: most visits, then the best mean result
+            label = int(legal[np.lexsort((-np.arange(legal.size), means, visits))[-1]])
+            if visits.sum() > 0:
+                target[legal] = visits / visits.sum()
+            else:
+                target[label] = 1.0
+        played = label
+        if legal.size > 1 and explorer.random() < explore:
+            played = int(explorer.choice(legal))
+        seat = seats[agent]
+        values_of(raw._state, n_seats, scores, values)
+        margins[seat].append(float(outcome.margin(values, seat)))
+        for name, value in (("observation", seen["observation"]), ("action_mask", mask),
+                            ("target", target), ("label", label), ("played", played),
+                            ("seat", seat)):
+            rows[name].append(value)
+        env.step(played)
+    values_of(raw._state, n_seats, scores, values)
+    returns = np.zeros(len(rows["seat"]))
+    seat_of = np.array(rows["seat"])
+    for seat in range(n_seats):
+        paid = _seat_returns(margins[seat], end_rewards[seat],
+                             float(outcome.margin(values, seat)), gamma, shaping, reward_scale)
+        returns[seat_of == seat] = paid
+    out = {name: np.array(parts) for name, parts in rows.items()}
+    out["observation"] = out["observation"].astype(np.float32)
+    out["action_mask"] = out["action_mask"].astype(np.int8)
+    out["return"] = returns.astype(np.float32)
+    out["game_seed"] = np.full(len(returns), game_seed, dtype=np.int64)
+    return out
+
+
+def search_samples(game_id, num_samples, *, simulations=400, explore=0.0, gamma=0.995,
+                   shaping=0.0, reward_scale=1.0, seed=0, workers=1, reward_mode="rank",
+                   log=None, **options):
+    """``num_samples`` decisions of games of ``game_id`` in which
+    every seat is an :class:`agents.mcts.MCTSAgent` with ``simulations`` iterations per
+    move, each labelled with the search's visit shares at the root -- the distillation
+    target of :func:`pretrain`.
+
+    Games start from seeds ``seed, seed + 1, ...`` and are played in ``workers`` processes;
+    seat ``k`` of the game from seed ``s`` is ``MCTSAgent(simulations, seed=
+    envs.vector.opponent_seed(s, k))``, so the samples do not depend on ``workers``.  Whole
+    games are kept in seed order and the last one is cut at ``num_samples``.  The workers
+    are started with ``spawn``, so a script that calls this with ``workers > 1`` needs the
+    ``if __name__ == "__main__":`` guard.
+
+    Returns the dict of :func:`greedy_samples` (``label`` is the move the search plays;
+    ``played`` that move, or with probability ``explore`` a uniformly random legal one)
+    plus ``target``: ``(num_samples, num_actions)`` float32, the share of the root's visits
+    each legal action received (one-hot on forced moves).  ``log``: an optional
+    ``print``-like callable told of the progress, about ten times."""
+    import multiprocessing
+
+    num_samples = _check_int(num_samples, "num_samples", 1)
+    simulations = _check_int(simulations, "simulations", 1)
+    workers = _check_int(workers, "workers", 1)
+    seed = _check_int(seed, "seed", 0)
+    explore = _check_float(explore, "explore", 0.0, 1.0)
+    gamma = _check_float(gamma, "gamma", 0.0, 1.0)
+    shaping = _check_float(shaping, "shaping", 0.0)
+    reward_scale = _check_float(reward_scale, "reward_scale", 0.0)
+    if reward_scale == 0.0:
+        raise ValueError("reward_scale must be > 0, got 0")
+    import envs
+    envs.make(game_id, reward_mode=reward_mode, **options)     # options are checked here
+    options = dict(options, reward_mode=reward_mode)
+
+    def job(game_seed):
+        return (game_id, game_seed, simulations, explore, gamma, shaping, reward_scale, options)
+
+    out, total, games, next_seed = None, 0, 0, seed
+    pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None
+    pending = collections.deque()       # games in seed order, at most 2 per worker ahead
+    try:
+        while total < num_samples:
+            if pool is None:
+                game = _search_game(job(next_seed))
+                next_seed += 1
+            else:
+                while len(pending) < 2 * workers:
+                    pending.append(pool.apply_async(_search_game, (job(next_seed),)))
+                    next_seed += 1
+                game = pending.popleft().get()
+            if out is None:     # filled game by game: no second copy of every sample
+                out = {name: np.empty((num_samples,) + a.shape[1:], dtype=a.dtype)
+                       for name, a in game.items()}
+            take = min(len(game["label"]), num_samples - total)
+            for name, a in game.items():
+                out[name][total:total + take] = a[:take]
+            before, total, games = total, total + take, games + 1
+            if log is not None and (10 * total) // num_samples > (10 * before) // num_samples:
+                log(f"[imitation] {games} search games: {total:,}/{num_samples:,} decisions")
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return out
 
 
 def _gather(rows, kept):
@@ -197,7 +359,8 @@ def masked_accuracy(policy, observations, masks, labels, batch_size=4096):
 def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
              value_weight=0.5, holdout=0.1, seed=0, log=None):
     """Fit ``policy`` (a MaskablePPO policy, e.g. ``model.policy``) to ``samples`` (from
-    :func:`greedy_samples`): the actor by masked cross-entropy on ``label``, the value head
+    :func:`greedy_samples` or :func:`search_samples`): the actor by masked cross-entropy on
+    ``label``, or on the distribution ``target`` when the samples have one, the value head
     by squared error on ``return`` (divided by the returns' variance, weighted
     ``value_weight``), with Adam for ``epochs``
     passes.  The last ``holdout`` share of the samples (whole games, as they are ordered) is
@@ -224,6 +387,12 @@ def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
     labels = samples["label"].astype(np.int64)
     if not masks[np.arange(n), labels].all():
         raise ValueError("samples: a label is not legal under its action_mask")
+    targets = samples.get("target")
+    if targets is not None:
+        targets = np.asarray(targets, dtype=np.float32)
+        if targets.shape != masks.shape or (targets[~masks] != 0).any():
+            raise ValueError("samples: target must have action_mask's shape and be 0 on "
+                             "illegal actions")
     returns = samples["return"].astype(np.float32)
     train_rows = np.arange(n - n_test)
     return_var = max(float(np.var(returns[train_rows])), 1e-6)
@@ -237,13 +406,21 @@ def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             x = policy.obs_to_tensor(obs[rows])[0]
-            values, log_prob, _ = policy.evaluate_actions(
-                x, torch.as_tensor(labels[rows]), action_masks=masks[rows])
+            if targets is None:
+                values, log_prob, _ = policy.evaluate_actions(
+                    x, torch.as_tensor(labels[rows]), action_masks=masks[rows])
+                actor_loss = -log_prob.mean()
+            else:       # cross-entropy against the search's visit shares
+                dist = policy.get_distribution(x, action_masks=masks[rows])
+                log_probs = dist.distribution.logits        # normalised; masked ones ~ -1e8
+                values = policy.predict_values(x)
+                shares = torch.as_tensor(targets[rows])
+                actor_loss = -(shares * log_probs.clamp(min=-1e4)).sum(dim=1).mean()
             target = torch.as_tensor(returns[rows])
             # the value error in units of the returns' variance, so that score-sized returns
             # do not crowd the actor out of the shared gradient clipping
             value_loss = torch.mean((values.flatten() - target) ** 2) / return_var
-            loss = -log_prob.mean() + value_weight * value_loss
+            loss = actor_loss + value_weight * value_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)

@@ -9,6 +9,7 @@ import agents
 import envs
 from agents import imitation
 from agents.greedy import evaluate_state
+from envs.vector import opponent_seed
 
 GAME = "kingdomino_duel_v0"
 
@@ -127,6 +128,121 @@ def test_pretraining_learns_greedys_moves():
     assert data["action_mask"][held_out, chosen].all()
 
 
+@pytest.fixture(scope="module")
+def searched():
+    """Kingdomino Duel decisions of games between MCTS agents (a small budget), a fifth of
+    the moves random."""
+    return imitation.search_samples(GAME, 250, simulations=60, explore=0.2, seed=7, gamma=0.9,
+                                    shaping=0.5, reward_scale=0.1)
+
+
+def test_search_labels_are_mcts_agents_choices_in_the_aec_env(searched):
+    """Independent check: replayed through the AEC env, every sample is the observation and
+    mask of the seat to move, its label is what agents.MCTSAgent, seeded as documented,
+    plays there, and the target is a distribution over the legal moves whose largest
+    share is the label's (the search plays its most visited move)."""
+    seed = int(searched["game_seed"][0])
+    rows = np.flatnonzero(searched["game_seed"] == seed)
+    env = envs.make(GAME)
+    env.reset(seed=seed)
+    bots = [agents.MCTSAgent(simulations=60, seed=opponent_seed(seed, k))
+            for k in range(2)]
+    explored = 0
+    for row in rows:
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        assert seat == searched["seat"][row]
+        obs = env.observe(agent)
+        np.testing.assert_array_equal(obs["observation"], searched["observation"][row])
+        np.testing.assert_array_equal(obs["action_mask"], searched["action_mask"][row])
+        assert bots[seat].act(env, agent) == searched["label"][row]
+        target = searched["target"][row]
+        assert target.sum() == pytest.approx(1.0) and (target[obs["action_mask"] == 0] == 0).all()
+        assert target[searched["label"][row]] == target.max()
+        explored += searched["played"][row] != searched["label"][row]
+        env.step(int(searched["played"][row]))
+    assert all(env.terminations.values()) and explored > 0
+    # a search spreads its visits: some targets are not one-hot
+    assert (searched["target"].max(1) < 0.99).any()
+
+
+def test_search_returns_are_what_the_training_env_pays(searched):
+    """The returns of search samples follow the same rule as greedy samples': gamma per own
+    decision, reward_scale times the end reward plus the shaping of the margin's change."""
+    seed = int(searched["game_seed"][0])
+    rows = np.flatnonzero(searched["game_seed"] == seed)
+    env = envs.make(GAME)
+    env.reset(seed=seed)
+    margins = []
+    for row in rows:
+        margins.append(evaluate_state(env.unwrapped, env.unwrapped._state, searched["seat"][row]))
+        env.step(int(searched["played"][row]))
+    scores = env.infos["player_0"]["scores"]
+    for seat, agent in enumerate(env.possible_agents):
+        mine = [k for k, row in enumerate(rows) if searched["seat"][row] == seat]
+        value = 0.1 * (env.rewards[agent] + 0.5 * (scores[seat] - scores[1 - seat]))
+        for k in reversed(mine):
+            value -= 0.1 * 0.5 * margins[k]
+            assert searched["return"][rows[k]] == pytest.approx(value, abs=1e-6)
+            value = 0.9 * value + 0.1 * 0.5 * margins[k]
+
+
+@pytest.mark.slow
+def test_search_samples_do_not_depend_on_workers(searched):
+    """Two worker processes give exactly the samples one process gives."""
+    two = imitation.search_samples(GAME, 250, simulations=60, explore=0.2, seed=7, gamma=0.9,
+                                   shaping=0.5, reward_scale=0.1, workers=2)
+    assert set(two) == set(searched)
+    for name in searched:
+        np.testing.assert_array_equal(two[name], searched[name])
+
+
+def test_pretraining_on_search_targets_fits_the_visit_shares(searched):
+    """Soft targets: pre-training brings the policy close to the visit shares on the
+    training rows -- their KL divergence (cross-entropy minus the shares' own entropy,
+    which the cross-entropy cannot go below) falls to a fraction -- and a target on an
+    illegal move is refused."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from envs.vector_sb3 import SB3SeatVecEnv
+
+    torch.manual_seed(0)
+    model = MaskablePPO("MlpPolicy", SB3SeatVecEnv(GAME, 1, opponents="random"),
+                        policy_kwargs=dict(net_arch=[64]), seed=0)
+    rows = np.arange(200)
+    masks = searched["action_mask"][rows].astype(bool)
+
+    def divergence():
+        with torch.no_grad():
+            obs = model.policy.obs_to_tensor(searched["observation"][rows])[0]
+            logp = model.policy.get_distribution(obs, action_masks=masks).distribution.logits
+            shares = torch.as_tensor(searched["target"][rows])
+            cross = -(shares * logp.clamp(min=-1e4)).sum(1).mean()
+            own = -(shares * torch.log(shares.clamp(min=1e-12))).sum(1).mean()
+            return float(cross - own)
+
+    before = divergence()
+    imitation.pretrain(model.policy, searched, epochs=20, learning_rate=3e-3, holdout=0.2)
+    after = divergence()
+    assert after < 0.3 * before, (before, after)
+    bad = dict(searched, target=searched["target"].copy())
+    bad["target"][0, np.flatnonzero(bad["action_mask"][0] == 0)[0]] = 0.5
+    with pytest.raises(ValueError, match="target"):
+        imitation.pretrain(model.policy, bad)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(simulations=0), "simulations"), (dict(workers=0), "workers"),
+    (dict(num_samples=0), "num_samples"), (dict(explore=2.0), "explore"),
+    (dict(seed=-1), "seed"), (dict(reward_scale=0.0), "reward_scale"),
+])
+def test_search_sample_settings_are_checked(kwargs, name):
+    args = dict(num_samples=10) | kwargs
+    with pytest.raises(ValueError, match=name):
+        imitation.search_samples(GAME, args.pop("num_samples"), **args)
+
+
 @pytest.mark.parametrize("kwargs, name", [
     (dict(num_samples=0), "num_samples"), (dict(num_samples=2.5), "num_samples"),
     (dict(explore=1.5), "explore"), (dict(explore=-0.1), "explore"),
@@ -167,8 +283,10 @@ def test_train_config_warm_start_fields():
     train = pytest.importorskip("train")
     base = train.TrainConfig(game=GAME)
     assert base.warm_start == "none"
-    for changes, name in ((dict(warm_start="mcts"), "warm_start"),
+    for changes, name in ((dict(warm_start="alphazero"), "warm_start"),
                           (dict(warm_start_samples=0), "warm_start_samples"),
+                          (dict(warm_start_simulations=0), "warm_start_simulations"),
+                          (dict(warm_start_workers=0), "warm_start_workers"),
                           (dict(warm_start_epochs=0), "warm_start_epochs"),
                           (dict(warm_start_explore=2.0), "warm_start_explore"),
                           (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
@@ -178,6 +296,9 @@ def test_train_config_warm_start_fields():
                               "5000", "--warm-start-epochs", "2", "--warm-start-explore", "0.1"])
     assert (cfg.warm_start, cfg.warm_start_samples, cfg.warm_start_epochs,
             cfg.warm_start_explore) == ("greedy", 5000, 2, 0.1)
+    cfg = train.parse_config(["--game", GAME, "--warm-start", "mcts", "--warm-start-simulations",
+                              "50", "--warm-start-workers", "1"])
+    assert (cfg.warm_start, cfg.warm_start_simulations, cfg.warm_start_workers) == ("mcts", 50, 1)
 
 
 @pytest.mark.slow
@@ -194,3 +315,18 @@ def test_train_with_warm_start_reports_it(tmp_path):
     stats = summary["warm_start"]
     assert stats["samples"] == 3000 and 0.0 < stats["holdout_accuracy"] <= 1.0
     assert summary["config"]["warm_start"] == "greedy"
+
+
+@pytest.mark.slow
+def test_train_with_mcts_warm_start(tmp_path):
+    """train.py distils a small MCTS before PPO: the summary records the search teacher."""
+    train = pytest.importorskip("train")
+    cfg = dataclasses.replace(
+        train.defaults_for(GAME), warm_start="mcts", warm_start_samples=400,
+        warm_start_simulations=20, warm_start_workers=1, warm_start_epochs=2, timesteps=512,
+        n_envs=4, n_steps=128, eval_every=0, final_eval_games=4, out=str(tmp_path),
+        progress=False, plot=False, tensorboard=False, verbose=0)
+    summary = train.train(cfg)
+    assert summary["warm_start"]["samples"] == 400
+    assert summary["config"]["warm_start"] == "mcts"
+    assert summary["config"]["warm_start_simulations"] == 20

@@ -452,3 +452,26 @@ def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
         with np.load(os.path.join(out, "final_model.npz")) as arrays:
             hashes.append(weights_sha256(dict(arrays)))
     assert hashes[0] == hashes[1]
+
+
+def test_linear_learning_rate_falls_to_zero(tmp_path):
+    """--lr-schedule linear: the rate goes from --lr at the start to 0 at the end (sb3 sets
+    it from the progress after each rollout, so the optimiser ends at 0); the constant
+    default keeps --lr; both saved models reload with their schedule."""
+    from sb3_contrib import MaskablePPO
+
+    rates = {}
+    for schedule in ("constant", "linear"):
+        out = str(tmp_path / schedule)
+        train.main(["--game", "kingdomino_duel_v0", "--timesteps", "1024", "--n-envs", "4",
+                    "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--lr", "0.001",
+                    "--lr-schedule", schedule, "--opponents", "random", "--eval-every", "0",
+                    "--final-eval-games", "2", "--out", out, "--no-progress", "--no-plot",
+                    "--verbose", "0"])
+        model = MaskablePPO.load(os.path.join(out, "final_model.zip"), device="cpu")
+        rates[schedule] = model.policy.optimizer.param_groups[0]["lr"]
+        assert model.lr_schedule(1.0) == pytest.approx(0.001)
+        halfway = model.lr_schedule(0.5)
+        assert halfway == pytest.approx(0.001 if schedule == "constant" else 0.0005)
+    assert rates["constant"] == pytest.approx(0.001)
+    assert rates["linear"] == pytest.approx(0.0)
