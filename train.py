@@ -875,8 +875,8 @@ def learning_rate_schedule(cfg):
     end of this ``learn`` call) going from it down to 0."""
     if cfg.lr_schedule == "constant":
         return cfg.learning_rate
-    from stable_baselines3.common.utils import get_linear_fn
-    return get_linear_fn(cfg.learning_rate, 0.0, 1.0)
+    from stable_baselines3.common.utils import LinearSchedule
+    return LinearSchedule(cfg.learning_rate, 0.0, 1.0)
 
 
 def policy_class(name):
