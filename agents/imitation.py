@@ -74,6 +74,16 @@ def _final_margins(kernel, state, action, num_seats, participants):
     return np.array([outcome.margin(values, s) for s in range(num_seats)])
 
 
+def _check_payment(explore, gamma, shaping, reward_scale):
+    """The sample settings both teachers share, checked: ``(explore, gamma, shaping,
+    reward_scale)`` as floats."""
+    reward_scale = _check_float(reward_scale, "reward_scale", 0.0)
+    if reward_scale == 0.0:
+        raise ValueError("reward_scale must be > 0, got 0")
+    return (_check_float(explore, "explore", 0.0, 1.0), _check_float(gamma, "gamma", 0.0, 1.0),
+            _check_float(shaping, "shaping", 0.0), reward_scale)
+
+
 def _seat_returns(margins, end_reward, final_margin, gamma, shaping, reward_scale):
     """What the training env pays one seat from each of its decisions on (in order), the
     decisions' margins being ``margins``: the end reward plus the shaping of the final
@@ -123,12 +133,7 @@ def greedy_samples(game_id, num_samples, *, explore=0.2, gamma=0.995, shaping=0.
 
     num_samples = _check_int(num_samples, "num_samples", 1)
     num_envs = _check_int(num_envs, "num_envs", 1)
-    explore = _check_float(explore, "explore", 0.0, 1.0)
-    gamma = _check_float(gamma, "gamma", 0.0, 1.0)
-    shaping = _check_float(shaping, "shaping", 0.0)
-    reward_scale = _check_float(reward_scale, "reward_scale", 0.0)
-    if reward_scale == 0.0:
-        raise ValueError("reward_scale must be > 0, got 0")
+    explore, gamma, shaping, reward_scale = _check_payment(explore, gamma, shaping, reward_scale)
     games = VecGame(game_id, num_envs, reward_mode=reward_mode, copy=False, **options)
     cfg, kernel = games.cfg, games.spec.kernel
     n_seats = cfg.num_players
@@ -286,12 +291,7 @@ def search_samples(game_id, num_samples, *, simulations=400, explore=0.0, gamma=
     simulations = _check_int(simulations, "simulations", 1)
     workers = _check_int(workers, "workers", 1)
     seed = _check_int(seed, "seed", 0)
-    explore = _check_float(explore, "explore", 0.0, 1.0)
-    gamma = _check_float(gamma, "gamma", 0.0, 1.0)
-    shaping = _check_float(shaping, "shaping", 0.0)
-    reward_scale = _check_float(reward_scale, "reward_scale", 0.0)
-    if reward_scale == 0.0:
-        raise ValueError("reward_scale must be > 0, got 0")
+    explore, gamma, shaping, reward_scale = _check_payment(explore, gamma, shaping, reward_scale)
     import envs
     envs.make(game_id, reward_mode=reward_mode, **options)     # options are checked here
     options = dict(options, reward_mode=reward_mode)
