@@ -1,5 +1,6 @@
 """One-ply greedy play in numba: :class:`agents.GreedyAgent`'s choice, and the greedy
-opponents of the batched games, are this one function.
+opponents of the batched games, are this one function (:func:`greedy_function`); the
+one-ply values it compares are :func:`action_values_function`.
 
 The choice, for the seat to move in ``state``:
 
@@ -21,14 +22,46 @@ from kernels.playout import per_kernel
 
 
 @per_kernel
+def action_values_function(kernel):
+    """The jitted ``values(state, legal, seat, num_seats, det_seed, *Work(...).args()) -> best``
+    of ``kernel``: greedy's one-ply value of every action legal in ``legal``, written into
+    ``action_values`` (``-inf`` for every other action), and the best of them.
+
+    The values are read on a determinization of ``state`` from ``seat``'s point of view drawn
+    with ``det_seed``, so they depend on nothing ``seat`` cannot see."""
+    k_step, k_mask, k_determinize = kernel.step, kernel.legal_mask, kernel.determinize
+    position_value = outcome.position_value_function(kernel)
+
+    @njit
+    def values(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores, values, ranks,
+               action_values):
+        det[:] = state
+        k_determinize(det, seat, det_seed)
+        k_mask(det, det_mask)
+        best = -np.inf
+        for a in range(legal.shape[0]):
+            action_values[a] = -np.inf
+            if legal[a] == 0 or det_mask[a] == 0:   # det_mask: cannot differ if the seat's own moves are public
+                continue
+            after[:] = det
+            k_step(after, a)
+            v = position_value(after, seat, num_seats, scores, values, ranks)
+            action_values[a] = v
+            if v > best:
+                best = v
+        return best
+
+    return values
+
+
+@per_kernel
 def greedy_function(kernel):
     """The jitted ``choose(state, legal, num_seats, gen, *Work(...).args()) -> action`` of ``kernel``.
 
     ``legal``: the real game's mask (``int8``); ``gen``: a 2-slot generator
     (:mod:`kernels.rng`) the choice draws from; ``det``, ``after``, ... : scratch arrays (:class:`Work`)."""
-    k_step, k_mask, k_player, k_determinize = kernel.step, kernel.legal_mask, kernel.current_player, \
-        kernel.determinize
-    position_value = outcome.position_value_function(kernel)
+    k_player = kernel.current_player
+    action_values_of = action_values_function(kernel)
 
     @njit
     def choose(state, legal, num_seats, gen, det, after, det_mask, scores, values, ranks, action_values):
@@ -41,22 +74,9 @@ def greedy_function(kernel):
         if n_legal <= 1:          # a forced move (or none): no search, no draw
             return only
         seat = k_player(state)
-        det[:] = state
-        k_determinize(det, seat, np.int64(rng.next_u64(gen, 0) >> np.uint64(2)))
-        k_mask(det, det_mask)
-        best = -np.inf
-        for a in range(legal.shape[0]):
-            if legal[a] == 0:
-                continue
-            action_values[a] = -np.inf
-            if det_mask[a] == 0:      # cannot happen if the seat's own moves are public
-                continue
-            after[:] = det
-            k_step(after, a)
-            v = position_value(after, seat, num_seats, scores, values, ranks)
-            action_values[a] = v
-            if v > best:
-                best = v
+        det_seed = np.int64(rng.next_u64(gen, 0) >> np.uint64(2))
+        best = action_values_of(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores,
+                                values, ranks, action_values)
         count = 0
         for a in range(legal.shape[0]):
             if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):

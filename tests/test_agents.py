@@ -273,6 +273,55 @@ def test_greedy_takes_the_winning_move():
     assert bot.act(env, env.agent_selection) in (1, 2)
 
 
+@pytest.mark.parametrize("game,num_players", [(g, max(2, min(spec_for(g).player_counts))) for g in envs.GAMES])
+def test_greedy_action_values_are_each_moves_value_on_one_determinization(game, num_players):
+    """kernels.greedy.action_values_function against a plain-Python reference: each legal
+    action's value is evaluate_state after that action on the mover's determinization of
+    the given seed; every other action is -inf; the best is returned, and greedy's move
+    with a generator whose draw is that seed is one of the best."""
+    from kernels import rng
+    from kernels.greedy import Work, action_values_function, greedy_function
+    env = envs.make(game, num_players=num_players)
+    raw = env.unwrapped
+    kernel = raw.spec.kernel
+    values_of = action_values_function(kernel)
+    m = max(raw.cfg.num_participants, raw.cfg.num_players)
+    work = Work(raw._state.shape[0], raw.spec.num_actions, m)
+    checked = 0
+    for start in (7, 30, 61):
+        env.reset(seed=start)
+        bot = agents.make("random", seed=start)
+        for _ in range(start):
+            if env.terminations[env.agent_selection]:
+                break
+            env.step(bot.act(env, env.agent_selection))
+        who = env.agent_selection
+        legal = env.observe(who)["action_mask"].astype(np.int8)
+        if env.terminations[who] or legal.sum() < 2:
+            continue
+        seat = raw.possible_agents.index(who)
+        gen = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
+        rng.seed_rng(gen, 0, start)
+        det_seed = np.int64(rng.next_u64(gen.copy(), 0) >> np.uint64(2))
+        before = raw._state.copy()
+        best = values_of(raw._state, legal, seat, raw.cfg.num_players, det_seed, *work.args())
+        assert np.array_equal(raw._state, before)
+        det = before.copy()
+        kernel.determinize(det, seat, det_seed)
+        expected = np.full(legal.shape[0], -np.inf)
+        for a in np.flatnonzero(legal):
+            after = det.copy()
+            kernel.step(after, a)
+            expected[a] = evaluate_state(raw, after, seat)
+        assert np.allclose(work.action_values, expected, rtol=0, atol=1e-9)
+        assert best == expected.max()
+        move = greedy_function(kernel)(raw._state, legal, raw.cfg.num_players, gen, *Work(
+            raw._state.shape[0], raw.spec.num_actions, m).args())
+        assert expected[move] >= best - 1e-9
+        checked += 1
+    assert checked >= 2
+
+
 def _twin_envs(spec_cls, other_secret_slot, values, **options):
     """Copies of one position that differ only in another seat's hidden secret."""
     base = CityEnv(spec_cls(), **options)
