@@ -72,7 +72,8 @@ import numpy as np
 
 EVAL_OPPONENTS = ("random", "greedy")
 # --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
-POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy"}
+POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy",
+                  "values": "ActionValuesPolicy"}
 OPPONENT_MODES = ("random", "greedy", "self", "mix", "none")   # none: solo games only
 ENV_KINDS = ("batched", "aec")
 ROLLOUT = 2048          # decisions per rollout when n_steps is not given
@@ -179,7 +180,8 @@ class TrainConfig:
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
         "network (agents.networks; expancity: per-cell action scores on its crop; board: per-cell "
-        "action scores on a fixed board, the games of agents.boards.BOARD_SPECS)", PPO,
+        "action scores on a fixed board, the games of agents.boards.BOARD_SPECS; values: greedy's "
+        "one-ply value of each action, read from the env's action_values, plus learned logits)", PPO,
         choices=tuple(sorted(POLICY_CHOICES)))
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
@@ -231,6 +233,9 @@ class TrainConfig:
             raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
         if self.warm_start != "none" and self.init_model:
             raise ValueError("warm_start starts a new policy; it cannot be combined with init_model")
+        if self.warm_start != "none" and self.policy == "values":
+            raise ValueError("warm_start's samples carry no action values; it cannot be combined with "
+                             "policy 'values'")
 
     @property
     def options(self):
@@ -239,6 +244,15 @@ class TrainConfig:
         if self.num_players is not None:   # None: the game's own default
             options["num_players"] = self.num_players
         options["reward_mode"] = self.reward_mode
+        return options
+
+    @property
+    def env_options(self):
+        """:attr:`options` for the training env: the ``values`` policy reads the env's
+        ``action_values`` after the observation."""
+        options = self.options
+        if self.policy == "values":
+            options["action_values"] = True
         return options
 
     def resolved(self):
@@ -736,13 +750,13 @@ def make_vec_env(cfg, out):
     if cfg.env == "batched":
         from envs.vector_sb3 import SB3SeatVecEnv
         venv = SB3SeatVecEnv(cfg.game, cfg.n_envs, opponents=opponents, seat="rotate",
-                             shaping=cfg.shaping, reward_scale=cfg.reward_scale, **cfg.options)
+                             shaping=cfg.shaping, reward_scale=cfg.reward_scale, **cfg.env_options)
         venv.seed(cfg.seed)
         return VecMonitor(venv, info_keywords=("won",))
     fns = [functools.partial(envs.SingleAgentEnv, cfg.game, opponents=opponents,
                              agent_factory=agents.make,
                              shaping=cfg.shaping, reward_scale=cfg.reward_scale,
-                             **cfg.options)
+                             **cfg.env_options)
            for _ in range(cfg.n_envs)]
     kind = cfg.vec_env
     if kind == "subproc" or (kind == "auto" and cfg.n_envs > 1):
@@ -898,10 +912,13 @@ def win_interval(rate, games):
 
 def policy_kwargs(cfg):
     """The policy's constructor arguments: the MLP's layer sizes; the board network is told
-    its game (it reads the board's planes and pointing actions from agents.boards)."""
+    its game (it reads the board's planes and pointing actions from agents.boards); the
+    values network gets them as its body's."""
     kwargs = dict(net_arch=list(cfg.net_arch))
     if cfg.policy == "board":
         kwargs["features_extractor_kwargs"] = dict(game=cfg.game)
+    if cfg.policy == "values":   # its MLP is the extractor's body
+        kwargs["features_extractor_kwargs"] = dict(hidden=tuple(cfg.net_arch))
     return kwargs
 
 

@@ -61,3 +61,19 @@ def make(name, **options):
 def action_mask(env, agent):
     """The legal-action mask of ``agent`` (the agent to move)."""
     return env.observe(agent)["action_mask"]
+
+
+def policy_observation(env, agent, n_obs):
+    """``(flat observation, mask)`` of ``agent`` for a policy that reads ``n_obs`` values:
+    the observation, followed by its action values (the env option ``action_values``) when
+    the policy was trained with them.  An env made without that option is asked for the
+    same values (:meth:`envs.shell.CityEnv.observe_action_values`), which depend only on
+    what ``agent`` knows."""
+    obs = env.observe(agent)
+    observation, mask = np.asarray(obs["observation"]), np.asarray(obs["action_mask"])
+    if n_obs == observation.size + mask.size:
+        values = obs.get("action_values")
+        if values is None:
+            values = env.unwrapped.observe_action_values(agent)
+        observation = np.concatenate([observation, values])
+    return observation, mask

@@ -18,6 +18,12 @@ of the crop centred on (cx, cy).  A cell outside the crop gets only its kind's b
 :class:`BoardPolicy` is the same design for any game with a fixed board, built from a
 declaration (:data:`agents.boards.BOARD_SPECS`: which observation parts are the board's
 planes, which action blocks point at its cells) instead of written per game.
+
+:class:`ActionValuesPolicy` scores every action from what it does: it reads the
+environments' ``action_values`` (each legal action's one-ply value below the best one's,
+see :mod:`envs.shell`) after the observation, and adds to an MLP's logits two per-position
+weights times two features of each action's value.  It starts out as greedy's choice (the
+MLP's logits start at zero) and learns where to depart from it.
 """
 from __future__ import annotations
 
@@ -26,11 +32,13 @@ import torch
 from torch import nn
 
 from agents.boards import board_geometry, board_planes, region_planes
+from agents.features import action_value_features
 from kernels import expancity as EK
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-__all__ = ["BoardExtractor", "BoardPolicy", "ExpancityExtractor", "ExpancityPolicy"]
+__all__ = ["ActionValuesExtractor", "ActionValuesPolicy", "BoardExtractor", "BoardPolicy", "ExpancityExtractor",
+           "ExpancityPolicy"]
 
 
 def _obs_scale(space):
@@ -253,3 +261,64 @@ class BoardPolicy(_ExtractorLogitsPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
         kwargs.setdefault("features_extractor_class", BoardExtractor)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+
+class ActionValuesExtractor(BaseFeaturesExtractor):
+    """``[observation, action values]`` -> ``[action logits, value features]`` for
+    :class:`ActionValuesPolicy`: ``logits = head(g) + w1(g) * f1 + w2(g) * f2`` where ``g``
+    is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.features.action_value_features`."""
+
+    def __init__(self, observation_space, n_actions, hidden=(256, 256), value_scale=5.0,
+                 value_weights=(2.0, 4.0)):
+        n_obs = int(np.prod(observation_space.shape)) - int(n_actions)
+        if n_obs <= 0:
+            raise ValueError("ActionValuesPolicy needs the observation followed by the action values "
+                             f"(the env option action_values=True); got {observation_space.shape[0]} values "
+                             f"for {n_actions} actions")
+        hidden = tuple(int(h) for h in hidden)
+        super().__init__(observation_space, features_dim=int(n_actions) + hidden[-1])
+        self.n_obs, self.n_actions = n_obs, int(n_actions)
+        self.value_scale = float(value_scale)
+        self.value_weights = tuple(float(w) for w in value_weights)
+        self.register_buffer("scale", _obs_scale(observation_space)[:n_obs], persistent=False)
+        layers, width = [], n_obs
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, self.n_actions)
+        self.mix = nn.Linear(width, 2)
+        self.init_value_weights()
+
+    def init_value_weights(self):
+        """Start as greedy's choice, softened: no MLP logits, fixed weights of the features."""
+        with torch.no_grad():
+            nn.init.zeros_(self.head.weight)
+            nn.init.zeros_(self.head.bias)
+            nn.init.zeros_(self.mix.weight)
+            self.mix.bias.copy_(torch.tensor(self.value_weights))
+
+    def forward(self, obs):
+        g = self.body(obs[:, :self.n_obs] / self.scale)
+        f1, f2 = action_value_features(obs[:, self.n_obs:], self.value_scale)
+        w = self.mix(g)
+        logits = self.head(g) + w[:, :1] * f1 + w[:, 1:2] * f2
+        return torch.cat([logits, g], dim=1)
+
+
+class ActionValuesPolicy(_ExtractorLogitsPolicy):
+    """MaskablePPO policy with :class:`ActionValuesExtractor` (train it on an env made with
+    ``action_values=True``).  ``features_extractor_kwargs`` may set ``hidden`` (default
+    ``(256, 256)``), ``value_scale`` (5) and ``value_weights`` (``(2, 4)``: the starting
+    weights of the two features)."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
+        kwargs.setdefault("features_extractor_class", ActionValuesExtractor)
+        extractor_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
+        extractor_kwargs.setdefault("n_actions", int(action_space.n))
+        kwargs["features_extractor_kwargs"] = extractor_kwargs
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build(self, lr_schedule):
+        super()._build(lr_schedule)
+        self.features_extractor.init_value_weights()   # after sb3's orthogonal initialisation

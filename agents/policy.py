@@ -4,7 +4,8 @@
 >>> bot = agents.make("policy", path="runs/kingdomino_duel_v0/final_model.zip")
 >>> action = bot.act(env, env.agent_selection)
 
-It reads ``env.observe(agent)`` (the flat ``"observation"`` vector and the ``"action_mask"``)
+It reads ``env.observe(agent)`` (the flat ``"observation"`` vector and the ``"action_mask"``,
+plus the ``"action_values"`` for a policy trained with them: :func:`agents.base.policy_observation`)
 and plays the most likely legal action (``deterministic=True``, the default) or samples
 one from the masked policy distribution with its own seeded generator
 (``deterministic=False``).  torch, stable-baselines3 and sb3-contrib are imported only
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, policy_observation, register
 
 
 _MODEL_CACHE = {}
@@ -227,13 +228,13 @@ class PolicyAgent(Agent):
         return z / z.sum()
 
     def act(self, env, agent) -> int:
-        obs = env.observe(agent)
-        mask = np.asarray(obs["action_mask"]).astype(bool)
+        observation, mask = policy_observation(env, agent, self.n_obs)
+        mask = mask.astype(bool)
         if not mask.any():
             raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
         if self.deterministic:
-            return int(np.argmax(self.logits(obs["observation"], mask)))
-        p = self.action_probabilities(obs["observation"], mask)
+            return int(np.argmax(self.logits(observation, mask)))
+        p = self.action_probabilities(observation, mask)
         return int(self.rng.choice(p.size, p=p))
 
     def __repr__(self):

@@ -27,6 +27,13 @@ Options every game takes (besides its own, see the game module's docstring):
     ``"score"``: the seat's final score minus the mean final score of the other seats
     (a lone seat gets its score).  ``"win_loss"`` and ``"score_diff"`` are accepted as
     aliases of these two.
+``action_values``
+    ``False`` (default) or ``True``: the observation gains ``"action_values"``, a float32
+    vector over the actions -- for the agent to move, how far each legal action's one-ply
+    value (:mod:`kernels.greedy`: the margin of score plus potential after it, on a
+    determinization seeded by the observation itself) lies below the best one's: 0 for the
+    best, negative for the others, floored at ``kernels.greedy.VALUE_FLOOR``; zeros
+    everywhere else and for an agent not to move.  It depends only on what the agent knows.
 ``illegal_action``
     ``"raise"`` (default): an illegal action raises ``ValueError`` and changes nothing.
     ``"terminate"``: the game ends at once, the offender gets -1 and the others 0, and
@@ -65,7 +72,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from envs.spec import GameSpec, as_seed
-from kernels import outcome, rng
+from kernels import greedy, outcome, rng
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
@@ -83,6 +90,28 @@ def _advance_in_three_calls(kernel, state, action, mask):
     return player
 
 
+def flat_observation_space(space):
+    """The flat ``Box`` that single-seat views (``envs.SingleAgentEnv``, the batched
+    adapters, the policy agents) use for an AEC observation ``Dict`` ``space``: its
+    ``"observation"``, followed by its ``"action_values"`` when the env has that option."""
+    box = space["observation"]
+    if "action_values" not in space.spaces:
+        return box
+    values = space["action_values"]
+    low = np.concatenate([np.broadcast_to(box.low, box.shape), np.broadcast_to(values.low, values.shape)])
+    high = np.concatenate([np.broadcast_to(box.high, box.shape), np.broadcast_to(values.high, values.shape)])
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def flat_observation(obs):
+    """``obs["observation"]`` followed by ``obs["action_values"]`` if it has them (one
+    observation or a batch, along the last axis); see :func:`flat_observation_space`."""
+    values = obs.get("action_values")
+    if values is None:
+        return obs["observation"]
+    return np.concatenate([obs["observation"], values], axis=-1)
+
+
 class CityEnv(AECEnv):
     """PettingZoo AEC environment running the kernel of ``spec``.  See module docstring."""
 
@@ -90,7 +119,7 @@ class CityEnv(AECEnv):
                 "render_fps": 1}
 
     def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
-                 numeric_infos=False, **options):
+                 numeric_infos=False, action_values=False, **options):
         super().__init__()
         if render_mode is not None and (not isinstance(render_mode, str)
                                         or render_mode not in RENDER_MODES):
@@ -102,6 +131,9 @@ class CityEnv(AECEnv):
                 f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         if not isinstance(numeric_infos, (bool, np.bool_)):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
+        if not isinstance(action_values, (bool, np.bool_)):
+            raise ValueError(f"action_values must be True or False, got {action_values!r}")
+        self.action_values = bool(action_values)
         self.spec = spec
         self.cfg = spec.configure(**options)
         self.numeric_infos = bool(numeric_infos)
@@ -120,6 +152,10 @@ class CityEnv(AECEnv):
             "observation": spaces.Box(low=low, high=high, shape=(self.cfg.obs_size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
         })
+        if self.action_values:
+            obs_space["action_values"] = spaces.Box(low=greedy.VALUE_FLOOR, high=0.0,
+                                                    shape=(spec.num_actions,), dtype=np.float32)
+        self._values_work = None
         # One space object per agent, created once (api_test checks identity across calls);
         # separate objects, so seeding one agent's space leaves the others' samples alone.
         self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
@@ -145,10 +181,11 @@ class CityEnv(AECEnv):
         self._k_mask = kernel.legal_mask
         self._k_player = kernel.current_player
         self._k_observe = kernel.observe
+        self._k_values = None     # compiled on first use (action_values option or observe_action_values)
 
     # The kernel's dispatchers are looked up again after unpickling: pickled by value they
     # would come back as fresh, uncached dispatchers that recompile on first use.
-    _KERNEL_FIELDS = ("_k_advance", "_k_mask", "_k_player", "_k_observe")
+    _KERNEL_FIELDS = ("_k_advance", "_k_mask", "_k_player", "_k_observe", "_k_values")
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k not in self._KERNEL_FIELDS}
@@ -321,8 +358,29 @@ class CityEnv(AECEnv):
         observation = np.empty(self.cfg.obs_size, dtype=np.float32)
         self._k_observe(self._state, seat, observation)
         acting = not self._over and agent == self.agent_selection
-        return {"observation": observation,
-                "action_mask": (self._mask if acting else self._no_mask).copy()}
+        out = {"observation": observation, "action_mask": (self._mask if acting else self._no_mask).copy()}
+        if self.action_values:
+            out["action_values"] = self._action_values(seat, observation, acting)
+        return out
+
+    def observe_action_values(self, agent):
+        """What the ``action_values`` option adds to ``observe(agent)``, whether or not this
+        env hands it out (for agents trained with it, playing in an env made without it)."""
+        observation = self.observe(agent)["observation"]
+        acting = not self._over and agent == self.agent_selection
+        return self._action_values(self._seat[agent], observation, acting)
+
+    def _action_values(self, seat, observation, acting):
+        values = np.zeros(self.spec.num_actions, dtype=np.float32)
+        if acting:
+            if self._k_values is None:
+                self._k_values = greedy.action_value_features_function(self.spec.kernel)
+            if self._values_work is None:
+                self._values_work = greedy.Work(self.cfg.state_size, self.spec.num_actions,
+                                                max(self.cfg.num_participants, self.cfg.num_players))
+            self._k_values(self._state, self._mask, seat, self.cfg.num_players, observation, values,
+                           *self._values_work.args())
+        return values
 
     def state(self):
         """A privileged global view of the whole game for centralised critics (MAPPO and

@@ -14,7 +14,8 @@ baselines of :mod:`agents`, a frozen snapshot of the learner such as
 the opponents' moves until the learner is to move again or the game ends.
 
 Spaces: ``observation_space`` is the game's flat ``float32`` ``Box`` (the ``"observation"``
-part of the AEC observation), ``action_space`` is ``Discrete(num_actions)``.  The action
+part of the AEC observation, followed by its ``"action_values"`` with the option
+``action_values=True``), ``action_space`` is ``Discrete(num_actions)``.  The action
 space's ``sample()`` draws a *legal* action of the current position when no mask is given,
 so random play and Gymnasium's ``check_env`` work on games whose masks are sparse; a copied
 or unpickled env keeps that (the space pickled on its own becomes a plain ``Discrete``).
@@ -48,6 +49,8 @@ import inspect
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+
+from envs.shell import flat_observation, flat_observation_space
 
 __all__ = ["SingleAgentEnv", "MaskedDiscrete"]
 
@@ -177,7 +180,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.fixed_seat = None if seat is None else int(seat)
         self.opponents = opponents
         first = self.possible_agents[0]
-        self.observation_space = self._aec.observation_space(first)["observation"]
+        self.observation_space = flat_observation_space(self._aec.observation_space(first))
         n = int(self._aec.action_space(first).n)
         self._mask = np.zeros(n, dtype=bool)
         self.action_space = MaskedDiscrete(n, self.action_masks)
@@ -270,10 +273,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _observe(self):
         if self._game_over():
             self._mask[:] = False
-            return self._aec.observe(self.learner)["observation"], None
+            return flat_observation(self._aec.observe(self.learner)), None
         out = self._aec.observe(self.learner)
         self._mask[:] = out["action_mask"].astype(bool)
-        return out["observation"], out["action_mask"]
+        return flat_observation(out), out["action_mask"]
 
     def _info(self, mask):
         info = {"seat": self.seat}

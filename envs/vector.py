@@ -23,6 +23,9 @@ Determinism: ``reset(seed=s)`` gives game ``i`` the seed ``s + i`` (reduced modu
 as everywhere); game ``i`` is then the game ``envs.make(game_id, **options)`` plays after
 ``reset(seed=info["seeds"][i])``, and the same actions give the same observations.
 
+``action_values=True`` adds ``obs["action_values"]`` ``(N, num_actions)``: for the seat to
+move in each game, what the AEC environment's ``action_values`` option gives it.
+
 Observations are fresh arrays (``copy=True``, the default) that the caller may keep;
 ``copy=False`` returns the batch's own buffers, which the next ``step`` overwrites -- faster
 for a training loop that consumes them at once.
@@ -31,15 +34,15 @@ import gymnasium
 import numpy as np
 
 from envs.registry import spec_for
-from envs.shell import REWARD_MODES
+from envs.shell import REWARD_MODES, flat_observation, flat_observation_space
 from envs.spec import as_seed
-from kernels import batch, rng, seat_batch
+from kernels import batch, greedy, rng, seat_batch
 
 
 class VecGame:
     """``num_envs`` games of one game and option set; see the module docstring."""
 
-    def __init__(self, game_id, num_envs, *, reward_mode="rank", copy=True, **options):
+    def __init__(self, game_id, num_envs, *, reward_mode="rank", copy=True, action_values=False, **options):
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
@@ -47,6 +50,8 @@ class VecGame:
             raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
         if not isinstance(copy, (bool, np.bool_)):
             raise ValueError(f"copy must be True or False, got {copy!r}")
+        if not isinstance(action_values, (bool, np.bool_)):
+            raise ValueError(f"action_values must be True or False, got {action_values!r}")
         self.game_id = game_id
         self.spec = spec_for(game_id)
         self.cfg = self.spec.configure(**options)
@@ -67,6 +72,11 @@ class VecGame:
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_scores = np.zeros((n, self.num_players), dtype=np.int64)
         self._final_ranks = np.zeros((n, participants), dtype=np.int64)
+        self.action_values = bool(action_values)
+        if self.action_values:
+            self._values = np.zeros((n, self.num_actions), dtype=np.float32)
+            self._values_fn = greedy.batch_action_value_features_function(self.spec.kernel)
+            self._values_work = greedy.Work(self.cfg.state_size, self.num_actions, participants)
         self._ready = False
 
     # ------------------------------------------------------------------ API
@@ -122,9 +132,14 @@ class VecGame:
         return checked
 
     def _observation(self):
+        out = {"observation": self._obs, "action_mask": self._masks}
+        if self.action_values:
+            self._values_fn(self._states, self._masks, self._players, self.num_players, self._obs,
+                            self._values, *self._values_work.args())
+            out["action_values"] = self._values
         if self.copy:
-            return {"observation": self._obs.copy(), "action_mask": self._masks.copy()}
-        return {"observation": self._obs, "action_mask": self._masks}
+            return {k: v.copy() for k, v in out.items()}
+        return out
 
     def _info(self):
         return {"current_player": self._players.copy(), "seeds": self._seeds.copy()}
@@ -315,7 +330,13 @@ class VecSeatGame(VecGame):
             groups.setdefault(id(policy), (policy, []))[1].append(i)
         for policy, members in groups.values():
             members = np.asarray(members)
-            chosen = np.asarray(policy.act_batch(self._obs[members], self._masks[members]))
+            observations = self._obs[members]
+            if self.action_values:   # a frozen policy sees what the learner sees
+                values = np.zeros((members.size, self.num_actions), dtype=np.float32)
+                self._values_fn(self._states[members], self._masks[members], self._players[members],
+                                self.num_players, observations, values, *self._values_work.args())
+                observations = np.concatenate([observations, values], axis=1)
+            chosen = np.asarray(policy.act_batch(observations, self._masks[members]))
             if chosen.shape != (members.size,) or not np.issubdtype(chosen.dtype, np.integer):
                 raise ValueError(f"{policy!r}.act_batch returned {chosen!r}: expected {members.size} "
                                  "integer actions")
@@ -367,9 +388,12 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = self.game.num_envs
         spec, cfg = self.game.spec, self.game.cfg
         low, high = spec.observation_bounds(cfg)
-        self.single_observation_space = gymnasium.spaces.Box(
+        parts = {"observation": gymnasium.spaces.Box(
             np.broadcast_to(np.float32(low), (cfg.obs_size,)), np.broadcast_to(np.float32(high), (cfg.obs_size,)),
-            shape=(cfg.obs_size,), dtype=np.float32)
+            shape=(cfg.obs_size,), dtype=np.float32)}
+        if self.game.action_values:
+            parts["action_values"] = gymnasium.spaces.Box(greedy.VALUE_FLOOR, 0.0, (spec.num_actions,), np.float32)
+        self.single_observation_space = flat_observation_space(gymnasium.spaces.Dict(parts))
         self.single_action_space = gymnasium.spaces.Discrete(spec.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -382,14 +406,17 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError("seed must be one integer (game i starts from seed + i) or None")
         self._obs, info = self.game.reset(seed)
         info["action_mask"] = self._obs["action_mask"]
-        return self._obs["observation"], info
+        return flat_observation(self._obs), info
 
     def step(self, actions):
         self._obs, rewards, terminated, truncated, info = self.game.step(actions)
         info["action_mask"] = self._obs["action_mask"]
         if "final_obs" in info:
             info["_final_obs"] = terminated.copy()
-        return self._obs["observation"], rewards, terminated, truncated, info
+            if self.game.action_values:   # a finished game asks nothing: its values are zeros
+                info["final_obs"] = flat_observation({"observation": info["final_obs"],
+                                                      "action_values": np.zeros_like(self._obs["action_values"])})
+        return flat_observation(self._obs), rewards, terminated, truncated, info
 
     def action_masks(self):
         """``(num_envs, num_actions)`` bool: the learner's legal actions in each game."""

@@ -54,6 +54,68 @@ def action_values_function(kernel):
     return values
 
 
+VALUE_FLOOR = -1000.0      # features: how far below the best an action may read (a lost game is far below)
+_HASH_PRIME = np.uint64(1099511628211)
+_HASH_START = np.uint64(14695981039346656037)
+
+
+@njit(cache=True)
+def observation_seed(observation):
+    """A determinization seed computed from an observation alone (an FNV-style hash of its
+    values to 1/4096): the same information set always gives the same seed."""
+    h = _HASH_START
+    for i in range(observation.shape[0]):
+        h = (h ^ np.uint64(np.int64(round(observation[i] * 4096.0)) & 0xFFFFFFFFFFFF)) * _HASH_PRIME
+    return np.int64(h >> np.uint64(2))
+
+
+@per_kernel
+def action_value_features_function(kernel):
+    """The jitted ``features(state, legal, seat, num_seats, observation, out, *Work(...).args())``
+    of ``kernel``: for the seat to move, how far each legal action's one-ply value
+    (:func:`action_values_function`) lies below the best one's, floored at
+    :data:`VALUE_FLOOR` (0 for the best; 0 for every action not legal, and for all when no
+    action could be valued).
+
+    The determinization is seeded by :func:`observation_seed` of ``seat``'s observation, so
+    the features are a function of what ``seat`` knows: they are part of what that seat
+    observes (the environments' ``action_values`` option)."""
+    action_values_of = action_values_function(kernel)
+
+    @njit
+    def features(state, legal, seat, num_seats, observation, out, det, after, det_mask, scores, values,
+                 ranks, action_values):
+        out[:] = 0.0
+        best = action_values_of(state, legal, seat, num_seats, observation_seed(observation), det, after,
+                                det_mask, scores, values, ranks, action_values)
+        if best == -np.inf:
+            return
+        for a in range(legal.shape[0]):
+            if legal[a] != 0 and action_values[a] > -np.inf:
+                out[a] = max(action_values[a] - best, VALUE_FLOOR)
+            elif legal[a] != 0:
+                out[a] = VALUE_FLOOR
+
+    return features
+
+
+@per_kernel
+def batch_action_value_features_function(kernel):
+    """:func:`action_value_features_function` over a batch: ``batch_features(states, masks,
+    players, num_seats, observations, out, *Work(...).args())`` fills row ``i`` of ``out``
+    for the seat ``players[i]`` to move in game ``i`` (one scratch set, games in turn)."""
+    features = action_value_features_function(kernel)
+
+    @njit
+    def batch_features(states, masks, players, num_seats, observations, out, det, after, det_mask, scores,
+                       values, ranks, action_values):
+        for i in range(states.shape[0]):
+            features(states[i], masks[i], players[i], num_seats, observations[i], out[i], det, after,
+                     det_mask, scores, values, ranks, action_values)
+
+    return batch_features
+
+
 @per_kernel
 def greedy_function(kernel):
     """The jitted ``choose(state, legal, num_seats, gen, *Work(...).args()) -> action`` of ``kernel``.

@@ -31,7 +31,9 @@ def make(game, n, **kw):
 VARIANTS = [("tiny_towns_v0", {"variant": "town_hall", "num_players": 3}),
             ("between_two_cities_v0", {"num_players": 1, "solo_mode": "simple"}),
             ("expancity_v0", {"obs_window": 0}),
-            ("smartphone_inc_v0", {"num_players": 2, "steve": True})]
+            ("smartphone_inc_v0", {"num_players": 2, "steve": True}),
+            ("kingdomino_duel_v0", {"action_values": True}),
+            ("between_two_cities_v0", {"num_players": 3, "action_values": True})]
 
 
 @pytest.mark.parametrize("game,n", CASES)

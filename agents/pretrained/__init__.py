@@ -11,7 +11,9 @@ fields that differ from ``train.GAME_DEFAULTS`` (``overridden``), the game optio
 final evaluation of the run, library versions, and ``weights_sha256``, a hash of the arrays
 themselves (names, dtypes, shapes and bytes; a zip archive's timestamps would make a file
 hash change at every export).  The agent reads only ``env.observe(agent)``, as a player
-who sees the table.  Without ``game=`` it plays the game of the environment it is given.
+who sees the table (a policy trained with action values reads them there too; from an env
+made without the ``action_values`` option it asks for the same values,
+:func:`agents.base.policy_observation`).  Without ``game=`` it plays the game of the environment it is given.
 
 Regenerate a file from a training run (``train.py`` or ``benchmarks.training_report``)
 with :mod:`agents.pretrained.export`:
@@ -26,15 +28,16 @@ import os
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, policy_observation, register
 from agents.policy import load_numpy_actor
-from agents.pretrained import board_numpy, expancity_numpy
+from agents.pretrained import board_numpy, expancity_numpy, values_numpy
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MLP = "mlp"
 # a structured network's --policy name -> (torch model -> arrays, arrays -> numpy actor)
 NUMPY_TWINS = {twin.KIND: (twin.export_arrays, actor) for twin, actor in (
-    (expancity_numpy, expancity_numpy.ExpancityActor), (board_numpy, board_numpy.BoardActor))}
+    (expancity_numpy, expancity_numpy.ExpancityActor), (board_numpy, board_numpy.BoardActor),
+    (values_numpy, values_numpy.ActionValuesActor))}
 
 
 def available_games(directory=MODELS_DIR):
@@ -184,9 +187,8 @@ class PretrainedAgent(Agent):
             self._bind(game)
         elif game != self.game:
             raise ValueError(f"this agent plays the pretrained {self.game} policy, not {game!r}")
-        obs = env.observe(agent)
-        return int(self.act_batch(np.asarray(obs["observation"])[None],
-                                  np.asarray(obs["action_mask"])[None])[0])
+        observation, mask = policy_observation(env, agent, self.actor.n_obs)
+        return int(self.act_batch(observation[None], mask[None])[0])
 
     def __repr__(self):
         return f"PretrainedAgent(game={self.game!r}, deterministic={self.deterministic})"

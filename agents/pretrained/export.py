@@ -4,8 +4,9 @@
 writes ``<game>.npz`` (the actor's arrays) and ``<game>.json`` (its record, see
 :mod:`agents.pretrained`).  A flat MLP actor is taken from the run's ``final_model.npz``
 (no torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
-:class:`agents.networks.BoardPolicy`) from ``final_model.zip`` through its numpy twin
-(:mod:`agents.pretrained.expancity_numpy`, :mod:`agents.pretrained.board_numpy`), whose logits are
+:class:`agents.networks.BoardPolicy`, :class:`agents.networks.ActionValuesPolicy`) from
+``final_model.zip`` through its numpy twin (:mod:`agents.pretrained.expancity_numpy`,
+:mod:`agents.pretrained.board_numpy`, :mod:`agents.pretrained.values_numpy`), whose logits are
 checked against torch's on observations of real play before anything is written.
 """
 from __future__ import annotations
@@ -59,15 +60,18 @@ def _check_against_torch(model, actor, config, games=2, atol=1e-4):
     import torch
     import envs
     from agents.random_agent import RandomAgent
+    from envs.shell import flat_observation
 
     options = {k: v for k, v in (config.get("options") or {}).items()}
+    if getattr(actor, "needs_action_values", False):
+        options["action_values"] = True
     env = envs.make(config["game"], **options)
     observations = []
     for g in range(games):
         env.reset(seed=g)
         player = RandomAgent(seed=g)
         while not all(env.terminations.values()) and len(observations) < 40 * (g + 1):
-            observations.append(env.observe(env.agent_selection)["observation"])
+            observations.append(flat_observation(env.observe(env.agent_selection)))
             env.step(player.act(env, env.agent_selection))
     obs = np.asarray(observations, dtype=np.float32)
     policy = model.policy

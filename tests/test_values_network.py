@@ -1,0 +1,119 @@
+"""agents.networks.ActionValuesPolicy: it starts as greedy's choice, its numpy twin computes
+torch's logits, and train.py trains, exports and plays it -- also in envs made without the
+``action_values`` option."""
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents.pretrained import values_numpy
+from envs.shell import flat_observation
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+from agents.networks import ActionValuesPolicy  # noqa: E402
+
+KD_GAME = "kingdomino_duel_v0"
+
+
+def _positions(game, options, games=2, every=2):
+    """(flat observation with values, mask) of random games, every few decisions."""
+    env = envs.make(game, action_values=True, **options)
+    out = []
+    for g in range(games):
+        env.reset(seed=g)
+        bot = agents.make("random", seed=g)
+        k = 0
+        while not env.terminations[env.agent_selection]:
+            if k % every == 0:
+                obs = env.observe(env.agent_selection)
+                out.append((flat_observation(obs), obs["action_mask"].astype(bool)))
+            env.step(bot.act(env, env.agent_selection))
+            k += 1
+    return out
+
+
+def _policy(game, options, seed=0):
+    env = envs.make(game, action_values=True, **options)
+    agent = env.possible_agents[0]
+    from envs.shell import flat_observation_space
+    torch.manual_seed(seed)
+    return ActionValuesPolicy(flat_observation_space(env.observation_space(agent)), env.action_space(agent),
+                              lambda _: 3e-4, features_extractor_kwargs=dict(hidden=(32, 32)))
+
+
+def _torch_logits(policy, obs):
+    with torch.no_grad():
+        features = policy.extract_features(torch.as_tensor(obs), policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+
+
+@pytest.mark.parametrize("game, options", [(KD_GAME, {}), ("tiny_towns_v0", {"num_players": 2}),
+                                           ("between_two_cities_v0", {"num_players": 2})])
+def test_untrained_policy_plays_a_best_valued_action(game, options):
+    policy = _policy(game, options)
+    positions = _positions(game, options, games=1)
+    obs = np.asarray([o for o, _ in positions], dtype=np.float32)
+    masks = np.asarray([m for _, m in positions])
+    logits = np.where(masks, _torch_logits(policy, obs), -np.inf)
+    n_actions = masks.shape[1]
+    values = obs[:, -n_actions:]
+    chosen = logits.argmax(axis=1)
+    assert (values[np.arange(len(chosen)), chosen] == 0).all()
+    assert (values[masks] < 0).any()          # some positions had worse moves to avoid
+
+
+def test_numpy_twin_computes_torch_logits():
+    policy = _policy(KD_GAME, {}, seed=1)
+    fx = policy.features_extractor
+    with torch.no_grad():   # away from the start, so that every term counts
+        for p in list(fx.head.parameters()) + list(fx.mix.parameters()):
+            p.normal_(0.0, 0.3)
+    actor = values_numpy.ActionValuesActor(values_numpy.export_arrays(policy))
+    obs = np.asarray([o for o, _ in _positions(KD_GAME, {}, games=1)], dtype=np.float32)
+    np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(policy, obs), rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="observations must have shape"):
+        actor.batch_logits(obs[:, :-1])
+
+
+def test_warm_start_is_refused_with_the_values_policy():
+    import train
+    with pytest.raises(ValueError, match="action values"):
+        train.parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "greedy"])
+
+
+def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):
+    """``train.py --policy values`` trains on the batched games with ``action_values``; the
+    run exports to a numpy policy with the model's logits; the pretrained and policy agents
+    play it in an env made without the option (asking the env for the same values)."""
+    import train
+    from agents import pretrained
+    from agents.policy import load_model
+    from agents.pretrained.export import export
+
+    run = tmp_path / "run"
+    summary = train.main(["--game", KD_GAME, "--policy", "values", "--net-arch", "32,32",
+                          "--timesteps", "256", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+                          "--n-epochs", "1", "--eval-every", "0", "--final-eval-games", "2",
+                          "--out", str(run), "--no-progress", "--no-plot", "--verbose", "0"])
+    assert summary["config"]["policy"] == "values"
+    out = tmp_path / "models"
+    export(str(run), str(out))
+    actor = pretrained.load_actor(KD_GAME, directory=str(out))
+    assert isinstance(actor, values_numpy.ActionValuesActor)
+    model = load_model(str(run / "final_model.zip"))
+    obs = np.asarray([o for o, _ in _positions(KD_GAME, {}, games=1)], dtype=np.float32)
+    np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(model.policy, obs), rtol=1e-5, atol=1e-4)
+
+    plain, with_values = envs.make(KD_GAME), envs.make(KD_GAME, action_values=True)
+    bot = agents.make("policy", path=str(run / "final_model.zip"))
+    for env in (plain, with_values):
+        env.reset(seed=4)
+        while not env.terminations[env.agent_selection]:
+            agent = env.agent_selection
+            ob = env.observe(agent)
+            expected = np.where(ob["action_mask"].astype(bool), actor.batch_logits(
+                np.concatenate([ob["observation"], env.unwrapped.observe_action_values(agent)])[None])[0], -np.inf)
+            move = bot.act(env, agent)
+            assert expected[move] == expected.max()
+            env.step(move)
