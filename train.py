@@ -284,18 +284,22 @@ def _game(game, **changes):
     return replace(BASE, game=game, **changes)
 
 
+# The recipe of the games whose policy reads greedy's action values (--policy values): it
+# starts as greedy's choice, so it learns against greedy itself, on the score margin, with
+# small and shrinking steps that keep it from drifting off that start.
+VALUES_RECIPE = dict(policy="values", opponents="greedy", reward_mode="score", learning_rate=1e-4,
+                     lr_schedule="linear", ent_coef=0.0, n_epochs=4)
+
 # Per-game defaults; why each value was chosen, with the measurements behind it:
 # benchmarks/results/<game>/training.md.
 GAME_DEFAULTS = {cfg.game: cfg for cfg in (
-    _game("kingdomino_duel_v0", timesteps=200_000),
+    _game("kingdomino_duel_v0", timesteps=800_000, **VALUES_RECIPE),
     _game("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
           timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("tiny_towns_v0", net_arch=(128, 128), n_epochs=4, shaping=0.1, timesteps=500_000,
-          opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("between_two_cities_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, num_players=2,
-          timesteps=150_000),
+    _game("tiny_towns_v0", timesteps=150_000, **VALUES_RECIPE),
+    _game("between_two_cities_v0", num_players=2, timesteps=150_000, **VALUES_RECIPE),
 )}
 
 

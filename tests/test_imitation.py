@@ -292,11 +292,11 @@ def test_train_config_warm_start_fields():
                           (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
         with pytest.raises(ValueError, match=name):
             dataclasses.replace(base, **changes)
-    cfg = train.parse_config(["--game", GAME, "--warm-start", "greedy", "--warm-start-samples",
+    cfg = train.parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "greedy", "--warm-start-samples",
                               "5000", "--warm-start-epochs", "2", "--warm-start-explore", "0.1"])
     assert (cfg.warm_start, cfg.warm_start_samples, cfg.warm_start_epochs,
             cfg.warm_start_explore) == ("greedy", 5000, 2, 0.1)
-    cfg = train.parse_config(["--game", GAME, "--warm-start", "mcts", "--warm-start-simulations",
+    cfg = train.parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "mcts", "--warm-start-simulations",
                               "50", "--warm-start-workers", "1"])
     assert (cfg.warm_start, cfg.warm_start_simulations, cfg.warm_start_workers) == ("mcts", 50, 1)
 
@@ -307,7 +307,7 @@ def test_train_with_warm_start_reports_it(tmp_path):
     the untrained-network evaluation is replaced by the imitating one."""
     train = pytest.importorskip("train")
     cfg = dataclasses.replace(
-        train.defaults_for(GAME), warm_start="greedy", warm_start_samples=3000,
+        train.defaults_for(GAME), policy="mlp", warm_start="greedy", warm_start_samples=3000,
         warm_start_epochs=2, timesteps=512, n_envs=4, n_steps=128, eval_every=0,
         final_eval_games=4, out=str(tmp_path), progress=False, plot=False, tensorboard=False,
         verbose=0)
@@ -322,7 +322,7 @@ def test_train_with_mcts_warm_start(tmp_path):
     """train.py distils a small MCTS before PPO: the summary records the search teacher."""
     train = pytest.importorskip("train")
     cfg = dataclasses.replace(
-        train.defaults_for(GAME), warm_start="mcts", warm_start_samples=400,
+        train.defaults_for(GAME), policy="mlp", warm_start="mcts", warm_start_samples=400,
         warm_start_simulations=20, warm_start_workers=1, warm_start_epochs=2, timesteps=512,
         n_envs=4, n_steps=128, eval_every=0, final_eval_games=4, out=str(tmp_path),
         progress=False, plot=False, tensorboard=False, verbose=0)

@@ -13,6 +13,7 @@ import agents
 import envs
 import train
 from agents import pretrained
+from agents.base import policy_observation
 from agents.loop import play_game
 from agents.pretrained import expancity_numpy
 
@@ -130,6 +131,25 @@ def test_other_game_or_options_are_refused():
         bot.batch_logits(np.zeros((1, bot.actor.n_obs + 1)), np.ones((1, bot.actor.n_actions)))
 
 
+def test_a_values_policy_asks_for_its_action_values():
+    """A shipped action-values policy refuses bare observations in act_batch, naming the
+    option; through act() it plays the same move with or without the env option."""
+    game = next(g for g in SHIPPED if getattr(pretrained.load_actor(g), "needs_action_values", False))
+    bot = agents.make("pretrained", game=game)
+    options = pretrained.load_record(game)["options"]
+    plain, with_values = envs.make(game, **options), envs.make(game, action_values=True, **options)
+    for env in (plain, with_values):
+        env.reset(seed=6)
+    ob = plain.observe(plain.agent_selection)
+    with pytest.raises(ValueError, match="action_values"):
+        bot.act_batch(ob["observation"][None], ob["action_mask"][None])
+    for _ in range(30):
+        a, b = bot.act(plain, plain.agent_selection), bot.act(with_values, with_values.agent_selection)
+        assert a == b
+        plain.step(a)
+        with_values.step(b)
+
+
 def test_without_game_it_plays_the_env_game():
     """How the tournament enters it: by name, with a seed and no game."""
     game = SHIPPED[-1]
@@ -145,9 +165,9 @@ def test_sampled_play_is_legal_and_seeded():
     game = SHIPPED[0]
     env = _record_env(game)
     env.reset(seed=2)
-    ob = env.observe(env.agent_selection)
-    obs = np.repeat(ob["observation"][None], 64, axis=0)
-    masks = np.repeat(ob["action_mask"][None], 64, axis=0)
+    observation, mask = policy_observation(env, env.agent_selection, pretrained.load_actor(game).n_obs)
+    obs = np.repeat(observation[None], 64, axis=0)
+    masks = np.repeat(mask[None], 64, axis=0)
     draws = [agents.make("pretrained", game=game, deterministic=False, temperature=5.0, seed=s)
              .act_batch(obs, masks) for s in (1, 1, 2)]
     assert masks[0][draws[0]].all()
@@ -228,8 +248,9 @@ def test_export_from_a_run(tmp_path):
     from agents.policy import PolicyAgent, export_numpy_actor
     from agents.pretrained.export import export
 
-    game = "kingdomino_duel_v0"
+    game = "smartphone_inc_v0"   # its default network is sb3's MLP
     cfg = train.defaults_for(game).resolved()
+    assert cfg.policy == "mlp"
     model = MaskablePPO("MlpPolicy", envs.SingleAgentEnv(game), seed=0,
                         policy_kwargs=dict(net_arch=[16]), n_steps=64, batch_size=64)
     run = tmp_path / "run"

@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import agents
 import envs
+from agents.base import policy_observation
 from agents.loop import play_game
 from envs.shell import CityEnv
 from envs.single_agent import SingleAgentEnv
@@ -221,7 +222,9 @@ def test_aec_training_path_still_trains(tmp_path):
                           "--out", str(tmp_path), "--no-progress", "--no-plot", "--verbose", "0",
                           "--save-games", str(tmp_path / "games")])
     assert summary["config"]["env"] == "aec" and summary["timesteps"] >= 256
-    assert os.path.exists(os.path.join(tmp_path, "final_model.npz"))
+    # the game's default network reads the action values: SingleAgentEnv appends them
+    assert summary["config"]["policy"] == "values"
+    assert os.path.exists(os.path.join(tmp_path, "final_model.zip"))
     # the final evaluation's games were recorded, and each replays to its recorded scores
     from envs import records
     games = records.load_all(str(tmp_path / "games" / "final-vs-random.jsonl"))
@@ -274,9 +277,10 @@ def test_policy_agent_plays_legal_games(trained, game):
             assert "winners" in record.info and sum(record.moves) > 0
     env = envs.make(game)
     env.reset(seed=3)
-    obs = env.observe(env.agent_selection)
-    mask = obs["action_mask"].astype(bool)
-    fast = bot.logits(obs["observation"], mask)
+    observation, mask = policy_observation(env, env.agent_selection, bot.n_obs)
+    obs = {"observation": observation, "action_mask": mask}
+    mask = mask.astype(bool)
+    fast = bot.logits(observation, mask)
     assert np.all(np.isneginf(fast[~mask])) and np.all(np.isfinite(fast[mask]))
     # flat MLP actors play through the numpy copy of the actor; agents.networks ones need torch
     flat_mlp = train.defaults_for(game).policy == "mlp"
@@ -365,20 +369,22 @@ def test_per_game_defaults_and_overrides():
 
     cfg = parse("--game", "between_two_cities_v0")
     assert cfg.options["num_players"] == 2          # per-game default, not the game's 3
-    assert cfg.shaping == train.GAME_DEFAULTS["between_two_cities_v0"].shaping > 0
-    cfg = parse("--game", "between_two_cities_v0", "--num-players", "3", "--shaping", "0")
-    assert cfg.options["num_players"] == 3 and cfg.shaping == 0.0
+    assert cfg.shaping == train.GAME_DEFAULTS["between_two_cities_v0"].shaping == 0.0
+    cfg = parse("--game", "between_two_cities_v0", "--num-players", "3", "--shaping", "0.2")
+    assert cfg.options["num_players"] == 3 and cfg.shaping == 0.2
     cfg = parse("--game", "kingdomino_duel_v0")
     assert "num_players" not in cfg.options          # the game's own default
-    assert cfg.opponents == "mix" and cfg.options["reward_mode"] == "rank"
-    assert cfg.timesteps == 200_000 and cfg.eval_every == 20_000 and cfg.snapshot_every == 10_000
+    assert cfg.opponents == "greedy" and cfg.options["reward_mode"] == "score"
+    assert cfg.policy == "values" and cfg.env_options == dict(cfg.options, action_values=True)
+    assert train.policy_class(cfg.policy).__name__ == "ActionValuesPolicy"
+    assert cfg.timesteps == 800_000 and cfg.eval_every == 80_000 and cfg.snapshot_every == 40_000
     assert cfg.out == os.path.join("runs", "kingdomino_duel_v0") and cfg.progress and cfg.plot
     cfg = parse("--game", "kingdomino_duel_v0", "--timesteps", "1000", "--lr", "0.001",
                 "--net-arch", "64,32", "--option", "foo=3", "--eval-opponents", "random", "mcts",
                 "--no-progress", "--no-plot", "--eval-every", "0", "-v", "0", "--out", "x")
     assert cfg.timesteps == 1000 and cfg.eval_every == 0 and cfg.snapshot_every == 50
     assert cfg.learning_rate == 0.001 and cfg.net_arch == (64, 32)
-    assert cfg.options == {"foo": 3, "reward_mode": "rank"}
+    assert cfg.options == {"foo": 3, "reward_mode": "score"}
     assert cfg.eval_opponents == ("random", "mcts")
     assert not cfg.progress and not cfg.plot and cfg.tensorboard and cfg.verbose == 0
     assert cfg.out == "x"
@@ -405,7 +411,7 @@ def test_per_game_defaults_and_overrides():
     assert parse("--game", "kingdomino_duel_v0", "--n-steps", "16", "--n-envs", "2").batch_size == 32
     # the summary records the settings, not the output switches
     summary = parse("--game", "kingdomino_duel_v0").summary()
-    assert summary["timesteps"] == 200_000 and "progress" not in summary and "option" not in summary
+    assert summary["timesteps"] == 800_000 and "progress" not in summary and "option" not in summary
     assert train.policy_class("mlp") == "MlpPolicy"
     with pytest.raises(ValueError, match="policy"):
         train.policy_class("transformer")
@@ -439,6 +445,7 @@ def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
     """Two batched runs with the same settings and seed, self-play snapshots sampling among
     the opponents, end with identical weights: what a shipped policy's recorded config and
     seed promise (its record holds the weights' hash)."""
+    from agents.policy import load_model
     from agents.pretrained import weights_sha256
 
     hashes = []
@@ -449,8 +456,8 @@ def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
                     "--snapshot-every", "256", "--eval-every", "0", "--final-eval-games", "2",
                     "--seed", "3", "--out", out, "--no-progress", "--no-plot", "--verbose", "0"])
         assert len([n for n in os.listdir(os.path.join(out, "pool")) if n.startswith("snapshot_")]) >= 2
-        with np.load(os.path.join(out, "final_model.npz")) as arrays:
-            hashes.append(weights_sha256(dict(arrays)))
+        model = load_model(os.path.join(out, "final_model.zip"))
+        hashes.append(weights_sha256({k: v.cpu().numpy() for k, v in model.policy.state_dict().items()}))
     assert hashes[0] == hashes[1]
 
 

@@ -150,6 +150,12 @@ class PretrainedAgent(Agent):
         self.game = game
 
     def _check_sizes(self, n_obs, n_actions):
+        if getattr(self.actor, "needs_action_values", False) and n_actions == self.actor.n_actions \
+                and n_obs == self.actor.n_obs - n_actions:
+            raise ValueError(
+                f"the pretrained {self.game} policy reads each observation followed by its action "
+                f"values: pass envs.shell.flat_observation(...) of an environment made with "
+                f"action_values=True (act() does this by itself)")
         if (n_obs, n_actions) != (self.actor.n_obs, self.actor.n_actions):
             options = load_record(self.game).get("options", {})
             raise ValueError(
