@@ -74,3 +74,17 @@ def positions(env, seeds, every=1):
     for seed in seeds:
         play(env, seed, before_move=keep)
     return out
+
+
+def mid_game(env, start):
+    """Reset ``env`` with seed ``start`` and play ``start`` moves of ``agents.RandomAgent(seed=start)``
+    (fewer if the game ends): the agent to move then, or None if the game is over."""
+    import agents
+    env.reset(seed=start)
+    bot = agents.make("random", seed=start)
+    for _ in range(start):
+        if env.terminations[env.agent_selection]:
+            break
+        env.step(bot.act(env, env.agent_selection))
+    who = env.agent_selection
+    return None if env.terminations[who] else who

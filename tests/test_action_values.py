@@ -11,6 +11,7 @@ from envs.registry import spec_for
 from envs.shell import flat_observation
 from envs.vector import SeatVectorEnv, VecGame
 from kernels.greedy import VALUE_FLOOR, observation_seed
+from tests import driver
 
 CASES = [("kingdomino_duel_v0", {}), ("tiny_towns_v0", {"num_players": 3}),
          ("between_two_cities_v0", {"num_players": 2}), ("expancity_v0", {"num_players": 2}),
@@ -21,14 +22,9 @@ def _random_positions(game, options, starts=(5, 23, 48)):
     """(env with action_values, the agent to move) after ``start`` random moves, per start."""
     env = envs.make(game, action_values=True, **options)
     for start in starts:
-        env.reset(seed=start)
-        bot = agents.make("random", seed=start)
-        for _ in range(start):
-            if env.terminations[env.agent_selection]:
-                break
-            env.step(bot.act(env, env.agent_selection))
-        if not env.terminations[env.agent_selection]:
-            yield env, env.agent_selection
+        who = driver.mid_game(env, start)
+        if who is not None:
+            yield env, who
 
 
 def _reference_values(env, agent, observation):

@@ -289,16 +289,10 @@ def test_greedy_action_values_are_each_moves_value_on_one_determinization(game, 
     work = Work(raw._state.shape[0], raw.spec.num_actions, m)
     checked = 0
     for start in (7, 30, 61):
-        env.reset(seed=start)
-        bot = agents.make("random", seed=start)
-        for _ in range(start):
-            if env.terminations[env.agent_selection]:
-                break
-            env.step(bot.act(env, env.agent_selection))
-        who = env.agent_selection
-        legal = env.observe(who)["action_mask"].astype(np.int8)
-        if env.terminations[who] or legal.sum() < 2:
+        who = driver.mid_game(env, start)
+        if who is None or env.observe(who)["action_mask"].sum() < 2:
             continue
+        legal = env.observe(who)["action_mask"].astype(np.int8)
         seat = raw.possible_agents.index(who)
         gen = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
         rng.seed_rng(gen, 0, start)
@@ -382,14 +376,8 @@ def _positions_with_twins(game, num_players, starts=(9, 40, 95)):
     position for the mover, with everything the mover cannot see re-drawn."""
     env = envs.make(game, num_players=num_players)
     for start in starts:
-        env.reset(seed=start)
-        bot = agents.make("random", seed=start)
-        for _ in range(start):
-            if env.terminations[env.agent_selection]:
-                break
-            env.step(bot.act(env, env.agent_selection))
-        who = env.agent_selection
-        if env.terminations[who]:
+        who = driver.mid_game(env, start)
+        if who is None:
             continue
         twin = env.unwrapped.determinize(who, 10_000 + start)
         assert np.array_equal(twin.observe(who)["observation"], env.observe(who)["observation"])
