@@ -26,7 +26,9 @@ choice (and its value head on the returns those games pay), before PPO takes ove
 (:mod:`agents.imitation`).  ``--warm-start mcts`` distils the search instead: games
 between ``MCTSAgent(simulations=--warm-start-simulations)`` seats, played in
 ``--warm-start-workers`` processes, and the actor fitted to the visit shares at each
-decision.
+decision (``--warm-start-target move``: to the move the search plays).  With ``--policy
+values`` the search's samples carry the env's action values, as the policy reads them; a
+greedy warm start is refused there, as that policy starts as greedy's choice.
 
 Every ``--eval-every`` steps the current policy (deterministic, seats rotating) plays
 ``--eval-games`` games against RandomAgent and against GreedyAgent; win rates, mean rank
@@ -176,6 +178,10 @@ class TrainConfig:
         400, "--warm-start mcts: MCTS iterations per move of the teacher", TRAINING)
     warm_start_workers: int = _setting(
         2, "--warm-start mcts: processes playing the teacher's games", TRAINING, summary=False)
+    warm_start_target: str = _setting(
+        "visits", "--warm-start mcts: what the actor learns, the share of the root's visits "
+        "every move received (visits) or the move the search plays (move)", TRAINING,
+        choices=("visits", "move"))
     # PPO
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
@@ -233,9 +239,9 @@ class TrainConfig:
             raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
         if self.warm_start != "none" and self.init_model:
             raise ValueError("warm_start starts a new policy; it cannot be combined with init_model")
-        if self.warm_start != "none" and self.policy == "values":
-            raise ValueError("warm_start's samples carry no action values; it cannot be combined with "
-                             "policy 'values'")
+        if self.warm_start == "greedy" and self.policy == "values":
+            raise ValueError("warm_start 'greedy' cannot be combined with policy 'values': that "
+                             "policy starts as greedy's choice already (use warm_start 'mcts')")
 
     @property
     def options(self):
@@ -293,12 +299,16 @@ VALUES_RECIPE = dict(policy="values", opponents="greedy", reward_mode="score", l
 # Per-game defaults; why each value was chosen, with the measurements behind it:
 # benchmarks/results/<game>/training.md.
 GAME_DEFAULTS = {cfg.game: cfg for cfg in (
-    _game("kingdomino_duel_v0", timesteps=800_000, **VALUES_RECIPE),
+    _game("kingdomino_duel_v0", timesteps=400_000, warm_start="mcts", warm_start_samples=90_000,
+          warm_start_simulations=1500, warm_start_target="move", warm_start_epochs=8,
+          warm_start_explore=0.0, **VALUES_RECIPE),
     _game("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
           timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("tiny_towns_v0", timesteps=150_000, **VALUES_RECIPE),
+    _game("tiny_towns_v0", timesteps=150_000, warm_start="mcts", warm_start_samples=60_000,
+          warm_start_simulations=500, warm_start_target="move", warm_start_epochs=8,
+          warm_start_explore=0.0, **VALUES_RECIPE),
     _game("between_two_cities_v0", num_players=2, timesteps=150_000, **VALUES_RECIPE),
 )}
 
@@ -867,16 +877,18 @@ def warm_start(model, cfg, verbose=1):
     t0 = time.time()
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
     common = dict(explore=cfg.warm_start_explore, gamma=cfg.gamma, shaping=cfg.shaping,
-                  reward_scale=cfg.reward_scale, seed=cfg.seed, **cfg.options)
-    if cfg.warm_start == "mcts":
+                  reward_scale=cfg.reward_scale, seed=cfg.seed)
+    target = "move"
+    if cfg.warm_start == "mcts":    # the env's options: the values policy's samples carry them
         samples = imitation.search_samples(
             cfg.game, cfg.warm_start_samples, simulations=cfg.warm_start_simulations,
-            workers=cfg.warm_start_workers, log=log, **common)
+            workers=cfg.warm_start_workers, log=log, **common, **cfg.env_options)
+        target = cfg.warm_start_target
     else:
-        samples = imitation.greedy_samples(cfg.game, cfg.warm_start_samples, **common)
+        samples = imitation.greedy_samples(cfg.game, cfg.warm_start_samples, **common, **cfg.options)
     t_samples = time.time() - t0
     stats = imitation.pretrain(model.policy, samples, epochs=cfg.warm_start_epochs,
-                               seed=cfg.seed, log=log)
+                               target=target, seed=cfg.seed, log=log)
     stats.update(sample_seconds=round(t_samples, 1), seconds=round(time.time() - t0, 1))
     if verbose:
         teacher = "MCTS" if cfg.warm_start == "mcts" else "greedy"

@@ -17,10 +17,14 @@ PPO from a random network spends most of a short budget rediscovering what the o
 ``train.py --warm-start mcts`` distils the search instead (:func:`search_samples`): games
 in which every seat is an :class:`agents.mcts.MCTSAgent`, played in worker processes, each
 decision labelled with the share of the root's visits every legal move received, and
-:func:`pretrain` fits the actor to those shares by cross-entropy.
+:func:`pretrain` fits the actor to those shares by cross-entropy (or, ``target="move"``,
+to the move the search plays).
 
 A sample is the mover's observation and legal mask, so the policy learns from what its
-seat sees; only the teacher looks at the game, through its own determinization.
+seat sees; only the teacher looks at the game, through its own determinization.  Search
+samples of games made with ``action_values=True`` hold the flat observation
+(:func:`envs.shell.flat_observation`: the observation, then the action values), the input
+of :class:`agents.networks.ActionValuesPolicy`.
 """
 from __future__ import annotations
 
@@ -196,6 +200,7 @@ def _search_game(job):
     :func:`search_samples`)."""
     import envs
     from agents.mcts import MCTSAgent
+    from envs.shell import flat_observation
     from envs.vector import opponent_seed
 
     game_id, game_seed, simulations, explore, gamma, shaping, reward_scale, options = job
@@ -245,7 +250,7 @@ def _search_game(job):
         seat = seats[agent]
         values_of(raw._state, n_seats, scores, values)
         margins[seat].append(float(outcome.margin(values, seat)))
-        for name, value in (("observation", seen["observation"]), ("action_mask", mask),
+        for name, value in (("observation", flat_observation(seen)), ("action_mask", mask),
                             ("target", target), ("label", label), ("played", played),
                             ("seat", seat)):
             rows[name].append(value)
@@ -357,10 +362,11 @@ def masked_accuracy(policy, observations, masks, labels, batch_size=4096):
 
 
 def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
-             value_weight=0.5, holdout=0.1, seed=0, log=None):
+             value_weight=0.5, holdout=0.1, target="visits", seed=0, log=None):
     """Fit ``policy`` (a MaskablePPO policy, e.g. ``model.policy``) to ``samples`` (from
     :func:`greedy_samples` or :func:`search_samples`): the actor by masked cross-entropy on
-    ``label``, or on the distribution ``target`` when the samples have one, the value head
+    ``label``, or, when the samples have one and ``target`` is ``"visits"``, on the
+    distribution ``target`` (``"move"``: on ``label`` all the same), the value head
     by squared error on ``return`` (divided by the returns' variance, weighted
     ``value_weight``), with Adam for ``epochs``
     passes.  The last ``holdout`` share of the samples (whole games, as they are ordered) is
@@ -376,6 +382,8 @@ def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
     learning_rate = _check_float(learning_rate, "learning_rate", 0.0)
     value_weight = _check_float(value_weight, "value_weight", 0.0)
     holdout = _check_float(holdout, "holdout", 0.0, 0.5)
+    if target not in ("visits", "move"):
+        raise ValueError(f"target must be 'visits' or 'move', got {target!r}")
     missing = {"observation", "action_mask", "label", "return"} - set(samples)
     if missing:
         raise ValueError(f"samples lack {sorted(missing)} (make them with greedy_samples)")
@@ -387,7 +395,7 @@ def pretrain(policy, samples, *, epochs=10, batch_size=512, learning_rate=1e-3,
     labels = samples["label"].astype(np.int64)
     if not masks[np.arange(n), labels].all():
         raise ValueError("samples: a label is not legal under its action_mask")
-    targets = samples.get("target")
+    targets = samples.get("target") if target == "visits" else None
     if targets is not None:
         targets = np.asarray(targets, dtype=np.float32)
         if targets.shape != masks.shape or (targets[~masks] != 0).any():

@@ -71,8 +71,18 @@ def markdown(summary):
              f"(opponents {summary['config']['opponents']}, seed {summary['config']['seed']})", "",
              "| timesteps | train time (s) | total time (s) | steps/s |", "| --- | --- | --- | --- |",
              f"| {summary['timesteps']:,} | {summary['train_seconds']} | {summary['total_seconds']} | "
-             f"{summary['steps_per_second']} |", "",
-             f"Final evaluation, {summary['final_eval_games']} games per opponent, seats rotating:", "",
+             f"{summary['steps_per_second']} |", ""]
+    warm = summary.get("warm_start")
+    if warm:    # the total time includes it; the train time does not
+        config = summary["config"]
+        teacher = (f"MCTS at {config['warm_start_simulations']:,} iterations a move"
+                   if config["warm_start"] == "mcts" else "greedy")
+        lines += [f"Warm start from {teacher} (`--warm-start {config['warm_start']}`): "
+                  f"{warm['samples']:,} decisions in {warm['sample_seconds']} s, "
+                  f"{warm['seconds']} s with the pre-training; the actor then plays the teacher's "
+                  f"move in {warm.get('holdout_accuracy', warm['train_accuracy']):.1%} of held-out "
+                  "decisions.", ""]
+    lines += [f"Final evaluation, {summary['final_eval_games']} games per opponent, seats rotating:", "",
              "| opponent | win rate | 95% interval | mean reward |", "| --- | --- | --- | --- |"]
     intervals = summary.get("final_win_intervals") or {}
     for name, rate in summary["final_win_rates"].items():

@@ -214,7 +214,7 @@ def test_train_board_policy_exports_and_plays(tmp_path):
     run = tmp_path / "run"
     summary = train.main(["--game", KD_GAME, "--policy", "board", "--timesteps", "256", "--n-envs", "2",
                           "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-                          "--eval-every", "0", "--final-eval-games", "2", "--out", str(run),
+                          "--eval-every", "0", "--final-eval-games", "2", "--warm-start", "none", "--out", str(run),
                           "--no-progress", "--no-plot", "--verbose", "0"])
     assert summary["config"]["policy"] == "board"
     out = tmp_path / "models"

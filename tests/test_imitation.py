@@ -187,6 +187,54 @@ def test_search_returns_are_what_the_training_env_pays(searched):
             value = 0.9 * value + 0.1 * 0.5 * margins[k]
 
 
+def test_search_samples_carry_the_action_values_of_envs_with_that_option():
+    """With ``action_values=True`` a sample's observation is the flat one the values policy
+    reads: the observation, then each action's one-ply value as the AEC env (made with the
+    option) hands it to the seat to move; the moves are the same as without the option."""
+    plain = imitation.search_samples(GAME, 40, simulations=10, seed=3)
+    valued = imitation.search_samples(GAME, 40, simulations=10, seed=3, action_values=True)
+    n_actions = plain["action_mask"].shape[1]
+    assert valued["observation"].shape == (40, plain["observation"].shape[1] + n_actions)
+    np.testing.assert_array_equal(valued["observation"][:, :-n_actions], plain["observation"])
+    for name in ("label", "played", "action_mask", "target"):
+        np.testing.assert_array_equal(valued[name], plain[name])
+    env = envs.make(GAME, action_values=True)
+    env.reset(seed=3)
+    for row in range(40):
+        obs = env.observe(env.agent_selection)
+        np.testing.assert_array_equal(valued["observation"][row, -n_actions:], obs["action_values"])
+        env.step(int(valued["played"][row]))
+    values = valued["observation"][:, -n_actions:]
+    legal = valued["action_mask"].astype(bool)
+    assert (values[legal.sum(1) >= 2] < 0).any()      # not all zeros: worse moves are marked
+
+
+def test_pretraining_on_the_searched_moves_ignores_the_visit_shares(searched):
+    """``target="move"``: the actor learns the move the search plays (cross-entropy on the
+    label), even where the visit shares are spread; an unknown target is refused."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from envs.vector_sb3 import SB3SeatVecEnv
+
+    torch.manual_seed(0)
+    model = MaskablePPO("MlpPolicy", SB3SeatVecEnv(GAME, 1, opponents="random"),
+                        policy_kwargs=dict(net_arch=[64]), seed=0)
+    spread = searched["target"].max(1) < 0.99
+    stats = imitation.pretrain(model.policy, searched, epochs=30, learning_rate=3e-3,
+                               holdout=0.0, target="move")
+    assert stats["train_accuracy"] > 0.8
+    with torch.no_grad():
+        obs = model.policy.obs_to_tensor(searched["observation"][spread])[0]
+        probs = model.policy.get_distribution(
+            obs, action_masks=searched["action_mask"][spread].astype(bool)).distribution.probs.numpy()
+    # the label's probability exceeds its visit share: the shares were not the target
+    chosen = probs[np.arange(spread.sum()), searched["label"][spread]]
+    assert np.mean(chosen > searched["target"][spread, searched["label"][spread]]) > 0.9
+    with pytest.raises(ValueError, match="target"):
+        imitation.pretrain(model.policy, searched, target="policy")
+
+
 @pytest.mark.slow
 def test_search_samples_do_not_depend_on_workers(searched):
     """Two worker processes give exactly the samples one process gives."""
@@ -289,6 +337,7 @@ def test_train_config_warm_start_fields():
                           (dict(warm_start_workers=0), "warm_start_workers"),
                           (dict(warm_start_epochs=0), "warm_start_epochs"),
                           (dict(warm_start_explore=2.0), "warm_start_explore"),
+                          (dict(warm_start_target="policy"), "warm_start_target"),
                           (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
         with pytest.raises(ValueError, match=name):
             dataclasses.replace(base, **changes)
@@ -299,6 +348,11 @@ def test_train_config_warm_start_fields():
     cfg = train.parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "mcts", "--warm-start-simulations",
                               "50", "--warm-start-workers", "1"])
     assert (cfg.warm_start, cfg.warm_start_simulations, cfg.warm_start_workers) == ("mcts", 50, 1)
+    assert base.warm_start_target == "visits"          # the common default
+    assert cfg.warm_start_target == train.GAME_DEFAULTS[GAME].warm_start_target
+    cfg = train.parse_config(["--game", GAME, "--policy", "values", "--warm-start", "mcts",
+                              "--warm-start-target", "move"])
+    assert (cfg.warm_start, cfg.warm_start_target, cfg.env_options["action_values"]) == ("mcts", "move", True)
 
 
 @pytest.mark.slow
@@ -330,3 +384,20 @@ def test_train_with_mcts_warm_start(tmp_path):
     assert summary["warm_start"]["samples"] == 400
     assert summary["config"]["warm_start"] == "mcts"
     assert summary["config"]["warm_start_simulations"] == 20
+
+
+@pytest.mark.slow
+def test_train_values_policy_with_mcts_warm_start(tmp_path):
+    """train.py distils MCTS into the values policy: the samples carry the env's action
+    values (the policy's input size), and the pre-trained actor is what PPO starts from."""
+    train = pytest.importorskip("train")
+    cfg = dataclasses.replace(
+        train.defaults_for(GAME), policy="values", net_arch=(32, 32), warm_start="mcts",
+        warm_start_samples=300, warm_start_simulations=20, warm_start_workers=1,
+        warm_start_epochs=2, warm_start_target="move", timesteps=256, n_envs=2, n_steps=64,
+        batch_size=64, n_epochs=1, eval_every=0, final_eval_games=2, out=str(tmp_path),
+        progress=False, plot=False, tensorboard=False, verbose=0)
+    summary = train.train(cfg)
+    assert summary["warm_start"]["samples"] == 300
+    assert 0.0 < summary["warm_start"]["holdout_accuracy"] <= 1.0
+    assert summary["config"]["warm_start_target"] == "move"

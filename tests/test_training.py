@@ -209,7 +209,8 @@ def trained(tmp_path_factory):
         train.main(["--game", game, "--timesteps", "256", "--n-envs", "1", "--n-steps", "128",
                     "--batch-size", "64", "--n-epochs", "1", "--opponents", "mix",
                     "--snapshot-every", "128", "--eval-every", "128", "--eval-games", "2",
-                    "--final-eval-games", "2", "--out", d, "--no-progress", "--verbose", "0"])
+                    "--final-eval-games", "2", "--warm-start", "none", "--out", d, "--no-progress",
+                    "--verbose", "0"])
         out[game] = d
     return out
 
@@ -219,7 +220,8 @@ def test_aec_training_path_still_trains(tmp_path):
     summary = train.main(["--game", "kingdomino_duel_v0", "--env", "aec", "--timesteps", "256",
                           "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
                           "--opponents", "greedy", "--eval-every", "0", "--final-eval-games", "2",
-                          "--out", str(tmp_path), "--no-progress", "--no-plot", "--verbose", "0",
+                          "--warm-start", "none", "--out", str(tmp_path), "--no-progress", "--no-plot",
+                          "--verbose", "0",
                           "--save-games", str(tmp_path / "games")])
     assert summary["config"]["env"] == "aec" and summary["timesteps"] >= 256
     # the game's default network reads the action values: SingleAgentEnv appends them
@@ -261,6 +263,13 @@ def test_win_interval_is_wilson():
                "train_seconds": 1, "total_seconds": 1, "steps_per_second": 1, "final_eval_games": 400,
                "final_win_rates": {"greedy": 0.55}, "final_mean_rewards": {"greedy": 0.1}}
     assert "| greedy | 55.0% | 50.1%–59.8% | +0.100 |" in markdown(summary)
+    assert "Warm start" not in markdown(summary)
+    summary["config"].update(warm_start="mcts", warm_start_simulations=1500)
+    summary["warm_start"] = {"samples": 90000, "sample_seconds": 10.5, "seconds": 12.0,
+                             "train_accuracy": 0.8, "holdout_accuracy": 0.61}
+    assert ("Warm start from MCTS at 1,500 iterations a move (`--warm-start mcts`): 90,000 decisions "
+            "in 10.5 s, 12.0 s with the pre-training; the actor then plays the teacher's move in "
+            "61.0% of held-out decisions.") in markdown(summary)
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -377,7 +386,9 @@ def test_per_game_defaults_and_overrides():
     assert cfg.opponents == "greedy" and cfg.options["reward_mode"] == "score"
     assert cfg.policy == "values" and cfg.env_options == dict(cfg.options, action_values=True)
     assert train.policy_class(cfg.policy).__name__ == "ActionValuesPolicy"
-    assert cfg.timesteps == 800_000 and cfg.eval_every == 80_000 and cfg.snapshot_every == 40_000
+    assert cfg.timesteps == 400_000 and cfg.eval_every == 40_000 and cfg.snapshot_every == 20_000
+    # its warm start distils MCTS into the values policy (samples carry the action values)
+    assert (cfg.warm_start, cfg.warm_start_target, cfg.warm_start_simulations) == ("mcts", "move", 1500)
     assert cfg.out == os.path.join("runs", "kingdomino_duel_v0") and cfg.progress and cfg.plot
     cfg = parse("--game", "kingdomino_duel_v0", "--timesteps", "1000", "--lr", "0.001",
                 "--net-arch", "64,32", "--option", "foo=3", "--eval-opponents", "random", "mcts",
@@ -411,7 +422,7 @@ def test_per_game_defaults_and_overrides():
     assert parse("--game", "kingdomino_duel_v0", "--n-steps", "16", "--n-envs", "2").batch_size == 32
     # the summary records the settings, not the output switches
     summary = parse("--game", "kingdomino_duel_v0").summary()
-    assert summary["timesteps"] == 800_000 and "progress" not in summary and "option" not in summary
+    assert summary["timesteps"] == 400_000 and "progress" not in summary and "option" not in summary
     assert train.policy_class("mlp") == "MlpPolicy"
     with pytest.raises(ValueError, match="policy"):
         train.policy_class("transformer")
@@ -454,7 +465,8 @@ def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
         train.main(["--game", "kingdomino_duel_v0", "--timesteps", "768", "--n-envs", "4",
                     "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--opponents", "mix",
                     "--snapshot-every", "256", "--eval-every", "0", "--final-eval-games", "2",
-                    "--seed", "3", "--out", out, "--no-progress", "--no-plot", "--verbose", "0"])
+                    "--seed", "3", "--warm-start", "none", "--out", out, "--no-progress", "--no-plot",
+                    "--verbose", "0"])
         assert len([n for n in os.listdir(os.path.join(out, "pool")) if n.startswith("snapshot_")]) >= 2
         model = load_model(os.path.join(out, "final_model.zip"))
         hashes.append(weights_sha256({k: v.cpu().numpy() for k, v in model.policy.state_dict().items()}))
@@ -473,8 +485,8 @@ def test_linear_learning_rate_falls_to_zero(tmp_path):
         train.main(["--game", "kingdomino_duel_v0", "--timesteps", "1024", "--n-envs", "4",
                     "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--lr", "0.001",
                     "--lr-schedule", schedule, "--opponents", "random", "--eval-every", "0",
-                    "--final-eval-games", "2", "--out", out, "--no-progress", "--no-plot",
-                    "--verbose", "0"])
+                    "--final-eval-games", "2", "--warm-start", "none", "--out", out, "--no-progress",
+                    "--no-plot", "--verbose", "0"])
         model = MaskablePPO.load(os.path.join(out, "final_model.zip"), device="cpu")
         rates[schedule] = model.policy.optimizer.param_groups[0]["lr"]
         assert model.lr_schedule(1.0) == pytest.approx(0.001)

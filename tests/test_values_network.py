@@ -76,10 +76,13 @@ def test_numpy_twin_computes_torch_logits():
         actor.batch_logits(obs[:, :-1])
 
 
-def test_warm_start_is_refused_with_the_values_policy():
+def test_greedy_warm_start_is_refused_with_the_values_policy():
+    """The values policy starts as greedy's choice: a greedy warm start is refused (by name),
+    a search one is not."""
     import train
-    with pytest.raises(ValueError, match="action values"):
+    with pytest.raises(ValueError, match="warm_start 'greedy'"):
         train.parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "greedy"])
+    assert train.parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "mcts"]).warm_start == "mcts"
 
 
 def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):
@@ -95,7 +98,8 @@ def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):
     summary = train.main(["--game", KD_GAME, "--policy", "values", "--net-arch", "32,32",
                           "--timesteps", "256", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
                           "--n-epochs", "1", "--eval-every", "0", "--final-eval-games", "2",
-                          "--out", str(run), "--no-progress", "--no-plot", "--verbose", "0"])
+                          "--warm-start", "none", "--out", str(run), "--no-progress", "--no-plot",
+                          "--verbose", "0"])
     assert summary["config"]["policy"] == "values"
     out = tmp_path / "models"
     export(str(run), str(out))
