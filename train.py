@@ -296,19 +296,23 @@ def _game(game, **changes):
 VALUES_RECIPE = dict(policy="values", opponents="greedy", reward_mode="score", learning_rate=1e-4,
                      lr_schedule="linear", ent_coef=0.0, n_epochs=4)
 
+# The warm start of the games where distilling MCTS into the values policy pays: the actor
+# learns the move the search plays in games played by the search alone (the budget, in
+# decisions and iterations, is per game).
+DISTIL_RECIPE = dict(warm_start="mcts", warm_start_target="move", warm_start_epochs=8,
+                     warm_start_explore=0.0)
+
 # Per-game defaults; why each value was chosen, with the measurements behind it:
 # benchmarks/results/<game>/training.md.
 GAME_DEFAULTS = {cfg.game: cfg for cfg in (
-    _game("kingdomino_duel_v0", timesteps=400_000, warm_start="mcts", warm_start_samples=90_000,
-          warm_start_simulations=1500, warm_start_target="move", warm_start_epochs=8,
-          warm_start_explore=0.0, **VALUES_RECIPE),
+    _game("kingdomino_duel_v0", timesteps=400_000, warm_start_samples=90_000,
+          warm_start_simulations=1500, **DISTIL_RECIPE, **VALUES_RECIPE),
     _game("smartphone_inc_v0", net_arch=(128, 128), n_epochs=4, shaping=0.05, timesteps=100_000),
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
           timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("tiny_towns_v0", timesteps=150_000, warm_start="mcts", warm_start_samples=60_000,
-          warm_start_simulations=500, warm_start_target="move", warm_start_epochs=8,
-          warm_start_explore=0.0, **VALUES_RECIPE),
+    _game("tiny_towns_v0", timesteps=150_000, warm_start_samples=60_000,
+          warm_start_simulations=500, **DISTIL_RECIPE, **VALUES_RECIPE),
     _game("between_two_cities_v0", num_players=2, timesteps=150_000, **VALUES_RECIPE),
 )}
 
@@ -878,17 +882,15 @@ def warm_start(model, cfg, verbose=1):
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
     common = dict(explore=cfg.warm_start_explore, gamma=cfg.gamma, shaping=cfg.shaping,
                   reward_scale=cfg.reward_scale, seed=cfg.seed)
-    target = "move"
     if cfg.warm_start == "mcts":    # the env's options: the values policy's samples carry them
         samples = imitation.search_samples(
             cfg.game, cfg.warm_start_samples, simulations=cfg.warm_start_simulations,
             workers=cfg.warm_start_workers, log=log, **common, **cfg.env_options)
-        target = cfg.warm_start_target
-    else:
+    else:       # greedy's samples have no visit shares: pretrain fits their labels either way
         samples = imitation.greedy_samples(cfg.game, cfg.warm_start_samples, **common, **cfg.options)
     t_samples = time.time() - t0
     stats = imitation.pretrain(model.policy, samples, epochs=cfg.warm_start_epochs,
-                               target=target, seed=cfg.seed, log=log)
+                               target=cfg.warm_start_target, seed=cfg.seed, log=log)
     stats.update(sample_seconds=round(t_samples, 1), seconds=round(time.time() - t0, 1))
     if verbose:
         teacher = "MCTS" if cfg.warm_start == "mcts" else "greedy"
