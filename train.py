@@ -191,6 +191,11 @@ class TrainConfig:
         choices=tuple(sorted(POLICY_CHOICES)))
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
                                type=_parse_net_arch)
+    tie_break: float = _setting(
+        0.0, "--policy values: the actor's bias starts falling by this many logits from the first "
+        "action id to the last, so that among moves greedy values alike the untrained policy "
+        "leans to the lower ids (in the grid games the first square in reading order); 0: "
+        "equally valued moves are drawn alike", PPO)
     learning_rate: float = _setting(3e-4, "Adam learning rate", PPO, flags=("--lr",))
     lr_schedule: str = _setting(
         "constant", "constant: --lr throughout; linear: from --lr down to 0 at the last step, "
@@ -235,6 +240,10 @@ class TrainConfig:
                      "warm_start_workers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
+        if not (np.isfinite(self.tie_break) and self.tie_break >= 0.0):
+            raise ValueError(f"tie_break must be a finite number >= 0, got {self.tie_break!r}")
+        if self.tie_break and self.policy != "values":
+            raise ValueError(f"tie_break applies to policy 'values' only, not {self.policy!r}")
         if not 0.0 <= self.warm_start_explore <= 1.0:
             raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
         if self.warm_start != "none" and self.init_model:
@@ -311,8 +320,7 @@ GAME_DEFAULTS = {cfg.game: cfg for cfg in (
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
           timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("tiny_towns_v0", timesteps=150_000, warm_start_samples=60_000,
-          warm_start_simulations=500, **DISTIL_RECIPE, **VALUES_RECIPE),
+    _game("tiny_towns_v0", timesteps=150_000, tie_break=8.0, **VALUES_RECIPE),
     _game("between_two_cities_v0", num_players=2, timesteps=150_000, **VALUES_RECIPE),
 )}
 
@@ -936,7 +944,8 @@ def policy_kwargs(cfg):
     if cfg.policy == "board":
         kwargs["features_extractor_kwargs"] = dict(game=cfg.game)
     if cfg.policy == "values":   # its MLP is the extractor's body
-        kwargs["features_extractor_kwargs"] = dict(hidden=tuple(cfg.net_arch))
+        kwargs["features_extractor_kwargs"] = dict(hidden=tuple(cfg.net_arch),
+                                                   tie_break=float(cfg.tie_break))
     return kwargs
 
 

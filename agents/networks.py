@@ -266,10 +266,13 @@ class BoardPolicy(_ExtractorLogitsPolicy):
 class ActionValuesExtractor(BaseFeaturesExtractor):
     """``[observation, action values]`` -> ``[action logits, value features]`` for
     :class:`ActionValuesPolicy`: ``logits = head(g) + w1(g) * f1 + w2(g) * f2`` where ``g``
-    is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.features.action_value_features`."""
+    is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.features.action_value_features`.
+    ``tie_break``: the head's bias starts falling linearly by this many logits from the first
+    action to the last, so that among actions greedy values alike the untrained policy
+    leans to the lower ids (0: no lean)."""
 
     def __init__(self, observation_space, n_actions, hidden=(256, 256), value_scale=5.0,
-                 value_weights=(2.0, 4.0)):
+                 value_weights=(2.0, 4.0), tie_break=0.0):
         n_obs = int(np.prod(observation_space.shape)) - int(n_actions)
         if n_obs <= 0:
             raise ValueError("ActionValuesPolicy needs the observation followed by the action values "
@@ -280,6 +283,7 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
         self.n_obs, self.n_actions = n_obs, int(n_actions)
         self.value_scale = float(value_scale)
         self.value_weights = tuple(float(w) for w in value_weights)
+        self.tie_break = float(tie_break)
         self.register_buffer("scale", _obs_scale(observation_space)[:n_obs], persistent=False)
         layers, width = [], n_obs
         for h in hidden:
@@ -291,10 +295,11 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
         self.init_value_weights()
 
     def init_value_weights(self):
-        """Start as greedy's choice, softened: no MLP logits, fixed weights of the features."""
+        """Start as greedy's choice, softened: no MLP logits, fixed weights of the features,
+        and the ``tie_break`` lean in the head's bias."""
         with torch.no_grad():
             nn.init.zeros_(self.head.weight)
-            nn.init.zeros_(self.head.bias)
+            self.head.bias.copy_(-self.tie_break * torch.linspace(0.0, 1.0, self.n_actions))
             nn.init.zeros_(self.mix.weight)
             self.mix.bias.copy_(torch.tensor(self.value_weights))
 
@@ -309,8 +314,9 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
 class ActionValuesPolicy(_ExtractorLogitsPolicy):
     """MaskablePPO policy with :class:`ActionValuesExtractor` (train it on an env made with
     ``action_values=True``).  ``features_extractor_kwargs`` may set ``hidden`` (default
-    ``(256, 256)``), ``value_scale`` (5) and ``value_weights`` (``(2, 4)``: the starting
-    weights of the two features)."""
+    ``(256, 256)``), ``value_scale`` (5), ``value_weights`` (``(2, 4)``: the starting
+    weights of the two features) and ``tie_break`` (0: the starting lean to lower action
+    ids)."""
 
     def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
         kwargs.setdefault("features_extractor_class", ActionValuesExtractor)

@@ -33,13 +33,14 @@ def _positions(game, options, games=2, every=2):
     return out
 
 
-def _policy(game, options, seed=0):
+def _policy(game, options, seed=0, tie_break=0.0):
     env = envs.make(game, action_values=True, **options)
     agent = env.possible_agents[0]
     from envs.shell import flat_observation_space
     torch.manual_seed(seed)
     return ActionValuesPolicy(flat_observation_space(env.observation_space(agent)), env.action_space(agent),
-                              lambda _: 3e-4, features_extractor_kwargs=dict(hidden=(32, 32)))
+                              lambda _: 3e-4, features_extractor_kwargs=dict(hidden=(32, 32),
+                                                                             tie_break=tie_break))
 
 
 def _torch_logits(policy, obs):
@@ -61,6 +62,48 @@ def test_untrained_policy_plays_a_best_valued_action(game, options):
     chosen = logits.argmax(axis=1)
     assert (values[np.arange(len(chosen)), chosen] == 0).all()
     assert (values[masks] < 0).any()          # some positions had worse moves to avoid
+
+
+@pytest.mark.parametrize("tie_break", [0.0, 8.0])
+def test_tie_break_orders_equally_valued_actions(tie_break):
+    """Among the best-valued legal actions the untrained logits are equal without a tie
+    break, and fall with the action id with one; where every legal action is a square or a
+    resource (ids 1024 and up, a span of 0.25 logits at lean 8) the policy plays the first
+    best one."""
+    game, options = "tiny_towns_v0", {"num_players": 2}
+    policy = _policy(game, options, tie_break=tie_break)
+    positions = _positions(game, options, games=2, every=1)
+    obs = np.asarray([o for o, _ in positions], dtype=np.float32)
+    masks = np.asarray([m for _, m in positions])
+    logits = _torch_logits(policy, obs)
+    values = obs[:, -masks.shape[1]:]
+    several_best = narrow = 0
+    for row, mask, vals in zip(logits, masks, values):
+        best = np.flatnonzero(mask & (vals == 0))
+        if len(best) < 2:
+            continue
+        several_best += 1
+        steps = np.diff(row[best])
+        if tie_break:
+            np.testing.assert_allclose(steps, -tie_break * np.diff(best) / (masks.shape[1] - 1), rtol=1e-4)
+        else:
+            np.testing.assert_allclose(steps, 0.0, atol=1e-6)
+        if np.flatnonzero(mask)[0] >= 1024:
+            narrow += 1
+            assert np.where(mask, row, -np.inf).argmax() == best[0]
+    assert several_best > 10 and narrow > 10
+
+
+def test_tie_break_setting_is_checked():
+    import train
+    assert train.policy_kwargs(train.parse_config(
+        ["--game", KD_GAME, "--policy", "values", "--tie-break", "8"]))["features_extractor_kwargs"]["tie_break"] == 8.0
+    with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
+        train.parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "-1"])
+    with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
+        train.parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "nan"])
+    with pytest.raises(ValueError, match="tie_break applies to policy 'values' only"):
+        train.parse_config(["--game", KD_GAME, "--policy", "mlp", "--tie-break", "8"])
 
 
 def test_numpy_twin_computes_torch_logits():
