@@ -284,6 +284,8 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
         self.value_scale = float(value_scale)
         self.value_weights = tuple(float(w) for w in value_weights)
         self.tie_break = float(tie_break)
+        if not (np.isfinite(self.tie_break) and self.tie_break >= 0.0):
+            raise ValueError(f"tie_break must be a finite number >= 0, got {tie_break!r}")
         self.register_buffer("scale", _obs_scale(observation_space)[:n_obs], persistent=False)
         layers, width = [], n_obs
         for h in hidden:

@@ -104,6 +104,8 @@ def test_tie_break_setting_is_checked():
         train.parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "nan"])
     with pytest.raises(ValueError, match="tie_break applies to policy 'values' only"):
         train.parse_config(["--game", KD_GAME, "--policy", "mlp", "--tie-break", "8"])
+    with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
+        _policy(KD_GAME, {}, tie_break=-2.0)
 
 
 def test_numpy_twin_computes_torch_logits():
