@@ -2081,6 +2081,10 @@ _lo, _hi = PLANE.bounds(np.float64)
 OBS_PLANS = OBS.add("plans", (MAX_CO, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
 OBS_SIZE = OBS.size
 OBS_LOW, OBS_HIGH = OBS.bounds()
+# The entries before the plan planes that may pass OBS_CLIP (the planes' tile counts are
+# clipped as they are written).  Clipping only these, not all 8k values, halves observe():
+# a compare-and-store loop over the whole vector does not vectorise.
+_CLIPPED_FIELDS = np.flatnonzero(OBS_HIGH[:OBS_PLANS] == OBS_CLIP)
 
 
 @njit(cache=True)
@@ -2181,9 +2185,8 @@ def observe(state, player, out):
             _write_planes(state, c, out, po)
             if c != state[STEVE]:
                 _write_plan_details(state, c, out, o)
-    for i in range(OBS_SIZE):
-        if out[i] > OBS_CLIP:
-            out[i] = OBS_CLIP
+    for i in _CLIPPED_FIELDS:
+        out[i] = min(out[i], OBS_CLIP)
 
 
 @njit(cache=True)
@@ -2216,8 +2219,8 @@ def _write_planes(state, c, out, po):
             continue
         ch = CH_OVER if (code & 1) == 0 else CH_UNDER
         d = code >> 2
-        out[po + DOM_A[d] * PLANE_CH + ch] += 1.0
-        out[po + DOM_B[d] * PLANE_CH + ch] += 1.0
+        for cell in (DOM_A[d], DOM_B[d]):
+            out[po + cell * PLANE_CH + ch] = min(out[po + cell * PLANE_CH + ch] + 1.0, OBS_CLIP)
 
 
 @njit(cache=True)

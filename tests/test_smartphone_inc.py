@@ -1788,6 +1788,19 @@ def test_state_and_observation_are_declared_layouts():
     assert K.OBS.view(obs, "pending")[K.P_SIDES] == 1
 
 
+def test_observation_clips_values_beyond_their_scale():
+    """Only the fields declared up to OBS_CLIP are clipped (not the whole vector, which is
+    slow); a value far beyond its scale still lands on the clip and inside the bounds."""
+    st = game(3, seed=4)
+    b = K.company_base(1)
+    st[b + K.C_VP], st[b + K.C_TOKENS], st[b + K.C_PRICE] = 1000, 500, 90
+    obs = np.zeros(K.OBS_SIZE, np.float32)
+    K.observe(st, 1, obs)
+    ego = K.OBS.view(obs, "companies")
+    assert ego[0, K.CO_VP] == ego[0, K.CO_TOKENS] == ego[0, K.CO_PRICE] == K.OBS_CLIP
+    assert ((obs >= K.OBS_LOW) & (obs <= K.OBS_HIGH)).all()
+
+
 def test_actions_are_declared_blocks():
     assert K.ACTIONS.num_actions == K.NUM_ACTIONS == 715
     assert K.BLOCK_NAMES == tuple(K.ACTIONS.names())
