@@ -196,6 +196,10 @@ class TrainConfig:
         "action id to the last, so that among moves greedy values alike the untrained policy "
         "leans to the lower ids (in the grid games the first square in reading order); 0: "
         "equally valued moves are drawn alike", PPO)
+    learn_head: bool = _setting(
+        True, "--policy values: keep the actor's per-action head (the --tie-break lean) as it "
+        "starts, so that training tunes only the state-dependent weights of greedy's values, "
+        "which cannot reorder moves greedy values alike", PPO)
     learning_rate: float = _setting(3e-4, "Adam learning rate", PPO, flags=("--lr",))
     lr_schedule: str = _setting(
         "constant", "constant: --lr throughout; linear: from --lr down to 0 at the last step, "
@@ -236,6 +240,8 @@ class TrainConfig:
             value = getattr(self, f.name)
             if choices and value is not None and value not in choices:
                 raise ValueError(f"{f.name} must be one of {list(choices)}, got {value!r}")
+            if f.type in (bool, "bool") and not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{f.name} must be True or False, got {value!r}")
         for name in ("warm_start_samples", "warm_start_epochs", "warm_start_simulations",
                      "warm_start_workers"):
             if getattr(self, name) < 1:
@@ -244,6 +250,8 @@ class TrainConfig:
             raise ValueError(f"tie_break must be a finite number >= 0, got {self.tie_break!r}")
         if self.tie_break and self.policy != "values":
             raise ValueError(f"tie_break applies to policy 'values' only, not {self.policy!r}")
+        if not self.learn_head and self.policy != "values":
+            raise ValueError(f"learn_head=False applies to policy 'values' only, not {self.policy!r}")
         if not 0.0 <= self.warm_start_explore <= 1.0:
             raise ValueError(f"warm_start_explore must be in [0, 1], got {self.warm_start_explore!r}")
         if self.warm_start != "none" and self.init_model:
@@ -320,7 +328,7 @@ GAME_DEFAULTS = {cfg.game: cfg for cfg in (
     _game("expancity_v0", policy="expancity", torch_threads=2, vec_env="dummy", n_envs=8,
           n_steps=256, n_epochs=4, gamma=0.95, gae_lambda=0.9, shaping=1.0, reward_scale=0.05,
           timesteps=800_000, opponents="random", reward_mode="score", ent_coef=0.0),
-    _game("tiny_towns_v0", timesteps=150_000, tie_break=8.0, **VALUES_RECIPE),
+    _game("tiny_towns_v0", timesteps=150_000, tie_break=8.0, learn_head=False, **VALUES_RECIPE),
     _game("between_two_cities_v0", num_players=2, timesteps=150_000, **VALUES_RECIPE),
 )}
 
@@ -945,7 +953,8 @@ def policy_kwargs(cfg):
         kwargs["features_extractor_kwargs"] = dict(game=cfg.game)
     if cfg.policy == "values":   # its MLP is the extractor's body
         kwargs["features_extractor_kwargs"] = dict(hidden=tuple(cfg.net_arch),
-                                                   tie_break=float(cfg.tie_break))
+                                                   tie_break=float(cfg.tie_break),
+                                                   learn_head=bool(cfg.learn_head))
     return kwargs
 
 

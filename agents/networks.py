@@ -269,10 +269,13 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
     is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.features.action_value_features`.
     ``tie_break``: the head's bias starts falling linearly by this many logits from the first
     action to the last, so that among actions greedy values alike the untrained policy
-    leans to the lower ids (0: no lean)."""
+    leans to the lower ids (0: no lean).  ``learn_head=False`` keeps ``head`` as it starts
+    (no MLP logits, only the lean): training then tunes the state-dependent weights ``w1,
+    w2`` alone, which rescale every action's features alike and so cannot reorder actions
+    that greedy values alike."""
 
     def __init__(self, observation_space, n_actions, hidden=(256, 256), value_scale=5.0,
-                 value_weights=(2.0, 4.0), tie_break=0.0):
+                 value_weights=(2.0, 4.0), tie_break=0.0, learn_head=True):
         n_obs = int(np.prod(observation_space.shape)) - int(n_actions)
         if n_obs <= 0:
             raise ValueError("ActionValuesPolicy needs the observation followed by the action values "
@@ -286,6 +289,8 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
         self.tie_break = float(tie_break)
         if not (np.isfinite(self.tie_break) and self.tie_break >= 0.0):
             raise ValueError(f"tie_break must be a finite number >= 0, got {tie_break!r}")
+        if not isinstance(learn_head, (bool, np.bool_)):
+            raise ValueError(f"learn_head must be True or False, got {learn_head!r}")
         self.register_buffer("scale", _obs_scale(observation_space)[:n_obs], persistent=False)
         layers, width = [], n_obs
         for h in hidden:
@@ -293,6 +298,7 @@ class ActionValuesExtractor(BaseFeaturesExtractor):
             width = h
         self.body = nn.Sequential(*layers)
         self.head = nn.Linear(width, self.n_actions)
+        self.head.requires_grad_(bool(learn_head))    # no gradient, so the optimiser leaves it
         self.mix = nn.Linear(width, 2)
         self.init_value_weights()
 
@@ -317,8 +323,8 @@ class ActionValuesPolicy(_ExtractorLogitsPolicy):
     """MaskablePPO policy with :class:`ActionValuesExtractor` (train it on an env made with
     ``action_values=True``).  ``features_extractor_kwargs`` may set ``hidden`` (default
     ``(256, 256)``), ``value_scale`` (5), ``value_weights`` (``(2, 4)``: the starting
-    weights of the two features) and ``tie_break`` (0: the starting lean to lower action
-    ids)."""
+    weights of the two features), ``tie_break`` (0: the starting lean to lower action
+    ids) and ``learn_head`` (True; False keeps the per-action head at that start)."""
 
     def __init__(self, observation_space, action_space, lr_schedule, **kwargs):
         kwargs.setdefault("features_extractor_class", ActionValuesExtractor)

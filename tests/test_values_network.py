@@ -108,6 +108,44 @@ def test_tie_break_setting_is_checked():
         _policy(KD_GAME, {}, tie_break=-2.0)
 
 
+@pytest.mark.parametrize("learn_head", [True, False])
+def test_fixed_head_keeps_the_lean_through_training(tmp_path, learn_head):
+    """``--no-learn-head``: PPO leaves the per-action head at its start (zero weights, the
+    tie-break lean) and tunes the rest; the saved model reloads with it."""
+    import train
+    from agents.policy import load_model
+
+    run = tmp_path / "run"
+    train.main(["--game", KD_GAME, "--policy", "values", "--net-arch", "32,32", "--tie-break", "8",
+                "--timesteps", "256", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+                "--n-epochs", "2", "--eval-every", "0", "--final-eval-games", "2", "--warm-start", "none",
+                "--out", str(run), "--no-progress", "--no-plot", "--verbose", "0"]
+               + ([] if learn_head else ["--no-learn-head"]))
+    fx = load_model(str(run / "final_model.zip")).policy.features_extractor
+    start = _policy(KD_GAME, {}, tie_break=8.0).features_extractor
+    head_kept = (torch.equal(fx.head.weight, torch.zeros_like(fx.head.weight))
+                 and torch.equal(fx.head.bias, start.head.bias))
+    assert head_kept != learn_head
+    assert not torch.equal(fx.mix.bias, start.mix.bias)      # the rest did learn
+    assert fx.head.weight.requires_grad == learn_head
+
+
+def test_learn_head_setting_is_checked():
+    import train
+    assert train.policy_kwargs(train.parse_config(
+        ["--game", KD_GAME, "--policy", "values", "--no-learn-head"]))["features_extractor_kwargs"]["learn_head"] is False
+    with pytest.raises(ValueError, match="learn_head=False applies to policy 'values' only"):
+        train.parse_config(["--game", KD_GAME, "--policy", "mlp", "--no-learn-head"])
+    with pytest.raises(ValueError, match="learn_head must be True or False"):
+        train.TrainConfig(game=KD_GAME, policy="values", learn_head="no")
+    env = envs.make(KD_GAME, action_values=True)
+    from envs.shell import flat_observation_space
+    space = flat_observation_space(env.observation_space(env.possible_agents[0]))
+    from agents.networks import ActionValuesExtractor
+    with pytest.raises(ValueError, match="learn_head must be True or False"):
+        ActionValuesExtractor(space, env.action_space(env.possible_agents[0]).n, learn_head=0)
+
+
 def test_numpy_twin_computes_torch_logits():
     policy = _policy(KD_GAME, {}, seed=1)
     fx = policy.features_extractor
