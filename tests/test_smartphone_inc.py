@@ -1801,6 +1801,31 @@ def test_observation_clips_values_beyond_their_scale():
     assert ((obs >= K.OBS_LOW) & (obs <= K.OBS_HIGH)).all()
 
 
+def test_plan_planes_clip_stacked_tile_counts():
+    """The plan planes' under/over-tile counts are clipped as they are written: six face-up
+    over-tiles stacked on one domino read OBS_CLIP (4), not 6, on both of its cells."""
+    st = game(2, seed=4)
+    K.step(st, K.A_SIDES + 1)
+    K.step(st, K.A_ARRANGE + 5)
+    c = 0
+    b, p = K.company_base(c), K.plan_base(c)
+    assert st[p + K.PL_ARRANGE] >= 0, "company 0's plan must be arranged for the planes to show"
+    stacked, d = 6, 0
+    st[b + K.C_NUM_TILES] = stacked
+    for k in range(stacked):
+        st[b + K.C_TILES + k] = k % K.NTT
+        st[p + K.PL_ORDER_TILE + k] = k
+        st[p + K.PL_ORDER_CODE + k] = d << 2          # face up, over-tile, first orientation
+    st[p + K.PL_COUNT] = stacked
+    obs = np.zeros(K.OBS_SIZE, np.float32)
+    K.observe(st, c, obs)
+    planes = K.OBS.view(obs, "plans")[0].reshape(K.NCELL, K.PLANE_CH)
+    for cell in (K.DOM_A[d], K.DOM_B[d]):
+        assert planes[cell, K.CH_OVER] == K.OBS_CLIP
+        assert planes[cell, K.CH_UNDER] == 0.0
+    assert ((obs >= K.OBS_LOW) & (obs <= K.OBS_HIGH)).all()
+
+
 def test_actions_are_declared_blocks():
     assert K.ACTIONS.num_actions == K.NUM_ACTIONS == 715
     assert K.BLOCK_NAMES == tuple(K.ACTIONS.names())
