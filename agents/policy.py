@@ -101,15 +101,21 @@ def export_numpy_actor(policy, path):
     os.replace(tmp, path)
 
 
+def numpy_actor_layers(arrays):
+    """``(layers, n_obs, n_actions)`` from the arrays :func:`export_numpy_actor` writes (any
+    mapping of them, an open ``.npz`` included); the weights are computed in float32."""
+    layers = []
+    for i in range(int(arrays["num_layers"])):
+        act = str(arrays[f"act{i}"])
+        layers.append((np.asarray(arrays[f"w{i}"], dtype=np.float32),
+                       np.asarray(arrays[f"b{i}"], dtype=np.float32), _ACTIVATIONS.get(act)))
+    return layers, int(arrays["n_obs"]), int(arrays["n_actions"])
+
+
 def load_numpy_actor(path):
     """``(layers, n_obs, n_actions)`` from a file written by :func:`export_numpy_actor`."""
     with np.load(path) as data:
-        layers = []
-        for i in range(int(data["num_layers"])):
-            act = str(data[f"act{i}"])
-            layers.append((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32),
-                           _ACTIVATIONS.get(act)))
-        return layers, int(data["n_obs"]), int(data["n_actions"])
+        return numpy_actor_layers(data)
 
 
 @register("policy")

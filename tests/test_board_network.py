@@ -15,6 +15,7 @@ from kernels import kingdomino_duel as KD
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver  # noqa: E402
+from stored_policy import as_stored  # noqa: E402
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -218,14 +219,14 @@ def test_train_board_policy_exports_and_plays(tmp_path):
                           "--no-progress", "--no-plot", "--verbose", "0"])
     assert summary["config"]["policy"] == "board"
     out = tmp_path / "models"
-    record = export(str(run), str(out))
+    record = export(str(run), str(out), check_games=1)
     assert record["overridden"]["policy"] == "board"
     assert json.loads((out / f"{KD_GAME}.json").read_text())["weights_sha256"] == record["weights_sha256"]
     actor = pretrained.load_actor(KD_GAME, directory=str(out))
     assert isinstance(actor, board_numpy.BoardActor)
     obs = np.asarray([o for o, _ in _positions(KD_GAME, games=1)], dtype=np.float32)
-    np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(load_model(str(run / "final_model.zip")).policy, obs),
-                               rtol=1e-5, atol=1e-5)
+    model = as_stored(load_model(str(run / "final_model.zip")))
+    np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(model.policy, obs), rtol=1e-5, atol=1e-5)
     env = envs.make(KD_GAME)
     env.reset(seed=4)
     while not env.terminations[env.agent_selection]:

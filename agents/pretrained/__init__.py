@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from agents.base import Agent, policy_observation, register
-from agents.policy import load_numpy_actor
+from agents.policy import numpy_actor_layers
 from agents.pretrained import board_numpy, expancity_numpy, values_numpy
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
@@ -84,8 +84,8 @@ def load_arrays(game, directory=MODELS_DIR):
 class _MlpActor:
     """A flat MLP actor (:func:`agents.policy.export_numpy_actor`'s arrays)."""
 
-    def __init__(self, path):
-        self.layers, self.n_obs, self.n_actions = load_numpy_actor(path)
+    def __init__(self, arrays):
+        self.layers, self.n_obs, self.n_actions = numpy_actor_layers(arrays)
 
     def batch_logits(self, obs):
         x = np.asarray(obs, dtype=np.float32)
@@ -115,9 +115,14 @@ def load_actor(game, directory=MODELS_DIR):
         if weights_sha256(arrays) != record["weights_sha256"]:
             raise ValueError(f"the pretrained policy file of {game!r} does not match the hash in its "
                              f"record ({npz}): re-export it with python -m agents.pretrained export")
-        kind = str(arrays.get("kind", MLP))
-        _ACTORS[key] = NUMPY_TWINS[kind][1](arrays) if kind in NUMPY_TWINS else _MlpActor(npz)
+        _ACTORS[key] = actor_from_arrays(arrays)
     return _ACTORS[key]
+
+
+def actor_from_arrays(arrays):
+    """The numpy actor of a policy file's arrays (its ``kind`` names the network)."""
+    kind = str(arrays.get("kind", MLP))
+    return NUMPY_TWINS[kind][1](arrays) if kind in NUMPY_TWINS else _MlpActor(arrays)
 
 
 @register("pretrained")

@@ -14,13 +14,19 @@ def main(argv=None):
     e.add_argument("run_dir", help="a train.py output directory (summary.json, final model)")
     e.add_argument("--to", default=MODELS_DIR, help="destination directory")
     e.add_argument("--note", default="", help="free text appended to the provenance")
+    e.add_argument("--check-games", type=int, default=10,
+                   help="games against greedy in which the stored (half-precision) actor's moves "
+                        "are compared with the trained one's (default 10)")
     sub.add_parser("list", help="the games with a shipped policy and their recorded figures")
     args = p.parse_args(argv)
     if args.command == "export":
         from agents.pretrained.export import export
-        record = export(args.run_dir, args.to, args.note)
+        record = export(args.run_dir, args.to, args.note, args.check_games)
+        check = record["half_precision_check"]
         print(f"{record['game']}: sha256 {record['weights_sha256'][:16]}..., final win rates "
-              f"{record['final_evaluation']['win_rates']}, overridden {record['overridden']}")
+              f"{record['final_evaluation']['win_rates']}, overridden {record['overridden']}; "
+              f"stored in half precision: the same move in {check['same_move']} of "
+              f"{check['decisions']} decisions")
     else:
         for game in available_games():
             r = load_record(game)
