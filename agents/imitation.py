@@ -195,15 +195,15 @@ def greedy_samples(game_id, num_samples, *, explore=0.2, gamma=0.995, shaping=0.
 
 def _search_game(job):
     """Every decision of one game of ``game_id`` in which every seat is an
-    :class:`agents.mcts.MCTSAgent` (``simulations`` per move, seat ``k`` seeded with
-    :func:`envs.vector.opponent_seed` of the game seed and ``k``), as a dict of arrays (see
-    :func:`search_samples`)."""
+    :class:`agents.mcts.MCTSAgent` (``simulations`` per move, ``ordered_expansion``, seat
+    ``k`` seeded with :func:`envs.vector.opponent_seed` of the game seed and ``k``), as a
+    dict of arrays (see :func:`search_samples`)."""
     import envs
     from agents.mcts import MCTSAgent
     from envs.shell import flat_observation
     from envs.vector import opponent_seed
 
-    game_id, game_seed, simulations, explore, gamma, shaping, reward_scale, options = job
+    game_id, game_seed, simulations, ordered, explore, gamma, shaping, reward_scale, options = job
     env = envs.make(game_id, **options)
     env.reset(seed=game_seed)
     raw = env.unwrapped
@@ -212,7 +212,8 @@ def _search_game(job):
     values_of = outcome.value_function(kernel)
     scores, values = np.zeros(participants, dtype=np.int64), np.zeros(participants)
     seats = {agent: k for k, agent in enumerate(env.possible_agents)}
-    bots = {agent: MCTSAgent(simulations=simulations, seed=opponent_seed(game_seed, k))
+    bots = {agent: MCTSAgent(simulations=simulations, seed=opponent_seed(game_seed, k),
+                             ordered_expansion=ordered)
             for agent, k in seats.items()}
     explorer = np.random.default_rng(game_seed)
     rows = {k: [] for k in ("observation", "action_mask", "target", "label", "played", "seat")}
@@ -270,13 +271,14 @@ def _search_game(job):
     return out
 
 
-def search_samples(game_id, num_samples, *, simulations=400, explore=0.0, gamma=0.995,
-                   shaping=0.0, reward_scale=1.0, seed=0, workers=1, reward_mode="rank",
+def search_samples(game_id, num_samples, *, simulations=400, ordered_expansion=False, explore=0.0,
+                   gamma=0.995, shaping=0.0, reward_scale=1.0, seed=0, workers=1, reward_mode="rank",
                    log=None, **options):
     """``num_samples`` decisions of games of ``game_id`` in which
     every seat is an :class:`agents.mcts.MCTSAgent` with ``simulations`` iterations per
-    move, each labelled with the search's visit shares at the root -- the distillation
-    target of :func:`pretrain`.
+    move (and ``ordered_expansion``: untried moves expanded best first by greedy's
+    evaluation), each labelled with the search's visit shares at the root -- the
+    distillation target of :func:`pretrain`.
 
     Games start from seeds ``seed, seed + 1, ...`` and are played in ``workers`` processes;
     seat ``k`` of the game from seed ``s`` is ``MCTSAgent(simulations, seed=
@@ -294,6 +296,8 @@ def search_samples(game_id, num_samples, *, simulations=400, explore=0.0, gamma=
 
     num_samples = _check_int(num_samples, "num_samples", 1)
     simulations = _check_int(simulations, "simulations", 1)
+    if not isinstance(ordered_expansion, (bool, np.bool_)):
+        raise ValueError(f"ordered_expansion must be True or False, got {ordered_expansion!r}")
     workers = _check_int(workers, "workers", 1)
     seed = _check_int(seed, "seed", 0)
     explore, gamma, shaping, reward_scale = _check_payment(explore, gamma, shaping, reward_scale)
@@ -302,7 +306,8 @@ def search_samples(game_id, num_samples, *, simulations=400, explore=0.0, gamma=
     options = dict(options, reward_mode=reward_mode)
 
     def job(game_seed):
-        return (game_id, game_seed, simulations, explore, gamma, shaping, reward_scale, options)
+        return (game_id, game_seed, simulations, bool(ordered_expansion), explore, gamma, shaping,
+                reward_scale, options)
 
     out, total, games, next_seed = None, 0, 0, seed
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None

@@ -166,6 +166,23 @@ def test_search_labels_are_mcts_agents_choices_in_the_aec_env(searched):
     assert (searched["target"].max(1) < 0.99).any()
 
 
+def test_ordered_search_samples_are_ordered_mcts_agents_choices():
+    """With ordered_expansion the labels are what MCTSAgent(ordered_expansion=True), seeded
+    as documented, plays (and not always what the random-order search plays)."""
+    ordered = imitation.search_samples(GAME, 40, simulations=12, ordered_expansion=True, seed=2)
+    plain = imitation.search_samples(GAME, 40, simulations=12, seed=2)
+    seed = int(ordered["game_seed"][0])
+    env = envs.make(GAME)
+    env.reset(seed=seed)
+    bots = [agents.MCTSAgent(simulations=12, seed=opponent_seed(seed, k), ordered_expansion=True)
+            for k in range(2)]
+    for row in np.flatnonzero(ordered["game_seed"] == seed):
+        agent = env.agent_selection
+        assert bots[env.possible_agents.index(agent)].act(env, agent) == ordered["label"][row]
+        env.step(int(ordered["played"][row]))
+    assert (ordered["label"] != plain["label"]).any()
+
+
 def test_search_returns_are_what_the_training_env_pays(searched):
     """The returns of search samples follow the same rule as greedy samples': gamma per own
     decision, reward_scale times the end reward plus the shaping of the margin's change."""
@@ -284,6 +301,7 @@ def test_pretraining_on_search_targets_fits_the_visit_shares(searched):
     (dict(simulations=0), "simulations"), (dict(workers=0), "workers"),
     (dict(num_samples=0), "num_samples"), (dict(explore=2.0), "explore"),
     (dict(seed=-1), "seed"), (dict(reward_scale=0.0), "reward_scale"),
+    (dict(ordered_expansion=1), "ordered_expansion"),
 ])
 def test_search_sample_settings_are_checked(kwargs, name):
     args = dict(num_samples=10) | kwargs
@@ -338,6 +356,7 @@ def test_train_config_warm_start_fields():
                           (dict(warm_start_epochs=0), "warm_start_epochs"),
                           (dict(warm_start_explore=2.0), "warm_start_explore"),
                           (dict(warm_start_target="policy"), "warm_start_target"),
+                          (dict(warm_start_expansion="best"), "warm_start_expansion"),
                           (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
         with pytest.raises(ValueError, match=name):
             dataclasses.replace(base, **changes)
