@@ -76,7 +76,8 @@ class VecGame:
         if self.action_values:
             self._values = np.zeros((n, self.num_actions), dtype=np.float32)
             self._values_fn = greedy.batch_action_value_features_function(self.spec.kernel)
-            self._values_work = greedy.Work(self.cfg.state_size, self.num_actions, participants)
+            self._values_work = greedy.Work(self.cfg.state_size, self.num_actions, participants,
+                                            rows=batch.max_threads())
         self._ready = False
 
     # ------------------------------------------------------------------ API

@@ -14,7 +14,7 @@ The choice, for the seat to move in ``state``:
    legal action if none could be valued).
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from kernels import outcome, rng
 from kernels.playout import per_kernel
@@ -102,16 +102,22 @@ def action_value_features_function(kernel):
 @per_kernel
 def batch_action_value_features_function(kernel):
     """:func:`action_value_features_function` over a batch: ``batch_features(states, masks,
-    players, num_seats, observations, out, *Work(...).args())`` fills row ``i`` of ``out``
-    for the seat ``players[i]`` to move in game ``i`` (one scratch set, games in turn)."""
+    players, num_seats, observations, out, *Work(..., rows=k).args())`` fills row ``i`` of
+    ``out`` for the seat ``players[i]`` to move in game ``i``.
+
+    The games are split into ``k`` contiguous chunks, one per scratch row, run in parallel
+    threads (numba ``prange``).  A game's features depend on that game alone (the scratch is
+    written before it is read), so the result does not depend on ``k`` or on the threads."""
     features = action_value_features_function(kernel)
 
-    @njit
+    @njit(parallel=True)
     def batch_features(states, masks, players, num_seats, observations, out, det, after, det_mask, scores,
                        values, ranks, action_values):
-        for i in range(states.shape[0]):
-            features(states[i], masks[i], players[i], num_seats, observations[i], out[i], det, after,
-                     det_mask, scores, values, ranks, action_values)
+        n, chunks = states.shape[0], det.shape[0]
+        for c in prange(chunks):
+            for i in range(c * n // chunks, (c + 1) * n // chunks):
+                features(states[i], masks[i], players[i], num_seats, observations[i], out[i], det[c],
+                         after[c], det_mask[c], scores[c], values[c], ranks[c], action_values[c])
 
     return batch_features
 
@@ -155,16 +161,18 @@ def greedy_function(kernel):
 
 
 class Work:
-    """Scratch arrays of one greedy choice (allocated once, reused for every move)."""
+    """Scratch arrays of one greedy choice (allocated once, reused for every move); with
+    ``rows``, one set per chunk of a batch (:func:`batch_action_value_features_function`)."""
 
-    def __init__(self, state_size, num_actions, num_participants):
-        self.det = np.zeros(state_size, dtype=np.int64)
-        self.after = np.zeros(state_size, dtype=np.int64)
-        self.det_mask = np.zeros(num_actions, dtype=np.int8)
-        self.scores = np.zeros(num_participants, dtype=np.int64)
-        self.values = np.zeros(num_participants, dtype=np.float64)
-        self.ranks = np.zeros(num_participants, dtype=np.int64)
-        self.action_values = np.zeros(num_actions, dtype=np.float64)
+    def __init__(self, state_size, num_actions, num_participants, rows=None):
+        lead = () if rows is None else (int(rows),)     # rows: one scratch set per batch chunk
+        self.det = np.zeros(lead + (state_size,), dtype=np.int64)
+        self.after = np.zeros(lead + (state_size,), dtype=np.int64)
+        self.det_mask = np.zeros(lead + (num_actions,), dtype=np.int8)
+        self.scores = np.zeros(lead + (num_participants,), dtype=np.int64)
+        self.values = np.zeros(lead + (num_participants,), dtype=np.float64)
+        self.ranks = np.zeros(lead + (num_participants,), dtype=np.int64)
+        self.action_values = np.zeros(lead + (num_actions,), dtype=np.float64)
 
     def args(self):
         return (self.det, self.after, self.det_mask, self.scores, self.values, self.ranks,

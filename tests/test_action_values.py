@@ -129,6 +129,37 @@ def test_batched_values_are_the_aec_values(game, options):
                 e.reset()
 
 
+@pytest.mark.parametrize("game, options", CASES[:3])
+def test_batched_values_do_not_depend_on_chunks_or_threads(game, options):
+    """The batch's values run in chunks (one scratch row each) over threads: 1, 2 or 5
+    chunks on 1 or 2 threads give, from mid-game states, the values of each game alone."""
+    from kernels import batch, greedy
+    n = 7
+    venv = VecGame(game, n, **options)
+    obs, _ = venv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        obs, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]]))
+    fn = greedy.batch_action_value_features_function(venv.spec.kernel)
+    participants = max(venv.cfg.num_participants, venv.num_players)
+
+    def values(games, rows, threads):
+        out = np.zeros((len(games), venv.num_actions), dtype=np.float32)
+        work = greedy.Work(venv.cfg.state_size, venv.num_actions, participants, rows=rows)
+        batch.set_threads(min(threads, batch.max_threads()))
+        try:
+            fn(venv._states[games], venv._masks[games], venv._players[games], venv.num_players,
+               venv._obs[games], out, *work.args())
+        finally:
+            batch.set_threads(batch.max_threads())
+        return out
+
+    alone = np.concatenate([values([i], 1, 1) for i in range(n)])
+    assert (alone != 0).any()
+    for rows, threads in ((1, 1), (2, 1), (2, 2), (5, 2)):
+        assert np.array_equal(values(list(range(n)), rows, threads), alone)
+
+
 def test_seat_adapters_hand_out_the_observation_followed_by_the_values():
     venv = SeatVectorEnv("kingdomino_duel_v0", 4, opponents="greedy", seat="rotate", action_values=True)
     game = venv.game
