@@ -2,8 +2,8 @@
 
 :func:`export` reads a finished ``train.py`` run (``summary.json`` and the final model) and
 writes ``<game>.npz`` (the actor's arrays, its matrices in float16: :func:`half_precision`)
-and ``<game>.json`` (its record, see :mod:`agents.pretrained`).  A flat MLP actor is taken from the run's ``final_model.npz``
-(no torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
+and ``<game>.json`` (its record, see :mod:`agents.pretrained`).  A flat MLP actor is taken
+from the run's ``final_model.npz`` (no torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
 :class:`agents.networks.BoardPolicy`, :class:`agents.networks.ActionValuesPolicy`) from
 ``final_model.zip`` through its numpy twin (:mod:`agents.pretrained.expancity_numpy`,
 :mod:`agents.pretrained.board_numpy`, :mod:`agents.pretrained.values_numpy`), whose logits are
