@@ -17,7 +17,7 @@ Each cell is measured ``--rounds`` times, the cells of a game taking turns, and 
 best round: a shared machine's slow spells then hit every column alike instead of one.
 
 The default batch is 128 games: a batch whose memory (bytes per game x games) outgrows
-the CPU's last-level cache (32 MB on the development machine) streams every observation
+the CPU's last-level cache (16 MB on the development machine) streams every observation
 through main memory, and two threads then wait on it.  ``--batch-sizes`` adds a table of
 batched decisions/s by batch size on 1 and 2 threads.
 """

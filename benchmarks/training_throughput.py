@@ -9,6 +9,11 @@ default: 2 SingleAgentEnvs in SubprocVecEnv workers, or the game's own ``--vec-e
 ``batched`` (16 games in one numba batch).  Both first learn one rollout (compiling and
 warming up), then ``--timesteps`` more are timed.  Opponents are the same in both
 (``random`` by default: in-kernel in the batch, RandomAgent in the AEC env).
+
+The table also gives the seconds each path spent in PPO's updates (``MaskablePPO.train``:
+the gradient epochs over each rollout, the same work on both paths) and what batching
+could give at most: the AEC path's whole time over the batched path's update time, the
+ratio if collecting the batched rollouts cost nothing.
 """
 import argparse
 import os
@@ -20,7 +25,8 @@ import envs
 
 
 def learner_steps_per_second(cfg, timesteps):
-    """Learner decisions per second of ``MaskablePPO.learn`` on ``cfg`` (resolved)."""
+    """``(learner decisions per second, seconds in all, seconds in updates)`` of
+    ``MaskablePPO.learn`` on ``cfg`` (resolved) over ``timesteps`` decisions."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -36,11 +42,21 @@ def learner_steps_per_second(cfg, timesteps):
                                 batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
                                 gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
                                 clip_range=cfg.clip_range,
-                                policy_kwargs=dict(net_arch=list(cfg.net_arch)), verbose=0)
+                                policy_kwargs=train.policy_kwargs(cfg), verbose=0)
             model.learn(cfg.n_steps * cfg.n_envs)             # compile and warm up
+            update_seconds = [0.0]
+            run_updates = model.train
+
+            def timed_updates():     # learn() calls self.train() once per rollout
+                t = time.perf_counter()
+                run_updates()
+                update_seconds[0] += time.perf_counter() - t
+
+            model.train = timed_updates
             start_steps, start = model.num_timesteps, time.perf_counter()
             model.learn(timesteps, reset_num_timesteps=False)
-            return (model.num_timesteps - start_steps) / (time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            return (model.num_timesteps - start_steps) / seconds, seconds, update_seconds[0]
         finally:
             venv.close()
 
@@ -58,8 +74,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.batched_torch_threads is not None and args.batched_torch_threads < 1:
         p.error("--batched-torch-threads must be at least 1")
-    print("| game | AEC path (env steps/s) | batched (env steps/s) | batched / AEC |")
-    print("|---|---|---|---|")
+    print("| game | AEC path (learner steps/s) | batched (learner steps/s) | batched / AEC | "
+          "AEC: seconds (updates) | batched: seconds (updates) | at most (AEC seconds / "
+          "batched updates) |")
+    print("|---|---|---|---|---|---|---|")
     for game in args.games:
         base = replace(train.defaults_for(game), opponents=args.opponents, out=os.devnull)
         rates = {}
@@ -72,8 +90,9 @@ def main(argv=None):
             elif base.env == "batched" and base.n_envs is None:
                 cfg = replace(cfg, n_envs=None, n_steps=None)   # 2 workers x 1024 steps
             rates[kind] = learner_steps_per_second(cfg.resolved(), args.timesteps)
-        print(f"| {game} | {rates['aec']:,.0f} | {rates['batched']:,.0f} | "
-              f"{rates['batched'] / rates['aec']:.1f}x |", flush=True)
+        (aec, aec_s, aec_u), (bat, bat_s, bat_u) = rates["aec"], rates["batched"]
+        print(f"| {game} | {aec:,.0f} | {bat:,.0f} | {bat / aec:.1f}x | {aec_s:.1f} ({aec_u:.1f}) | "
+              f"{bat_s:.1f} ({bat_u:.1f}) | {aec_s / bat_u:.1f}x |", flush=True)
 
 
 if __name__ == "__main__":
