@@ -170,6 +170,10 @@ Version history
   in snake_case, re-draws in the kernel; no rule change.  Same observation values: the
   observation is split into named parts (``maps`` ... ``scores``) instead of ``planes`` +
   ``vector``; ``phase`` names are lower case (``"draft_pick"``, ``"game_over"``).
+* v0, rev. 4: the state keeps each seat's live score (``score``), updated whenever a map
+  or a bonus family changes; ``observe`` and ``scores`` read it instead of scoring the maps
+  (the observation's time fell by more than half).  Same observations, no rule change.  A
+  state whose maps are edited by hand needs ``kernels.kingdomino_duel.refresh_scores``.
 """
 import numpy as np
 

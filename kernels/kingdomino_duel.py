@@ -333,6 +333,9 @@ DECLARED = STATE.add("declared", (2, 2))                  # [seat, ignore / spli
 DREW = STATE.add("drew", 2)                               # [seat] drew this round
 SLOT_DIE = STATE.add("slot_die", (2, 2))                  # [seat, slot] die id, -1 in the draft
 FILLED = STATE.add("filled", 2)                           # [seat] drawn cells
+# [seat] live score, kept up to date by every change of a map or a bonus family (observe
+# and scores read it: scoring both maps took more than half of the observation's time)
+SCORE = STATE.add("score", 2)
 # scratch: the domains of one map (scoring: seen flags and the flood-fill stack;
 # :func:`potential`: labels, the labelling stack then frontier counts, sizes, crosses)
 COMPONENT_LABELS = STATE.add("component_labels", NUM_CELLS, scratch=True)
@@ -582,6 +585,20 @@ def _player_score(state, p):
                         state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS])
 
 
+@njit(cache=True)
+def _refresh_score(state, p):
+    sc, _ = _player_score(state, p)
+    state[SCORE + p] = sc
+
+
+@njit(cache=True)
+def refresh_scores(state):
+    """Recompute both seats' live ``SCORE`` slots from their maps and bonus families.
+    ``step`` keeps them current; call this after editing a state's maps by hand."""
+    for p in range(2):
+        _refresh_score(state, p)
+
+
 # ====================================================================== flow
 @njit(cache=True)
 def _start_round(state):
@@ -736,6 +753,7 @@ def _draw_pair(state, p, a, b):
     _draw_cell(state, p, ONE, b)
     state[FILLED + p] += 2
     state[DREW + p] = 1
+    _refresh_score(state, p)
 
 
 # ====================================================================== contract
@@ -758,6 +776,7 @@ def init(state, config, seed):
     state[START_PLAYER] = first
     state[ROUND] = 1
     state[END_REASON] = END_RUNNING
+    refresh_scores(state)
     _start_round(state)
 
 
@@ -927,10 +946,12 @@ def step(state, action):
         _end_step3(state)
     elif ph == PH_DOMAIN_BONUS_NAME:
         state[BONUS_FAMILY + p] = action - A_FAMILY
+        _refresh_score(state, p)
         state[SPELL_USED + SPELL_DOMAIN_BONUS] = 1
         _marking(state)
     elif ph == PH_ADD_CROSS_TARGET:
         state[MAP_CROSSES + p * NUM_CELLS + action - A_CELL] += 1
+        _refresh_score(state, p)
         state[SPELL_USED + SPELL_ADD_CROSS] = 1
         _marking(state)
 
@@ -948,8 +969,7 @@ def advance(state, action, mask):
 @njit(cache=True)
 def scores(state, out):
     for p in range(2):
-        sc, _ = _player_score(state, p)
-        out[p] = sc
+        out[p] = state[SCORE + p]
 
 
 @njit(cache=True)
@@ -1186,8 +1206,8 @@ def observe(state, player, out):
     out[OBS_PHASE + state[PHASE]] = 1.0
     out[OBS_FILLED] = state[FILLED + me] / DRAWABLE_CELLS
     out[OBS_FILLED + 1] = state[FILLED + opponent] / DRAWABLE_CELLS
-    s0, _ = _player_score(state, me)
-    s1, _ = _player_score(state, opponent)
+    s0 = state[SCORE + me]
+    s1 = state[SCORE + opponent]
     out[OBS_SCORES] = s0 / SCORE_SCALE
     out[OBS_SCORES + 1] = s1 / SCORE_SCALE
 

@@ -46,6 +46,7 @@ def set_map(st, p, rows, crosses=None):
                 if ch not in ".C":
                     st[K.MAP_CROSSES + p * K.NUM_CELLS + 7 * r + c] = int(ch)
     st[K.FILLED + p] = filled
+    K.refresh_scores(st)
 
 
 def grid_arrays(rows, crosses=None):
@@ -892,6 +893,9 @@ def _random_games(n_games, seed0, check_ref=True, check_obs=True):
             m = set(np.flatnonzero(mask).tolist())
             v = R.view(K, st)
             phases.add(v["phase"])
+            # the live scores the observation reads are the maps' scores after every step
+            work = st.copy()
+            assert [int(st[K.SCORE + p]) for p in range(2)] == [K._player_score(work, p)[0] for p in range(2)]
             if check_ref:
                 assert R.mask(v) == m, (g, steps, v["phase"], R.mask(v) ^ m)
                 assert not R.check_phase(v), R.check_phase(v)
