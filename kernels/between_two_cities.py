@@ -526,7 +526,8 @@ SCR_SEAT_ORDER = STATE.add("scr_seat_order", (3,), scratch=True)    # solo simpl
 SCR_SLOTS = STATE.add("scr_slots", (2,), scratch=True)              # placement_target's tile codes
 SCR_REACH = STATE.add("scr_reach", (4,), scratch=True)              # _city_future's open rows / columns
 # observe's city scores, each kept with the exact inputs it came from (see _remembered_city_score)
-MEMO_KEY_WORDS = (CANVAS_CELLS + 7) // 8                            # the canvas, 8 cells a word
+# key: the city's 4x4 window at its bounding box's corner, 8 cells a word, then the corner
+MEMO_KEY_WORDS = CITY_SIDE * CITY_SIDE // 8 + 1
 MEMO_SIZE = 2 + MEMO_KEY_WORDS                                      # points per factory + 1, key, score
 SCR_SCORE_MEMO = STATE.add("scr_score_memo", (MAX_CITIES, MEMO_SIZE), scratch=True)
 SCRATCH_START = STATE.size - STATE.scratch_size
@@ -765,58 +766,107 @@ def _city_score(state, c, with_bonus):
 
 
 @njit(cache=True)
-def _remembered_city_score(state, c):
-    """``_city_score(state, c, I_YES)``, reused from scratch when the city's canvas and its
-    points per factory are those it was last computed from: an observation shows every
-    city's score, and a turn changes one or two cities.  A city's score depends on nothing
-    else, so an entry left by another game or position is still right when it matches."""
-    if _is_dlc(state, c):
-        return _city_score(state, c, I_YES)
-    memo = SCR_SCORE_MEMO + c * MEMO_SIZE
-    fpp = _factory_points_of(state, c)
-    g = _grid(state, c)
-    same = state[memo] == fpp + 1          # 0: never filled
-    for w in range(MEMO_KEY_WORDS):
-        key = 0
-        for k in range(min(8, CANVAS_CELLS - 8 * w)):
-            key |= (g[8 * w + k] + 1) << (8 * k)
-        if state[memo + 1 + w] != key:
+def _remembered_city_scores(state, totals):
+    """``_city_score(state, c, I_YES)`` of every city into ``totals``, each reused from
+    scratch when the city's tiles and its points per factory are those it was last
+    computed from: an observation shows every city's score, and a turn changes one or two
+    cities.  A city's score depends on nothing else, so an entry left by another game or
+    position is still right when it matches.  The city lies in the 4x4 window at its
+    bounding box's top-left corner (as :func:`_place_tile` keeps the box), so that window
+    and the corner are the key."""
+    nc = state[NUM_CITIES]
+    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
+    for i in range(nc):
+        fc[i] = state[KIND_COUNTS + i * N_KINDS + FACTORY]
+    for c in range(nc):
+        if _is_dlc(state, c):
+            totals[c] = _city_score(state, c, I_YES)
+            continue
+        memo = SCR_SCORE_MEMO + c * MEMO_SIZE
+        g = GRIDS + c * CANVAS_CELLS
+        b = BOXES + c * BOX_SIZE
+        top = state[b + BOX_MIN_ROW]
+        left = state[b + BOX_MIN_COL]
+        fpp = factory_points(fc, nc, c)
+        same = state[memo] == fpp + 1          # 0: never filled
+        for w in range(MEMO_KEY_WORDS - 1):
+            key = 0
+            for k in range(8):
+                r = top + 2 * w + k // CITY_SIDE
+                col = left + k % CITY_SIDE
+                if r < CANVAS and col < CANVAS:
+                    key |= (state[g + r * CANVAS + col] + 1) << (8 * k)
+            if state[memo + 1 + w] != key:
+                same = False
+                state[memo + 1 + w] = key
+        corner = top * CANVAS + left
+        if state[memo + MEMO_KEY_WORDS] != corner:
             same = False
-            state[memo + 1 + w] = key
-    if same:
-        return state[memo + 1 + MEMO_KEY_WORDS]
-    score = _city_score(state, c, I_YES)
-    state[memo] = fpp + 1
-    state[memo + 1 + MEMO_KEY_WORDS] = score
-    return score
+            state[memo + MEMO_KEY_WORDS] = corner
+        if not same:
+            state[memo] = fpp + 1
+            state[memo + 1 + MEMO_KEY_WORDS] = _city_score(state, c, I_YES)
+        totals[c] = state[memo + 1 + MEMO_KEY_WORDS]
+
+
+# canvas bitboards (bit r * CANVAS + c)
+CANVAS_FULL = (1 << CANVAS_CELLS) - 1
+NOT_FIRST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(1, CANVAS))
+NOT_LAST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(CANVAS - 1))
+CENTER_BIT = 1 << (CENTER * CANVAS + CENTER)
+ROWS_SPAN, COLS_SPAN = grid.span_bitboards(CANVAS, CANVAS)
+
+
+@njit(cache=True)
+def _legal_anchors(state, city, t):
+    """Bitboard of the canvas cells ``(r, c)`` at which tile code ``t`` may be anchored in
+    ``city`` (G1-G4): its squares (a duplex: the anchor and the square below or to the
+    right) on the canvas and empty, the city's first tile on the centre, a later one
+    touching a building orthogonally, and the city still fitting in 4x4."""
+    g = GRIDS + city * CANVAS_CELLS
+    occupied = 0
+    building = 0
+    for q in range(CANVAS_CELLS):
+        v = state[g + q]
+        if v >= 0:
+            occupied |= 1 << q
+            if I_FIRST_KIND <= v <= I_LAST_KIND:
+                building |= 1 << q
+    empty = ~occupied & CANVAS_FULL
+    touching = grid.adjacent_cells(building, CANVAS, CANVAS_FULL, NOT_FIRST_COL, NOT_LAST_COL)
+    dr = 0
+    dc = 0
+    if t < N_KINDS:
+        anchors = empty & touching
+    elif DUPLEX_STACKED[t - N_KINDS]:
+        dr = 1
+        anchors = empty & (empty >> CANVAS) & (touching | (touching >> CANVAS))
+    else:
+        dc = 1
+        second = NOT_LAST_COL & (empty >> 1)
+        anchors = empty & second & (touching | ((touching >> 1) & NOT_LAST_COL))
+    b = BOXES + city * BOX_SIZE
+    if state[b + BOX_CELLS] == 0:
+        first = empty & CENTER_BIT
+        if dr:
+            first &= empty >> CANVAS
+        if dc:
+            first &= NOT_LAST_COL & (empty >> 1)
+        return first
+    # the tile's rows r..r+dr and the city's rows span fewer than CITY_SIDE rows; columns alike
+    row_lo = max(state[b + BOX_MAX_ROW] - (CITY_SIDE - 1), 0)
+    row_hi = min(state[b + BOX_MIN_ROW] + (CITY_SIDE - 1) - dr, CANVAS - 1)
+    col_lo = max(state[b + BOX_MAX_COL] - (CITY_SIDE - 1), 0)
+    col_hi = min(state[b + BOX_MIN_COL] + (CITY_SIDE - 1) - dc, CANVAS - 1)
+    if row_lo > row_hi or col_lo > col_hi:
+        return 0
+    return anchors & ROWS_SPAN[row_lo, row_hi] & COLS_SPAN[col_lo, col_hi]
 
 
 @njit(cache=True)
 def _legal_anchor(state, city, t, r, c):
     """G1-G4 for tile code ``t`` anchored at canvas cell ``(r, c)`` of ``city``."""
-    g = _grid(state, city)
-    b = BOXES + city * BOX_SIZE
-    r2 = r
-    c2 = c
-    if t >= N_KINDS:
-        if DUPLEX_STACKED[t - N_KINDS]:
-            r2 = r + 1
-        else:
-            c2 = c + 1
-    if r2 >= CANVAS or c2 >= CANVAS:
-        return False
-    if g[r * CANVAS + c] >= 0 or g[r2 * CANVAS + c2] >= 0:
-        return False
-    if state[b + BOX_CELLS] == 0:
-        return r == CENTER and c == CENTER
-    if not (grid.touches_range(r * CANVAS + c, g, NEIGHBORS, I_FIRST_KIND, I_LAST_KIND)
-            or grid.touches_range(r2 * CANVAS + c2, g, NEIGHBORS, I_FIRST_KIND, I_LAST_KIND)):
-        return False
-    minr = min(state[b + BOX_MIN_ROW], r)
-    maxr = max(state[b + BOX_MAX_ROW], r2)
-    minc = min(state[b + BOX_MIN_COL], c)
-    maxc = max(state[b + BOX_MAX_COL], c2)
-    return maxr - minr < CITY_SIDE and maxc - minc < CITY_SIDE
+    return (_legal_anchors(state, city, t) >> (r * CANVAS + c)) & 1 == 1
 
 
 @njit(cache=True)
@@ -940,9 +990,10 @@ def _tile_gain(state, city, t):
         return after - now
     now = _city_score(state, city, I_NO)
     best = -(1 << 40)
+    anchors = _legal_anchors(state, city, t)
     for r in range(CANVAS):
         for c in range(CANVAS):
-            if _legal_anchor(state, city, t, r, c):
+            if (anchors >> (r * CANVAS + c)) & 1:
                 _put(state, city, t, r, c, I_ADD)
                 s = _city_score(state, city, I_NO)
                 _put(state, city, t, r, c, I_REMOVE)
@@ -1256,10 +1307,10 @@ def legal_mask(state, mask):
         t = slots[k]
         if t < 0:
             continue
-        for r in range(CANVAS):
-            for c in range(CANVAS):
-                if _legal_anchor(state, city, t, r, c):
-                    mask[A_PLACE + k * CANVAS_CELLS + r * CANVAS + c] = 1
+        anchors = _legal_anchors(state, city, t)
+        for q in range(CANVAS_CELLS):
+            if (anchors >> q) & 1:
+                mask[A_PLACE + k * CANVAS_CELLS + q] = 1
 
 
 @njit(cache=True)
@@ -1777,9 +1828,10 @@ def _value_gain(state, city, t, base):
     b = BOXES + city * BOX_SIZE
     best = base
     found = False
+    anchors = _legal_anchors(state, city, t)
     for r in range(CANVAS):
         for c in range(CANVAS):
-            if not _legal_anchor(state, city, t, r, c):
+            if not (anchors >> (r * CANVAS + c)) & 1:
                 continue
             n0 = state[b + BOX_CELLS]
             r0 = state[b + BOX_MIN_ROW]
@@ -1935,8 +1987,7 @@ def observe(state, player, out):
     np_ = state[NUM_PARTICIPANTS]
     solo = m == MODE_SIMPLE or m == MODE_FULL
     tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
-    for c in range(state[NUM_CITIES]):
-        tot[c] = _remembered_city_score(state, c)
+    _remembered_city_scores(state, tot)
     for i in range(MAX_CITIES):
         c = _relative_city(state, player, i)
         if c < 0:

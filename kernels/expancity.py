@@ -729,6 +729,14 @@ def _sel_match(state, b, p, so):
         return False
     nadj = state[so + SEL_NUM_ADJ]
     if nadj > 0:
+        # the sides whose neighbour each required class could be (4 bits an entry) ...
+        fits = 0
+        for d in range(NDIRS):
+            q = _neighbour(state, b, d)
+            for i in range(nadj):
+                if _class_match(state, q, state[so + SEL_ADJ + i]):
+                    fits |= 1 << (NDIRS * i + d)
+        # ... then a different side for each entry
         total = 1
         for _ in range(nadj):
             total *= NDIRS
@@ -740,13 +748,10 @@ def _sel_match(state, b, p, so):
             for i in range(nadj):
                 d = cc % NDIRS
                 cc //= NDIRS
-                if (used >> d) & 1:
+                if (used >> d) & 1 or not (fits >> (NDIRS * i + d)) & 1:
                     ok = False
                     break
                 used |= 1 << d
-                if not _class_match(state, _neighbour(state, b, d), state[so + SEL_ADJ + i]):
-                    ok = False
-                    break
             if ok:
                 found = True
                 break
@@ -794,10 +799,12 @@ def _cond_holds(state, c, p):
     m1 = m0 + SEL_W
     m2 = m1 + SEL_W
     nt = state[NUM_TILES]
+    # (each loop skips the others' tiles before calling _sel_match, which would reject them:
+    # most tiles are someone else's, and the call costs more than the test)
     if form == F_BUILDING:
         n = 0
         for b in range(1, nt):
-            if _sel_match(state, b, p, m0):
+            if state[TILE_OWNER + b] == p and _sel_match(state, b, p, m0):
                 n += 1
                 if n >= param:
                     return True
@@ -818,6 +825,16 @@ def _cond_holds(state, c, p):
             nb1 = tile_at(state, tx + 1, ty)
             nb2 = tile_at(state, tx, ty - 1)
             nb3 = tile_at(state, tx - 1, ty)
+            # the directions whose neighbour each member could be (4 bits a member) ...
+            fits = 0
+            for i in range(nm):
+                dirs = 0
+                for d in range(NDIRS):
+                    b = nb0 if d == 0 else (nb1 if d == 1 else (nb2 if d == 2 else nb3))
+                    if _sel_match(state, b, p, m0 + i * SEL_W):
+                        dirs |= 1 << d
+                fits |= dirs << (NDIRS * i)
+            # ... then a different direction for each member
             total = 1
             for _ in range(nm):
                 total *= NDIRS
@@ -828,20 +845,16 @@ def _cond_holds(state, c, p):
                 for i in range(nm):
                     d = cc % NDIRS
                     cc //= NDIRS
-                    if (used >> d) & 1:
+                    if (used >> d) & 1 or not (fits >> (NDIRS * i + d)) & 1:
                         ok = False
                         break
                     used |= 1 << d
-                    b = nb0 if d == 0 else (nb1 if d == 1 else (nb2 if d == 2 else nb3))
-                    if not _sel_match(state, b, p, m0 + i * SEL_W):
-                        ok = False
-                        break
                 if ok:
                     return True
         return False
     if form == F_TOUCHING:
         for b in range(1, nt):
-            if not _sel_match(state, b, p, m0):
+            if state[TILE_OWNER + b] != p or not _sel_match(state, b, p, m0):
                 continue
             for d in range(NDIRS):
                 if _sel_match(state, _neighbour(state, b, d), p, m1):
@@ -849,7 +862,7 @@ def _cond_holds(state, c, p):
         return False
     if form == F_LINE:
         for b in range(1, nt):
-            if not _sel_match(state, b, p, m0):
+            if state[TILE_OWNER + b] != p or not _sel_match(state, b, p, m0):
                 continue
             x = state[TILE_X + b]
             y = state[TILE_Y + b]

@@ -114,20 +114,51 @@ def anchor_bitboard(height, width, rows, cols):
     return bits
 
 
+def span_bitboards(rows, cols):
+    """Bitboards of whole-row and whole-column spans: ``rows_span[lo, hi]`` holds every cell
+    of rows lo..hi (0 when lo > hi), ``cols_span[lo, hi]`` every cell of columns lo..hi."""
+    rows_span = np.zeros((rows, rows), dtype=np.int64)
+    cols_span = np.zeros((cols, cols), dtype=np.int64)
+    for lo in range(rows):
+        for hi in range(lo, rows):
+            rows_span[lo, hi] = sum(1 << (r * cols + c) for r in range(lo, hi + 1) for c in range(cols))
+    for lo in range(cols):
+        for hi in range(lo, cols):
+            cols_span[lo, hi] = sum(1 << (r * cols + c) for r in range(rows) for c in range(lo, hi + 1))
+    return rows_span, cols_span
+
+
 @njit(cache=True)
-def fitting_anchors(offsets, size, cols, stand_for, at, candidates):
-    """Bitboard of the anchors, among ``candidates``, at which every cell ``(dr, dc, v)`` of
-    the image ``offsets[:size]`` falls on a cell that may hold ``v``: a set bit of
-    ``stand_for[at + v]`` (the cells holding v, and any wildcards).
+def adjacent_cells(bits, cols, full, not_first_col, not_last_col):
+    """Bitboard of the cells orthogonally adjacent to a set cell of ``bits`` on a grid of
+    ``cols`` columns (``full``: every cell; ``not_first_col`` / ``not_last_col``: every cell
+    but the first / last column's, which keep a shift from wrapping into the next row)."""
+    return ((bits >> cols) | ((bits << cols) & full)
+            | ((bits >> 1) & not_last_col) | ((bits << 1) & not_first_col))
+
+
+def image_shifts(image, cols):
+    """An image's cells ``(dr, dc, v)`` as the two arrays :func:`fitting_anchors` reads: each
+    cell's bit shift ``dr * cols + dc`` on a grid of ``cols`` columns, and its value."""
+    image = np.asarray(image, dtype=np.int64).reshape(-1, 3)
+    return image[:, 0] * cols + image[:, 1], image[:, 2].copy()
+
+
+@njit(cache=True)
+def fitting_anchors(shifts, values, size, stand_for, at, candidates):
+    """Bitboard of the anchors, among ``candidates``, at which every cell of an image (the
+    first ``size`` of :func:`image_shifts`' ``shifts`` and ``values``) falls on a cell that
+    may hold its value ``v``: a set bit of ``stand_for[at + v]`` (the cells holding v, and
+    any wildcards).
 
     One shift and AND per image cell tests every anchor at once.  ``candidates`` must keep
     the image on the grid (:func:`anchor_bitboard`), so no bit wraps into the next row;
     grids of up to 63 cells."""
     fit = candidates
     for i in range(size):
+        fit &= stand_for[at + values[i]] >> shifts[i]
         if fit == 0:
             break
-        fit &= stand_for[at + offsets[i, 2]] >> (offsets[i, 0] * cols + offsets[i, 1])
     return fit
 
 

@@ -1125,11 +1125,11 @@ def _in_bottom_pad(cell):
 
 
 @njit(cache=True)
-def _place_legal(state, c, d, lv, tmask):
-    """Face-up placement of the next tile on domino d at level lv (0 over, 1 under)."""
+def _pads_allow(d, lv, tmask, max_off):
+    """Domino d at level lv (0 over, 1 under) suits the pads: at most ``max_off`` of its
+    cells off them (:func:`_max_overhang`), and an under-tile not beneath the top pad."""
     a = DOM_A[d]
     bcell = DOM_B[d]
-    max_off = min(2, _effect_amount(state, c, E_OVERHANG))
     ua = _in_bottom_pad(a) or tmask[a] != 0
     ub = _in_bottom_pad(bcell) or tmask[bcell] != 0
     off = (0 if ua else 1) + (0 if ub else 1)
@@ -1142,45 +1142,76 @@ def _place_legal(state, c, d, lv, tmask):
             return False
         # (issue 14) no cell beneath the top pad is needed: such an under-tile differs from an
         # over-tile once a later under-tile lies on it (see "Planning encoding" above).
-    # no burying: every tile must keep a cell not covered by tiles above it
+    return True
+
+
+@njit(cache=True)
+def _buries_none(state, c, d, lv, covered_a, covered_b):
+    """The next tile of company c, face up on domino d at level lv, leaves every tile a
+    cell not covered by a tile above it; ``covered_a`` / ``covered_b``:
+    :func:`_covered_cells` of the tiles placed so far."""
+    a = DOM_A[d]
+    bcell = DOM_B[d]
+    # Tile j lies above tile i when its stacking rank (under 0, over 1) is higher, or equal
+    # and j came later; the new tile comes last.
     p = plan_base(c)
     n = state[p + PL_COUNT]
-    for i in range(n + 1):
-        if i < n:
-            ci = state[p + PL_ORDER_CODE + i]
-            if ci == FACE_DOWN:
-                continue
-            di = ci >> 2
-            li = ci & 1
-        else:
-            di = d
-            li = lv
-        ri = 1 - li   # stacking rank: under 0, over 1
-        covered = 0
-        for cell in (DOM_A[di], DOM_B[di]):
-            hit = False
-            for j in range(n + 1):
-                if j == i:
-                    continue
-                if j < n:
-                    cj = state[p + PL_ORDER_CODE + j]
-                    if cj == FACE_DOWN:
-                        continue
-                    dj = cj >> 2
-                    lj = cj & 1
-                else:
-                    dj = d
-                    lj = lv
-                rj = 1 - lj
-                if rj > ri or (rj == ri and j > i):
-                    if DOM_A[dj] == cell or DOM_B[dj] == cell:
-                        hit = True
-                        break
-            if hit:
-                covered += 1
-        if covered == 2:
+    rank = 1 - lv
+    new_hit_a = False        # the new tile's cells under an earlier tile of higher rank
+    new_hit_b = False
+    for i in range(n):
+        ci = state[p + PL_ORDER_CODE + i]
+        if ci == FACE_DOWN:
+            continue
+        ai = DOM_A[ci >> 2]
+        bi = DOM_B[ci >> 2]
+        rank_i = 1 - (ci & 1)
+        if rank_i > rank:
+            new_hit_a = new_hit_a or ai == a or bi == a
+            new_hit_b = new_hit_b or ai == bcell or bi == bcell
+        above = rank >= rank_i
+        hit_a = (covered_a >> i) & 1 == 1 or (above and (ai == a or ai == bcell))
+        hit_b = (covered_b >> i) & 1 == 1 or (above and (bi == a or bi == bcell))
+        if hit_a and hit_b:
             return False
-    return True
+    return not (new_hit_a and new_hit_b)
+
+
+@njit(cache=True)
+def _covered_cells(state, c):
+    """For the face-up tiles company c has placed: bit i of the first result is set when
+    tile i's first cell (DOM_A) lies under a later-placed or higher tile, bit i of the
+    second when its second cell (DOM_B) does."""
+    p = plan_base(c)
+    n = state[p + PL_COUNT]
+    covered_a = 0
+    covered_b = 0
+    for i in range(n):
+        ci = state[p + PL_ORDER_CODE + i]
+        if ci == FACE_DOWN:
+            continue
+        ai = DOM_A[ci >> 2]
+        bi = DOM_B[ci >> 2]
+        rank_i = 1 - (ci & 1)
+        for j in range(n):
+            cj = state[p + PL_ORDER_CODE + j]
+            if j == i or cj == FACE_DOWN:
+                continue
+            rank_j = 1 - (cj & 1)
+            if rank_j > rank_i or (rank_j == rank_i and j > i):
+                aj = DOM_A[cj >> 2]
+                bj = DOM_B[cj >> 2]
+                if aj == ai or bj == ai:
+                    covered_a |= 1 << i
+                if aj == bi or bj == bi:
+                    covered_b |= 1 << i
+    return covered_a, covered_b
+
+
+@njit(cache=True)
+def _max_overhang(state, c):
+    """How many cells of a face-up tile of company c may lie off the pads."""
+    return min(2, _effect_amount(state, c, E_OVERHANG))
 
 
 @njit(cache=True)
@@ -1211,9 +1242,11 @@ def _plan_mask(state, c, mask):
     else:   # P_TILE_PLACE
         tmask = state[SCR_TOP:SCR_TOP + NCELL]
         _top_mask(state, c, tmask)
+        max_off = _max_overhang(state, c)
+        covered_a, covered_b = _covered_cells(state, c)
         for d in range(NDOM):
             for lv in range(2):
-                if _place_legal(state, c, d, lv, tmask):
+                if _pads_allow(d, lv, tmask, max_off) and _buries_none(state, c, d, lv, covered_a, covered_b):
                     mask[A_TILE_PLACE + 4 * d + lv] = 1
                     mask[A_TILE_PLACE + 4 * d + 2 + lv] = 1
         mask[A_TILE_PLACE + FACE_DOWN] = 1

@@ -60,7 +60,7 @@ import yaml
 from numba import njit
 
 from kernels import data_files, rng
-from kernels.grid import anchor_bitboard, fitting_anchors
+from kernels.grid import anchor_bitboard, fitting_anchors, image_shifts
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "tiny_towns"
@@ -522,6 +522,19 @@ for _c in range(NCARDS):
             PATTERN_ANCHORS[_c, _t] = anchor_bitboard(*TRANSFORM_BOX[_c, _t], 4, 4)
         for _r, _cc, _v in PATTERN_CELLS[_c, _t, :PATTERN_SIZE[_c]]:
             PATTERN_BITS[_c, _t] |= 1 << (4 * _r + _cc)
+# the images as grid.fitting_anchors reads them (bit shift and resource of each square),
+# and each card's distinct images (the transforms t worth searching)
+PATTERN_SHIFT = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+PATTERN_VALUE = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+DISTINCT_TS = np.zeros((NCARDS, 8), dtype=np.int64)
+NUM_DISTINCT = np.zeros(NCARDS, dtype=np.int64)
+for _c in range(NCARDS):
+    for _t in range(8):
+        _n = PATTERN_SIZE[_c]
+        PATTERN_SHIFT[_c, _t, :_n], PATTERN_VALUE[_c, _t, :_n] = image_shifts(PATTERN_CELLS[_c, _t, :_n], 4)
+        if TRANSFORM_DISTINCT[_c, _t]:
+            DISTINCT_TS[_c, NUM_DISTINCT[_c]] = _t
+            NUM_DISTINCT[_c] += 1
 
 # ----------------------------------------------------------------------- action space
 MAX_MONUMENTS_DEALT = 2
@@ -880,11 +893,33 @@ for _c in range(NCARDS):
 
 @njit(cache=True, **JIT_ONLY)
 def _card_fits(state, card):
-    """Some transform and anchor of ``card``'s pattern fits (the key of ``_build_key``)."""
-    for t in range(8):
-        if _fitting_anchors(state, card, t) != 0:
-            return True
+    """Some transform and anchor of ``card``'s pattern fits (the key of ``_build_key``):
+    :func:`_fitting_anchors`, stopping at the first anchor found."""
+    wild = state[KEY_WILD]
+    for j in range(NUM_DISTINCT[card]):
+        t = DISTINCT_TS[card, j]
+        fit = _matching_anchors(state, card, t)
+        while fit != 0:
+            anchor_bit = fit & -fit
+            if _not_all_wild(card, t, anchor_bit, wild):
+                return True
+            fit &= fit - 1
     return False
+
+
+@njit(cache=True, **JIT_ONLY)
+def _matching_anchors(state, card, t):
+    """Anchors at which each square of transform t of ``card``'s pattern holds its resource
+    or a wild (the key of ``_build_key``)."""
+    return fitting_anchors(PATTERN_SHIFT[card, t], PATTERN_VALUE[card, t], PATTERN_SIZE[card], state,
+                           SCRATCH_KEY, PATTERN_ANCHORS[card, t])
+
+
+@njit(cache=True, **JIT_ONLY)
+def _not_all_wild(card, t, anchor_bit, wild):
+    """Not every square of the image anchored at ``anchor_bit`` (a one-bit bitboard; times
+    it shifts the image there) is a wild."""
+    return PATTERN_BITS[card, t] * anchor_bit & ~wild != 0
 
 
 @njit(cache=True, **JIT_ONLY)
@@ -892,13 +927,14 @@ def _fitting_anchors(state, card, t):
     """Bitboard of the anchors at which transform t of ``card``'s pattern can be built on
     the key of ``_build_key``: each square holds its resource or a wild, and not every
     square is a wild."""
-    fit = fitting_anchors(PATTERN_CELLS[card, t], PATTERN_SIZE[card], 4, state, SCRATCH_KEY,
-                          PATTERN_ANCHORS[card, t])
+    fit = _matching_anchors(state, card, t)
     wild = state[KEY_WILD]
-    if fit != 0 and wild != 0:
-        for anchor in range(16):
-            if (fit >> anchor) & 1 and (PATTERN_BITS[card, t] << anchor) & ~wild == 0:
-                fit &= ~(1 << anchor)
+    rest = fit if wild != 0 else 0
+    while rest != 0:
+        anchor_bit = rest & -rest
+        if not _not_all_wild(card, t, anchor_bit, wild):
+            fit &= ~anchor_bit
+        rest &= rest - 1
     return fit
 
 

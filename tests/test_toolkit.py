@@ -124,7 +124,8 @@ def test_fitting_anchors_match_a_walk_over_the_cells():
         for im in images:
             height, width = im[:, 0].max() + 1, im[:, 1].max() + 1
             candidates = grid.anchor_bitboard(height, width, rows, cols)
-            got = grid.fitting_anchors(im, im.shape[0], cols, stand_for, 2, candidates)
+            shifts, values = grid.image_shifts(im, cols)
+            got = grid.fitting_anchors(shifts, values, im.shape[0], stand_for, 2, candidates)
             for r0 in range(rows):
                 for c0 in range(cols):
                     want = all(0 <= r0 + dr < rows and 0 <= c0 + dc < cols
@@ -133,6 +134,33 @@ def test_fitting_anchors_match_a_walk_over_the_cells():
                     checked += 1
                     fits += want
     assert checked > 1000 and 0 < fits < checked
+
+
+@pytest.mark.parametrize("rows,cols", [(7, 7), (4, 5), (8, 3)])
+def test_adjacent_cells_and_spans_match_the_neighbour_table(rows, cols):
+    """The bitboard neighbourhood against grid.neighbor_table, and the row / column spans
+    against their definition, on random sets of cells."""
+    r = np.random.default_rng(1)
+    n = rows * cols
+    nbr = grid.neighbor_table(rows, cols)
+    full = (1 << n) - 1
+    not_first = sum(1 << q for q in range(n) if q % cols != 0)
+    not_last = sum(1 << q for q in range(n) if q % cols != cols - 1)
+    seen = 0
+    for _ in range(200):
+        cells = np.flatnonzero(r.random(n) < 0.2)
+        bits = sum(1 << int(q) for q in cells)
+        want = sum(1 << q for q in range(n) if any(nbr[q, d] in cells for d in range(nbr.shape[1])))
+        assert grid.adjacent_cells(bits, cols, full, not_first, not_last) == want
+        seen += want != 0
+    assert seen > 100
+    rows_span, cols_span = grid.span_bitboards(rows, cols)
+    for lo in range(rows):
+        for hi in range(rows):
+            assert rows_span[lo, hi] == sum(1 << q for q in range(n) if lo <= q // cols <= hi)
+    for lo in range(cols):
+        for hi in range(cols):
+            assert cols_span[lo, hi] == sum(1 << q for q in range(n) if lo <= q % cols <= hi)
 
 
 def test_draw_from_counts_empties_the_bag_in_proportion():
