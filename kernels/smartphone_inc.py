@@ -2114,10 +2114,12 @@ _lo, _hi = PLANE.bounds(np.float64)
 OBS_PLANS = OBS.add("plans", (MAX_CO, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
 OBS_SIZE = OBS.size
 OBS_LOW, OBS_HIGH = OBS.bounds()
-# The entries before the plan planes that may pass OBS_CLIP (the planes' tile counts are
-# clipped as they are written).  Clipping only these, not all 8k values, halves observe():
-# a compare-and-store loop over the whole vector does not vectorise.
-_CLIPPED_FIELDS = np.flatnonzero(OBS_HIGH[:OBS_PLANS] == OBS_CLIP)
+@njit(cache=True)
+def _clip(v):
+    """A value of a field whose declared bound is OBS_CLIP, as observe() writes it (clipping
+    each as it is written: a compare-and-store pass over those fields afterwards took a
+    seventh of observe())."""
+    return min(v, OBS_CLIP)
 
 
 @njit(cache=True)
@@ -2140,16 +2142,16 @@ def observe(state, player, out):
     out[OBS_REVEALED] = state[REVEALED]
     for t in range(NTECH):
         out[OBS_TECH_SIDE + t] = state[TECH_SIDE + t]
-        out[OBS_TECH_COST + t] = (TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0
+        out[OBS_TECH_COST + t] = _clip((TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0)
         h = state[PATENT + t]
         out[OBS_PATENT + t * NOBODY + (MAX_CO if h < 0 else _ego(state, player, h))] = 1.0
     for s in range(DISPLAY_SIZE):
         t = state[DISPLAY + s]
         out[OBS_DISPLAY + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
-    out[OBS_TOKENS] = state[TOKENS_LEFT] / 20.0
-    out[OBS_STACK] = state[STACK_SIZE] / 22.0
+    out[OBS_TOKENS] = _clip(state[TOKENS_LEFT] / 20.0)
+    out[OBS_STACK] = _clip(state[STACK_SIZE] / 22.0)
     out[OBS_BONUS_KIND + state[BONUS_KIND]] = 1.0
-    out[OBS_BONUS_LEFT] = state[BONUS_LEFT] / 3.0
+    out[OBS_BONUS_LEFT] = _clip(state[BONUS_LEFT] / 3.0)
     if state[PENDING] == P_OFFICE_TARGET and state[OFFICE_KIND] != OT_NONE:
         out[OBS_OFFICE_KIND + state[OFFICE_KIND] - OT_WIFI] = 1.0
     if state[MOVE_SOURCE] >= 0:
@@ -2160,7 +2162,7 @@ def observe(state, player, out):
         if t >= 0:
             out[o + RO_RETAILER] = 1.0
             out[o + RO_BONUS + RT_BONUS[t, state[RETAILER_SIDE + r]]] = 1.0
-            out[o + RO_BONUS_AMOUNT] = RT_N[t, state[RETAILER_SIDE + r]] / 3.0
+            out[o + RO_BONUS_AMOUNT] = _clip(RT_N[t, state[RETAILER_SIDE + r]] / 3.0)
             for s in range(MAX_RSLOT):
                 q = state[RETAILER_OFFICES + r * MAX_RSLOT + s]
                 out[o + RO_RETAILER_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
@@ -2168,7 +2170,7 @@ def observe(state, player, out):
             q = state[OFFICES + r * MAX_SLOTS + s]
             out[o + RO_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
         for c in range(n):
-            out[o + RO_MARKERS + _ego(state, player, c)] = state[MARKERS + r * MAX_CO + c] / 4.0
+            out[o + RO_MARKERS + _ego(state, player, c)] = _clip(state[MARKERS + r * MAX_CO + c] / 4.0)
         for bb in range(MAX_BUY):
             q = state[BUYERS + r * MAX_BUY + bb]
             out[o + RO_BUYERS + bb * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
@@ -2176,9 +2178,9 @@ def observe(state, player, out):
             if code >= 100:
                 out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH) + 1 + code - 100] = 1.0
             elif code > 0:
-                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH)] = code / 10.0
+                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH)] = _clip(code / 10.0)
         out[o + RO_SIZE + REG_SIZE[r]] = 1.0
-        out[o + RO_COST] = REG_COST[r] / 4.0
+        out[o + RO_COST] = _clip(REG_COST[r] / 4.0)
     for c in range(n):
         e = _ego(state, player, c)
         o = OBS_COMPANIES + e * COMPANY_OBS_SIZE
@@ -2187,26 +2189,28 @@ def observe(state, player, out):
         out[o + CO_STEVE] = 1.0 if c == state[STEVE] else 0.0
         out[o + CO_COMMITTED] = state[b + C_COMMITTED]
         out[o + CO_TO_MOVE] = 1.0 if c == state[CURRENT] else 0.0
-        out[o + CO_VP] = state[b + C_VP] / 100.0
-        out[o + CO_START_VP] = state[b + C_START_VP] / 5.0
-        out[o + CO_PRICE] = state[b + C_PRICE] / 10.0
-        out[o + CO_READY] = state[b + C_READY] / 18.0
-        out[o + CO_TOKENS] = state[b + C_TOKENS] / 20.0
+        out[o + CO_VP] = _clip(state[b + C_VP] / 100.0)
+        out[o + CO_START_VP] = _clip(state[b + C_START_VP] / 5.0)
+        out[o + CO_PRICE] = _clip(state[b + C_PRICE] / 10.0)
+        out[o + CO_READY] = _clip(state[b + C_READY] / 18.0)
+        out[o + CO_TOKENS] = _clip(state[b + C_TOKENS] / 20.0)
         for k in range(state[b + C_NUM_TILES]):
             out[o + CO_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
             out[o + CO_TILE_SEQUENCE + k * NTT + state[b + C_TILES + k]] = 1.0
-        out[o + CO_IMPROVE_LEFT] = state[b + C_IMPROVE_LEFT] / 3.0
+        for k in range(NTT):
+            out[o + CO_TILES + k] = _clip(out[o + CO_TILES + k])
+        out[o + CO_IMPROVE_LEFT] = _clip(state[b + C_IMPROVE_LEFT] / 3.0)
         for t in range(NTECH):
             out[o + CO_OWNS + t] = state[b + C_OWNS + t]
-            out[o + CO_TECH_MARKERS + t] = state[b + C_TECH_MARKERS + t] / 6.0
+            out[o + CO_TECH_MARKERS + t] = _clip(state[b + C_TECH_MARKERS + t] / 6.0)
             out[o + CO_TECH_LOCKED + t] = state[b + C_LOCKED + t]
-        out[o + CO_RESEARCH_LEFT] = state[b + C_RESEARCH_LEFT] / 6.0
-        out[o + CO_LOGISTICS_LEFT] = state[b + C_LOGISTICS_LEFT] / 8.0
-        out[o + CO_OFFICES_USED] = state[b + C_OFFICES_USED] / 18.0
-        out[o + CO_SOLD] = state[b + C_SOLD] / 18.0
+        out[o + CO_RESEARCH_LEFT] = _clip(state[b + C_RESEARCH_LEFT] / 6.0)
+        out[o + CO_LOGISTICS_LEFT] = _clip(state[b + C_LOGISTICS_LEFT] / 8.0)
+        out[o + CO_OFFICES_USED] = _clip(state[b + C_OFFICES_USED] / 18.0)
+        out[o + CO_SOLD] = _clip(state[b + C_SOLD] / 18.0)
         if state[REVEALED] != 0:
             for k in range(NOUT):
-                out[o + CO_OUTCOME + k] = state[b + C_OUTCOME + k] / 10.0
+                out[o + CO_OUTCOME + k] = _clip(state[b + C_OUTCOME + k] / 10.0)
         out[o + CO_COLOUR + state[b + C_COLOUR]] = 1.0
         if state[PHASE] >= PH_IMPROVEMENT and state[PHASE] <= PH_SELLING:
             for i in range(n):
@@ -2218,8 +2222,6 @@ def observe(state, player, out):
             _write_planes(state, c, out, po)
             if c != state[STEVE]:
                 _write_plan_details(state, c, out, o)
-    for i in _CLIPPED_FIELDS:
-        out[i] = min(out[i], OBS_CLIP)
 
 
 @njit(cache=True)
