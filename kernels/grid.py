@@ -144,7 +144,7 @@ def image_shifts(image, cols):
     return image[:, 0] * cols + image[:, 1], image[:, 2].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: a call costs as much as the search
 def fitting_anchors(shifts, values, size, stand_for, at, candidates):
     """Bitboard of the anchors, among ``candidates``, at which every cell of an image (the
     first ``size`` of :func:`image_shifts`' ``shifts`` and ``values``) falls on a cell that

@@ -1124,7 +1124,7 @@ def _in_bottom_pad(cell):
     return r >= 3 and r <= 4 and col >= 3 and col <= 5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: asked for 254 candidates per mask
 def _pads_allow(d, lv, tmask, max_off):
     """Domino d at level lv (0 over, 1 under) suits the pads: at most ``max_off`` of its
     cells off them (:func:`_max_overhang`), and an under-tile not beneath the top pad."""
