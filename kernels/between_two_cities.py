@@ -525,7 +525,7 @@ SCR_RANK_KEYS = STATE.add("scr_rank_keys", (MAX_SEATS, RANK_KEY), scratch=True)
 SCR_SEAT_ORDER = STATE.add("scr_seat_order", (3,), scratch=True)    # solo simple's random assignment
 SCR_SLOTS = STATE.add("scr_slots", (2,), scratch=True)              # placement_target's tile codes
 SCR_REACH = STATE.add("scr_reach", (4,), scratch=True)              # _city_future's open rows / columns
-# observe's city scores, each kept with the exact inputs it came from (see _remembered_city_score)
+# observe's city scores, each kept with the exact inputs it came from (see _remembered_city_scores)
 # key: the city's 4x4 window at its bounding box's corner, 8 cells a word, then the corner
 MEMO_KEY_WORDS = CITY_SIDE * CITY_SIDE // 8 + 1
 MEMO_SIZE = 2 + MEMO_KEY_WORDS                                      # points per factory + 1, key, score

@@ -245,8 +245,8 @@ SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
 SNAP_RECORDS = 3
 SNAPSHOT = STATE.add("snapshot", (MAX_P, SNAP_RECORDS, MAX_T))      # [seat, SNAP_*, tile]
 # The grid: cell (x, y) is cell (y + R) * W + x + R, holding its tile + 1 (0: empty) in
-# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): a game's state is then a
-# tenth as large, and a batch of games stays in cache.
+# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): the grid takes an eighth of
+# the memory of a word a cell, and a game's whole state a third.
 CELL_BITS = 8
 CELLS_PER_WORD = 64 // CELL_BITS
 WORD_SHIFT = 3                                    # cell >> WORD_SHIFT: its word

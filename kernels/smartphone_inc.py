@@ -1180,8 +1180,9 @@ def _buries_none(state, c, d, lv, covered_a, covered_b):
 @njit(cache=True)
 def _covered_cells(state, c):
     """For the face-up tiles company c has placed: bit i of the first result is set when
-    tile i's first cell (DOM_A) lies under a later-placed or higher tile, bit i of the
-    second when its second cell (DOM_B) does."""
+    tile i's first cell (DOM_A) is covered by a tile above it (of a higher stacking rank,
+    or of the same rank and placed later), bit i of the second when its second cell
+    (DOM_B) is."""
     p = plan_base(c)
     n = state[p + PL_COUNT]
     covered_a = 0
@@ -2114,6 +2115,8 @@ _lo, _hi = PLANE.bounds(np.float64)
 OBS_PLANS = OBS.add("plans", (MAX_CO, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
 OBS_SIZE = OBS.size
 OBS_LOW, OBS_HIGH = OBS.bounds()
+
+
 @njit(cache=True)
 def _clip(v):
     """A value of a field whose declared bound is OBS_CLIP, as observe() writes it (clipping

@@ -567,14 +567,20 @@ def play_checked(options, seed, check_leaks=True):
     K.init(st, cfg.config, seed)
     lo, hi = SPEC.observation_bounds(cfg)
     obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    fresh = np.zeros(K.MAX_CITIES, dtype=np.int64)
 
     def before_move(st, step, mask, rs):
         p = K.current_player(st)
         assert 0 <= p < cfg.num_players
         assert mask.tolist() == REF.reference_mask(st)
+        K.city_totals(st, fresh)
         for q in range(cfg.num_players):
             K.observe(st, q, obs)
             assert np.isfinite(obs).all() and (obs >= lo).all() and (obs <= hi).all()
+            # the city scores observe() remembers from earlier calls are the cities' scores now
+            shown = [obs[K.OB_SCORES + i] for i in range(K.MAX_CITIES) if K._relative_city(st, q, i) >= 0]
+            assert shown == [fresh[K._relative_city(st, q, i)] for i in range(K.MAX_CITIES)
+                             if K._relative_city(st, q, i) >= 0]
         if check_leaks:
             _check_leaks(st, cfg, rs)
         _check_conservation(st)

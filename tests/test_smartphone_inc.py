@@ -1789,15 +1789,24 @@ def test_state_and_observation_are_declared_layouts():
 
 
 def test_observation_clips_values_beyond_their_scale():
-    """Only the fields declared up to OBS_CLIP are clipped (not the whole vector, which is
-    slow); a value far beyond its scale still lands on the clip and inside the bounds."""
+    """The fields declared up to OBS_CLIP are clipped as they are written (not in a pass over
+    the vector, which is slow); a value far beyond its scale still lands on the clip and
+    inside the bounds."""
     st = game(3, seed=4)
     b = K.company_base(1)
-    st[b + K.C_VP], st[b + K.C_TOKENS], st[b + K.C_PRICE] = 1000, 500, 90
+    fields = {K.C_VP: K.CO_VP, K.C_TOKENS: K.CO_TOKENS, K.C_PRICE: K.CO_PRICE, K.C_READY: K.CO_READY,
+              K.C_SOLD: K.CO_SOLD, K.C_OFFICES_USED: K.CO_OFFICES_USED,
+              K.C_RESEARCH_LEFT: K.CO_RESEARCH_LEFT, K.C_LOGISTICS_LEFT: K.CO_LOGISTICS_LEFT}
+    for field in fields:
+        st[b + field] = 1000
+    st[K.TOKENS_LEFT] = st[K.STACK_SIZE] = 1000
+    st[K.MARKERS + 2 * K.MAX_CO + 1] = 1000
     obs = np.zeros(K.OBS_SIZE, np.float32)
     K.observe(st, 1, obs)
     ego = K.OBS.view(obs, "companies")
-    assert ego[0, K.CO_VP] == ego[0, K.CO_TOKENS] == ego[0, K.CO_PRICE] == K.OBS_CLIP
+    assert [ego[0, f] for f in fields.values()] == [K.OBS_CLIP] * len(fields)
+    assert K.OBS.view(obs, "tokens") == K.OBS.view(obs, "stack") == K.OBS_CLIP
+    assert K.OBS.view(obs, "regions")[2, K.RO_MARKERS + 0] == K.OBS_CLIP    # company 1 is ego 0
     assert ((obs >= K.OBS_LOW) & (obs <= K.OBS_HIGH)).all()
 
 
