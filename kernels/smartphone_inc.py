@@ -1146,6 +1146,13 @@ def _pads_allow(d, lv, tmask, max_off):
 
 
 @njit(cache=True)
+def _face_up_tile(code):
+    """A face-up placement code's two cells (DOM_A, DOM_B) and stacking rank (under 0,
+    over 1)."""
+    return DOM_A[code >> 2], DOM_B[code >> 2], 1 - (code & 1)
+
+
+@njit(cache=True)
 def _buries_none(state, c, d, lv, covered_a, covered_b):
     """The next tile of company c, face up on domino d at level lv, leaves every tile a
     cell not covered by a tile above it; ``covered_a`` / ``covered_b``:
@@ -1163,9 +1170,7 @@ def _buries_none(state, c, d, lv, covered_a, covered_b):
         ci = state[p + PL_ORDER_CODE + i]
         if ci == FACE_DOWN:
             continue
-        ai = DOM_A[ci >> 2]
-        bi = DOM_B[ci >> 2]
-        rank_i = 1 - (ci & 1)
+        ai, bi, rank_i = _face_up_tile(ci)
         if rank_i > rank:
             new_hit_a = new_hit_a or ai == a or bi == a
             new_hit_b = new_hit_b or ai == bcell or bi == bcell
@@ -1191,17 +1196,13 @@ def _covered_cells(state, c):
         ci = state[p + PL_ORDER_CODE + i]
         if ci == FACE_DOWN:
             continue
-        ai = DOM_A[ci >> 2]
-        bi = DOM_B[ci >> 2]
-        rank_i = 1 - (ci & 1)
+        ai, bi, rank_i = _face_up_tile(ci)
         for j in range(n):
             cj = state[p + PL_ORDER_CODE + j]
             if j == i or cj == FACE_DOWN:
                 continue
-            rank_j = 1 - (cj & 1)
+            aj, bj, rank_j = _face_up_tile(cj)
             if rank_j > rank_i or (rank_j == rank_i and j > i):
-                aj = DOM_A[cj >> 2]
-                bj = DOM_B[cj >> 2]
                 if aj == ai or bj == ai:
                     covered_a |= 1 << i
                 if aj == bi or bj == bi:
