@@ -225,7 +225,7 @@ def test_train_board_policy_exports_and_plays(tmp_path):
     actor = pretrained.load_actor(KD_GAME, directory=str(out))
     assert isinstance(actor, board_numpy.BoardActor)
     obs = np.asarray([o for o, _ in _positions(KD_GAME, games=1)], dtype=np.float32)
-    model = as_stored(load_model(str(run / "final_model.zip")))
+    model = as_stored(load_model(str(run / "final_model.zip")), record["storage"])
     np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(model.policy, obs), rtol=1e-5, atol=1e-5)
     env = envs.make(KD_GAME)
     env.reset(seed=4)

@@ -231,7 +231,7 @@ def test_shipped_expancity_weights_give_torch_logits():
     """The shipped arrays, loaded back into the torch network, give the numpy logits."""
     import torch
     policy = _expancity_policy(seed=0)
-    arrays = pretrained.load_arrays("expancity_v0")
+    arrays = pretrained.as_float32(pretrained.load_arrays("expancity_v0"))
     fx = policy.features_extractor
     for prefix in ("cells", "table", "context", "cell_head", "other_logits", "kind_bias"):
         module = getattr(fx, prefix)
@@ -272,12 +272,8 @@ def test_export_from_a_run(tmp_path):
     with np.load(run / "final_model.npz") as data:
         trained = {name: data[name] for name in data.files}
     assert record["trained_weights_sha256"] == pretrained.weights_sha256({**trained, "kind": np.array("mlp")})
-    check = record["half_precision_check"]
-    assert check["games"] == 1 and 0 < check["decisions"] and check["same_move"] <= check["decisions"]
-    stored = pretrained.load_arrays(game, directory=str(out))
-    assert {n: v.dtype for n, v in stored.items() if v.dtype.kind == "f"} == \
-        {n: (np.float16 if v.ndim >= 2 else np.float32) for n, v in trained.items() if v.dtype.kind == "f"}
-    as_stored(model)   # the file plays the run's network with its matrices rounded to float16
+    _check_storage_choice(record, pretrained.load_arrays(game, directory=str(out)), games=1)
+    as_stored(model, record["storage"])   # the run's network with the file's rounded matrices
     env = envs.make(game)
     env.reset(seed=0)
     ob = env.observe(env.agent_selection)
@@ -285,6 +281,41 @@ def test_export_from_a_run(tmp_path):
     expected = PolicyAgent(model=model).batch_logits(obs, mask)
     got = pretrained.load_actor(game, directory=str(out)).batch_logits(obs)
     np.testing.assert_allclose(np.where(mask, got, -np.inf), expected, rtol=1e-5, atol=1e-6)
+
+    # restore: the same policy stored again from its trained arrays, the rest of the record kept
+    trained_npz = tmp_path / "trained.npz"
+    np.savez(trained_npz, **trained, kind=np.array("mlp"))
+    again = export_module.restore(game, str(trained_npz), str(out), check_games=1)
+    assert {k: v for k, v in again.items() if k != "restored"} == record
+    assert pretrained.load_record(game, str(out)) == again
+    np.savez(trained_npz, **{**trained, "b0": trained["b0"] + np.float32(1e-3)}, kind=np.array("mlp"))
+    with pytest.raises(ValueError, match="trained_weights_sha256"):
+        export_module.restore(game, str(trained_npz), str(out), check_games=1)
+    with pytest.raises(ValueError, match="check_games"):
+        export_module.restore(game, str(trained_npz), str(out), check_games=0)
+    assert pretrained.load_record(game, str(out)) == again
+
+
+def _check_storage_choice(record, stored, games):
+    """The record's stored form is the first of STORAGES that plays the trained moves often
+    enough, the file holds that form, and every form before it was checked and fell short."""
+    forms = list(export_module.STORAGES)
+    chosen = record["storage"]
+    assert record["storage_description"] == export_module.STORAGES[chosen][1]
+    checks = record["storage_checks"]
+    assert list(checks) == forms[:forms.index(chosen) + (chosen != "float32")]
+    for form, check in checks.items():
+        assert check["games"] == games and check["opponent"] == "greedy" and check["decisions"] > 0
+        passed = check["same_move"] >= export_module.SAME_MOVE_SHARE * check["decisions"]
+        assert passed == (form == chosen), (form, check)
+    matrices = {n for n, v in stored.items() if v.ndim >= 2 and v.dtype.kind in "fi"}
+    dtype = {"int8": np.int8, "float16": np.float16, "float32": np.float32}[chosen]
+    assert matrices and all(stored[n].dtype == dtype for n in matrices)
+    scales = {n for n in stored if n.endswith(pretrained.ROW_SCALE)}
+    assert scales == ({n + pretrained.ROW_SCALE for n in matrices} if chosen == "int8" else set())
+    assert all(stored[n].dtype == np.float32 for n in stored
+               if stored[n].dtype.kind == "f" and n not in matrices)
+    assert (record["trained_weights_sha256"] == record["weights_sha256"]) == (chosen == "float32")
 
 
 def test_half_precision_stores_matrices_in_float16():
@@ -294,17 +325,59 @@ def test_half_precision_stores_matrices_in_float16():
     assert half["w"].dtype == half["k"].dtype == np.float16
     assert half["b"] is arrays["b"] and half["n"] is arrays["n"] and half["kind"] is arrays["kind"]
     np.testing.assert_allclose(half["w"].astype(np.float32), arrays["w"], rtol=1e-3)
+    back = pretrained.as_float32(half)
+    assert back["w"].dtype == back["k"].dtype == np.float32 and back["b"] is arrays["b"]
+
+
+def test_int8_rows_round_each_value_to_its_rows_step():
+    gen = np.random.default_rng(0)
+    w = gen.normal(size=(5, 7)).astype(np.float32)
+    w[2] = 0.0                  # an all-zero row keeps a usable scale
+    w[3] *= 100.0               # rows have their own scales
+    k = gen.normal(size=(4, 3, 3, 3)).astype(np.float32)   # a conv kernel: one scale per output channel
+    arrays = {"w": w, "k": k, "b": np.full(5, 0.5, np.float32), "kind": np.array("mlp")}
+    stored = export_module.int8_rows(arrays)
+    assert stored["w"].dtype == stored["k"].dtype == np.int8 and stored["k"].shape == k.shape
+    assert stored["w" + pretrained.ROW_SCALE].shape == (5,) and stored["k" + pretrained.ROW_SCALE].shape == (4,)
+    assert stored["b"] is arrays["b"] and stored["kind"] is arrays["kind"]
+    for name, value in (("w", w), ("k", k)):
+        assert np.abs(stored[name].reshape(len(value), -1)).max(axis=1).tolist() == \
+            [0 if not np.any(row) else 127 for row in value.reshape(len(value), -1)]
+    back = pretrained.as_float32(stored)
+    assert set(back) == set(arrays) and back["w"].dtype == np.float32
+    for name, value in (("w", w), ("k", k)):
+        step = stored[name + pretrained.ROW_SCALE].reshape((-1,) + (1,) * (value.ndim - 1))
+        assert np.all(np.abs(back[name] - value) <= step / 2 * (1 + 1e-6))
+    assert not back["w"][2].any() and np.abs(back["w"][3]).max() > 50
+
+
+def test_store_takes_the_first_form_that_plays_the_trained_moves(monkeypatch):
+    """store() keeps a smaller form only when it plays the trained move often enough."""
+    arrays = {"w0": np.ones((3, 4), np.float32), "b0": np.zeros(3, np.float32), "kind": np.array("mlp")}
+    outcome = {}
+
+    def agreement(reference, actor, game, options, games):   # actors are their arrays here
+        assert reference is arrays and games == 3
+        form = {np.int8: "int8", np.float16: "float16"}[actor["w0"].dtype.type]
+        return {"decisions": 1000, "same_move": outcome[form], "max_logit_change": 0.1}
+
+    monkeypatch.setattr(export_module, "actor_from_arrays", lambda a: a)
+    monkeypatch.setattr(export_module, "decision_agreement", agreement)
+    for int8, half, expected, tried in ((998, 0, "int8", ["int8"]),
+                                        (997, 1000, "float16", ["int8", "float16"]),
+                                        (997, 997, "float32", ["int8", "float16"])):
+        outcome.update(int8=int8, float16=half)
+        name, stored, checks = export_module.store(arrays, "smartphone_inc_v0", {}, check_games=3)
+        assert (name, list(checks)) == (expected, tried)
+        assert stored["w0"].dtype == {"int8": np.int8, "float16": np.float16, "float32": np.float32}[name]
 
 
 @pytest.mark.parametrize("game", SHIPPED)
-def test_shipped_files_are_half_precision_and_play_the_trained_moves(game):
-    """What the half-precision file changed, as its record measured it against the trained
-    float32 actor: almost never the move (at most 1 in 500 decisions)."""
+def test_shipped_files_store_a_form_that_plays_the_trained_moves(game):
+    """What storing the file changed, as its record measured it against the trained float32
+    actor: the move of at most 1 in 500 decisions."""
     record = pretrained.load_record(game)
-    arrays = pretrained.load_arrays(game)
-    assert all(v.dtype == (np.float16 if v.ndim >= 2 else np.float32)
-               for v in arrays.values() if v.dtype.kind == "f")
-    assert record["trained_weights_sha256"] != record["weights_sha256"]
-    check = record["half_precision_check"]
-    assert check["decisions"] >= 500 and check["same_move"] >= 0.998 * check["decisions"]
-    assert 0 < check["max_logit_change"] < 0.05
+    _check_storage_choice(record, pretrained.load_arrays(game), games=20)
+    if record["storage"] != "float32":
+        check = record["storage_checks"][record["storage"]]
+        assert check["decisions"] >= 500 and 0 < check["max_logit_change"] < 0.05

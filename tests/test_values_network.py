@@ -186,16 +186,16 @@ def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):
                           "--verbose", "0"])
     assert summary["config"]["policy"] == "values"
     out = tmp_path / "models"
-    export(str(run), str(out), check_games=1)
+    storage = export(str(run), str(out), check_games=1)["storage"]
     actor = pretrained.load_actor(KD_GAME, directory=str(out))
     assert isinstance(actor, values_numpy.ActionValuesActor)
-    model = as_stored(load_model(str(run / "final_model.zip")))
+    model = as_stored(load_model(str(run / "final_model.zip")), storage)
     obs = np.asarray([o for o, _ in _positions(KD_GAME, {}, games=1)], dtype=np.float32)
     np.testing.assert_allclose(actor.batch_logits(obs), _torch_logits(model.policy, obs), rtol=1e-5, atol=1e-4)
 
     plain, with_values = envs.make(KD_GAME), envs.make(KD_GAME, action_values=True)
     bot = agents.make("policy", path=str(run / "final_model.zip"))
-    as_stored(bot.model)
+    as_stored(bot.model, storage)
     for env in (plain, with_values):
         env.reset(seed=4)
         while not env.terminations[env.agent_selection]:

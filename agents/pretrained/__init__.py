@@ -34,6 +34,7 @@ from agents.pretrained import board_numpy, expancity_numpy, values_numpy
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MLP = "mlp"
+ROW_SCALE = "__row_scale"    # suffix of the per-row scales of a matrix stored in int8
 # a structured network's --policy name -> (torch model -> arrays, arrays -> numpy actor)
 NUMPY_TWINS = {twin.KIND: (twin.export_arrays, actor) for twin, actor in (
     (expancity_numpy, expancity_numpy.ExpancityActor), (board_numpy, board_numpy.BoardActor),
@@ -73,6 +74,25 @@ def weights_sha256(arrays):
         digest.update(f"{name}|{value.dtype.str}|{value.shape}|".encode())
         digest.update(value.tobytes())
     return digest.hexdigest()
+
+
+def as_float32(arrays):
+    """A policy file's arrays as the actors compute with them: an int8 matrix times its
+    per-row scale (``name + ROW_SCALE``, see :func:`agents.pretrained.export.int8_rows`),
+    float16 widened, the rest as it is; the scales themselves dropped."""
+    out = {}
+    for name, value in arrays.items():
+        if name.endswith(ROW_SCALE):
+            continue
+        if value.dtype == np.int8:
+            scale = arrays[name + ROW_SCALE]
+            rows = value.reshape(value.shape[0], -1).astype(np.float32) * scale[:, None]
+            out[name] = rows.reshape(value.shape)
+        elif value.dtype == np.float16:
+            out[name] = value.astype(np.float32)
+        else:
+            out[name] = value
+    return out
 
 
 def load_arrays(game, directory=MODELS_DIR):
@@ -122,6 +142,7 @@ def load_actor(game, directory=MODELS_DIR):
 def actor_from_arrays(arrays):
     """The numpy actor of a policy file's arrays (its ``kind`` names the network)."""
     kind = str(arrays.get("kind", MLP))
+    arrays = as_float32(arrays)
     return NUMPY_TWINS[kind][1](arrays) if kind in NUMPY_TWINS else _MlpActor(arrays)
 
 

@@ -1,4 +1,5 @@
-"""``python -m agents.pretrained export RUN_DIR`` / ``list``: see :mod:`agents.pretrained.export`."""
+"""``python -m agents.pretrained export RUN_DIR`` / ``restore GAME NPZ`` / ``list``: see
+:mod:`agents.pretrained.export`."""
 import argparse
 import sys
 
@@ -15,23 +16,33 @@ def main(argv=None):
     e.add_argument("--to", default=MODELS_DIR, help="destination directory")
     e.add_argument("--note", default="", help="free text appended to the provenance")
     e.add_argument("--check-games", type=int, default=10,
-                   help="games against greedy in which the stored (half-precision) actor's moves "
-                        "are compared with the trained one's (default 10)")
+                   help="games against greedy in which a stored form's moves are compared with "
+                        "the trained actor's (default 10)")
+    r = sub.add_parser("restore", help="store GAME's shipped policy again from its trained float32 "
+                                       "arrays (after a change of the stored forms)")
+    r.add_argument("game")
+    r.add_argument("trained_npz", help="the run's float32 arrays (hash: trained_weights_sha256)")
+    r.add_argument("--to", default=MODELS_DIR, help="the models directory")
+    r.add_argument("--check-games", type=int, default=10)
     sub.add_parser("list", help="the games with a shipped policy and their recorded figures")
     args = p.parse_args(argv)
-    if args.command == "export":
-        from agents.pretrained.export import export
-        record = export(args.run_dir, args.to, args.note, args.check_games)
-        check = record["half_precision_check"]
+    if args.command in ("export", "restore"):
+        from agents.pretrained import export as exporting
+        if args.command == "export":
+            record = exporting.export(args.run_dir, args.to, args.note, args.check_games)
+        else:
+            record = exporting.restore(args.game, args.trained_npz, args.to, args.check_games)
+        check = record["storage_checks"].get(record["storage"])
+        agreement = (f": the same move in {check['same_move']} of {check['decisions']} decisions"
+                     if check else "")
         print(f"{record['game']}: sha256 {record['weights_sha256'][:16]}..., final win rates "
               f"{record['final_evaluation']['win_rates']}, overridden {record['overridden']}; "
-              f"stored in half precision: the same move in {check['same_move']} of "
-              f"{check['decisions']} decisions")
+              f"stored in {record['storage']}{agreement}")
     else:
         for game in available_games():
             r = load_record(game)
-            print(f"{game}: {r['timesteps']:,} steps, seed {r['seed']}, win rates "
-                  f"{r['final_evaluation']['win_rates']}")
+            print(f"{game}: {r['timesteps']:,} steps, seed {r['seed']}, stored in {r['storage']}, "
+                  f"win rates {r['final_evaluation']['win_rates']}")
     return 0
 
 

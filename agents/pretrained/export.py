@@ -1,9 +1,10 @@
 """Export a training run's final policy as the package's pretrained policy of its game.
 
 :func:`export` reads a finished ``train.py`` run (``summary.json`` and the final model) and
-writes ``<game>.npz`` (the actor's arrays, its matrices in float16: :func:`half_precision`)
-and ``<game>.json`` (its record, see :mod:`agents.pretrained`).  A flat MLP actor is taken
-from the run's ``final_model.npz`` (no torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
+writes ``<game>.npz`` (the actor's arrays in the smallest :data:`STORAGES` form that still
+plays the trained actor's moves, see :func:`store`) and ``<game>.json`` (its record, see
+:mod:`agents.pretrained`).  A flat MLP actor is taken from the run's ``final_model.npz`` (no
+torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
 :class:`agents.networks.BoardPolicy`, :class:`agents.networks.ActionValuesPolicy`) from
 ``final_model.zip`` through its numpy twin (:mod:`agents.pretrained.expancity_numpy`,
 :mod:`agents.pretrained.board_numpy`, :mod:`agents.pretrained.values_numpy`), whose logits are
@@ -17,11 +18,10 @@ import time
 
 import numpy as np
 
-from agents.pretrained import (MLP, MODELS_DIR, NUMPY_TWINS, actor_from_arrays, clear_cache,
-                               weights_sha256)
+from agents.pretrained import (MLP, MODELS_DIR, NUMPY_TWINS, ROW_SCALE, actor_from_arrays,
+                               clear_cache, weights_sha256)
 
-STORAGE = ("float16 weight matrices and convolution kernels, float32 vectors; computed in "
-           "float32 (agents.pretrained.export.half_precision)")
+
 
 
 def _json_value(value):
@@ -88,12 +88,64 @@ def _check_against_torch(model, actor, config, games=2, atol=1e-4):
 
 
 def half_precision(arrays):
-    """The arrays as a policy file stores them: every float32 array of two or more
-    dimensions (a weight matrix, a convolution kernel) in float16, which halves the file;
-    vectors (biases, observation scales, the tie-break lean of a head's bias) and scalars
-    stay as they are.  The actors convert back to float32 when they load."""
-    return {name: value.astype(np.float16) if value.dtype == np.float32 and value.ndim >= 2 else value
+    """Every float32 array of two or more dimensions (a weight matrix, a convolution kernel)
+    in float16, which halves the file; vectors (biases, observation scales, the tie-break
+    lean of a head's bias) and scalars stay as they are."""
+    return {name: value.astype(np.float16) if _is_matrix(value) else value
             for name, value in arrays.items()}
+
+
+def int8_rows(arrays):
+    """Every float32 array of two or more dimensions in int8, with one float32 scale per
+    output row (its first index) under ``name + ROW_SCALE``: ``q = round(w / s)``, ``s`` the
+    row's largest magnitude / 127, so a quarter of float32's bytes; other arrays as they
+    are.  :func:`agents.pretrained.as_float32` reads it back."""
+    out = {}
+    for name, value in arrays.items():
+        if not _is_matrix(value):
+            out[name] = value
+            continue
+        rows = value.reshape(value.shape[0], -1)
+        largest = np.abs(rows).max(axis=1)
+        scale = np.where(largest > 0, largest / 127, 1).astype(np.float32)
+        out[name] = np.rint(rows / scale[:, None]).astype(np.int8).reshape(value.shape)
+        out[name + ROW_SCALE] = scale
+    return out
+
+
+def _is_matrix(value):
+    return value.dtype == np.float32 and value.ndim >= 2
+
+
+# How a policy file may store the trained float32 arrays, smallest first: name ->
+# (arrays -> stored arrays, description).  :func:`store` takes the first one that passes.
+STORAGES = {
+    "int8": (int8_rows, "int8 weight matrices and convolution kernels with a float32 scale per "
+                        "output row, float32 vectors; computed in float32 (export.int8_rows)"),
+    "float16": (half_precision, "float16 weight matrices and convolution kernels, float32 vectors; "
+                                "computed in float32 (export.half_precision)"),
+    "float32": (dict, "the trained float32 arrays"),
+}
+# The least share of the trained actor's moves a stored form must play to be chosen.
+SAME_MOVE_SHARE = 0.998
+
+
+def store(trained, game, options, check_games):
+    """``(name, stored arrays, checks)``: the first of :data:`STORAGES` whose actor plays the
+    trained actor's move in at least :data:`SAME_MOVE_SHARE` of the decisions of
+    :func:`decision_agreement` (``check_games`` games); ``checks`` holds the agreement of
+    every form tried, by name.  Storing can change a near-tie's move; this bounds how often."""
+    reference = actor_from_arrays(trained)
+    checks = {}
+    for name, (convert, _) in STORAGES.items():
+        arrays = convert(trained)
+        if name == "float32":
+            return name, arrays, checks
+        checks[name] = decision_agreement(reference, actor_from_arrays(arrays), game, options,
+                                          games=check_games)
+        if checks[name]["same_move"] >= SAME_MOVE_SHARE * checks[name]["decisions"]:
+            return name, arrays, checks
+    raise AssertionError("the float32 form always passes")
 
 
 def decision_agreement(trained, shipped, game, options, games=10, seed=500):
@@ -147,20 +199,16 @@ def export(run_dir, directory=MODELS_DIR, note="", check_games=10):
     """Write ``<game>.npz`` and ``<game>.json`` into ``directory`` from a finished training
     run (its ``summary.json`` and final model); returns the record.
 
-    The file holds :func:`half_precision` of the run's actor; the record keeps the hash of
+    The file holds :func:`store`'s form of the run's actor; the record keeps the hash of
     both (``weights_sha256`` of the file's arrays, ``trained_weights_sha256`` of the run's
-    float32 ones) and :func:`decision_agreement` of the two over ``check_games`` games."""
-    if isinstance(check_games, bool) or not isinstance(check_games, (int, np.integer)) or check_games < 1:
-        raise ValueError(f"check_games must be an integer >= 1, got {check_games!r}")
+    float32 ones) and the agreement of each stored form tried (``storage_checks``)."""
+    _check_games(check_games)
     with open(os.path.join(run_dir, "summary.json")) as f:
         summary = json.load(f)
     config = dict(summary["config"])
     game = summary["game"]
     config.setdefault("game", game)
     trained = _actor_arrays(run_dir, {**config, "options": summary.get("options", {})})
-    arrays = half_precision(trained)
-    agreement = decision_agreement(actor_from_arrays(trained), actor_from_arrays(arrays), game,
-                                   summary.get("options", {}), games=check_games)
     record = {
         "game": game,
         "options": summary.get("options", {}),
@@ -175,10 +223,6 @@ def export(run_dir, directory=MODELS_DIR, note="", check_games=10):
                              "win_rates": summary["final_win_rates"],
                              "mean_rewards": summary["final_mean_rewards"],
                              "win_intervals": summary.get("final_win_intervals", {})},
-        "weights_sha256": weights_sha256(arrays),
-        "trained_weights_sha256": weights_sha256(trained),
-        "storage": STORAGE,
-        "half_precision_check": {"games": check_games, "opponent": "greedy", **agreement},
         "versions": _versions(),
         "exported": time.strftime("%Y-%m-%d", time.gmtime()),
         "provenance": (f"train.train with train.GAME_DEFAULTS[{game!r}] (fields in 'overridden' "
@@ -186,6 +230,45 @@ def export(run_dir, directory=MODELS_DIR, note="", check_games=10):
                        f"'python -m benchmarks.training_report --games {game}' and exported by "
                        f"'python -m agents.pretrained export RUN_DIR'. {note}").strip(),
     }
+    return _write(record, trained, directory, check_games)
+
+
+def restore(game, trained_npz, directory=MODELS_DIR, check_games=10):
+    """Store ``game``'s policy in ``directory`` again from its run's float32 actor arrays
+    (an ``.npz`` of them, ``kind`` included, as a float32 policy file holds them), after a
+    change of :data:`STORAGES`; every other field of its record stays.  The arrays must
+    have the record's ``trained_weights_sha256``.  Returns the new record."""
+    _check_games(check_games)
+    from agents.pretrained import load_record
+    record = load_record(game, directory)
+    with np.load(trained_npz) as data:
+        trained = {name: data[name] for name in data.files}
+    if weights_sha256(trained) != record["trained_weights_sha256"]:
+        raise ValueError(f"{trained_npz} does not hold the trained arrays of {game!r}'s shipped "
+                         f"policy (trained_weights_sha256 differs)")
+    record.pop("half_precision_check", None)     # the field of files stored in float16 alone
+    record["restored"] = time.strftime("%Y-%m-%d", time.gmtime())
+    return _write(record, trained, directory, check_games)
+
+
+def _check_games(check_games):
+    if isinstance(check_games, bool) or not isinstance(check_games, (int, np.integer)) or check_games < 1:
+        raise ValueError(f"check_games must be an integer >= 1, got {check_games!r}")
+
+
+def _write(record, trained, directory, check_games):
+    """Store ``trained`` (:func:`store`), complete ``record`` with the hashes and checks, and
+    write both files."""
+    game = record["game"]
+    name, arrays, checks = store(trained, game, record.get("options", {}), check_games)
+    record.update({
+        "weights_sha256": weights_sha256(arrays),
+        "trained_weights_sha256": weights_sha256(trained),
+        "storage": name,
+        "storage_description": STORAGES[name][1],
+        "storage_checks": {form: {"games": check_games, "opponent": "greedy", **check}
+                           for form, check in checks.items()},
+    })
     os.makedirs(directory, exist_ok=True)
     base = os.path.join(directory, game)
     tmp = f"{base}.{os.getpid()}.tmp"
