@@ -1,7 +1,9 @@
 """A rule-less game: the floor of the AEC loop in ``benchmarks.throughput``.
 
 Two seats alternate; every one of 64 actions is always legal, the observation is 64
-zeros, and a game lasts 100 moves.  Driving it through the shell costs only the shell and
+zeros, and a game lasts 100 moves.  ``FloorSpec(num_actions, obs_size, num_players)``
+gives the same game with a real game's shapes (seats in turn, every action legal): the
+floor of an environment with that interface.  Driving it through the shell costs only the shell and
 the benchmark's loop, so a real game's AEC figure divided by this one is the share of the
 floor that game reaches.
 """
@@ -10,26 +12,26 @@ from numba import njit
 
 from envs.options import Option
 from envs.spec import GameConfig, GameSpec
-from kernels.layout import ActionBlocks, Layout
+from kernels.layout import Layout
 
 STATE = Layout("floor state")
 MOVES = STATE.add("moves")
+SEATS = STATE.add("seats")
 STATE_SIZE = STATE.size
-OBS = Layout("floor observation")
-OBS.add("nothing", (64,))
-ACTIONS = ActionBlocks("floor actions", [("any", 64)])
-NUM_ACTIONS = ACTIONS.num_actions
+OBS_SIZE = 64
+NUM_ACTIONS = 64
 GAME_LENGTH = 100
 
 
 @njit(cache=True)
 def init(state, config, seed):
     state[MOVES] = 0
+    state[SEATS] = config[0]
 
 
 @njit(cache=True)
 def current_player(state):
-    return -1 if state[MOVES] >= GAME_LENGTH else state[MOVES] % 2
+    return -1 if state[MOVES] >= GAME_LENGTH else state[MOVES] % state[SEATS]
 
 
 @njit(cache=True)
@@ -78,23 +80,31 @@ def determinize(state, observer, seed):
 
 class FloorSpec(GameSpec):
     game_id = "floor_v0"
-    num_actions = NUM_ACTIONS
     max_steps = GAME_LENGTH
-    options = (Option("num_players", "int", 2, "seats", low=2, high=2),)
 
-    def __init__(self):
+    def __init__(self, num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_players=2):
         import benchmarks.floor_game as kernel
+        for name, value, least in (("num_actions", num_actions, 1), ("obs_size", obs_size, 1),
+                                   ("num_players", num_players, 2)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
         self.kernel = kernel
+        self.num_actions = int(num_actions)
+        self.obs_size = int(obs_size)
+        self.player_counts = (int(num_players),)
+        self.options = (Option("num_players", "int", int(num_players), "seats",
+                               low=int(num_players), high=int(num_players)),)
 
     def build_config(self, opts):
-        return GameConfig(2, np.zeros(1, dtype=np.int64), state_size=STATE_SIZE, obs_size=OBS.size,
-                          options=opts)
+        n = opts["num_players"]
+        return GameConfig(n, np.array([n], dtype=np.int64), state_size=STATE_SIZE,
+                          obs_size=self.obs_size, options=opts)
 
     def observation_layout(self, cfg):
-        return OBS.parts()
+        return [("nothing", (self.obs_size,))]
 
     def observation_bounds(self, cfg):
-        return OBS.bounds()
+        return 0.0, 1.0
 
     def phase_name(self, state, cfg):
         return "any"

@@ -313,3 +313,22 @@ def test_benchmark_floor_game_is_a_valid_environment():
     from tests import driver
     api_test(CityEnv(FloorSpec()), num_cycles=50)
     assert driver.play(CityEnv(FloorSpec()), seed=0) == GAME_LENGTH
+    # with a real game's shapes (the floor of that interface): seats in turn, all legal
+    env = CityEnv(FloorSpec(num_actions=300, obs_size=1000, num_players=4))
+    api_test(env, num_cycles=50)
+    env.reset(seed=0)
+    assert env.action_space(env.agents[0]).n == 300
+    assert env.observation_space(env.agents[0])["observation"].shape == (1000,)
+    seen = []
+    for agent in env.agent_iter():
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        ob = env.observe(agent)
+        assert ob["action_mask"].all() and not ob["observation"].any()
+        seen.append(agent)
+        env.step(len(seen) % 300)
+    assert len(seen) == GAME_LENGTH and seen[:5] == env.possible_agents + env.possible_agents[:1]
+    for bad in ({"num_actions": 0}, {"obs_size": 2.0}, {"num_players": 1}, {"num_actions": True}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            FloorSpec(**bad)
