@@ -16,7 +16,8 @@ class RandomAgent(Agent):
     batch_kind = "random"    # the batched games play it inside numba (envs.vector)
 
     def act(self, env, agent) -> int:
-        mask = np.ascontiguousarray(action_mask(env, agent), dtype=np.int8)
+        # 0/1, as pick_uniform counts it (another library's mask may hold other values)
+        mask = np.ascontiguousarray(action_mask(env, agent) != 0, dtype=np.int8)
         a = int(pick_uniform(mask, self.gen, 0))
         if a < 0:
             raise ValueError(f"{agent} has no legal action (is it the agent to move?)")

@@ -47,6 +47,24 @@ def test_pick_uniform_only_picks_legal():
     assert pick_uniform(np.zeros(3, np.int8), gen, 0) == -1
 
 
+def test_pick_uniform_is_the_drawn_entry_of_the_legal_ones():
+    """For the same draw, the pick is the k-th legal index (k = randint(count)): masks of
+    every length around the 64-entry blocks it skips, sparse and dense, rows of a batch."""
+    from kernels import rng
+    draws = np.random.default_rng(3)
+    gen = new_generator(7)
+    for n in (1, 5, 63, 64, 65, 127, 128, 129, 204, 616, 1056):
+        for density in (0.02, 0.3, 1.0):
+            batch = (draws.random((3, n)) < density).astype(np.int8)
+            batch[:, draws.integers(n)] = 1
+            for mask in batch:
+                legal = np.flatnonzero(mask)
+                before = gen.copy()
+                k = rng.randint(before, 0, legal.size)
+                assert pick_uniform(mask, gen, 0) == legal[k]
+                assert np.array_equal(gen, before)
+
+
 def test_neighbor_table():
     t = grid.neighbor_table(5, 7)
     assert t.shape == (35, 4)
