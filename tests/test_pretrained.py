@@ -243,7 +243,7 @@ def test_shipped_expancity_weights_give_torch_logits():
 
 
 @torch_needed
-def test_export_from_a_run(tmp_path):
+def test_export_from_a_run(tmp_path, capsys):
     """A run directory (summary.json + final_model.npz) exports to a policy that computes the
     run's own actor logits, with the changed settings recorded as overridden."""
     from sb3_contrib import MaskablePPO
@@ -294,6 +294,12 @@ def test_export_from_a_run(tmp_path):
     with pytest.raises(ValueError, match="check_games"):
         export_module.restore(game, str(trained_npz), str(out), check_games=0)
     assert pretrained.load_record(game, str(out)) == again
+    # the command line: restore from the right arrays, then list
+    from agents.pretrained.__main__ import main as cli
+    np.savez(trained_npz, **trained, kind=np.array("mlp"))
+    assert cli(["restore", game, str(trained_npz), "--to", str(out), "--check-games", "1"]) == 0
+    assert f"stored in {again['storage']}" in capsys.readouterr().out
+    assert pretrained.load_record(game, str(out))["weights_sha256"] == again["weights_sha256"]
 
 
 def _check_storage_choice(record, stored, games):
@@ -345,6 +351,10 @@ def test_int8_rows_round_each_value_to_its_rows_step():
             [0 if not np.any(row) else 127 for row in value.reshape(len(value), -1)]
     back = pretrained.as_float32(stored)
     assert set(back) == set(arrays) and back["w"].dtype == np.float32
+    for broken in ({**stored, "w" + pretrained.ROW_SCALE: np.ones(4, np.float32)},
+                   {k: v for k, v in stored.items() if k != "k" + pretrained.ROW_SCALE}):
+        with pytest.raises(ValueError, match="row scales"):
+            pretrained.as_float32(broken)
     for name, value in (("w", w), ("k", k)):
         step = stored[name + pretrained.ROW_SCALE].reshape((-1,) + (1,) * (value.ndim - 1))
         assert np.all(np.abs(back[name] - value) <= step / 2 * (1 + 1e-6))

@@ -85,7 +85,10 @@ def as_float32(arrays):
         if name.endswith(ROW_SCALE):
             continue
         if value.dtype == np.int8:
-            scale = arrays[name + ROW_SCALE]
+            scale = arrays.get(name + ROW_SCALE)
+            if scale is None or scale.shape != value.shape[:1]:
+                raise ValueError(f"int8 array {name!r} has no {value.shape[0]} row scales "
+                                 f"{name + ROW_SCALE!r}")
             rows = value.reshape(value.shape[0], -1).astype(np.float32) * scale[:, None]
             out[name] = rows.reshape(value.shape)
         elif value.dtype == np.float16:
