@@ -1,11 +1,11 @@
 """A rule-less game: the floor of the AEC loop in ``benchmarks.throughput``.
 
 Two seats alternate; every one of 64 actions is always legal, the observation is 64
-zeros, and a game lasts 100 moves.  ``FloorSpec(num_actions, obs_size, num_players)``
-gives the same game with a real game's shapes (seats in turn, every action legal): the
-floor of an environment with that interface.  Driving it through the shell costs only the shell and
+zeros, and a game lasts 100 moves.  Driving it through the shell costs only the shell and
 the benchmark's loop, so a real game's AEC figure divided by this one is the share of the
-floor that game reaches.
+floor that game reaches.  ``FloorSpec(num_actions, obs_size, num_players)`` gives the same
+game with a real game's shapes (seats in turn, every action legal): the floor of an
+environment with that interface.
 """
 import numpy as np
 from numba import njit

@@ -352,7 +352,7 @@ def test_int8_rows_round_each_value_to_its_rows_step():
     back = pretrained.as_float32(stored)
     assert set(back) == set(arrays) and back["w"].dtype == np.float32
     for broken in ({**stored, "w" + pretrained.ROW_SCALE: np.ones(4, np.float32)},
-                   {k: v for k, v in stored.items() if k != "k" + pretrained.ROW_SCALE}):
+                   {n: v for n, v in stored.items() if n != "k" + pretrained.ROW_SCALE}):
         with pytest.raises(ValueError, match="row scales"):
             pretrained.as_float32(broken)
     for name, value in (("w", w), ("k", k)):

@@ -1,4 +1,5 @@
-"""benchmarks.throughput: the split of an AEC step's time (tiny budgets)."""
+"""benchmarks.throughput: the split of an AEC step's time, the floor of each game's shapes
+and the table that divides by it (tiny budgets)."""
 import envs
 from benchmarks import throughput
 
