@@ -22,8 +22,6 @@ from agents.pretrained import (MLP, MODELS_DIR, NUMPY_TWINS, ROW_SCALE, actor_fr
                                clear_cache, weights_sha256)
 
 
-
-
 def _json_value(value):
     return json.loads(json.dumps(value, default=list))
 
@@ -139,13 +137,13 @@ def store(trained, game, options, check_games):
     checks = {}
     for name, (convert, _) in STORAGES.items():
         arrays = convert(trained)
-        if name == "float32":
-            return name, arrays, checks
+        if name == "float32":     # the trained arrays themselves: nothing to check
+            break
         checks[name] = decision_agreement(reference, actor_from_arrays(arrays), game, options,
                                           games=check_games)
         if checks[name]["same_move"] >= SAME_MOVE_SHARE * checks[name]["decisions"]:
-            return name, arrays, checks
-    raise AssertionError("the float32 form always passes")
+            break
+    return name, arrays, checks
 
 
 def decision_agreement(trained, shipped, game, options, games=10, seed=500):
