@@ -100,13 +100,13 @@ class VecGame:
         if not self._ready:
             raise AssertionError("reset() needs to be called before step()")
         actions = self._check_actions(actions)
-        self._step_fn(self._states, actions, self.cfg.config, self._seeds, self._score_mode,
-                      self._players, self._masks, self._obs, self._rewards, self._terminated,
-                      self._final_scores, self._final_ranks)
+        ended = self._step_fn(self._states, actions, self.cfg.config, self._seeds, self._score_mode,
+                              self._players, self._masks, self._obs, self._rewards, self._terminated,
+                              self._final_scores, self._final_ranks)
         rewards = self._rewards.copy()
         terminated = self._terminated.copy()
         info = self._info()
-        if terminated.any():
+        if ended:
             info["final_scores"] = self._final_scores.copy()
             info["final_ranks"] = self._final_ranks.copy()
         return self._observation(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
@@ -120,7 +120,7 @@ class VecGame:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
+        if a.dtype.kind not in "iu":     # signed or unsigned integers (np.issubdtype costs a microsecond)
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
         checked = np.ascontiguousarray(a, dtype=np.int64)
         # one jitted pass over the batch (numpy's several passes cost more than a small batch's step)
@@ -273,10 +273,10 @@ class VecSeatGame(VecGame):
         if not self._ready:
             raise AssertionError("reset() needs to be called before step()")
         actions = self._check_actions(actions)
-        self._run(actions)
+        ended = self._run(actions)
         terminated = self._terminated.copy()
         info = self._info()
-        if terminated.any():
+        if ended:
             info["final_scores"] = self._final_scores.copy()
             info["final_ranks"] = self._final_ranks.copy()
             info["final_obs"] = self._final_obs.copy()
@@ -301,28 +301,29 @@ class VecSeatGame(VecGame):
 
     def _run(self, actions):
         """Advance every game to its learner's next decision: restarted games get their new
-        opponents, frozen policies answer for all the games waiting on each at once."""
-        fresh = True
+        opponents, frozen policies answer for all the games waiting on each at once.
+        Returns whether any game ended."""
+        fresh, ended = True, False
         while True:
-            self._advance(self._states, actions, self.cfg.config, self._seeds, self._gens, self._kinds,
-                          self._learners, self._score_mode, self.shaping, fresh, self._status,
-                          self._players, self._masks, self._obs, self._learner_rewards, self._terminated,
-                          self._final_scores, self._final_ranks, self._final_obs, self._potentials,
-                          self._seat_rewards, *self._work)
-            fresh = False
-            if not self._status.any():
-                break
+            waiting, restarted = self._advance(
+                self._states, actions, self.cfg.config, self._seeds, self._gens, self._kinds,
+                self._learners, self._score_mode, self.shaping, fresh, self._status, self._players,
+                self._masks, self._obs, self._learner_rewards, self._terminated, self._final_scores,
+                self._final_ranks, self._final_obs, self._potentials, self._seat_rewards, *self._work)
+            fresh, ended = False, ended or restarted > 0
+            if not (waiting or restarted):
+                return ended
             actions = self._pending
             actions[:] = seat_batch.SKIP
-            for i in np.flatnonzero(self._status == seat_batch.RESTARTED):
-                self._final_seat[i] = self._learners[i]
-                if self.seat == "rotate":
-                    self._learners[i] = (self._learners[i] + 1) % self.num_players
-                self._start_game(i)
-                actions[i] = seat_batch.NO_ACTION
-            waiting = np.flatnonzero(self._status == seat_batch.WAITING)
-            if waiting.size:
-                self._ask_policies(waiting, actions)
+            if restarted:
+                for i in np.flatnonzero(self._status == seat_batch.RESTARTED):
+                    self._final_seat[i] = self._learners[i]
+                    if self.seat == "rotate":
+                        self._learners[i] = (self._learners[i] + 1) % self.num_players
+                    self._start_game(i)
+                    actions[i] = seat_batch.NO_ACTION
+            if waiting:
+                self._ask_policies(np.flatnonzero(self._status == seat_batch.WAITING), actions)
 
     def _ask_policies(self, rows, actions):
         groups = {}

@@ -12,7 +12,8 @@ terminated, final_scores, final_ranks)``
     a game that ended: its per-seat rewards (as the AEC shell pays them), final scores and
     ranks; the game is then restarted at once from the next seed of its sequence
     (:func:`kernels.rng.next_seed`, the sequence the AEC env follows for unseeded resets),
-    so ``players``/``masks``/``obs`` always describe a game in progress.
+    so ``players``/``masks``/``obs`` always describe a game in progress.  Returns how many
+    games ended (cheaper for the caller than asking numpy whether any did).
 
 Games are independent, so the loop over them runs in parallel threads (numba ``prange``;
 ``numba.set_num_threads`` picks how many).  Each game's row is handed to the kernel's own
@@ -52,11 +53,13 @@ def batch_functions(kernel):
     def step(states, actions, config, seeds, score_mode, players, masks, obs, rewards,
              terminated, final_scores, final_ranks):
         n_seats = rewards.shape[1]
+        ended = 0
         for i in prange(states.shape[0]):
             state = states[i]
             k_step(state, actions[i])
             p = k_player(state)
             if p < 0:
+                ended += 1
                 terminated[i] = True
                 k_scores(state, final_scores[i])
                 k_ranks(state, final_ranks[i])
@@ -71,6 +74,7 @@ def batch_functions(kernel):
             players[i] = p
             k_mask(state, masks[i])
             k_observe(state, p, obs[i])
+        return ended
 
     return (reset, step)
 

@@ -50,7 +50,8 @@ def seat_functions(kernel):
     potentials, seat_rewards, det, after, det_mask, scores, values, ranks, action_values)``:
     ``fresh`` (the first call of a step) clears ``rewards``/``terminated`` of the games it
     touches; later calls of the same step add to them.  The arrays after ``potentials``
-    are per-game scratch."""
+    are per-game scratch.  Returns ``(waiting, restarted)``: how many games this call left
+    ``WAITING`` and ``RESTARTED`` (both 0: every game's learner is to move)."""
     from kernels.greedy import greedy_function
     k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
     k_player, k_observe = kernel.current_player, kernel.observe
@@ -63,6 +64,8 @@ def seat_functions(kernel):
                 status, players, masks, obs, rewards, terminated, final_scores, final_ranks, final_obs,
                 potentials, seat_rewards, det, after, det_mask, scores, values, ranks, action_values):
         n_seats = seat_rewards.shape[1]
+        waiting = 0
+        restarted = 0
         for i in prange(states.shape[0]):
             if actions[i] == SKIP:
                 continue
@@ -90,6 +93,7 @@ def seat_functions(kernel):
                     seeds[i] = rng.next_seed(seeds[i])
                     k_init(state, config, seeds[i])
                     status[i] = RESTARTED
+                    restarted += 1
                     break
                 k_mask(state, masks[i])
                 if p == learner:
@@ -108,6 +112,7 @@ def seat_functions(kernel):
                     k_observe(state, p, obs[i])
                     players[i] = p
                     status[i] = WAITING
+                    waiting += 1
                     break
                 if kind == RANDOM:
                     a = pick_uniform(masks[i], gens[i, p], 0)
@@ -115,5 +120,6 @@ def seat_functions(kernel):
                     a = choose(state, masks[i], n_seats, gens[i, p], det[i], after[i], det_mask[i],
                                scores[i], values[i], ranks[i], action_values[i])
                 k_step(state, a)
+        return waiting, restarted
 
     return (advance,)

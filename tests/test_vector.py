@@ -37,6 +37,7 @@ def test_batched_games_are_the_aec_games(game, options):
         obs, rewards, terminated, truncated, info = venv.step(actions)
         steps += 1
         assert not truncated.any()
+        assert ("final_scores" in info) == ("final_ranks" in info) == terminated.any()
         for i, e in enumerate(aec):
             e.step(int(actions[i]))
             if terminated[i]:
@@ -248,6 +249,8 @@ def test_rotating_seat_policy_opponents_and_shaping_match_the_aec_games(game, op
             assert np.array_equal(obs["action_mask"][i], view["action_mask"])
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
         obs, rewards, terminated, truncated, info = venv.step(actions)
+        assert all((key in info) == terminated.any() for key in ("final_scores", "final_ranks", "final_obs",
+                                                                   "final_seat"))
         policy_moves = []
         for i, t in enumerate(tables):
             e = t["env"]
