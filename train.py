@@ -313,8 +313,9 @@ def _game(game, **changes):
 
 
 # The recipe of the games whose policy reads greedy's action values (--policy values): it
-# starts as greedy's choice, so it learns against greedy itself, on the score margin, with
-# small and shrinking steps that keep it from drifting off that start.
+# starts as greedy's choice (in Between Two Cities, the choice of a stronger potential:
+# kernels.between_two_cities.feature_potential), so it learns against greedy itself, on the
+# score margin, with small and shrinking steps that keep it from drifting off that start.
 VALUES_RECIPE = dict(policy="values", opponents="greedy", reward_mode="score", learning_rate=1e-4,
                      lr_schedule="linear", ent_coef=0.0, n_epochs=4)
 

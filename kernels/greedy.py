@@ -22,15 +22,17 @@ from kernels.playout import per_kernel
 
 
 @per_kernel
-def action_values_function(kernel):
+def action_values_function(kernel, features=False):
     """The jitted ``values(state, legal, seat, num_seats, det_seed, *Work(...).args()) -> best``
     of ``kernel``: greedy's one-ply value of every action legal in ``legal``, written into
-    ``action_values`` (``-inf`` for every other action), and the best of them.
+    ``action_values`` (``-inf`` for every other action), and the best of them.  With
+    ``features``, the values use the kernel's feature potential instead of greedy's
+    (:func:`kernels.outcome.potential_of`).
 
     The values are read on a determinization of ``state`` from ``seat``'s point of view drawn
     with ``det_seed``, so they depend on nothing ``seat`` cannot see."""
     k_step, k_mask, k_determinize = kernel.step, kernel.legal_mask, kernel.determinize
-    position_value = outcome.position_value_function(kernel)
+    position_value = outcome.position_value_function(kernel, features)
 
     @njit
     def values(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores, values, ranks,
@@ -73,14 +75,16 @@ def observation_seed(observation):
 def action_value_features_function(kernel):
     """The jitted ``features(state, legal, seat, num_seats, observation, out, *Work(...).args())``
     of ``kernel``: for the seat to move, how far each legal action's one-ply value
-    (:func:`action_values_function`) lies below the best one's, floored at
+    (:func:`action_values_function`, with the kernel's ``feature_potential`` where it has
+    one, else greedy's) lies below the best one's, floored at
     :data:`VALUE_FLOOR` (0 for the best; 0 for every action not legal, and for all when no
     action could be valued).
 
     The determinization is seeded by :func:`observation_seed` of ``seat``'s observation, so
     the features are a function of what ``seat`` knows: they are part of what that seat
     observes (the environments' ``action_values`` option)."""
-    action_values_of = action_values_function(kernel)
+    # without a feature potential the features read greedy's own values (one compilation)
+    action_values_of = action_values_function(kernel, hasattr(kernel, "feature_potential"))
 
     @njit
     def features(state, legal, seat, num_seats, observation, out, det, after, det_mask, scores, values,

@@ -127,13 +127,25 @@ TERMINAL_WEIGHT = 1_000_000.0
 
 
 
+def potential_of(kernel, features):
+    """The kernel's ``potential``; with ``features``, its ``feature_potential`` if it has
+    one -- the potential behind the action values a learning policy observes
+    (:func:`kernels.greedy.action_value_features_function`), where a kernel knows a better
+    one-ply judge than greedy's.  Greedy, MCTS and the shaping keep ``potential``, so the
+    baseline a policy is measured against does not move."""
+    if features and hasattr(kernel, "feature_potential"):
+        return kernel.feature_potential
+    return getattr(kernel, "potential", _no_potential)
+
+
 @per_kernel
-def value_function(kernel):
-    """The jitted ``values(state, num_seats, scores, out)`` of ``kernel`` (one per process):
-    writes every participant's value into ``out`` (``float64``, one per participant,
-    seats first) using ``scores`` (``int64``, same length) as scratch."""
+def value_function(kernel, features=False):
+    """The jitted ``values(state, num_seats, scores, out)`` of ``kernel`` (one per process
+    and ``features``, see :func:`potential_of`): writes every participant's value into
+    ``out`` (``float64``, one per participant, seats first) using ``scores`` (``int64``,
+    same length) as scratch."""
     k_scores, current_player = kernel.scores, kernel.current_player
-    potential = getattr(kernel, "potential", _no_potential)
+    potential = potential_of(kernel, features)
     weight = float(getattr(kernel, "POTENTIAL_WEIGHT", 1.0))
 
     @njit
@@ -149,7 +161,7 @@ def value_function(kernel):
 
 
 @per_kernel
-def position_value_function(kernel):
+def position_value_function(kernel, features=False):
     """The jitted ``position_value(state, seat, num_seats, scores, values, ranks)`` of
     ``kernel``: how good ``state`` looks for ``seat`` to greedy play (and to MCTS's greedy
     playouts and ordered expansion) -- at the end, ``TERMINAL_WEIGHT`` times the seat's
@@ -158,8 +170,10 @@ def position_value_function(kernel):
     judged by its own value instead of a margin (see :func:`solo_value_function` for
     why), and a lone participant (no automata) has no place to win, so its finished game
     is worth its score alone: ending the game is worth nothing by itself.
-    ``scores``/``values``/``ranks`` are scratch arrays with one entry per participant."""
-    values_of, k_ranks, current_player = value_function(kernel), kernel.ranks, kernel.current_player
+    ``scores``/``values``/``ranks`` are scratch arrays with one entry per participant.
+    ``features``: value with the kernel's feature potential (:func:`potential_of`)."""
+    values_of = value_function(kernel, features)
+    k_ranks, current_player = kernel.ranks, kernel.current_player
 
     @njit
     def position_value(state, seat, num_seats, scores, values, ranks):

@@ -4,6 +4,7 @@ The kernel functions are passed in as arguments (numba compiles one specialisati
 game), so benchmarks and search agents share one loop instead of one per game.
 """
 import functools
+import inspect
 
 import numpy as np
 from numba import njit
@@ -63,15 +64,20 @@ def random_playout(step, legal_mask, current_player, state, mask, gen, max_steps
 
 
 def per_kernel(build):
-    """Decorator: ``build(kernel)`` -- which compiles jitted closures over a kernel's
-    functions -- runs once per kernel and process; later calls return the same result."""
+    """Decorator: ``build(kernel, *options)`` -- which compiles jitted closures over a
+    kernel's functions -- runs once per kernel, options and process; later calls return the
+    same result (an option left out and the same option passed at its default are one call)."""
     built = {}
+    signature = inspect.signature(build)
 
     @functools.wraps(build)
-    def get(kernel):
-        fn = built.get(kernel.__name__)
+    def get(kernel, *options):
+        bound = signature.bind(kernel, *options)
+        bound.apply_defaults()
+        key = (kernel.__name__,) + tuple(bound.arguments.values())[1:]
+        fn = built.get(key)
         if fn is None:
-            fn = built[kernel.__name__] = build(kernel)
+            fn = built[key] = build(kernel, *options)
         return fn
 
     return get

@@ -1,15 +1,15 @@
-"""The ``action_values`` observation option: greedy's one-ply value of every legal action,
-below the best one's, for the seat to move -- in the AEC env, the batched games and their
+"""The ``action_values`` observation option: the one-ply value of every legal action (greedy's,
+with the kernel's feature potential where it has one), below the best one's, for the seat to move -- in the AEC env, the batched games and their
 adapters, computed from what the seat knows only, and read by the action-values network."""
 import numpy as np
 import pytest
 
 import agents
 import envs
-from agents.greedy import evaluate_state
 from envs.registry import spec_for
 from envs.shell import flat_observation
 from envs.vector import SeatVectorEnv, VecGame
+from kernels import outcome
 from kernels.greedy import VALUE_FLOOR, observation_seed
 from tests import driver
 
@@ -29,9 +29,12 @@ def _random_positions(game, options, starts=(5, 23, 48)):
 
 def _reference_values(env, agent, observation):
     """Plain Python: each legal action's value after it on the agent's determinization
-    seeded by its observation, minus the best, floored; 0 elsewhere."""
+    seeded by its observation (the position value with the kernel's feature potential),
+    minus the best, floored; 0 elsewhere."""
     raw = env.unwrapped
     seat = raw.possible_agents.index(agent)
+    m = max(raw.cfg.num_participants, raw.cfg.num_players)
+    value = outcome.position_value_function(raw.spec.kernel, True)
     mask = env.observe(agent)["action_mask"]
     det = raw._state.copy()
     raw.spec.kernel.determinize(det, seat, observation_seed(observation))
@@ -39,7 +42,8 @@ def _reference_values(env, agent, observation):
     for a in np.flatnonzero(mask):
         after = det.copy()
         raw.spec.kernel.step(after, a)
-        values[a] = evaluate_state(raw, after, seat)
+        values[a] = value(after, seat, raw.cfg.num_players, np.zeros(m, dtype=np.int64), np.zeros(m),
+                          np.zeros(m, dtype=np.int64))
     out = np.zeros(mask.size)
     if len(values) > 0:
         best = max(values.values())

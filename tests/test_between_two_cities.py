@@ -969,7 +969,7 @@ def test_potential_fresh_game_and_state_untouched():
 
 
 def test_potential_shop_line_needs_room():
-    two = K._chance(2, 14) * (2 * K.POT_SHOP_UNIT - 5)           # a line of 4 scores 4 per shop
+    two = K._chance(2, 14, K.POT_RHO) * (2 * K.POT_SHOP_UNIT - 5)           # a line of 4 scores 4 per shop
     st, _ = _pot_state(c0=[".ss.", "....", "....", "...."])
     assert _pot(st, 0) == pytest.approx(two)
     assert _pot(st, 1) == 0.0
@@ -979,20 +979,20 @@ def test_potential_shop_line_needs_room():
 
 def test_potential_parks_offices_taverns():
     cases = [
-        (["p...", "....", "....", "...."], K._chance(1, 15) * (K.POT_PARK_UNIT - 2)),     # lone park
+        (["p...", "....", "....", "...."], K._chance(1, 15, K.POT_RHO) * (K.POT_PARK_UNIT - 2)),     # lone park
         (["pp..", "....", "....", "...."], 0.0),                                          # a pair
-        (["ooo.", "....", "....", "...."], K._chance(3, 13) * (3 * K.POT_OFFICE_UNIT - 6)),
+        (["ooo.", "....", "....", "...."], K._chance(3, 13, K.POT_RHO) * (3 * K.POT_OFFICE_UNIT - 6)),
         (["ooo.", "ooo.", "....", "...."], 0.0),                                          # group of 6
-        (["DE..", "....", "....", "...."], K._chance(2, 14) * (2 * K.POT_TAVERN_UNIT - 4)),
-        (["DD..", "....", "....", "...."], 2 * K._chance(3, 14) * (K.POT_TAVERN_UNIT - 1)),  # two sets of 1
+        (["DE..", "....", "....", "...."], K._chance(2, 14, K.POT_RHO) * (2 * K.POT_TAVERN_UNIT - 4)),
+        (["DD..", "....", "....", "...."], 2 * K._chance(3, 14, K.POT_RHO) * (K.POT_TAVERN_UNIT - 1)),  # two sets of 1
     ]
     for rows, expected in cases:
         st, _ = _pot_state(c0=rows)
         assert _pot(st, 0) == pytest.approx(expected), rows
     # the fewer cells a city has left, the less an open pattern promises
     st, _ = _pot_state(c0=["ffff", "ffff", "ffff", "fp.."])
-    assert _pot(st, 0) == pytest.approx(K._chance(1, 2) * (K.POT_PARK_UNIT - 2))
-    assert _pot(st, 0) < K._chance(1, 15) * (K.POT_PARK_UNIT - 2)
+    assert _pot(st, 0) == pytest.approx(K._chance(1, 2, K.POT_RHO) * (K.POT_PARK_UNIT - 2))
+    assert _pot(st, 0) < K._chance(1, 15, K.POT_RHO) * (K.POT_PARK_UNIT - 2)
 
 
 def test_potential_free_houses_wait_for_missing_types():
@@ -1001,7 +1001,7 @@ def test_potential_free_houses_wait_for_missing_types():
     free, _ = _pot_state(c0=["hof.", "....", "....", "...."])
     stuck, _ = _pot_state(c0=["ohf.", "....", "....", "...."])
     assert kernel_scores(free)[0] == kernel_scores(stuck)[0] + 1
-    missing = sum(K._chance(j, 13) for j in (1, 2, 3))          # shop, tavern, park
+    missing = sum(K._chance(j, 13, K.POT_RHO) for j in (1, 2, 3))          # shop, tavern, park
     assert _pot(free, 0) - _pot(stuck, 0) == pytest.approx(missing)
 
 
@@ -1020,7 +1020,7 @@ def test_potential_balances_the_two_cities():
 
 
 def test_potential_values_chosen_tiles_and_orders_picks():
-    lone = 2 + K._chance(1, 15) * (K.POT_PARK_UNIT - 2)            # city value of one lone park
+    lone = 2 + K._chance(1, 15, K.POT_RHO) * (K.POT_PARK_UNIT - 2)            # city value of one lone park
     st, cfg = _pot_state(c0=["p...", "....", "....", "...."])
     base = _pot(st, 0)
     # the pick: a park (completes the pair in city 0) beats a shop or an office
@@ -1095,6 +1095,101 @@ def test_potential_in_evaluate():
     assert K.potential(st, 0) > 0 and K.potential(st, 1) > 0
     assert SPEC.evaluate(st, cfg, 0) == pytest.approx(v0 - v1)
     assert SPEC.evaluate(st, cfg, 1) == pytest.approx(v1 - v0)
+
+
+# ====================================================== the action-value features' potential
+def _reference_denial(st, p, rho):
+    """Plain Python: the sum of the two largest gains (the better of ``p``'s two cities)
+    over the tiles of the other seat's hand, a tile held twice counting twice; 0 unless
+    at least two of its tiles are left after that seat's pending picks."""
+    q = 1 - p
+    hand = [int(st[K.HANDS + q * K.N_TILES + t]) for t in range(K.N_TILES)]
+    if sum(hand) - (2 - int(st[K.PICKS_MADE + q])) < 2:
+        return 0.0
+    lc, rc = 2 * p, 2 * p + 1
+    vl = K._city_score(st, lc, K.I_NO) + K._city_future(st, lc, rho)
+    vr = K._city_score(st, rc, K.I_NO) + K._city_future(st, rc, rho)
+    gains = []
+    for t, n in enumerate(hand):
+        g = max(K._value_gain(st, lc, t, vl, rho), K._value_gain(st, rc, t, vr, rho))
+        gains += [g] * n
+    return sum(sorted(gains, reverse=True)[:2])
+
+
+def _reference_spread(st, p):
+    """Plain Python: the squared distances from the canvas centre (3, 3) of every built
+    cell of seat ``p``'s two cities (2 players: cities 2p and 2p+1; else p and p-1)."""
+    n = int(st[K.NUM_CITIES])
+    cities = (2 * p, 2 * p + 1) if st[K.MODE] == K.MODE_2P else (p, (p - 1) % n)
+    total = 0
+    for c in cities:
+        for i in range(49):
+            if st[K.GRIDS + c * 49 + i] >= 0:
+                total += (i // 7 - 3) ** 2 + (i % 7 - 3) ** 2
+    return total
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_feature_potential_charges_a_two_player_pick_what_it_passes(num_players):
+    """``feature_potential`` is greedy's potential with FEATURE_RHO, less FEATURE_CENTRE x
+    the spread of the seat's cities, plus, in a two-player single round's pick phase,
+    FEATURE_DENIAL x the best two gains of the hand the seat will receive -- checked
+    against plain Python on every position of random games; with 3 players, and in every
+    other phase and round, the denial term is 0."""
+    seen = {"denial": 0, "none": 0}
+
+    def before_move(st, step, mask, rng):
+        before = st[:K.SCRATCH_START].copy()
+        for p in range(num_players):
+            base = K._potential(st, p, K.FEATURE_RHO, 0.0, 0.0) - K.FEATURE_CENTRE * _reference_spread(st, p)
+            single_pick = (st[K.MODE] == K.MODE_2P and st[K.PHASE] == K.PH_PICK
+                           and K.ROUND_DUPLEX[K.MODE_2P, st[K.ROUND]] == 0)
+            denial = K.FEATURE_DENIAL * _reference_denial(st, p, K.FEATURE_RHO) if single_pick else 0.0
+            assert K.feature_potential(st, p) == pytest.approx(base + denial, abs=1e-9)
+            seen["denial" if denial > 0 else "none"] += 1
+        assert K.potential(st, 0) == K._potential(st, 0, K.POT_RHO, 0.0, 0.0)
+        assert np.array_equal(st[:K.SCRATCH_START], before)
+    for seed in range(2):
+        st, _ = new_state(num_players=num_players)
+        driver.play_kernel(K, st, 30 + seed, before_move=before_move, max_steps=SPEC.max_steps)
+    assert seen["none"] > 0
+    assert (seen["denial"] > 0) == (num_players == 2)
+
+
+def test_feature_rho_counts_every_missing_building():
+    # a lone park in an empty city: greedy counts its pair at POT_RHO, the features at 1.0
+    st, _ = _pot_state(c0=["p...", "....", "....", "...."])
+    for rho in (K.POT_RHO, K.FEATURE_RHO):
+        assert K._city_future(st, 0, rho) == pytest.approx(rho * 15 / 16 * (K.POT_PARK_UNIT - 2))
+
+
+def test_feature_potential_prefers_cities_near_the_centre():
+    # the same three factories, centred on the canvas or running off to the right: equal to
+    # greedy, 3 units of squared distance (0.3 points) apart to the features
+    centred, _ = _pot_state()
+    set_city(centred, 0, ["fff"], r0=3, c0=2)
+    off, _ = _pot_state()
+    set_city(off, 0, ["fff"], r0=3, c0=3)
+    assert K.potential(centred, 0) == pytest.approx(K.potential(off, 0))
+    gap = K.feature_potential(centred, 0) - K.feature_potential(off, 0)
+    assert gap == pytest.approx(K.FEATURE_CENTRE * ((0 + 1 + 4) - (1 + 0 + 1)))
+
+
+def test_only_the_features_read_the_feature_potential():
+    """Greedy's values (and MCTS's, and the shaping's) keep ``potential``; the features
+    read ``feature_potential``; a kernel without one gives the same values both ways."""
+    from kernels import kingdomino_duel, outcome
+    st, _ = _pot_state(c0=["ss..", "hp..", "....", "...."], c2=["p...", "....", "....", "...."])
+    scores, out = np.zeros(2, dtype=np.int64), np.zeros(2)
+    outcome.value_function(K)(st, 2, scores, out)
+    assert list(out) == pytest.approx([kernel_scores(st)[p] + K.potential(st, p) for p in range(2)])
+    outcome.value_function(K, True)(st, 2, scores, out)
+    assert list(out) == pytest.approx([kernel_scores(st)[p] + K.feature_potential(st, p) for p in range(2)])
+    assert K.feature_potential(st, 0) != pytest.approx(K.potential(st, 0))
+    assert outcome.potential_of(kingdomino_duel, True) is kingdomino_duel.potential
+    # one compilation per distinct potential: an option left out is its default
+    assert outcome.value_function(K) is outcome.value_function(K, False)
+    assert outcome.value_function(K, True) is not outcome.value_function(K)
 
 
 # ====================================================== what the mover knows, whose turn it is
