@@ -1,6 +1,7 @@
-"""The ``action_values`` observation option: the one-ply value of every legal action (greedy's,
-with the kernel's feature potential where it has one), below the best one's, for the seat to move -- in the AEC env, the batched games and their
-adapters, computed from what the seat knows only, and read by the action-values network."""
+"""The ``action_values`` observation option: the one-ply value of every legal action
+(greedy's, with the kernel's feature potential where it has one), below the best one's,
+for the seat to move -- in the AEC env, the batched games and their adapters, computed
+from what the seat knows only, and read by the action-values network."""
 import numpy as np
 import pytest
 

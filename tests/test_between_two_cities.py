@@ -979,12 +979,13 @@ def test_potential_shop_line_needs_room():
 
 def test_potential_parks_offices_taverns():
     cases = [
-        (["p...", "....", "....", "...."], K._chance(1, 15, K.POT_RHO) * (K.POT_PARK_UNIT - 2)),     # lone park
+        (["p...", "....", "....", "...."], K._chance(1, 15, K.POT_RHO) * (K.POT_PARK_UNIT - 2)),  # lone park
         (["pp..", "....", "....", "...."], 0.0),                                          # a pair
         (["ooo.", "....", "....", "...."], K._chance(3, 13, K.POT_RHO) * (3 * K.POT_OFFICE_UNIT - 6)),
         (["ooo.", "ooo.", "....", "...."], 0.0),                                          # group of 6
         (["DE..", "....", "....", "...."], K._chance(2, 14, K.POT_RHO) * (2 * K.POT_TAVERN_UNIT - 4)),
-        (["DD..", "....", "....", "...."], 2 * K._chance(3, 14, K.POT_RHO) * (K.POT_TAVERN_UNIT - 1)),  # two sets of 1
+        # two sets of 1
+        (["DD..", "....", "....", "...."], 2 * K._chance(3, 14, K.POT_RHO) * (K.POT_TAVERN_UNIT - 1)),
     ]
     for rows, expected in cases:
         st, _ = _pot_state(c0=rows)
