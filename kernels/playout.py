@@ -72,12 +72,16 @@ def per_kernel(build):
 
     @functools.wraps(build)
     def get(kernel, *options):
-        bound = signature.bind(kernel, *options)
-        bound.apply_defaults()
-        key = (kernel.__name__,) + tuple(bound.arguments.values())[1:]
-        fn = built.get(key)
+        as_called = (kernel.__name__,) + options
+        fn = built.get(as_called)          # agents ask once a move: one lookup
         if fn is None:
-            fn = built[key] = build(kernel, *options)
+            bound = signature.bind(kernel, *options)
+            bound.apply_defaults()
+            key = (kernel.__name__,) + tuple(bound.arguments.values())[1:]
+            fn = built.get(key)
+            if fn is None:
+                fn = build(kernel, *options)
+            built[key] = built[as_called] = fn
         return fn
 
     return get
