@@ -65,6 +65,27 @@ def test_pick_uniform_is_the_drawn_entry_of_the_legal_ones():
                 assert np.array_equal(gen, before)
 
 
+def test_pick_uniform_is_the_same_for_every_storage_of_a_mask():
+    """Byte masks are read a word at a time, other masks entry by entry: the same draw
+    picks the same index from an int8 row, a bool mask, a strided int8 view, an int64
+    mask and an int8 mask that starts off a word boundary."""
+    draws = np.random.default_rng(5)
+    for n in (1, 7, 8, 9, 63, 64, 65, 131, 204, 616, 715, 1056):
+        for density in (0.02, 0.5, 1.0):
+            mask = (draws.random(n) < density).astype(np.int8)
+            mask[draws.integers(n)] = 1
+            wide = np.zeros(2 * n, np.int8)
+            wide[::2] = mask
+            shifted = np.zeros(n + 3, np.int8)[3:]
+            shifted[:] = mask
+            forms = [mask.astype(np.bool_), wide[::2], mask.astype(np.int64), shifted]
+            for seed in range(4):
+                expected = pick_uniform(mask, new_generator(seed), 0)
+                assert mask[expected] == 1
+                for form in forms:
+                    assert pick_uniform(form, new_generator(seed), 0) == expected, (n, form.dtype)
+
+
 def test_neighbor_table():
     t = grid.neighbor_table(5, 7)
     assert t.shape == (35, 4)
