@@ -67,7 +67,7 @@ def test_pick_uniform_is_the_drawn_entry_of_the_legal_ones():
 
 def test_pick_uniform_is_the_same_for_every_storage_of_a_mask():
     """Byte masks are read a word at a time, other masks entry by entry: the same draw
-    picks the same index from an int8 row, a bool mask, a strided int8 view, an int64
+    picks the same index from an int8 mask, a bool mask, a strided int8 view, an int64
     mask and an int8 mask that starts off a word boundary."""
     draws = np.random.default_rng(5)
     for n in (1, 7, 8, 9, 63, 64, 65, 131, 204, 616, 715, 1056):
