@@ -124,6 +124,11 @@ class GameSpec:
     num_actions = 0
     player_counts = (2,)
     max_steps = 100_000   # hard bound on agent steps of one game (tests check it)
+    # Raised whenever the same seed and actions give a different game (a rule changes).
+    # Game ids keep their ``_v0`` suffix (the public contract names them); records and
+    # shipped policies carry the revision they were made under, and a replay refuses a
+    # record of another revision instead of replaying a different game.
+    rules_revision = 1
 
     # The game's options (``num_players`` and the variants of its rules): a tuple of
     # :class:`envs.options.Option` rows -- name, type, allowed values, default, doc.
