@@ -29,7 +29,9 @@ type, allowed values, default):
 ``solo_mode``
     ``"simple"`` | ``"full"`` (default ``"full"``; solo only).
 ``difficulty``
-    1-5 (default 2; solo only, an additive Deep Learning City bonus).
+    1-5 (default 2; solo only): adds -10, -5, 0, +5 or +10 points to the Deep Learning
+    City's final score (level 3 is the automata unadjusted; the values are reconstructed,
+    the rulebook's table being lost).
 
 Wrong types (a float, a string for a number, a list or set for a value, a number for
 ``solo_mode``) raise ``ValueError`` naming the option; numpy integers and bools are
@@ -116,7 +118,7 @@ participants, automata included) or ``"score"``.  Ties: the score, then the high
 the participant's two cities, then its building counts by type (shops, factories,
 taverns, offices, parks, houses); still tied, participants share the rank.  In solo the
 automata are participants (automaton A: the lower of the left city and the Deep Learning
-City with its difficulty bonus; B: of the right city and the Deep Learning City), so a
+City with its difficulty adjustment; B: of the right city and the Deep Learning City), so a
 human tied with an automaton after every tie-break shares its place: the rank reward
 averages the shared places over the three participants (+1 first, 0 second, -1 third;
 tied for first with one automaton: +0.5; tied for second behind the other: -0.5).
@@ -205,7 +207,7 @@ Data and provenance
 Every table is in ``kernels/data/between_two_cities.yaml``, checked at import (types,
 ranges, references, cross-field totals).  Rules and tile counts: rulebook; the 24
 duplexes: public implementations and the tile art; the automa deck, its tie-break
-orders, the difficulty bonuses and the solo seating are *reconstructed* (marked so in
+orders, the difficulty adjustments and the solo seating are *reconstructed* (marked so in
 the data file).
 
 Version history
@@ -221,6 +223,14 @@ Version history
   nothing; no rule or observation change.
 * v0, rev. 5: the ``action_values`` option reads ``feature_potential`` (above); the
   observation itself, the rules and greedy are unchanged.
+* v0, rules revision 2 ("Rules, third pass", ruling 18 revised): ``difficulty`` 1-5 now
+  adds -10, -5, 0, +5, +10 points to the Deep Learning City's final score (it added 0, 5,
+  10, 15, 20).  Why: the rulebook's table is lost and it calls level 2 the level for
+  first games, but the unadjusted automata (their city averages about 58.5) were level 1
+  and search agents almost never beat level 2; the unadjusted automata are now the
+  middle level 3.  Same seed and actions, same moves, but a different final score for
+  the Deep Learning City, so different ranks and rewards (``rules_revision = 2``).  The
+  observation's ``city_scores`` may now be negative (down to -10).
 """
 from __future__ import annotations
 
@@ -328,6 +338,7 @@ class Spec(GameSpec):
     default_num_players = 3
     max_steps = 400
     secret_phases = {"pick": "pick"}   # picks are revealed together before placing
+    rules_revision = 2   # difficulty levels -10 .. +10 (see Version history)
 
     options = (
         Option("num_players", "int", default_num_players, "seats: 1 (solo, against two automata) to 7",
@@ -336,8 +347,10 @@ class Spec(GameSpec):
                "to the right (default: the first placement chooses); solo always does", none_ok=True),
         Option("solo_mode", "choice", None, "solo only: 'simple' (random assignment) or 'full' "
                "(automa deck; default)", choices=("simple", "full"), none_ok=True),
-        Option("difficulty", "int", None, f"solo only: the Deep Learning City's bonus level "
-               f"(default {K.DEFAULT_DIFFICULTY})", low=1, high=5, none_ok=True),
+        Option("difficulty", "int", None, "solo only: 1-5 add "
+               + ", ".join(f"{int(K.DIFFICULTY_ADJUSTMENT[d]):+d}" for d in range(1, 6))
+               + f" points to the Deep Learning City's final score (default {K.DEFAULT_DIFFICULTY})",
+               low=1, high=5, none_ok=True),
     )
 
     def build_config(self, opts) -> GameConfig:

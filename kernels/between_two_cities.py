@@ -55,6 +55,8 @@ Deep Learning City office bonus without condition, data-file schema check, cold 
 19-21 s -> about 10-11 s CPU; v0 (one way to write a game): declared state, observation
 and action layouts, determinize in the kernel (numba), shared grid helpers; no rule change;
 v0 (issue 18): ``feature_potential`` for the action-value features; greedy's unchanged.
+Rules revision 2 ("Rules, third pass"): the difficulty levels 1-5 adjust the Deep Learning
+City's final score by -10, -5, 0, +5, +10 (were +0 .. +20; ruling 18, revised).
 """
 import numpy as np
 from numba import njit
@@ -74,6 +76,7 @@ CANON_KIND_TYPE = ("shop", "factory", "tavern", "tavern", "tavern", "tavern", "o
 CANON_DUPLEXES = 24       # pick actions 9..32
 CANON_CARDS = 20          # observation part last_automa_cards [2, 20]
 MAX_CITY_SCORE = 400      # observation bound of city_scores
+MAX_DIFFICULTY_ADJUSTMENT = 100   # |points| a difficulty level may add to or take from the Deep Learning City
 _TIE_ITEMS = ("higher_city",) + CANON_TYPES
 _ITEMS = CANON_TYPES + ("max_points", "new_type_if_house")
 _SINGLE_REMAINDERS = ("pass_left", "pass_right", "pass_to_opponent")
@@ -220,7 +223,7 @@ def check_data(data):
         for i in range(len(items)):
             ck.string(f"{p}[{i}]", _TIE_ITEMS)
         ck.require(len(set(items)) == len(items), p, "items must be unique")
-    # the best a building can add to a city, times 16 cells, plus the largest solo bonus
+    # the best a building can add to a city, times 16 cells, plus the largest difficulty adjustment
     per_cell = max([line[k] / k for k in line] + list(fact.values()) + [tav[k] / k for k in tav]
                    + [off[k] / k + obonus for k in off] + [park[k] / k for k in park] + [pextra]
                    + [hper * len(other), hfac])
@@ -282,7 +285,8 @@ def check_data(data):
     for name, seat in (("human", 0), ("automaton_a", 1), ("automaton_b", 2)):
         ck.integer(f"solo.seating.seats.{name}", seat, seat)
     ck.require(len(seats) == 3, "solo.seating.seats", "expected human, automaton_a, automaton_b")
-    levels = _int_table(ck, "solo.difficulty.bonus_by_level", (1, 2, 3, 4, 5), 0, 100)
+    levels = _int_table(ck, "solo.difficulty.bonus_by_level", (1, 2, 3, 4, 5),
+                        -MAX_DIFFICULTY_ADJUSTMENT, MAX_DIFFICULTY_ADJUSTMENT)
     ck.integer("solo.difficulty.default", 1, 5)
     tto = ck.sequence("solo.max_points_tie_break.type_order", length=len(CANON_TYPES))
     for i in range(len(tto)):
@@ -392,9 +396,10 @@ for _row, _key in enumerate(("three_to_seven_and_solo", "two_player")):
         TIE_ORDER[_row, _j] = TIE_HIGHER if _it == "higher_city" else TYPE_NAMES.index(_it)
 
 _solo = _D["solo"]
-DIFFICULTY_BONUS = np.zeros(6, dtype=np.int64)
+# points added to the Deep Learning City's final score by level (negative: taken off)
+DIFFICULTY_ADJUSTMENT = np.zeros(6, dtype=np.int64)
 for _lvl, _b in _solo["difficulty"]["bonus_by_level"].items():
-    DIFFICULTY_BONUS[int(_lvl)] = int(_b)
+    DIFFICULTY_ADJUSTMENT[int(_lvl)] = int(_b)
 DEFAULT_DIFFICULTY = int(_solo["difficulty"]["default"])
 _type_order = [TYPE_NAMES.index(t) for t in _solo["max_points_tie_break"]["type_order"]]
 _tav_order = [_KID[k] for k in _solo["max_points_tie_break"]["tavern_kind_order"]]
@@ -698,7 +703,7 @@ def score_grid(g, fpp, parts, dirs, seen, stack, cross):
 
 @njit(cache=True)
 def _score_dlc(kc, fpp, parts):
-    """Deep Learning City (6.8), difficulty bonus excluded."""
+    """Deep Learning City (6.8), difficulty adjustment excluded."""
     n = kc[SHOP]
     parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
     parts[1] = kc[FACTORY] * fpp
@@ -753,13 +758,13 @@ def _factory_points_of(state, c):
 
 
 @njit(cache=True)
-def _city_score(state, c, with_bonus):
+def _city_score(state, c, with_adjustment):
     parts = state[SCR_SCORE_PARTS: SCR_SCORE_PARTS + 6]
     fpp = _factory_points_of(state, c)
     if _is_dlc(state, c):
         s = _score_dlc(state[KIND_COUNTS + c * N_KINDS: KIND_COUNTS + (c + 1) * N_KINDS], fpp, parts)
-        if with_bonus:
-            s += DIFFICULTY_BONUS[state[DIFFICULTY]]
+        if with_adjustment:
+            s += DIFFICULTY_ADJUSTMENT[state[DIFFICULTY]]
         return s
     return score_grid(_grid(state, c), fpp, parts, state[SCR_SHOP_DIRS: SCR_SHOP_DIRS + CANVAS_CELLS],
                       state[SCR_SEEN: SCR_SEEN + CANVAS_CELLS], state[SCR_STACK: SCR_STACK + CANVAS_CELLS],
@@ -974,7 +979,7 @@ def _round_pass_dir(state, r):
 # ============================================================================= automata
 @njit(cache=True, inline='always')
 def _tile_gain(state, city, t):
-    """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without bonus."""
+    """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without the difficulty adjustment."""
     if _is_dlc(state, city):
         now = _city_score(state, city, I_NO)
         if t < N_KINDS:
@@ -2021,7 +2026,9 @@ OB_TURN = OBS.add("turn", (3,))
 OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
 OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
 OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
-OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), high=MAX_CITY_SCORE)
+# the Deep Learning City's score includes its difficulty adjustment, which may be negative
+OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), low=min(0, int(DIFFICULTY_ADJUSTMENT.min())),
+                    high=MAX_CITY_SCORE)
 OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
 OB_MODE = OBS.add("mode", (4,))
 OB_ASSIGN = OBS.add("assign_at_selection", (1,))

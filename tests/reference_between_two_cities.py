@@ -20,7 +20,9 @@ OFF = SC["office"]["points_by_group_size"]
 PARK = SC["park"]["points_by_group_size"]
 FPTS = SC["factory"]["points_per_factory"]
 TYPE_ORDER = DATA["building_types"]["order"]
-BONUS = DATA["solo"]["difficulty"]["bonus_by_level"]
+# points each difficulty level adds to the Deep Learning City's final score (ruling 18:
+# -10, -5, 0, +5, +10; negative values take points off)
+ADJUSTMENT = DATA["solo"]["difficulty"]["bonus_by_level"]
 SIDE = 7
 
 
@@ -253,7 +255,7 @@ def reference_city_totals(state):
     totals = []
     for c in range(nc):
         if is_solo(state) and c == 1:
-            totals.append(ref_dlc(counts[c], fpp[c]) + BONUS[int(state[K.DIFFICULTY])])
+            totals.append(ref_dlc(counts[c], fpp[c]) + ADJUSTMENT[int(state[K.DIFFICULTY])])
         else:
             totals.append(ref_score_grid(city_grid(state, c), fpp[c])["total"])
     return totals, counts

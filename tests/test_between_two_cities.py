@@ -306,19 +306,66 @@ def _dlc_counts(**kw):
 
 def test_o13_deep_learning_city():
     parts = np.zeros(6, dtype=np.int64)
-    # O13 (a) under ruling 19 (revised): the two offices get +1 each although the city has
-    # no tavern -- office 3 + 2 = 5, total 54 (the reference's O13 text still shows the old
-    # tavern condition: office 3, total 52)
+    # O13 (a): shop 21, park 18 (8 + 8 + 2), office 5 (3, plus +1 for each office with no
+    # tavern condition, ruling 19), house 8, factory 2 (rank other) -> 54
     assert K._score_dlc(_dlc_counts(s=6, p=5, o=2, h=2, f=1), 2, parts) == 54
     assert parts.tolist() == [21, 2, 0, 5, 18, 8]
     assert REF.ref_dlc({"shop": 6, "park": 5, "office": 2, "house": 2, "factory": 1}, 2) == 54
+    # O13 (b): office 22 + 7 = 29, tavern 1, shop 16, park 8, house 8 -> 62
     assert K._score_dlc(_dlc_counts(o=7, E=1, s=4, p=2, h=2), 0, parts) == 62
-    assert parts[3] == 29
-    st, _ = new_state(num_players=1, solo_mode="full", difficulty=4)
-    st[K.KIND_COUNTS + 9: K.KIND_COUNTS + 18] = _dlc_counts(o=7, E=1, s=4, p=2, h=2)
-    for c in (0, 2):
-        st[K.KIND_COUNTS + c * 9: K.KIND_COUNTS + c * 9 + 9] = 0
-    assert K._city_score(st, 1, True) == 62 + int(K.DIFFICULTY_BONUS[4])
+    assert parts.tolist() == [16, 0, 1, 29, 8, 8]
+    assert REF.ref_dlc({"office": 7, "tavern_food": 1, "shop": 4, "park": 2, "house": 2}, 0) == 62
+    # final score = total + the level's adjustment (ruling 18: -10, -5, 0, +5, +10)
+    for level, final in ((1, 52), (2, 57), (3, 62), (4, 67), (5, 72)):
+        st, _ = new_state(num_players=1, solo_mode="full", difficulty=level)
+        st[K.KIND_COUNTS + 9: K.KIND_COUNTS + 18] = _dlc_counts(o=7, E=1, s=4, p=2, h=2)
+        for c in (0, 2):
+            st[K.KIND_COUNTS + c * 9: K.KIND_COUNTS + c * 9 + 9] = 0
+        assert K._city_score(st, 1, True) == final
+        assert K._city_score(st, 1, False) == 62
+
+
+@pytest.mark.parametrize("solo_mode", ["full", "simple"])
+def test_difficulty_adjusts_only_the_deep_learning_city_final_score(solo_mode):
+    """Ruling 18 (revised): levels 1-5 add -10, -5, 0, +5, +10 points to the Deep Learning
+    City's final score, in both solo modes; the default is level 2 (section 8).  The same
+    seed and moves give the same cities at every level (automata ignore the adjustment);
+    only that city's final score, and through it the automata's scores, moves."""
+    assert Spec().configure(num_players=1).options["difficulty"] == 2
+    ends = {}
+    for level in range(1, 6):
+        env = envs.make("between_two_cities_v0", num_players=1, solo_mode=solo_mode, difficulty=level)
+        driver.play(env, 11)
+        st = env.unwrapped._state
+        city = env.infos["player_0"]["city_scores"]
+        assert city == REF.reference_city_totals(st)[0]
+        assert kernel_ranks(st) == REF.reference_scores_ranks(st)[1]
+        ends[level] = (city, kernel_scores(st))
+    unadjusted = ends[3][0][1]
+    for level, adjustment in zip(range(1, 6), (-10, -5, 0, 5, 10)):
+        city, scores = ends[level]
+        assert city == [ends[3][0][0], unadjusted + adjustment, ends[3][0][2]]
+        assert scores == [min(city[0], city[2]), min(city[0], city[1]), min(city[1], city[2])]
+    default = envs.make("between_two_cities_v0", num_players=1, solo_mode=solo_mode)
+    driver.play(default, 11)
+    assert default.infos["player_0"]["city_scores"] == ends[2][0]
+
+
+def test_negative_deep_learning_city_score_stays_in_the_observation_bounds():
+    """Level 1 takes 10 points off, so early in a simple solo game (the Deep Learning City
+    holds one random tile) its observed score is negative; the observation's lower bound
+    allows it."""
+    for seed in range(3):
+        observed = {}
+        for level in (1, 3):
+            env = envs.make("between_two_cities_v0", num_players=1, solo_mode="simple", difficulty=level)
+            env.reset(seed=seed)
+            obs = env.observe("player_0")["observation"]
+            assert env.observation_space("player_0")["observation"].contains(obs)
+            # relative city order: left, right, Deep Learning City
+            observed[level] = env.unwrapped.split_observation(obs)["city_scores"][2]
+            assert observed[level] == REF.reference_city_totals(env.unwrapped._state)[0][1]
+        assert observed[1] == observed[3] - 10 < 0
 
 
 def test_deep_learning_city_offices_need_no_tavern():
@@ -353,9 +400,9 @@ def test_o14_automaton_choice():
     assert t == LET["f"]
     hand[t] -= 1
     # Deep Learning City, from the 6 left (it has a house; new types in hand: office,
-    # tavern).  Under ruling 19 (revised) the office gets its +1 with no tavern there:
-    # office = 1 + 1 (bonus) + 1 (houses) = 3 beats drink = 1 + 1 = 2 -> office.  (The
-    # reference's O14 text predates the revision: office 2, a tie, drink.)
+    # tavern).  The office gets its +1 with no tavern there (ruling 19):
+    # office = 1 + 1 (bonus) + 1 (houses) = 3 beats drink = 1 + 1 = 2 -> office; the park
+    # (+6) is not considered, the card's first item having applied.
     assert K._tile_gain(st, 1, LET["o"]) == 3 and K._tile_gain(st, 1, LET["D"]) == 2
     assert K._tile_gain(st, 1, LET["p"]) == 6
     assert K._automaton_choice(st, 1, card, 1, 1) == LET["o"]
@@ -422,7 +469,7 @@ def test_solo_tie_with_an_automaton_shares_the_place(left, ranks, reward, winner
     """Issue 14 section 4 / 15 section 3: a seat tied with an automaton after every
     tie-break shares its place; the reward averages the places over all three
     participants, and the human wins only with a first place (alone or shared)."""
-    env = _solo_last_decision(3, difficulty=1)
+    env = _solo_last_decision(3, difficulty=3)     # level 3: the Deep Learning City unadjusted
     action = _build_tie(env, left)
     assert env.unwrapped.legal_actions() == [action]
     env.step(action)
@@ -448,9 +495,9 @@ def _play_solo(seed, **options):
 
 @pytest.mark.parametrize("seed,options,ranks,reward,winners", [
     # found by search: the human ties A on score (39) and loses on the higher city
-    (0, dict(solo_mode="full", difficulty=2), [3, 2, 1], -1.0, []),
+    (0, dict(solo_mode="full", difficulty=4), [3, 2, 1], -1.0, []),
     # the human ties both automata on score (46) and wins on its higher city (51)
-    (492, dict(solo_mode="simple", difficulty=1), [1, 2, 3], 1.0, ["player_0"]),
+    (492, dict(solo_mode="simple", difficulty=3), [1, 2, 3], 1.0, ["player_0"]),
 ])
 def test_solo_score_tie_with_an_automaton_broken_by_higher_city(seed, options, ranks, reward, winners):
     env = _play_solo(seed, **options)
@@ -1392,7 +1439,8 @@ DATA_MUTATIONS = [
     ("solo.seating.seats.human", 2, "solo.seating.seats.human"),
     ("solo.difficulty.default", 9, "solo.difficulty.default"),
     ("solo.difficulty.bonus_by_level.5", "20", "solo.difficulty.bonus_by_level.5"),
-    ("solo.difficulty.bonus_by_level.5", -20, "solo.difficulty.bonus_by_level.5"),
+    ("solo.difficulty.bonus_by_level.5", -101, "solo.difficulty.bonus_by_level.5"),
+    ("solo.difficulty.bonus_by_level.1", 101, "solo.difficulty.bonus_by_level.1"),
     ("solo.difficulty.bonus_by_level.6", 25, "solo.difficulty.bonus_by_level"),
     ("solo.max_points_tie_break.type_order[0]", "house", "solo.max_points_tie_break.type_order"),
     ("solo.max_points_tie_break.tavern_kind_order[0]", "shop", "solo.max_points_tie_break.tavern_kind_order[0]"),
