@@ -114,10 +114,11 @@ player count does not change it.
 
 Rewards
 -------
-Set by the shell's ``reward_mode``: ``"rank"`` (default; final VP, then most completed
-buildings, then a shared rank) or ``"score"`` (final VP difference).  ``infos`` at the
-end also hold ``goal_points`` (each player's goal VP) and ``completed_buildings`` (the
-tie-break count).
+Set by the shell's ``reward_mode``: ``"rank"`` (default; by final VP, players tied on VP
+sharing the rank: the rulebook names no tie-break, so tied top scores share the win --
+reward 0 each in a 2-player game) or ``"score"`` (final VP difference).  ``infos`` at the
+end also hold ``goal_points`` (each player's goal VP) and ``completed_buildings`` (each
+player's completed buildings; no longer a tie-break).
 
 Hidden information
 ------------------
@@ -174,6 +175,13 @@ Version history
   from the kernel's declaration, action labels from the kernel's action blocks,
   ``phase_name`` the decision's name (``"place"`` .. ``"game_over"``), determinization in
   the kernel; no rule or observation change.
+* v0, rules revision 2 ("Rules, third pass", ruling 21 revised): no final tie-break.
+  Players tied on the highest final VP share the win (both rank 1; with 2 players reward 0
+  each and both in ``winners``), and any other tie on VP shares its rank.  Why: the
+  rulebook's only winning rule is "the player with the highest final score wins" and it
+  names no tie-break; "most completed buildings" was our invention, and with 2 players it
+  turned a shared win (reward 0) into a loss (-1).  Same seed and actions, same game, but
+  ties end differently (``rules_revision = 2``).
 """
 from __future__ import annotations
 
@@ -268,6 +276,7 @@ class Spec(GameSpec):
     player_counts = (2, 3, 4)
     max_steps = 60 * 11
     secret_phases = {"contract_keep": "keep a contract", "tile_keep": "keep a tile"}
+    rules_revision = 2   # final ties shared (see Version history)
 
     # ---------------------------------------------------------------- options
     options = (

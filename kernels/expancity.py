@@ -59,12 +59,17 @@ Version history
     ``observe`` writes zeros for a seat outside the game.
     v0 ("one way to write a game"): declared state / observation / action layouts, named
     state fields, determinization in the kernel; no rule or observation change.
+    Rules revision 2 ("Rules, third pass", ruling 21 revised): no final tie-break --
+    players tied on the highest final VP share the win; :func:`ranks` is
+    :func:`kernels.outcome.ranks_by_value` of the final VP (completed buildings no longer
+    break ties).
 """
 import numpy as np
 from numba import njit
 
 from kernels import data_files
 from kernels import rng
+from kernels.outcome import ranks_by_value
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "expancity"
@@ -344,7 +349,7 @@ _IMPLEMENTED_AS = {
     "commercial_max_floors": None,
     "contract_hand_limit": None,
     "goal_tie_split": "floor_divide",
-    "final_tie_break": ["most_completed_buildings", "shared"],
+    "final_tie_break": ["shared"],
 }
 
 
@@ -1632,17 +1637,9 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    np_ = state[NUM_PLAYERS]
-    for p in range(np_):
-        r = 1
-        sp = state[SCORE + p]
-        bp = state[DONE_RES + p] + state[DONE_COM + p]
-        for q in range(np_):
-            sq = state[SCORE + q]
-            bq = state[DONE_RES + q] + state[DONE_COM + q]
-            if sq > sp or (sq == sp and bq > bp):
-                r += 1
-        out[p] = r
+    """1-based ranks by final VP into ``out``; players tied on VP share the better rank,
+    whatever else differs: the rulebook names no tie-break (ruling 21)."""
+    ranks_by_value(state[SCORE:SCORE + state[NUM_PLAYERS]], out)
 
 
 # =================================================================== observation

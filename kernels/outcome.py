@@ -107,7 +107,8 @@ def margins(values, num_seats, out):
 @njit(cache=True)
 def ranks_by_value(values, out):
     """1-based ranks of ``values`` (higher is better; equal values share the better rank)
-    into ``out`` -- how a game cut short is ranked."""
+    into ``out`` -- how a game cut short is ranked, and a finished game whose rules break no
+    ties (Expancity's final VP)."""
     m = values.shape[0]
     for i in range(m):
         r = 1

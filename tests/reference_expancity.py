@@ -294,6 +294,8 @@ def final_scores(pos, goal_indices):
     return out
 
 
-def ranks(final, completed):
+def ranks(final):
+    """Ranks by final VP alone: the rulebook names no tie-break, so players tied on the
+    highest score share the win, and any tie shares its rank (ruling 21)."""
     n = len(final)
-    return [1 + sum(1 for q in range(n) if (final[q], completed[q]) > (final[p], completed[p])) for p in range(n)]
+    return [1 + sum(1 for q in range(n) if final[q] > final[p]) for p in range(n)]

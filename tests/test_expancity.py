@@ -526,16 +526,61 @@ def test_evaluate_hook():
 
 
 def test_tv18_tie_break():
+    """TV-18 (ruling 21, revised): final VP 41 and 41 with 7 and 6 completed buildings ->
+    a shared win, both rank 1 (reward 0 each with 2 players); 41 and 40 -> the 41 wins
+    whatever the buildings."""
+    from kernels.outcome import rank_rewards
     st = fresh(2)
-    st[K.SCORE:K.SCORE + 2] = 41
-    st[K.DONE_RES:K.DONE_RES + 2] = [7, 6]
     out = np.zeros(2, dtype=np.int64)
+    rewards = np.zeros(2)
+    for vp, done, ranks, reward in (([41, 41], [7, 6], [1, 1], [0.0, 0.0]),
+                                    ([41, 41], [0, 9], [1, 1], [0.0, 0.0]),
+                                    ([41, 40], [6, 7], [1, 2], [1.0, -1.0]),
+                                    ([40, 41], [7, 6], [2, 1], [-1.0, 1.0])):
+        st[K.SCORE:K.SCORE + 2] = vp
+        st[K.DONE_RES:K.DONE_RES + 2] = done
+        K.ranks(st, out)
+        assert list(out) == ranks == ref.ranks(vp)
+        rank_rewards(out, 2, rewards)
+        assert list(rewards) == reward
+        assert SPEC.winners(st, SPEC.configure(), out) == [p for p in range(2) if ranks[p] == 1]
+    # three players: two share the top, the third is third (standard competition ranking)
+    st = fresh(3)
+    out = np.zeros(3, dtype=np.int64)
+    st[K.SCORE:K.SCORE + 3] = [41, 39, 41]
+    st[K.DONE_RES:K.DONE_RES + 3] = [1, 9, 7]
     K.ranks(st, out)
-    assert list(out) == [1, 2]
-    st[K.DONE_RES:K.DONE_RES + 2] = [6, 6]
-    K.ranks(st, out)
-    assert list(out) == [1, 1]
-    assert SPEC.winners(st, SPEC.configure(), out) == [0, 1]
+    assert list(out) == [1, 3, 1] == ref.ranks([41, 39, 41])
+
+
+def test_tv18_shared_win_through_the_environment():
+    """A two-player game ending 41-41 (7 and 6 completed buildings): both players win,
+    each with reward 0, in ``infos`` and rewards as the shell pays them."""
+    moves = []
+    driver.play(CityEnv(SPEC, num_players=2), 4,
+                after_move=lambda env, step, action: moves.append(int(action)))
+    env = CityEnv(SPEC, num_players=2)
+    env.reset(seed=4)
+    for action in moves[:-1]:       # the same random game up to its last decision
+        env.step(action)
+    raw = env.unwrapped
+    # set the building counts and the VP so that the game ends 41-41 with 7 and 6
+    # completed buildings (the last move and the goals add what they add: measured on a copy)
+    st = raw._state
+    st[K.DONE_RES:K.DONE_RES + 2] = [7, 6]
+    st[K.DONE_COM:K.DONE_COM + 2] = [0, 0]
+    last = moves[-1]
+    probe = raw.clone()
+    probe.step(last)
+    gained = [int(probe._state[K.SCORE + p] - st[K.SCORE + p]) for p in range(2)]
+    st[K.SCORE:K.SCORE + 2] = [41 - gained[0], 41 - gained[1]]
+    env.step(last)
+    assert all(env.terminations.values())
+    info = env.infos["player_0"]
+    assert info["scores"] == [41, 41]
+    assert info["ranks"] == [1, 1]
+    assert info["winners"] == ["player_0", "player_1"]
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
 
 
 def _tv19_board():
@@ -815,8 +860,7 @@ def play_checked(n, seed, check_every=1):
     assert list(final) == ref.final_scores(pos, goals)
     rk = np.zeros(n, dtype=np.int64)
     K.ranks(st, rk)
-    completed = [int(st[K.DONE_RES + q] + st[K.DONE_COM + q]) for q in range(n)]
-    assert list(rk) == ref.ranks(list(final), completed)
+    assert list(rk) == ref.ranks(list(final))
     assert st[K.TURN] == 60 and st[K.NUM_TILES] == 61
     return steps
 
