@@ -38,7 +38,10 @@ evaluation (``OUT/checkpoints/``), the best one by mean win rate as ``OUT/best_m
 At the end: ``OUT/final_model.zip`` (play it with ``agents.make("policy", path=...)``; the
 same actor as ``OUT/final_model.npz`` plays without torch), a
 final evaluation over ``--final-eval-games`` games, ``OUT/learning_curve.png`` and
-``OUT/summary.json``.
+``OUT/summary.json``.  ``OUT/policy.json`` describes the network (game, options, network
+and its arguments), so that every model of the run loads without unpickling
+(:mod:`agents.policy_files`); ``--init-model`` reads a model that way too, unless
+``--trust-pickle`` is given for a trusted file saved without one.
 
 Solo games (``--num-players 1`` in Tiny Towns, Between Two Cities and Smartphone Inc.)
 have no other seat: the learner plays alone, the game's automata (Between Two Cities'
@@ -160,8 +163,13 @@ class TrainConfig:
         0.5, "probability that a self-play seat gets the newest snapshot", TRAINING)
     baseline_prob: float = _setting(
         0.3, "--opponents mix: probability that a seat is a random/greedy baseline", TRAINING)
-    init_model: Optional[str] = _setting(None, "continue training from this saved model", TRAINING,
-                                         summary=False)
+    init_model: Optional[str] = _setting(
+        None, "continue training from this saved model (a .zip of train.py, read with its run's "
+        "policy.json and without unpickling)", TRAINING, summary=False)
+    trust_pickle: bool = _setting(
+        False, "--init-model: load a .zip without policy.json with MaskablePPO.load, which "
+        "unpickles it and so runs any code a crafted file holds (only for files you trust)",
+        TRAINING, summary=False)
     warm_start: str = _setting(
         "none", "greedy: before PPO, train the policy to play greedy's moves (and its value head on "
         "the returns) from labelled batched games (agents.imitation); mcts: to play like MCTS, "
@@ -418,11 +426,15 @@ def build_parser():
         kind = hints[f.name]
         if typing.get_origin(kind) is typing.Union:   # Optional[X]
             kind = next(a for a in typing.get_args(kind) if a is not type(None))
-        if kind is bool:
-            if f.default is not True:
-                raise TypeError(f"bool setting {f.name} must default to True (flag --no-...)")
-            flags = ["--no-" + f.name.replace("_", "-")]
-            meta.update(action="store_false", dest=f.name)
+        if kind is bool:   # True by default: a flag --no-x; False: a flag --x
+            if f.default is True:
+                flags = ["--no-" + f.name.replace("_", "-")]
+                meta.update(action="store_false", dest=f.name)
+            elif f.default is False:
+                flags = ["--" + f.name.replace("_", "-")]
+                meta.update(action="store_true", dest=f.name)
+            else:
+                raise TypeError(f"bool setting {f.name} must default to True or False")
         else:
             flags = ["--" + f.name.replace("_", "-")]
             if "action" not in meta and kind is not tuple:
@@ -966,6 +978,33 @@ def policy_kwargs(cfg):
     return kwargs
 
 
+def load_initial_model(path, venv, cfg, hyper):
+    """``--init-model`` without unpickling: a new MaskablePPO of the network in the model's
+    ``policy.json``, given the zip's weights, optimiser state and step counts
+    (:func:`agents.policy_files.load_zip`)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents import policy_files
+
+    loaded = policy_files.load_zip(path, device=cfg.device)
+    config = loaded.config
+    if config["game"] != cfg.game:
+        raise ValueError(f"--init-model {path!r} was trained on {config['game']}, not {cfg.game}")
+    if loaded.policy.observation_space.shape != venv.observation_space.shape:
+        raise ValueError(f"--init-model {path!r} reads {loaded.policy.observation_space.shape[0]} "
+                         f"observation values, the training env gives {venv.observation_space.shape[0]}: "
+                         f"train with the model's options {config['options']}")
+    model = MaskablePPO(policy_files.network_class(config["network"]), venv, seed=cfg.seed,
+                        device=cfg.device, policy_kwargs=dict(config["policy_kwargs"]), verbose=0,
+                        **hyper)
+    model.policy.load_state_dict(loaded.policy.state_dict())
+    if loaded.optimizer_state is not None:
+        model.policy.optimizer.load_state_dict(loaded.optimizer_state)
+    model.num_timesteps = loaded.num_timesteps
+    model._n_updates = loaded.n_updates
+    return model
+
+
 def train(cfg):
     """Run the training job described by ``cfg`` (a :class:`TrainConfig`); returns the summary."""
     import torch
@@ -989,14 +1028,20 @@ def train(cfg):
                      batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
                      gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
                      clip_range=cfg.clip_range)
-        if init_model:
+        if init_model and cfg.trust_pickle:
             model = MaskablePPO.load(init_model, env=venv, device=cfg.device, **hyper)
+        elif init_model:
+            model = load_initial_model(init_model, venv, cfg, hyper)
         else:
             model = MaskablePPO(policy_class(cfg.policy), venv, seed=cfg.seed,
                                 device=cfg.device, policy_kwargs=policy_kwargs(cfg), verbose=0,
                                 **hyper)
             if cfg.warm_start != "none":
                 warm_start_stats = warm_start(model, cfg, verbose)
+        # What it takes to build the network again without unpickling (agents.policy_files):
+        # every model this run saves (final, best, checkpoints, pool) loads with it.
+        from agents import policy_files
+        policy_files.write_config(out, policy_files.config_from_model(model, cfg.game, cfg.env_options))
         formats = ["csv"]
         if verbose >= 2:
             formats.append("stdout")

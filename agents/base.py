@@ -1,4 +1,6 @@
-"""The agent protocol and the by-name registry."""
+"""The agent protocol, the by-name registry, and the seeds of games played against people."""
+import secrets
+
 import numpy as np
 
 from kernels.playout import new_generator
@@ -77,3 +79,21 @@ def policy_observation(env, agent, n_obs):
             values = env.unwrapped.observe_action_values(agent)
         observation = np.concatenate([observation, values])
     return observation, mask
+
+
+def new_game_seed():
+    """A game seed for a game a person plays (terminal, web app): 63 bits from the operating
+    system's generator, so that nobody can recover it from what the game shows -- the seed
+    fixes every hidden card and future draw."""
+    return secrets.randbits(63)
+
+
+def seat_seeds(game_seed, num_seats):
+    """One agent seed per seat for a game seeded ``game_seed``: independent 63-bit integers,
+    the children of ``numpy.random.SeedSequence(game_seed)``.  Knowing one of them (or how an
+    agent plays) tells nothing of the game seed or of the other seats' seeds, as ``seed + k``
+    would; the same game seed gives the same seeds, so a seeded game is reproduced whole."""
+    from envs.spec import as_seed
+
+    children = np.random.SeedSequence(as_seed(game_seed, "game_seed")).spawn(int(num_seats))
+    return [int(child.generate_state(1, np.uint64)[0]) >> 1 for child in children]

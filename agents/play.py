@@ -2,7 +2,7 @@
 
     python -m agents.play --game tiny_towns_v0 --opponents mcts greedy \\
         [--num-players N] [--seat K] [--seed S] [--env-options JSON] \\
-        [--agent-options JSON] [--save DIR|FILE]
+        [--agent-options JSON] [--trust-pickle] [--save DIR|FILE]
 
 You play seat ``--seat`` (default 0); the opponents, agents named as ``agents.make`` knows
 them (``random``, ``greedy``, ``mcts``, ...), play the other seats in order.  Their number
@@ -20,6 +20,12 @@ phase only (``env.action_label(action, observer=seat)``).  At the end the final 
 (:mod:`envs.records`) is saved: ``--save FILE`` (``.json``), ``--save DIR`` (as
 ``DIR/<game>-<seed>.json``) or by default ``runs/games/<game>-<seed>.json``.  A game you
 quit is saved too, unfinished.
+
+Without ``--seed`` the game's seed is drawn from the operating system (63 bits) and shown
+only when the game ends: the seed fixes every hidden card and future draw, so knowing it
+during the game would show them all.  Each agent's seed is derived from the game's seed
+(:func:`agents.base.seat_seeds`).  ``--trust-pickle`` lets a ``policy`` agent load a
+policy file that needs unpickling (docs/security.md).
 """
 from __future__ import annotations
 
@@ -28,10 +34,9 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import agents
 import envs
+from agents.base import new_game_seed, seat_seeds
 from envs import records
 from envs.spec import as_seat
 
@@ -62,14 +67,13 @@ class TerminalGame:
         if len(opponents) > len(others):
             raise ValueError(f"{len(opponents)} opponents for {len(others)} other seat(s); "
                              "use --num-players to seat more")
-        seat_seeds = np.random.SeedSequence([int(seed) & ((1 << 63) - 1)]).generate_state(
-            self.num_players, dtype=np.uint32)
+        agent_seeds = seat_seeds(seed, self.num_players)
         self.names = ["you"] * self.num_players
         self.bots = [None] * self.num_players
         for k, s in enumerate(others):
             name = opponents[k % len(opponents)]
             self.names[s] = name
-            self.bots[s] = agents.make(name, **{"seed": int(seat_seeds[s]),
+            self.bots[s] = agents.make(name, **{"seed": agent_seeds[s],
                                                 **agent_options.get(name, {})})
         self.record = records.new_record(game, options, seed,
                                          players=["human" if b is None else n
@@ -155,7 +159,8 @@ class TerminalGame:
         taken = self.record["labels"][keep:]
         self.record = records.truncated(self.record, keep)
         self.movers = self.movers[:keep]
-        self.env = records.replay(self.record, render_mode="ansi")
+        # the person's own game: the files its options name were opened at the start
+        self.env = records.replay(self.record, render_mode="ansi", allow_files=True)
         self.write(f"Undone: your move {taken[0]!r}"
                    + (f" and the {len(taken) - 1} move(s) after it." if len(taken) > 1 else "."))
         return True
@@ -198,6 +203,15 @@ def record_path(save, game, seed):
     return Path(save or Path("runs") / "games") / f"{game}-{seed}.json"
 
 
+def trusting_pickle(agent_options, names):
+    """``agent_options`` with ``trust_pickle=True`` added for every ``policy`` agent among
+    ``names`` (``--trust-pickle``); an explicit ``trust_pickle`` option is kept."""
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in agent_options.items()}
+    if "policy" in names:
+        out["policy"] = {"trust_pickle": True, **out.get("policy", {})}
+    return out
+
+
 def build_parser():
     parts = __doc__.split("\n\n")
     p = argparse.ArgumentParser(prog="python -m agents.play", description=parts[0],
@@ -209,10 +223,14 @@ def build_parser():
     p.add_argument("--num-players", type=int, default=None,
                    help="seats (default: you plus one per opponent)")
     p.add_argument("--seat", type=int, default=0, help="the seat you play, from 0 (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="game seed (default: a random one)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="game seed (default: a random one, shown when the game ends)")
     p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
     p.add_argument("--agent-options", default="{}",
                    help='JSON: agent name -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="let policy agents load files that need unpickling (SB3 zips without "
+                        "their policy.json): only for files you trust, as unpickling runs code")
     p.add_argument("--save", default=None, metavar="DIR|FILE",
                    help="where to save the record (default runs/games/<game>-<seed>.json)")
     return p
@@ -233,17 +251,22 @@ def main(argv=None, read=input, write=print):
         options["num_players"] = args.num_players
     elif args.opponents or "num_players" not in options:
         options["num_players"] = len(args.opponents) + 1
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (1 << 31))
+    if args.trust_pickle:
+        agent_options = trusting_pickle(agent_options, args.opponents)
+    seed = args.seed if args.seed is not None else new_game_seed()
     try:
         session = TerminalGame(args.game, args.opponents, seat=args.seat, seed=seed,
                                options=options, agent_options=agent_options,
                                read=read, write=write)
     except (TypeError, ValueError) as exc:   # TypeError: an option the agent does not take
         raise SystemExit(f"cannot start the game: {exc}") from None
-    write(f"{args.game}, seed {seed}: you are {session.who(session.seat)} against "
+    # The seed shows every hidden card: only a seed the person chose is shown before the end.
+    shown_seed = f", seed {seed}" if args.seed is not None else ""
+    write(f"{args.game}{shown_seed}: you are {session.who(session.seat)} against "
           + (", ".join(session.who(s) for s in range(session.num_players) if s != session.seat)
              or "the game's solo rules") + ".  Type ? for help.")
     record = session.run()
+    write(f"The game's seed was {seed}.")
     path = records.save(record, record_path(args.save, args.game, seed))
     write(f"Record saved to {path}; watch it with: python -m envs.view {path} -o game.html")
     return record

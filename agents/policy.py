@@ -1,5 +1,8 @@
 """The ``"policy"`` agent: plays a masked policy saved by ``train.py`` (sb3-contrib MaskablePPO).
 
+Policy files are read without unpickling (:mod:`agents.policy_files`): a ``.zip`` needs its
+run's ``policy.json``, unless ``trust_pickle=True`` is given for a file you trust.
+
 >>> import agents
 >>> bot = agents.make("policy", path="runs/kingdomino_duel_v0/final_model.zip")
 >>> action = bot.act(env, env.agent_selection)
@@ -14,6 +17,8 @@ cityzoo[train]``).
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from agents.base import Agent, policy_observation, register
@@ -23,24 +28,41 @@ _MODEL_CACHE = {}
 _MODEL_CACHE_SIZE = 16
 
 
-def load_model(path, device="cpu"):
-    """A MaskablePPO model from a ``.zip`` saved by ``train.py`` (or ``model.save``).
+def load_model(path, device="cpu", trust_pickle=False, config=None):
+    """The model saved at ``path`` (a ``.zip`` of ``train.py`` or ``model.save``), read
+    without unpickling: the network from its ``policy.json`` (``config``: another one, a
+    path or a dict), the weights with ``torch.load(weights_only=True)``; an object with
+    ``.policy`` (:class:`agents.policy_files.LoadedPolicy`).  ``trust_pickle=True`` loads
+    the whole MaskablePPO model with ``MaskablePPO.load`` instead, which unpickles the zip's
+    metadata and so runs any code a crafted file holds: only for files you trust
+    (:mod:`agents.policy_files` says why and how to convert an old file once).
 
-    Loaded models are cached by (path, modification time, device): tournaments build a fresh
-    agent for every game, and the agents only read the model."""
+    Loaded models are cached by (path, modification time, device, how): tournaments build
+    a fresh agent for every game, and the agents only read the model."""
     import os
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:   # pragma: no cover - depends on the install
         raise ImportError("the policy agent needs the training extras: pip install 'cityzoo[train]' "
                           "(torch, stable-baselines3, sb3-contrib)") from exc
+    from agents import policy_files
+
     path = str(path)
     if not os.path.exists(path) and os.path.exists(path + ".zip"):
         path += ".zip"
-    key = (os.path.abspath(path), os.path.getmtime(path), str(device))
+    if not os.path.isfile(path):
+        raise ValueError(f"no policy file {path!r}")
+    if not trust_pickle and config is None:
+        config = policy_files.find_config(path)
+    config_key = (json.dumps(config, sort_keys=True) if isinstance(config, dict) else
+                  None if config is None else (os.path.abspath(config), os.path.getmtime(config)))
+    key = (os.path.abspath(path), os.path.getmtime(path), str(device), bool(trust_pickle), config_key)
     model = _MODEL_CACHE.get(key)
     if model is None:
-        model = MaskablePPO.load(path, device=device)
+        if trust_pickle:
+            model = MaskablePPO.load(path, device=device)
+        else:
+            model = policy_files.load_zip(path, device=device, config=config)
         if len(_MODEL_CACHE) >= _MODEL_CACHE_SIZE:
             _MODEL_CACHE.pop(next(iter(_MODEL_CACHE)))
         _MODEL_CACHE[key] = model
@@ -113,9 +135,14 @@ def numpy_actor_layers(arrays):
 
 
 def load_numpy_actor(path):
-    """``(layers, n_obs, n_actions)`` from a file written by :func:`export_numpy_actor`."""
-    with np.load(path) as data:
-        return numpy_actor_layers(data)
+    """``(layers, n_obs, n_actions)`` from a file written by :func:`export_numpy_actor`, read
+    with ``allow_pickle=False`` (an array that needs unpickling is refused, not run)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return numpy_actor_layers(data)
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"{str(path)!r} is not a numpy policy file that loads without unpickling "
+                         f"(a numpy actor of train.py): {exc}") from None
 
 
 @register("policy")
@@ -125,8 +152,9 @@ class PolicyAgent(Agent):
     Parameters
     ----------
     path:
-        A model saved by ``train.py`` (``final_model.zip``, a checkpoint: MaskablePPO ``.zip``)
-        or a self-play pool snapshot (numpy ``.npz`` actor, played without torch).
+        A model saved by ``train.py`` (``final_model.zip``, a checkpoint: MaskablePPO ``.zip``,
+        loaded with its run's ``policy.json`` and without unpickling) or a numpy actor
+        (``final_model.npz``, a self-play pool snapshot: played without torch).
     model:
         An in-memory MaskablePPO model (or its policy) instead of ``path``; the agent then
         follows the model as it keeps training.
@@ -136,10 +164,16 @@ class PolicyAgent(Agent):
         Seed of the sampling generator (used only when ``deterministic=False``).
     device:
         torch device for loading (``"cpu"``).
+    trust_pickle:
+        ``True`` loads a ``.zip`` with ``MaskablePPO.load``, which unpickles its metadata and
+        so runs any code a crafted file holds -- only for a file you trust, saved without
+        ``policy.json``; see :mod:`agents.policy_files`.  Default ``False``: never unpickle.
+    config:
+        The ``policy.json`` (path or dict) of a ``.zip``, when it is not beside the file.
     """
 
     def __init__(self, path=None, model=None, deterministic=True, seed=None, device="cpu",
-                 temperature=1.0):
+                 temperature=1.0, trust_pickle=False, config=None):
         if (path is None) == (model is None):
             raise ValueError("give exactly one of path= or model=")
         self.path = None if path is None else str(path)
@@ -151,7 +185,8 @@ class PolicyAgent(Agent):
             self.model = self.policy = None
             self._layers, self.n_obs, self.n_actions = load_numpy_actor(self.path)
             return
-        self.model = load_model(path, device=device) if model is None else model
+        self.model = (load_model(path, device=device, trust_pickle=trust_pickle, config=config)
+                      if model is None else model)
         self.policy = getattr(self.model, "policy", self.model)
         self.n_obs = int(np.prod(self.policy.observation_space.shape))
         self.n_actions = int(self.policy.action_space.n)

@@ -3,7 +3,7 @@
     python -m agents.tournament --game kingdomino_duel_v0 --agents random greedy mcts \\
         [--num-players N] [--games G] [--workers W] [--seed S] [--backend process|ray] \\
         [--out DIR] [--agent-options JSON] [--env-options JSON] [--no-progress] \\
-        [--save-games DIR]
+        [--save-games DIR] [--trust-pickle]
 
 Tables
     With ``N`` seats and ``K`` listed agents, every combination of ``N`` distinct agents
@@ -18,6 +18,8 @@ Agents
     ``LABEL=NAME`` enters agent ``NAME`` under the label ``LABEL`` (to compare settings:
     ``--agents mcts mcts_fast=mcts --agent-options '{"mcts_fast": {"simulations": 50}}'``).
     ``--agent-options`` maps a label to the keyword options of its constructor.
+    ``policy`` agents load their files without unpickling (docs/security.md);
+    ``--trust-pickle`` lets them unpickle files you trust that have no ``policy.json``.
 Reproducibility
     Game ``i`` of the schedule draws its environment seed and one seed per seat from
     ``numpy.random.SeedSequence([seed, i])``; agents are built fresh for every game.  The
@@ -522,7 +524,20 @@ def build_parser():
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-games", metavar="DIR", default=None,
                    help="also write every game's record (JSON, see envs.records) into DIR")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="let policy agents load files that need unpickling (SB3 zips without "
+                        "their policy.json): only for files you trust, as unpickling runs code")
     return p
+
+
+def trusting_pickle(agent_options, agent_tokens):
+    """``agent_options`` with ``trust_pickle=True`` for every label that enters the
+    ``policy`` agent (``--trust-pickle``); an explicit ``trust_pickle`` option is kept."""
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in agent_options.items()}
+    for label, name in parse_agents(agent_tokens):
+        if name == "policy":
+            out[label] = {"trust_pickle": True, **out.get(label, {})}
+    return out
 
 
 def main(argv=None):
@@ -538,6 +553,9 @@ def main(argv=None):
         raise SystemExit(f"bad JSON option: {exc}") from exc
     # Use the importable module's functions (not __main__'s) so spawned workers find them.
     from agents import tournament as mod
+
+    if args.trust_pickle:
+        agent_options = mod.trusting_pickle(agent_options, args.agents)
 
     result = mod.run_tournament(args.game, args.agents, num_players=args.num_players,
                                 games=args.games, workers=args.workers, seed=args.seed,

@@ -10,6 +10,12 @@ options at once (e.g. a variant that needs two players) and builds the kernel's 
 Every refusal is a ``ValueError`` that names the option.  Sets and other unordered
 containers are always refused: their order depends on the process's hash seed, so the
 same seed would give a different game in each process.
+
+Options of kind ``"path"`` name a file to open (:func:`file_options`).  Options that arrive
+from elsewhere than the local user -- a web request, a game record -- must not make the
+program open a file of the attacker's choosing (``/dev/stdin`` blocks, a device or a FIFO
+hangs, error messages would tell what exists): :func:`refuse_file_options` turns them away
+unless the caller allows them explicitly.
 """
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -121,3 +127,19 @@ def table_markdown(table):
     for o in table:
         rows.append(f"| `{o.name}` | {o.describe()} | `{o.default!r}` | {o.doc} |")
     return "\n".join(rows)
+
+
+def file_options(table):
+    """The names of the options of ``table`` that name a file (kind ``"path"``)."""
+    return tuple(o.name for o in table if o.kind == "path")
+
+
+def refuse_file_options(table, given, where, how_to_allow):
+    """``ValueError`` if ``given`` sets an option of ``table`` that names a file (to anything
+    but ``None``, its "no file" default).  The message names the option, ``where`` it came
+    from and ``how_to_allow`` it; it never opens, inspects or repeats the value, so the
+    answer is the same whatever the path."""
+    for name in file_options(table):
+        if name in given and given[name] is not None:
+            raise ValueError(f"option {name!r} names a file, and {where} may not make this "
+                             f"program open files; {how_to_allow}")

@@ -16,7 +16,14 @@ the environment gives: a record written by a version whose rules or action encod
 fails at the first move that means something else, instead of replaying another game.
 
 ``FORMAT`` is the version of the layout; a record of another version is refused with a
-``ValueError`` that says so.  The keys are documented in ``docs/records.md``.
+``ValueError`` that says so.  ``rules`` is the revision of the game's rules the record was
+played under (``GameSpec.rules_revision``; a record without it is of revision 1): a replay
+refuses a record of another revision.  The keys are documented in ``docs/records.md``.
+
+A record may come from anyone, so reading one trusts nothing in it: every key is
+type-checked (a ``ValueError`` names the key), JSON nesting is limited, and an option that
+names a file (kind ``"path"``, such as Expancity's ``data_path``) is refused unless the
+caller passes ``allow_files=True`` -- a record must not make the program open a file.
 """
 from __future__ import annotations
 
@@ -25,11 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
+from envs import safe_json
+
 FORMAT = 1
+MAX_DEPTH = 32   # how deeply a record's JSON may nest (options hold lists of lists at most)
 
 _SUFFIXES = (".json", ".jsonl")
 _REQUIRED = ("format", "game", "options", "seed", "actions", "labels")
 _OPTIONAL = ("players", "scores", "ranks", "winners")   # null when absent
+_FILES_REFUSED = ("pass allow_files=True to envs.records.replay (python -m envs.view: "
+                  "--allow-files) if you trust the record and the file it names")
 # Options that change how the env reports, never which states a game goes through: a
 # replay chooses its own render mode.
 _DISPLAY_OPTIONS = ("render_mode",)
@@ -41,16 +53,17 @@ def new_record(game, options=None, seed=0, players=None):
     reset with ``seed``.  ``players``: optional names of whoever plays each seat, in seat
     order.  Raises ``ValueError`` for an unknown game, options that are not JSON-able, a
     seed that is not an integer or players that are not strings."""
-    from envs.registry import GAMES
+    from envs.registry import GAMES, spec_for
     from envs.spec import as_seed
 
-    if game not in GAMES:
+    if not isinstance(game, str) or game not in GAMES:
         raise ValueError(f"unknown game {game!r}; registered games: {', '.join(GAMES)}")
     options = {} if options is None else options
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict of envs.make options, got {type(options).__name__}")
     options = {k: v for k, v in options.items() if k not in _DISPLAY_OPTIONS}
     try:
+        safe_json.check_plain(options, "options", MAX_DEPTH - 1)
         options = json.loads(json.dumps(options, allow_nan=False))  # a JSON-able copy
     except (TypeError, ValueError) as exc:
         raise ValueError(f"options must be JSON-able (numbers, strings, lists, dicts): {exc}") from None
@@ -59,8 +72,9 @@ def new_record(game, options=None, seed=0, players=None):
         if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
             raise ValueError(f"players must be a list of strings, got {players!r}")
         players = list(players)
-    return {"format": FORMAT, "game": game, "options": options, "seed": int(seed), "actions": [],
-            "labels": [], "players": players, "scores": None, "ranks": None, "winners": None}
+    return {"format": FORMAT, "game": game, "rules": spec_for(game).rules_revision,
+            "options": options, "seed": int(seed), "actions": [], "labels": [], "players": players,
+            "scores": None, "ranks": None, "winners": None}
 
 
 def add_action(record, raw_env, action):
@@ -98,25 +112,33 @@ def finish(record, raw_env):
 # -------------------------------------------------------------------- checks
 def check(record, where="record"):
     """``record`` itself if it is a well-formed record of this format version; otherwise
-    ``ValueError`` naming ``where`` (a file, a line) and what is wrong."""
+    ``ValueError`` naming ``where`` (a file, a line), the key and what is wrong.  Checks each
+    key's type and what can be checked without the game: the seat lists' agreement in
+    length, ranks from 1, distinct winners.  :func:`replay_steps` checks the rest against
+    the game (the number of seats, the rules revision, the outcome)."""
     from envs.registry import GAMES
 
     if not isinstance(record, dict) or "format" not in record:
         raise ValueError(f"{where} is not a cityzoo game record (no 'format' key)")
     version = record["format"]
-    if version != FORMAT:
+    if not _is_int(version) or version != FORMAT:
         raise ValueError(f"{where} has record format version {version!r}; this version of cityzoo "
                          f"reads format {FORMAT} only")
     missing = [k for k in _REQUIRED if k not in record]
     if missing:
         raise ValueError(f"{where} lacks the key(s) {', '.join(missing)}")
-    if record["game"] not in GAMES:
-        raise ValueError(f"{where} is a record of the unknown game {record['game']!r}; "
+    game = record["game"]
+    if not isinstance(game, str) or game not in GAMES:
+        raise ValueError(f"{where} is a record of the unknown game {_short(game)}; "
                          f"registered games: {', '.join(GAMES)}")
+    rules = record.get("rules", 1)
+    if not _is_int(rules) or rules < 1:
+        raise ValueError(f"{where}: 'rules' must be a rules revision (an integer >= 1), got {_short(rules)}")
     if not isinstance(record["options"], dict):
-        raise ValueError(f"{where}: 'options' must be a dict, got {record['options']!r}")
+        raise ValueError(f"{where}: 'options' must be a dict, got {_short(record['options'])}")
+    safe_json.check_plain(record["options"], f"{where}: 'options'", MAX_DEPTH - 1)
     if not _is_int(record["seed"]):
-        raise ValueError(f"{where}: 'seed' must be an integer, got {record['seed']!r}")
+        raise ValueError(f"{where}: 'seed' must be an integer, got {_short(record['seed'])}")
     actions, labels = record["actions"], record["labels"]
     if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
         raise ValueError(f"{where}: 'actions' must be a list of integers")
@@ -131,11 +153,44 @@ def check(record, where="record"):
                                   or not all(isinstance(v, kind) and not isinstance(v, bool)
                                              for v in value)):
             raise ValueError(f"{where}: '{key}' must be null or a list of {kind.__name__}s")
+    seats = [(key, len(record[key])) for key in ("players", "scores", "ranks")
+             if record.get(key) is not None]
+    if len({n for _, n in seats}) > 1:
+        raise ValueError(f"{where}: '{seats[-1][0]}' has {seats[-1][1]} entries but "
+                         f"'{seats[0][0]}' has {seats[0][1]}: both list every seat")
+    ranks, winners = record.get("ranks"), record.get("winners")
+    if ranks is not None and any(r < 1 for r in ranks):
+        raise ValueError(f"{where}: 'ranks' must be ranks from 1, got {ranks}")
+    if winners is not None and ranks is None:
+        raise ValueError(f"{where}: 'winners' is given but 'ranks' is null: only a finished game "
+                         "has winners, and it has ranks")
+    if winners is not None and (any(w < 0 for w in winners) or len(set(winners)) != len(winners)):
+        raise ValueError(f"{where}: 'winners' must be distinct seat numbers (from 0), got {winners}")
     return record
 
 
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value, limit=80):
+    """``repr(value)`` cut to ``limit`` characters, for error messages about untrusted data."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _check_against_game(record, env):
+    """What only the game can tell: the seat lists' length, the winners' seats."""
+    n = len(env.possible_agents)
+    for key in ("players", "scores", "ranks"):
+        value = record.get(key)
+        if value is not None and len(value) != n:
+            raise ValueError(f"the record's '{key}' has {len(value)} entries, but its "
+                             f"{record['game']} game has {n} seat(s)")
+    winners = record.get("winners")
+    if winners is not None and any(w >= n for w in winners):
+        raise ValueError(f"the record's 'winners' {winners} are not all seats of its "
+                         f"{n}-seat game")
 
 
 # ---------------------------------------------------------------- files
@@ -197,33 +252,40 @@ def load(path):
 
 
 def _parse(text, where):
-    def no_constants(name):   # NaN and Infinity are not JSON
-        raise ValueError(name)
-
-    try:
-        return json.loads(text, parse_constant=no_constants)
-    except ValueError as exc:
-        raise ValueError(f"{where} is not valid JSON (truncated or damaged?): {exc}") from None
+    return safe_json.loads(text, where, MAX_DEPTH)
 
 
 # ------------------------------------------------------------------- replay
-def replay_steps(record, render_mode=None, verify=True):
+def replay_steps(record, render_mode=None, verify=True, allow_files=False):
     """Play ``record`` back: yields ``(0, env)`` after the reset, then ``(i, env)`` after its
     ``i``-th action -- always the same raw env object, advanced; a caller that keeps states
     must ``clone()`` them.  ``render_mode`` is the env's (the record does not fix it).
 
     ``ValueError`` (raised when the bad move is reached) if the record does not replay: a
-    malformed record, options the game refuses, an action that is not legal, or -- with
+    malformed record, a record of another revision of the game's rules, options the game
+    refuses, seat lists that do not fit the game, an action that is not legal, or -- with
     ``verify`` -- a label or final outcome that differs from the recorded one (a record of
-    another version of the game's rules)."""
+    another version of the game's rules).  An option that names a file is refused unless
+    ``allow_files`` (whatever the path: the file is not looked at)."""
     import envs
+    from envs.options import refuse_file_options
+    from envs.registry import spec_for
 
     check(record)
+    spec = spec_for(record["game"])
+    rules = record.get("rules", 1)
+    if rules != spec.rules_revision:
+        raise ValueError(f"the record's 'rules' is revision {rules} of {record['game']}'s rules, but "
+                         f"this version of cityzoo plays revision {spec.rules_revision}: the same "
+                         "actions would give another game")
     options = {k: v for k, v in record["options"].items() if k not in _DISPLAY_OPTIONS}
+    if not allow_files:
+        refuse_file_options(spec.options, options, "a game record", _FILES_REFUSED)
     try:
         env = envs.make(record["game"], render_mode=render_mode, **options)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"the record's options do not make a {record['game']} game: {exc}") from None
+    _check_against_game(record, env)
     env.reset(seed=record["seed"])
     yield 0, env
     for i, (action, label) in enumerate(zip(record["actions"], record["labels"]), 1):
@@ -231,10 +293,10 @@ def replay_steps(record, render_mode=None, verify=True):
             raise ValueError(f"move {i}: the game is already over, yet the record has "
                              f"{len(record['actions']) - i + 1} more action(s)")
         if action not in env.legal_actions():
-            raise ValueError(f"move {i}: action {action} ({label!r}) is not legal here "
+            raise ValueError(f"move {i}: action {action} ({_short(label)}) is not legal here "
                              f"({env.agent_selection} to play, phase {env.phase!r})")
         if verify and env.action_label(action) != label:
-            raise ValueError(f"move {i}: action {action} is recorded as {label!r} but means "
+            raise ValueError(f"move {i}: action {action} is recorded as {_short(label)} but means "
                              f"{env.action_label(action)!r} here; the record was made by another "
                              "version of the game")
         env.step(action)
@@ -250,15 +312,20 @@ def _verify_outcome(record, env):
     if record.get("ranks") is not None:
         if env.phase != "game_over":
             raise ValueError("the record has final ranks but its actions stop before the game ends")
-        ranks = [int(r) for r in env.infos[env.possible_agents[0]]["ranks"]]
-        if ranks != record["ranks"]:
-            raise ValueError(f"the replayed ranks {ranks} differ from the recorded {record['ranks']}")
+        replayed = finish({}, env)
+        if replayed["ranks"] != record["ranks"]:
+            raise ValueError(f"the replayed ranks {replayed['ranks']} differ from the recorded "
+                             f"{record['ranks']}")
+        if record.get("winners") is not None and replayed["winners"] != record["winners"]:
+            raise ValueError(f"the replayed winners {replayed['winners']} differ from the recorded "
+                             f"'winners' {record['winners']}")
 
 
-def replay(record, render_mode=None, verify=True):
+def replay(record, render_mode=None, verify=True, allow_files=False):
     """The raw env after every action of ``record`` (see :func:`replay_steps`)."""
     env = None
-    for _, env in replay_steps(record, render_mode=render_mode, verify=verify):
+    for _, env in replay_steps(record, render_mode=render_mode, verify=verify,
+                               allow_files=allow_files):
         pass
     return env
 

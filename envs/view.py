@@ -59,14 +59,15 @@ class PictureStore:
         return self._picture_ids[svg]
 
 
-def viewer_data(record) -> dict:
+def viewer_data(record, allow_files=False) -> dict:
     """Everything the page shows, as JSON-able data: replays ``record`` (``ValueError`` if
-    it does not replay) and keeps, per position, the number of each view's picture in a
-    :class:`PictureStore` (omniscient view first, then one per seat)."""
+    it does not replay; ``allow_files``: see :func:`envs.records.replay_steps`) and keeps,
+    per position, the number of each view's picture in a :class:`PictureStore` (omniscient
+    view first, then one per seat)."""
     store = PictureStore()
     steps, moves = [], []
     players = seats = None
-    for i, raw in records.replay_steps(record):
+    for i, raw in records.replay_steps(record, allow_files=allow_files):
         if seats is None:
             seats = list(raw.possible_agents)
             players = record.get("players") or seats
@@ -125,9 +126,9 @@ def scores_chart(score_rows, players, width=420, height=170) -> str:
     return "".join(out)
 
 
-def build_html(record) -> str:
+def build_html(record, allow_files=False) -> str:
     """The viewer page of ``record`` (a dict in the :mod:`envs.records` format)."""
-    data = viewer_data(record)
+    data = viewer_data(record, allow_files=allow_files)
     # "<" escaped so that no "</script>" inside a label or a picture can end the script.
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     page = resources.files("envs").joinpath("view_page.html").read_text()
@@ -143,15 +144,19 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", required=True, help="the HTML file to write")
     parser.add_argument("--index", type=int, default=0,
                         help="which game of a .jsonl file to show (0-based; default 0)")
+    parser.add_argument("--allow-files", "--allow-data-path", action="store_true",
+                        help="let the record's options open the files they name (such as "
+                             "Expancity's data_path); off by default, since a record may come "
+                             "from anyone (docs/security.md)")
     args = parser.parse_args(argv)
     try:
         games = records.load_all(args.record)
         if not 0 <= args.index < len(games):
             raise ValueError(f"--index {args.index} is out of range: {args.record!r} holds "
                              f"{len(games)} game(s)")
-        page = build_html(games[args.index])
+        page = build_html(games[args.index], allow_files=args.allow_files)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print("error: " + " ".join(str(exc).split()), file=sys.stderr)   # one line
         return 2
     try:
         with open(args.output, "w", encoding="utf-8") as f:

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -236,16 +237,23 @@ def test_play_a_game_by_clicking_until_the_final_scores(browser, server):
     start_game(browser, server, "kingdomino_duel_v0", opponents=["random"])
     assert browser.js("document.querySelectorAll('#legal button.cz-move').length") > 0
     assert browser.js("document.querySelector('#picture svg') !== null")
+    # The record (seed and every move) is offered only once the game is over.
+    assert browser.js("document.getElementById('download-box').hidden") is True
+    assert browser.js("document.getElementById('download').getAttribute('href')") == "#"
     clicks = play_by_clicking(browser)
     assert clicks > 20
     assert browser.js("document.getElementById('final').hidden") is False
     rows = browser.js("[...document.querySelectorAll('#final-table tr.final-row')]"
                       ".map(r => [...r.cells].map(c => c.textContent))")
     assert [row[1] for row in rows] == ["you", "random"]
-    # The page's scores are the game's: the downloaded record replays to them.
+    # The page's scores are the game's: the downloaded record replays to them.  The page
+    # fetches it (a game is served only to the browser that started it: its cookie).
+    assert browser.js("document.getElementById('download-box').hidden") is False
     href = browser.js("document.getElementById('download').href")
-    with urllib.request.urlopen(href, timeout=30) as r:
-        record = json.load(r)
+    record = json.loads(browser.js(f"fetch({json.dumps(href)}).then(r => r.text())"))
+    with pytest.raises(urllib.error.HTTPError) as refused:   # without the cookie: not yours
+        urllib.request.urlopen(href, timeout=30)
+    assert refused.value.code == 404
     from envs import records
     env = records.replay(record)
     assert [int(row[2]) for row in rows] == env.scores()

@@ -116,6 +116,9 @@ def test_policy_trains_saves_and_plays_legal_moves(tmp_path):
     model.learn(128)
     path = str(tmp_path / "ex.zip")
     model.save(path)
+    from agents import policy_files   # what train.py writes beside its models
+    policy_files.write_config(tmp_path, policy_files.config_from_model(
+        model, "expancity_v0", {"reward_mode": "score"}))
     bot = agents.make("policy", path=path, deterministic=False, seed=0)
     game = envs.make("expancity_v0")   # illegal actions raise
     game.reset(seed=1)

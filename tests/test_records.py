@@ -2,6 +2,7 @@
 the game, for every game; bad files and records that do not replay are refused with a
 clear ValueError; the tournament writes one record per game on request."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -81,8 +82,9 @@ def _short_record(game="kingdomino_duel_v0", options=None, seed=3):
 
 def test_record_keys_and_outcome():
     record = _short_record("between_two_cities_v0", {"num_players": 1}, seed=4)
-    assert set(record) == {"format", "game", "options", "seed", "actions", "labels", "players",
-                           "scores", "ranks", "winners"}
+    assert set(record) == {"format", "game", "rules", "options", "seed", "actions", "labels",
+                           "players", "scores", "ranks", "winners"}
+    assert record["rules"] == envs.registry.spec_for("between_two_cities_v0").rules_revision
     assert record["format"] == records.FORMAT and record["game"] == "between_two_cities_v0"
     assert record["options"] == {"num_players": 1} and record["seed"] == 4
     assert all(isinstance(a, int) for a in record["actions"])
@@ -270,3 +272,140 @@ def test_tournament_saves_one_record_per_game(tmp_path):
         assert records.replay(record).scores() == res["scores"] == record["scores"]
     # the rotation seats the agents the other way round in the second game
     assert results[0]["seats"] == list(reversed(results[1]["seats"]))
+
+
+# ------------------------------------------------------------- rules revision
+def test_a_record_of_another_rules_revision_is_refused(monkeypatch):
+    from envs.registry import spec_for
+
+    record = _short_record(seed=5)
+    spec = type(spec_for("kingdomino_duel_v0"))
+    current = spec.rules_revision
+    assert record["rules"] == current
+    monkeypatch.setattr(spec, "rules_revision", current + 1)
+    with pytest.raises(ValueError, match=rf"'rules' is revision {current} .* plays revision {current + 1}"):
+        records.replay(record)
+    old = {k: v for k, v in record.items() if k != "rules"}   # no 'rules': revision 1
+    if current + 1 != 1:
+        with pytest.raises(ValueError, match="'rules' is revision 1"):
+            records.replay(old)
+    assert records.replay(dict(record, rules=current + 1)).scores() == record["scores"]
+    for bad in (True, 0, "1", 1.0):
+        with pytest.raises(ValueError, match="'rules' must be"):
+            records.check(dict(record, rules=bad))
+
+
+# ------------------------------------------------------------ files in records
+def _expancity_record(data_path):
+    record, _ = _play_random("expancity_v0", {}, seed=4)
+    return dict(record, options={"data_path": data_path})
+
+
+def test_a_record_naming_a_file_is_refused_unless_allowed(tmp_path):
+    import shutil
+
+    from kernels.data_files import DATA_DIR
+
+    good = tmp_path / "expancity.yaml"
+    shutil.copy(DATA_DIR / "expancity.yaml", good)
+    messages = set()
+    for path in (str(good), str(tmp_path / "missing.yaml"), str(tmp_path), "/dev/stdin"):
+        record = _expancity_record(path)
+        with pytest.raises(ValueError, match="'data_path' names a file") as info:
+            records.replay(record)
+        assert path not in str(info.value) and "allow_files=True" in str(info.value)
+        messages.add(str(info.value))
+    assert len(messages) == 1   # the same answer whatever the path
+    # the person who trusts the record and holds the file says so
+    record = _expancity_record(str(good))
+    assert records.replay(record, allow_files=True).scores() == record["scores"]
+    assert records.replay(dict(record, options={"data_path": None})).scores() == record["scores"]
+
+
+@pytest.mark.timeout(300)
+def test_the_viewer_refuses_a_record_naming_a_file(tmp_path):
+    """A record with data_path on a FIFO hung python -m envs.view; it is refused at once
+    (exit 2, one line), and --allow-files opens the file on purpose."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from kernels.data_files import DATA_DIR
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    path = records.save(_expancity_record(str(fifo)), tmp_path / "fifo.json")
+    run = subprocess.run([sys.executable, "-m", "envs.view", str(path), "-o", str(tmp_path / "v.html")],
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 2 and not (tmp_path / "v.html").exists()
+    assert len(run.stderr.strip().splitlines()) == 1 and "data_path" in run.stderr
+    assert "--allow-files" in run.stderr and str(fifo) not in run.stderr
+    good = tmp_path / "expancity.yaml"
+    shutil.copy(DATA_DIR / "expancity.yaml", good)
+    path = records.save(_expancity_record(str(good)), tmp_path / "good.json")
+    from envs.view import main
+    assert main([str(path), "-o", str(tmp_path / "refused.html")]) == 2
+    assert main([str(path), "-o", str(tmp_path / "g.html"), "--allow-files"]) == 0
+
+
+# -------------------------------------------------------------- broken records
+def _broken(change):
+    record = _short_record(seed=6)
+    return change(json.loads(json.dumps(record)))
+
+
+BROKEN = {   # what is wrong -> (the record made wrong, the words of the error)
+    "format true": (lambda r: dict(r, format=True), "format version True"),
+    "format 1.0": (lambda r: dict(r, format=1.0), "format version 1.0"),
+    "game a list": (lambda r: dict(r, game=["kingdomino_duel_v0"]), "unknown game"),
+    "seed a bool": (lambda r: dict(r, seed=True), "'seed' must be an integer"),
+    "actions with a bool": (lambda r: dict(r, actions=[True] + r["actions"][1:]), "'actions'"),
+    "options not a dict": (lambda r: dict(r, options=[]), "'options' must be a dict"),
+    "options nested deep": (lambda r: dict(r, options={"x": json.loads("[" * 40 + "]" * 40)}), "deep"),
+    "players longer than the seats": (lambda r: dict(r, players=r["players"] + ["x"]), "'players'"),
+    "players shorter than the seats": (lambda r: dict(r, players=r["players"][:1]), "'players'"),
+    "scores and ranks of other lengths": (lambda r: dict(r, scores=r["scores"] + [0]), "'scores'"),
+    "ranks from 0": (lambda r: dict(r, ranks=[0, 1]), "'ranks'"),
+    "winners not a seat": (lambda r: dict(r, winners=[5]), "'winners'"),
+    "winners negative": (lambda r: dict(r, winners=[-1]), "'winners'"),
+    "winners twice": (lambda r: dict(r, winners=[0, 0]), "'winners'"),
+    "winners a bool": (lambda r: dict(r, winners=[True]), "'winners'"),
+    "winners without ranks": (lambda r: dict(r, ranks=None), "'winners'"),
+    "winners that did not win": (lambda r: dict(r, winners=[1 - r["winners"][0]] if len(r["winners"]) == 1
+                                                else []), "winners"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_broken_record_is_a_value_error_naming_the_key(case, tmp_path):
+    change, words = BROKEN[case]
+    record = _broken(change)
+    with pytest.raises(ValueError, match=re.escape(words)):
+        records.replay(record)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(record))
+    from envs.view import main
+    assert main([str(path), "-o", str(tmp_path / "b.html")]) == 2
+
+
+def test_deeply_nested_json_is_a_value_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="deep"):
+        records.load(path)
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text(json.dumps(_short_record()) + "\n" + '{"format": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    with pytest.raises(ValueError, match="line 2 nests"):
+        records.load_all(lines)
+    deep = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    with pytest.raises(ValueError, match="deep"):
+        records.check(dict(_short_record(), options=deep))
+    looped = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="'options'"):
+        records.check(dict(_short_record(), options={"x": looped}))
+    with pytest.raises(ValueError, match="options must be JSON-able"):
+        records.new_record("kingdomino_duel_v0", {"x": deep}, 0)

@@ -3,9 +3,11 @@
 Skipped when the optional extra "web" (Starlette, httpx) is not installed.  The page
 itself is driven in a real browser by tests/test_browser.py.
 """
+import json
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
@@ -18,13 +20,16 @@ with warnings.catch_warnings():   # Starlette 1.x prefers the httpx2 fork; httpx
 from agents.serve import create_app  # noqa: E402
 from envs import records  # noqa: E402
 
+LOCAL = "http://127.0.0.1:8000"   # the address the app serves by default
+
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url=LOCAL)
 
 
 def start(client, game="kingdomino_duel_v0", seat=0, opponents=("random",), seed=11, **options):
+    """A new game (``seed=None``: the server draws one)."""
     response = client.post("/api/games", json={"game": game, "options": options, "seat": seat,
                                                "opponents": list(opponents), "seed": seed})
     assert response.status_code == 200, response.json()
@@ -251,7 +256,7 @@ def test_the_server_answers_while_an_agent_thinks(monkeypatch):
 
     monkeypatch.setitem(_REGISTRY, "pondering", Pondering)
     monkeypatch.setattr(serve, "OPPONENTS", serve.OPPONENTS + ("pondering",))
-    with TestClient(create_app()) as client:
+    with TestClient(create_app(), base_url=LOCAL) as client:
         slow = start(client, seat=1, opponents=("pondering",), seed=8)   # seat 0 moves first
         other = start(client, seat=0, opponents=("random",), seed=8)
         if slow["your_turn"]:   # seat 0 may not start: hand the turn to the agent first
@@ -270,3 +275,215 @@ def test_the_server_answers_while_an_agent_thinks(monkeypatch):
         worker.join(30)
         assert answers["advance"].status_code == 200
         assert answers["advance"].json()["counter"] == slow["counter"] + 1
+
+
+# ------------------------------------------------------------- hidden state
+def test_the_record_is_refused_until_the_game_is_over(client):
+    """Mid-game, the record (the seed and every secret move) is refused, and nothing served
+    holds the seed; the record appears with the end of the game."""
+    view = advance_to_person(client, start(client, game="between_two_cities_v0", seed=None,
+                                           num_players=3, opponents=("random", "random")))
+    served = [view]
+    for _ in range(3):   # a few moves in
+        view = client.post(f"/api/games/{view['id']}/move",
+                           json={"counter": view["counter"], "action": view["legal"][0]["action"]}).json()
+        view = advance_to_person(client, view)
+        served.append(view)
+    assert not view["over"] and view["record"] is None
+    response = client.get(f"/api/games/{view['id']}/record")
+    assert response.status_code == 409 and "once the game is over" in response.json()["error"]
+    served.append(client.get(f"/api/games/{view['id']}").json())
+    seed = client.app.state.games[view["id"]].record["seed"]
+    assert all(str(seed) not in json.dumps(v) for v in served)
+    view = play_out(client, view)
+    assert view["record"] == f"/api/games/{view['id']}/record"
+    assert client.get(view["record"]).json()["seed"] == seed
+
+
+def test_nothing_served_mid_game_rebuilds_the_servers_state(client):
+    """Whatever a person can fetch while the game runs does not replay to the server's
+    state (on the old app, the record download rebuilt it exactly: every hidden hand, the
+    future deck)."""
+    view = advance_to_person(client, start(client, game="tiny_towns_v0", seed=None, num_players=2))
+    view = client.post(f"/api/games/{view['id']}/move",
+                       json={"counter": view["counter"], "action": view["legal"][0]["action"]}).json()
+    server_state = client.app.state.games[view["id"]].env.game_state().copy()
+    for path in (f"/api/games/{view['id']}", f"/api/games/{view['id']}/record"):
+        response = client.get(path)
+        if "actions" in response.text:   # a record: it must not replay to the server's state
+            try:
+                rebuilt = records.replay(response.json()).game_state()
+            except ValueError:
+                continue
+            assert not np.array_equal(rebuilt, server_state), path
+
+
+def test_seeds_come_from_the_os_and_agent_seeds_are_independent(client):
+    from agents.base import seat_seeds
+
+    seeds = []
+    for _ in range(6):
+        view = start(client, seed=None)
+        game = client.app.state.games[view["id"]]
+        seed = game.record["seed"]
+        seeds.append(seed)
+        assert 0 <= seed < 2**63
+        assert [None if a is None else a.seed for a in game.seat_agents] == \
+            [None if a is None else s for a, s in zip(game.seat_agents, seat_seeds(seed, 2))]
+        assert all(a is None or a.seed not in (seed, seed + 1) for a in game.seat_agents)
+    assert max(seeds) >= 2**31   # 63 bits, not 31 (all six below: a chance of 2**-192)
+    # a given seed gives the same game, agents included
+    game = client.app.state.games[start(client, seed=12)["id"]]
+    assert game.seat_agents[1].seed == seat_seeds(12, 2)[1] != 13
+
+
+# ----------------------------------------------------------------- files
+@pytest.mark.timeout(120)
+def test_options_naming_files_are_refused_whatever_the_path(client, tmp_path):
+    import shutil
+
+    from kernels.data_files import DATA_DIR
+
+    good = tmp_path / "expancity.yaml"
+    shutil.copy(DATA_DIR / "expancity.yaml", good)
+    messages = set()
+    for path in (str(good), "/dev/stdin", str(tmp_path / "missing.yaml"), str(tmp_path), 7):
+        response = client.post("/api/games", json={"game": "expancity_v0", "seat": 0,
+                                                   "opponents": ["random"], "seed": 1,
+                                                   "options": {"data_path": path}})
+        assert response.status_code == 400, path
+        error = response.json()["error"]
+        assert "data_path" in error and "never opens files" in error
+        assert str(path) not in error and "tmp" not in error
+        messages.add(error)
+    assert len(messages) == 1   # the answer tells nothing about the path
+    assert len(client.app.state.games) == 0
+
+
+# ------------------------------------------------------------- front door
+def test_an_oversized_body_is_refused(client):
+    big = json.dumps({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["random"],
+                      "pad": "x" * (80 << 10)})
+    response = client.post("/api/games", content=big, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413 and "larger than" in response.json()["error"]
+
+    def chunks():   # no Content-Length: the server counts as it reads
+        for _ in range(100):
+            yield b" " * 4096
+    response = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert response.status_code == 413
+    assert len(client.app.state.games) == 0
+
+
+@pytest.mark.parametrize("body", ["[" * 30_000 + "]" * 30_000,
+                                  '{"game": ' + "[" * 50 + "]" * 50 + "}",
+                                  '{"options": {"a": [[[[[[[[[1]]]]]]]]]}}'])
+def test_deeply_nested_json_is_a_400(client, body):
+    for path in ("/api/games", "/api/games/x/move"):
+        response = client.post(path, content=body.encode(), headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, path
+        assert "deep" in response.json()["error"]
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded",
+                                  "multipart/form-data; boundary=x", None])
+def test_only_json_bodies_are_accepted(client, kind):
+    body = json.dumps({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["random"]})
+    headers = {} if kind is None else {"Content-Type": kind}
+    response = client.post("/api/games", content=body.encode(), headers=headers)
+    assert response.status_code == 415 and "application/json" in response.json()["error"]
+    assert len(client.app.state.games) == 0
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:9999",
+                                    "http://localhost:8000"])
+def test_requests_from_another_origin_are_refused(client, origin):
+    body = {"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["random"]}
+    response = client.post("/api/games", json=body, headers={"Origin": origin})
+    assert response.status_code == 403
+    assert len(client.app.state.games) == 0
+    response = client.post("/api/games", json=body, headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403 and len(client.app.state.games) == 0
+    # the app's own page is welcome
+    response = client.post("/api/games", json=body, headers={"Origin": LOCAL,
+                                                             "Sec-Fetch-Site": "same-origin"})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "192.168.1.20:8000", ""])
+def test_requests_for_another_host_are_refused(host):
+    client = TestClient(create_app(), base_url="http://127.0.0.1:8000")
+    for method, path in (("get", "/"), ("get", "/api/catalog"), ("post", "/api/games")):
+        response = getattr(client, method)(path, headers={"Host": host},
+                                           **({"json": {}} if method == "post" else {}))
+        assert response.status_code == 403, (method, path)
+        assert "--allow-host" in response.json()["error"]
+    for local in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        assert client.get("/api/catalog", headers={"Host": local}).status_code == 200
+    # --allow-host NAME: that name is served too, on purpose
+    lan = TestClient(create_app(hosts=("127.0.0.1", "192.168.1.20")), base_url="http://192.168.1.20:8000")
+    assert lan.get("/api/catalog").status_code == 200
+
+
+def test_pages_cannot_frame_the_app(client):
+    for response in (client.get("/"), client.get("/api/catalog"), client.get("/static/app.js"),
+                     client.get("/api/games/nope"), client.get("/", headers={"Host": "evil.example"})):
+        assert response.headers["x-frame-options"] == "DENY"
+        policy = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_client_cookie(client):
+    cookie = client.get("/").headers["set-cookie"]
+    assert cookie.startswith("cityzoo_client=") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "set-cookie" not in client.get("/").headers   # kept: the browser is known now
+
+
+def test_one_browser_cannot_evict_anothers_games(monkeypatch):
+    import agents.serve as serve
+
+    monkeypatch.setattr(serve, "MAX_GAMES", 4)
+    monkeypatch.setattr(serve, "GAMES_PER_CLIENT", 2)
+    app = create_app()
+    alice, bob, carol = (TestClient(app, base_url=LOCAL) for _ in range(3))
+    mine = start(alice, seed=1)
+    for seed in range(10):   # bob starts many games: each replaces only bob's own oldest
+        start(bob, seed=seed)
+        assert alice.get(f"/api/games/{mine['id']}").status_code == 200
+    assert len(app.state.games) == 3
+    # another browser does not see alice's game, and cannot play in it
+    assert bob.get(f"/api/games/{mine['id']}").status_code == 404
+    assert bob.post(f"/api/games/{mine['id']}/advance", json={"counter": 0}).status_code == 404
+    second = start(alice, seed=2)   # the table is full: 2 of alice, 2 of bob
+    third = start(carol, seed=3) if len(app.state.games) < 4 else None
+    assert third is None
+    response = carol.post("/api/games", json={"game": "kingdomino_duel_v0", "seat": 0,
+                                              "opponents": ["random"], "seed": 4})
+    assert response.status_code == 429 and "other players" in response.json()["error"]
+    assert response.headers["retry-after"]
+    ids = set(app.state.games)
+    assert {mine["id"], second["id"]} <= ids and len(ids) == 4
+    start(alice, seed=5)   # alice's third replaces alice's oldest
+    assert alice.get(f"/api/games/{mine['id']}").status_code == 404
+    assert alice.get(f"/api/games/{second['id']}").status_code == 200
+    # a game nobody touched for an hour makes room for anyone
+    for game in app.state.games.values():
+        game.touched -= serve.IDLE_SECONDS + 1
+    assert start(carol, seed=6)["id"] in app.state.games
+
+
+def test_no_request_makes_the_server_fail(client):
+    """Whatever a request's options hold, the answer is a game or a 400, never a 500."""
+    import envs
+    from envs.registry import spec_for
+
+    weird = [[[[[[]]]]]], {"a": 1}, "x" * 2000, 1e308, -1, 10**30, True, None, [], ["G1"] * 3,
+    for game in envs.GAMES:
+        n = 2
+        for option in spec_for(game).options:
+            for value in weird:
+                response = client.post("/api/games", json={
+                    "game": game, "seat": 0, "opponents": ["random"] * (n - 1), "seed": 1,
+                    "options": {"num_players": n, option.name: value}})
+                assert response.status_code in (200, 400), (game, option.name, value, response.text)

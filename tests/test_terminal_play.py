@@ -210,3 +210,43 @@ def test_the_table_shows_what_only_the_person_knows():
     kept = K.CARD_NAMES[int(state[K._player_base(0) + K.O_KEPT])]
     assert f"secret monument: {kept}" in second
     assert not any(name in first + second for name in monuments(1))
+
+
+def test_the_seed_is_shown_only_at_the_end_unless_given(tmp_path, monkeypatch):
+    """Without --seed the seed (which fixes every hidden card) is drawn from the OS, 63 bits,
+    and shown only once the game is over (here: quit at once); a given seed is shown at the start."""
+    monkeypatch.chdir(tmp_path)
+    seeds = []
+    for _ in range(3):
+        shown = []
+        record = play.main(["--game", "kingdomino_duel_v0", "--opponents", "random", "--seat", "1"],
+                           read=lambda prompt: "q", write=shown.append)
+        seed = record["seed"]
+        seeds.append(seed)
+        assert 0 <= seed < 2**63
+        first, text = str(shown[0]), "\n".join(map(str, shown))
+        assert "seed" not in first and str(seed) not in first
+        ended = text.index("You quit")
+        assert str(seed) not in text[:ended]
+        assert f"The game's seed was {seed}." in text[ended:]
+    assert max(seeds) >= 2**31   # 63 bits, not 31 (all three below: a chance of 2**-96)
+    shown = []
+    play.main(["--game", "kingdomino_duel_v0", "--opponents", "random", "--seed", "77"],
+              read=lambda prompt: "q", write=shown.append)
+    assert "seed 77" in str(shown[0])
+
+
+def test_agent_seeds_are_derived_independently():
+    from agents.base import seat_seeds
+
+    session = play.TerminalGame("tiny_towns_v0", ["random", "random"], seat=1, seed=40,
+                                options={"num_players": 3}, read=lambda p: "q", write=lambda t: None)
+    expected = seat_seeds(40, 3)
+    assert [b.seed for b in session.bots if b is not None] == [expected[0], expected[2]]
+    # not seed + k: the seeds of neighbouring games and seats share nothing
+    near = {s for g in range(38, 43) for s in seat_seeds(g, 3)}
+    assert len(near) == 15 and not near & set(range(30, 50))
+    assert all(0 <= s < 2**63 for s in near) and max(near) >= 2**62
+    assert seat_seeds(40, 3) == expected   # the same seed, the same seeds
+    with pytest.raises(ValueError, match="game_seed"):
+        seat_seeds(1.5, 2)

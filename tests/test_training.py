@@ -239,8 +239,10 @@ def test_aec_training_path_still_trains(tmp_path):
 def test_tiny_training_outputs(trained, game):
     d = trained[game]
     for name in ("final_model.zip", "eval.csv", "summary.json", "learning_curve.png",
-                 "best_model.zip"):
+                 "best_model.zip", "policy.json"):
         assert os.path.exists(os.path.join(d, name)), name
+    config = json.load(open(os.path.join(d, "policy.json")))   # the network, to load it safely
+    assert config["game"] == game and config["network"] == train.defaults_for(game).policy
     # the torch-free copy exists exactly for flat MLP actors (agents.networks ones need torch)
     flat_mlp = train.defaults_for(game).policy == "mlp"
     assert os.path.exists(os.path.join(d, "final_model.npz")) == flat_mlp
@@ -309,6 +311,52 @@ def test_policy_agent_plays_legal_games(trained, game):
     assert npz.act(env, env.agent_selection) == int(np.argmax(fast))
 
 
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_every_saved_model_loads_without_unpickling(trained, game, monkeypatch):
+    """The run's policy.json rebuilds each network (flat MLP and agents.networks alike), and
+    the weights alone are read: the final, best and checkpoint models play exactly as
+    MaskablePPO.load's copies, with unpickling made impossible."""
+    import pickle
+
+    import cloudpickle
+
+    d = trained[game]
+    paths = [os.path.join(d, "final_model.zip"), os.path.join(d, "best_model.zip")]
+    paths += [os.path.join(d, "checkpoints", n) for n in sorted(os.listdir(os.path.join(d, "checkpoints")))][:1]
+    trusted = [agents.make("policy", path=p, trust_pickle=True) for p in paths]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("unpickled")
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    from agents import policy
+    monkeypatch.setattr(policy, "_MODEL_CACHE", {})
+    env = envs.make(game)
+    env.reset(seed=5)
+    for path, reference in zip(paths, trusted):
+        bot = agents.make("policy", path=path)
+        observation, mask = policy_observation(env, env.agent_selection, bot.n_obs)
+        assert np.array_equal(bot.logits(observation, mask), reference.logits(observation, mask)), path
+
+
+def test_init_model_continues_without_unpickling(trained, tmp_path):
+    game = "smartphone_inc_v0"   # a flat MLP; kingdomino_duel_v0's network is the values one
+    for g in (game, "kingdomino_duel_v0"):
+        start = json.load(open(os.path.join(trained[g], "summary.json")))["timesteps"]
+        summary = train.main(["--game", g, "--timesteps", "128", "--n-envs", "1", "--n-steps", "128",
+                              "--batch-size", "64", "--n-epochs", "1", "--opponents", "random",
+                              "--eval-every", "0", "--final-eval-games", "2", "--warm-start", "none",
+                              "--out", str(tmp_path / g), "--no-progress", "--no-plot", "--verbose", "0",
+                              "--init-model", os.path.join(trained[g], "final_model.zip")])
+        assert summary["timesteps"] == start + 128
+        assert json.load(open(tmp_path / g / "policy.json")) == \
+            json.load(open(os.path.join(trained[g], "policy.json")))
+    with pytest.raises(ValueError, match="trained on kingdomino_duel_v0, not smartphone_inc_v0"):
+        train.main(["--game", game, "--timesteps", "128", "--out", str(tmp_path / "x"),
+                    "--init-model", os.path.join(trained["kingdomino_duel_v0"], "final_model.zip"),
+                    "--no-progress", "--no-plot", "--verbose", "0", "--warm-start", "none"])
+
+
 def test_policy_in_tournament(trained):
     game = envs.GAMES[0]
     path = os.path.join(trained[game], "final_model.zip")
@@ -329,6 +377,7 @@ def test_snapshot_pool(tmp_path, trained):
     src = os.path.join(trained[envs.GAMES[0]], "final_model.zip")
     for steps in (0, 100):
         os.link(src, tmp_path / f"snapshot_{steps:010d}.zip")
+    os.link(os.path.join(trained[envs.GAMES[0]], "policy.json"), tmp_path / "policy.json")
     pool = pickle.loads(pickle.dumps(pool))
     drawn = [a for _ in range(5) for a in pool(rng)]
     assert all(isinstance(a, PolicyAgent) for a in drawn)

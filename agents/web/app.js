@@ -119,7 +119,9 @@ function render(view) {
   $("setup-box").open = false;   // folded away while playing; a click on "New game" opens it
   document.body.dataset.counter = String(view.counter);
   document.body.dataset.state = view.over ? "over" : (view.your_turn ? "you" : "agent");
-  $("download").href = "/api/games/" + view.id + "/record";
+  // The record holds the seed and every secret move: the server gives it once the game is over.
+  $("download-box").hidden = !view.record;
+  $("download").href = view.record || "#";
   const mover = view.to_move === null ? "" : view.players[view.to_move] + " (player_" + view.to_move + ")";
   $("status").textContent = view.over ? "Game over"
       : view.your_turn ? "Your turn (" + view.phase + ")" : mover + " is thinking\u2026";
