@@ -211,9 +211,9 @@ def plan_cells(state, c):
     if c == state[K.STEVE]:
         icon[:] = -1
         cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(6):
-            icon[K.BOTTOM_CELLS[v]] = K.STEVE_PAD[v]
-            src[K.BOTTOM_CELLS[v]] = STEVE_COVERED if v == cov else 1
+        for v in range(K.NSTEVE):
+            icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
+            src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
         return icon, src
     K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
     return icon, src
