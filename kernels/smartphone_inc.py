@@ -56,7 +56,7 @@ and ``observation_bounds`` are ``OBS.parts()`` and ``OBS.bounds()``.
 * ``companies``: per company, ego-centric (self first), a ``COMPANY_OBS`` record
   (``CO_*``): presence, Steve flag, committed, to move, VP, start VP, price, ready goods,
   tokens, tiles by type, owned tiles in acquisition order (the TILE_PICK index),
-  improvement picks still owed, technologies, research markers and locks, markers to
+  whether its display pick is owed now, technologies, research markers and locks, markers to
   spend, offices used, goods sold, revealed outcome vector, colour, turn-order slot; and
   the plan (one's own at every moment, every agent's once revealed): pad sides,
   arrangement (W on top, rotation, offset) and per owned tile a ``PLAN_TILE_OBS``
@@ -85,6 +85,10 @@ v0 (issues 14/15): observation completes the mover's own plan (sides, arrangemen
 v0 ("one way to write a game"): no rule change; state, observation, option vector and
     actions declared with kernels.layout (same slots and values), named phases and
     stages, private helpers; observation bounds declared per piece.
+v0, rules revision 2: phase 4 is one action per company (a display pick with an active IMP,
+    else a token without a decision; ruling 6); Steve's pad is any grid from the data
+    (STEVE_ROWS x STEVE_COLS, drawn from the bottom pad's corner), re-reconstructed as
+    3 x 4 (ruling 43); the potential values phase 4 so; ``improve_left`` observed as 0/1.
 """
 import numpy as np
 from numba import njit
