@@ -128,7 +128,8 @@ round's research, logistics and IMP icons not spent yet, markers on technologies
 regions as shares of what completing them is worth, and each later round valued at the
 best pad outcome for the offices, technologies, tiles and tokens held now.  Against
 ``RandomAgent`` greedy finishes ahead in 100% of 200 two-player games (tournament seeds
-7 and 8; about 62% without the potential), at about 0.001 s per move.  MCTS's settings
+7 and 8, rules revision 2; about 62% without the potential under revision 1), at about
+0.001 s per move.  MCTS's settings
 for this game are in ``agents/settings.py`` (not on the spec): the leaf is scored by
 that evaluation at once (no playout moves), a lead of 10 VP counting as tanh(1).
 

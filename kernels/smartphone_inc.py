@@ -2702,11 +2702,10 @@ def potential(state, p):
     v = float((state[b + C_SOLD] + sold[p]) * price[p] + gain[p])
     # icons of this round not used yet
     pos = _order_pos(state, p)
-    if ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos == state[TURN_POS] and state[STAGE] == IMPROVE_START) \
-            or (ph == PH_IMPROVEMENT and pos > state[TURN_POS]):
+    if ph == PH_IMPROVEMENT and pos == state[TURN_POS] and state[STAGE] == IMPROVE_PICKING:
+        v += _value_tile(rd) if state[b + C_IMPROVE_LEFT] > 0 else 0.0   # its display pick, owed now
+    elif ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos >= state[TURN_POS]):
         v += _value_improvement(op, rd)
-    elif ph == PH_IMPROVEMENT and pos == state[TURN_POS] and state[b + C_IMPROVE_LEFT] > 0:
-        v += _value_tile(rd)      # its display pick, owed now
     if ph < PH_RESEARCH:
         v += _value_research(rd) * op[O_RES]
     elif ph == PH_RESEARCH:
