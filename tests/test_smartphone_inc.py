@@ -149,6 +149,9 @@ def test_e2_production():
     t = pad_table()
     seven = [(int(r[0]), int(r[1])) for r in t if r[2] + r[3] == 7]
     assert seven == [(0, 7), (0, 20), (0, 24), (0, 37), (0, 50), (0, 54)]
+    # its only IMP is covered: phase 4 brings 1 goods token, without a decision
+    assert play_round_from_commit(st) == []
+    assert cget(st, 0, K.C_READY) == 7 and (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (0, 1)
 
 
 def test_e3_research_two_rounds():
