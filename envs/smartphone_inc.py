@@ -165,7 +165,7 @@ Version history
     logistics at price 4-5, against a company's means of 3.425, 2.45, 2.45 and 5.0; in 200
     games of two greedy companies and Steve each finished first 64-69 times
     (``benchmarks/steve_strength.py``).  The old 2 x 3 pad made 2-3 goods a round and
-    Steve finished last in every such game;
+    Steve finished first in none of 20 such games;
   - observation: same size and layout; a company's ``improve_left`` is now 1 while its
     display pick is owed (it was picks owed / 3), and Steve's plan plane shows his 3 x 4
     pad (rows 3-5, columns 3-6).
