@@ -47,7 +47,9 @@ TILE_PLACE per tile, TILE_PICK 9 to commit) before the next begins; when the las
 commits, every plan is revealed (Steve's plan is fixed).  No agent acts in the pricing,
 production and scoring phases; in the improvement, research, logistics and selling
 phases ``agent_selection`` follows the phase's turn order, steps where nothing is legal
-are skipped and Steve's decisions are taken by the environment.  The decision owed is
+are skipped and Steve's decisions are taken by the environment.  In the improvement phase
+each company takes exactly one action: a company with an active IMP icon picks one display
+tile (IMPROVE_PICK); any other gets a goods token without being asked.  The decision owed is
 one action block (the kernel's ``PENDING``); ``env.phase`` is that block's name in lower
 case (``"sides"``, ``"tile_place"``, ...; ``"game_over"`` at the end).
 
@@ -79,8 +81,8 @@ still owes, the office-target kind while one is pending, the chosen move-office 
 retailer slots, progress markers, buyers filled this round, the printed buyers, size,
 cost), ``companies``: 5 company records ego-centric (self first: presence, Steve flag,
 committed, to move, VP, start VP, price, ready goods, tokens, tiles by type and in
-acquisition order -- the order ``TILE_PICK`` counts in --, improvement picks owed,
-technologies, research markers and locks, markers to spend, offices used, goods sold,
+acquisition order -- the order ``TILE_PICK`` counts in --, whether its display pick is
+owed now, technologies, research markers and locks, markers to spend, offices used, goods sold,
 revealed plan outcome, colour, turn-order slot, and the plan: pad sides, arrangement,
 and per owned tile whether it is the tile picked for placement, placed, face down, over
 or under, its placement order, cells and orientation), and ``plans``: 5 plan planes of
@@ -126,7 +128,8 @@ round's research, logistics and IMP icons not spent yet, markers on technologies
 regions as shares of what completing them is worth, and each later round valued at the
 best pad outcome for the offices, technologies, tiles and tokens held now.  Against
 ``RandomAgent`` greedy finishes ahead in 100% of 200 two-player games (tournament seeds
-7 and 8; about 62% without the potential), at about 0.001 s per move.  MCTS's settings
+7 and 8, rules revision 2; about 62% without the potential under revision 1), at about
+0.001 s per move.  MCTS's settings
 for this game are in ``agents/settings.py`` (not on the spec): the leaf is scored by
 that evaluation at once (no playout moves), a lead of 10 VP counting as tanh(1).
 
@@ -150,6 +153,22 @@ Version history
 * v0, rev. 4: the kernel's working arrays (painted pad, icon counts, cells under the top
   pad, leadership gains, re-drawn plans) moved into a scratch tail of the state, so
   ``step``, ``legal_mask`` and ``observe`` allocate nothing; no rule or observation change.
+* v0, rules revision 2 (the same seed and actions give a different game):
+
+  - phase 4 is exactly one action per company, as the rulebook says (ruling 6): a display
+    tile of its choice with at least one active IMP icon, otherwise a goods token, handed
+    out without a decision.  Before, every IMP icon resolved separately (active: a tile,
+    covered: a token), so 120 of the 480 pad plans got nothing and 120 got two;
+  - Steve re-reconstructed to the rulebook's strength (ruling 43): a 3 x 4 pad
+    (``CHEAP PROD CHEAP PROD / RES LOG RES IMP / LOG RES LOG PUP``) whose marker walks the
+    top row and down the right edge.  Per round his pad gives 4-5 goods, 3 research, 3
+    logistics at price 4-5, against a company's means of 3.425, 2.45, 2.45 and 5.0; in 200
+    games of two greedy companies and Steve each finished first 64-69 times
+    (``benchmarks/steve_strength.py``).  The old 2 x 3 pad made 2-3 goods a round and
+    Steve finished first in none of 20 such games;
+  - observation: same size and layout; a company's ``improve_left`` is now 1 while its
+    display pick is owed (it was picks owed / 3), and Steve's plan plane shows his 3 x 4
+    pad (rows 3-5, columns 3-6).
 """
 import functools
 from collections.abc import Mapping
@@ -211,9 +230,9 @@ def plan_cells(state, c):
     if c == state[K.STEVE]:
         icon[:] = -1
         cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(6):
-            icon[K.BOTTOM_CELLS[v]] = K.STEVE_PAD[v]
-            src[K.BOTTOM_CELLS[v]] = STEVE_COVERED if v == cov else 1
+        for v in range(K.NSTEVE):
+            icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
+            src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
         return icon, src
     K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
     return icon, src
@@ -241,6 +260,7 @@ def pad_outcome_table():
 
 class Spec(GameSpec):
     game_id = "smartphone_inc_v0"
+    rules_revision = 2      # phase 4 one action per company (ruling 6); Steve re-reconstructed (43)
     kernel = K
     num_actions = K.NUM_ACTIONS
     player_counts = (1, 2, 3, 4, 5)

@@ -56,7 +56,7 @@ and ``observation_bounds`` are ``OBS.parts()`` and ``OBS.bounds()``.
 * ``companies``: per company, ego-centric (self first), a ``COMPANY_OBS`` record
   (``CO_*``): presence, Steve flag, committed, to move, VP, start VP, price, ready goods,
   tokens, tiles by type, owned tiles in acquisition order (the TILE_PICK index),
-  improvement picks still owed, technologies, research markers and locks, markers to
+  whether its display pick is owed now, technologies, research markers and locks, markers to
   spend, offices used, goods sold, revealed outcome vector, colour, turn-order slot; and
   the plan (one's own at every moment, every agent's once revealed): pad sides,
   arrangement (W on top, rotation, offset) and per owned tile a ``PLAN_TILE_OBS``
@@ -85,6 +85,10 @@ v0 (issues 14/15): observation completes the mover's own plan (sides, arrangemen
 v0 ("one way to write a game"): no rule change; state, observation, option vector and
     actions declared with kernels.layout (same slots and values), named phases and
     stages, private helpers; observation bounds declared per piece.
+v0, rules revision 2: phase 4 is one action per company (a display pick with an active IMP,
+    else a token without a decision; ruling 6); Steve's pad is any grid from the data
+    (STEVE_ROWS x STEVE_COLS, drawn from the bottom pad's corner), re-reconstructed as
+    3 x 4 (ruling 43); the potential values phase 4 so; ``improve_left`` observed as 0/1.
 """
 import numpy as np
 from numba import njit
@@ -286,16 +290,18 @@ def check_data(data):
     mandatory = ck.sequence("steve.mandatory_with_agents", min_len=1)
     for i in range(len(mandatory)):
         ck.integer(f"steve.mandatory_with_agents[{i}]", 1, 1)
-    ck.sequence("steve.pad", length=2)
-    for i in range(2):
-        ck.sequence(f"steve.pad[{i}]", length=3)
-        for j in range(3):
+    # Steve's one pad: a grid of icon cells drawn on the canvas from the bottom pad's corner
+    srows = ck.sequence("steve.pad", min_len=1, max_len=8 - br)
+    width = len(ck.sequence("steve.pad[0]", min_len=1, max_len=9 - bc))
+    for i in range(len(srows)):
+        ck.sequence(f"steve.pad[{i}]", length=width)
+        for j in range(width):
             ck.string(f"steve.pad[{i}][{j}]", _ICON_SET)
     cyc = ck.sequence("steve.marker_cycle", min_len=1)
     for i in range(len(cyc)):
         ck.sequence(f"steve.marker_cycle[{i}]", length=2)
-        ck.integer(f"steve.marker_cycle[{i}][0]", 0, 1)
-        ck.integer(f"steve.marker_cycle[{i}][1]", 0, 2)
+        ck.integer(f"steve.marker_cycle[{i}][0]", 0, len(srows) - 1)
+        ck.integer(f"steve.marker_cycle[{i}][1]", 0, width - 1)
     v = ck.integer("steve.policy.retailer_price_shift", -1, 1)
     ck.require(v != 0, "steve.policy.retailer_price_shift", "must be -1 or +1")
     return data
@@ -497,8 +503,13 @@ for _n, _lay in _RTL["layout_by_companies"].items():
 
 # ----------------------------------------------------------------------------- Steve
 _ST = DATA["steve"]
-STEVE_PAD = np.array([_ICON[x] for row in _ST["pad"] for x in row], dtype=np.int64)
-STEVE_CYCLE = np.array([r * 3 + c for r, c in _ST["marker_cycle"]], dtype=np.int64)
+STEVE_ROWS, STEVE_COLS = len(_ST["pad"]), len(_ST["pad"][0])
+STEVE_PAD = np.array([_ICON[x] for row in _ST["pad"] for x in row], dtype=np.int64)   # row-major
+NSTEVE = STEVE_PAD.shape[0]
+# canvas cell of each of his pad cells: drawn from the bottom pad's top-left corner
+STEVE_CELLS = np.array([(_BTL[0] + v // STEVE_COLS) * CANVAS_C + _BTL[1] + v % STEVE_COLS
+                        for v in range(NSTEVE)], dtype=np.int64)
+STEVE_CYCLE = np.array([r * STEVE_COLS + c for r, c in _ST["marker_cycle"]], dtype=np.int64)
 STEVE_PRICE_SHIFT = int(_ST["policy"]["retailer_price_shift"])
 
 # ----------------------------------------------------------------------------- actions
@@ -552,7 +563,7 @@ PHASE_NAMES = ("", "planning", "pricing", "production", "improvement", "research
  PH_SCORING) = (np.int64(i) for i in range(1, len(PHASE_NAMES)))
 
 # Steps (state STAGE) of the acting company's turn within a phase.
-IMPROVE_START, IMPROVE_PICKING = np.int64(0), np.int64(1)               # picks owed not yet counted / counted
+IMPROVE_START, IMPROVE_PICKING = np.int64(0), np.int64(1)               # action not yet taken / taken or owed
 LOGISTICS_MARKERS, LOGISTICS_WIFI, LOGISTICS_NFC, LOGISTICS_DONE = (np.int64(i) for i in range(4))
 SELL_START, SELL_SELLING = np.int64(0), np.int64(1)                     # goods to sell not yet counted / counted
 
@@ -569,8 +580,8 @@ CONFIG_SIZE = CONFIG.size
 OUTCOME = Layout("smartphone_inc plan outcome")
 O_GOODS = OUTCOME.add("goods")                # covered cells C plus face-down tiles d (x goods each)
 O_PROD = OUTCOME.add("production")            # visible PROD + CHEAP icons
-O_IMP = OUTCOME.add("imp")                    # visible IMP icons (a tile each)
-O_IMP_COVERED = OUTCOME.add("imp_covered")    # covered IMP icons (a token each)
+O_IMP = OUTCOME.add("imp")                    # visible IMP icons (any: a tile in phase 4, else a token)
+O_IMP_COVERED = OUTCOME.add("imp_covered")    # covered IMP icons (no effect of their own)
 O_PRICE_SHIFT = OUTCOME.add("price_shift")    # PUP - PDOWN - CHEAP
 O_RES = OUTCOME.add("research")               # visible RES icons
 O_LOG = OUTCOME.add("logistics")              # visible LOG icons
@@ -594,7 +605,7 @@ C_LOGISTICS_LEFT = COMPANY.add("logistics_left")  # logistics markers still to p
 C_OFFICES_USED = COMPANY.add("offices_used")      # office markers used (offices and technologies)
 C_SOLD = COMPANY.add("sold")                      # goods sold this round
 C_OUTCOME = COMPANY.add("outcome", NOUT)          # this round's plan outcome (OUTCOME layout)
-C_IMPROVE_LEFT = COMPANY.add("improve_left")      # improvement picks still owed
+C_IMPROVE_LEFT = COMPANY.add("improve_left")      # 1 while its display pick is owed (phase 4)
 C_COMMITTED = COMPANY.add("committed")            # plan committed this round
 COMPANY_SIZE = COMPANY.size
 
@@ -990,6 +1001,15 @@ def _compute_order(state):
 
 
 @njit(cache=True)
+def _display_tiles(state):
+    """Tiles in the display."""
+    n = 0
+    for s in range(DISPLAY_SIZE):
+        n += state[DISPLAY + s] >= 0
+    return n
+
+
+@njit(cache=True)
 def _draw_tile(state):
     t = rng.draw_from_counts(state, RNG, STACK, NTT)
     if t >= 0:
@@ -1110,7 +1130,7 @@ def _steve_plan(state, c, out):
         cnt[i] = 0
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
     imp_total = np.int64(0)
-    for v in range(6):
+    for v in range(NSTEVE):
         imp_total += STEVE_PAD[v] == IMP
         if v != cov:
             cnt[STEVE_PAD[v]] += 1
@@ -1479,18 +1499,13 @@ def _advance(state):
             c = state[ORDER + state[TURN_POS]]
             b = company_base(c)
             if state[STAGE] == IMPROVE_START:
-                state[b + C_IMPROVE_LEFT] = state[b + C_OUTCOME + O_IMP]
+                # exactly one action (ruling 6): a display tile of its choice with an active
+                # IMP, else a goods token, automatically -- also when the display is empty
+                # (ruling 22); with no token left, nothing
                 state[STAGE] = IMPROVE_PICKING
-            if state[b + C_IMPROVE_LEFT] > 0:
-                for s in range(DISPLAY_SIZE):
-                    if state[DISPLAY + s] >= 0:
-                        return _owe(state, c, P_IMPROVE_PICK)
-                if state[TOKENS_LEFT] > 0:
-                    state[TOKENS_LEFT] -= 1
-                    state[b + C_TOKENS] += 1
-                state[b + C_IMPROVE_LEFT] -= 1
-                continue
-            for k in range(state[b + C_OUTCOME + O_IMP_COVERED]):
+                if state[b + C_OUTCOME + O_IMP] > 0 and _display_tiles(state) > 0:
+                    state[b + C_IMPROVE_LEFT] = 1
+                    return _owe(state, c, P_IMPROVE_PICK)
                 if state[TOKENS_LEFT] > 0:
                     state[TOKENS_LEFT] -= 1
                     state[b + C_TOKENS] += 1
@@ -2066,7 +2081,7 @@ CO_SOLD = COMPANY_OBS.add("sold", high=OBS_CLIP)                    # / 18
 CO_OUTCOME = COMPANY_OBS.add("outcome", NOUT, low=-1.0, high=OBS_CLIP)  # revealed outcome / 10
 CO_COLOUR = COMPANY_OBS.add("colour", NCOL)
 CO_TURN_ORDER = COMPANY_OBS.add("turn_order", MAX_CO)               # position (improvement to selling)
-CO_IMPROVE_LEFT = COMPANY_OBS.add("improve_left", high=OBS_CLIP)    # picks still owed / 3
+CO_IMPROVE_LEFT = COMPANY_OBS.add("improve_left")                  # 1 while its display pick is owed
 CO_TILE_SEQUENCE = COMPANY_OBS.add("tile_sequence", (MAX_TILES, NTT))  # owned tiles in acquisition order
 CO_PLAN_W_SIDE = COMPANY_OBS.add("plan_w_side", 2)
 CO_PLAN_B_SIDE = COMPANY_OBS.add("plan_b_side", 2)
@@ -2203,7 +2218,7 @@ def observe(state, player, out):
             out[o + CO_TILE_SEQUENCE + k * NTT + state[b + C_TILES + k]] = 1.0
         for k in range(NTT):
             out[o + CO_TILES + k] = _clip(out[o + CO_TILES + k])
-        out[o + CO_IMPROVE_LEFT] = _clip(state[b + C_IMPROVE_LEFT] / 3.0)
+        out[o + CO_IMPROVE_LEFT] = state[b + C_IMPROVE_LEFT]
         for t in range(NTECH):
             out[o + CO_OWNS + t] = state[b + C_OWNS + t]
             out[o + CO_TECH_MARKERS + t] = _clip(state[b + C_TECH_MARKERS + t] / 6.0)
@@ -2236,8 +2251,8 @@ def _write_planes(state, c, out, po):
         if state[REVEALED] == 0:
             return
         cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
-        for v in range(6):
-            cell = BOTTOM_CELLS[v]
+        for v in range(NSTEVE):
+            cell = STEVE_CELLS[v]
             if v == cov:
                 out[po + cell * PLANE_CH + CH_SOURCE + 1] = 1.0        # covered by his marker
             else:
@@ -2440,6 +2455,12 @@ def _value_token(r):
 
 
 @njit(cache=True)
+def _value_improvement(o, r):
+    """Phase 4 of round r for a plan with outcome o: a tile with an active IMP, else a token."""
+    return _value_tile(r) if o[O_IMP] > 0 else _value_token(r)
+
+
+@njit(cache=True)
 def _static_buyers(state, c, r, price):
     """Buyers of region r that would buy from c at ``price`` in an empty round."""
     n = 0
@@ -2496,7 +2517,7 @@ def _outcome_value(state, c, o, capf, extra, r):
     if _effect_amount(state, c, E_RES_AS_LOG) > 0:
         log += o[O_RES]
     return (pr * min(float(g), capf[pr]) + _value_research(r) * o[O_RES] + _value_logistics(r) * log
-            + _value_tile(r) * o[O_IMP] + _value_token(r) * o[O_IMP_COVERED])
+            + _value_improvement(o, r))
 
 
 @njit(cache=True)
@@ -2634,7 +2655,7 @@ def potential(state, p):
       the buyers its offices reach, cheapest first; p gets goods sold x price (goods sold
       earlier this round included) plus the leadership VP of the simulated buyers.
     * This round's icons not yet used: each research marker h_vres, logistics marker
-      h_vlog, active IMP _value_tile (a tile), covered IMP _value_token (a token).
+      h_vlog, phase 4's one action (:func:`_value_improvement`: a tile or a token).
     * Progress: markers on a technology, share (markers / cost) of its free patent VP plus
       H_TECH per round left; markers on a region, share (markers / office cost) of the
       office's worth (H_USE of its buyers at price 5 per later round, or a retailer's VP).
@@ -2681,11 +2702,10 @@ def potential(state, p):
     v = float((state[b + C_SOLD] + sold[p]) * price[p] + gain[p])
     # icons of this round not used yet
     pos = _order_pos(state, p)
-    if ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos > state[TURN_POS]):
-        v += _value_tile(rd) * op[O_IMP] + _value_token(rd) * op[O_IMP_COVERED]
-    elif ph == PH_IMPROVEMENT and pos == state[TURN_POS]:
-        picks = state[b + C_IMPROVE_LEFT] if state[STAGE] == IMPROVE_PICKING else op[O_IMP]
-        v += _value_tile(rd) * picks + _value_token(rd) * op[O_IMP_COVERED]
+    if ph == PH_IMPROVEMENT and pos == state[TURN_POS] and state[STAGE] == IMPROVE_PICKING:
+        v += _value_tile(rd) if state[b + C_IMPROVE_LEFT] > 0 else 0.0   # its display pick, owed now
+    elif ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos >= state[TURN_POS]):
+        v += _value_improvement(op, rd)
     if ph < PH_RESEARCH:
         v += _value_research(rd) * op[O_RES]
     elif ph == PH_RESEARCH:

@@ -99,10 +99,9 @@ def pad_side(pad, side):
     return [[ICONS[x] for x in row] for row in DATA["pads"][pad][f"side{side}"]]
 
 
-def plan_layers(state, c, upto=None):
-    """Canvas dicts: bottom {cell: icon}, top {cell: icon}, tiles [(cells, icons, level)]."""
-    p = K.PLANS + c * K.PLAN_SIZE
-    sw, sb, arr = int(state[p + K.PL_W_SIDE]), int(state[p + K.PL_B_SIDE]), int(state[p + K.PL_ARRANGE])
+def pad_layers(sw, sb, arr):
+    """Canvas dicts bottom {cell: icon}, top {cell: icon} of W side ``sw``, B side ``sb`` and
+    arrangement ``arr`` (60 * (B on top) + top-pad position)."""
     top_is_w = arr // 60 == 0
     botpad = pad_side("B", sb) if top_is_w else pad_side("W", sw)
     toppad = pad_side("W", sw) if top_is_w else pad_side("B", sb)
@@ -115,6 +114,13 @@ def plan_layers(state, c, upto=None):
     bottom = {(3 + a, 3 + b): botpad[a][b] for a in range(2) for b in range(3)}
     rt = rot(toppad, k)
     top = {(r0 + a, c0 + b): rt[a][b] for a in range(len(rt)) for b in range(len(rt[0]))}
+    return bottom, top
+
+
+def plan_layers(state, c, upto=None):
+    """Canvas dicts: bottom {cell: icon}, top {cell: icon}, tiles [(cells, icons, level)]."""
+    p = K.PLANS + c * K.PLAN_SIZE
+    bottom, top = pad_layers(int(state[p + K.PL_W_SIDE]), int(state[p + K.PL_B_SIDE]), int(state[p + K.PL_ARRANGE]))
     tiles = []
     n = int(state[p + K.PL_COUNT]) if upto is None else upto
     for j in range(n):
@@ -155,7 +161,20 @@ def tile_place_legal(bottom, top, tiles, cells, lv, overhang):
 
 
 def outcome(state, c):
-    bottom, top, tiles = plan_layers(state, c)
+    """Outcome vector of c's plan as laid so far (tiles not placed yet count for nothing)."""
+    return visible_outcome(*plan_layers(state, c))
+
+
+def committed_outcome(state, c):
+    """Outcome vector of c's plan once committed: tiles not placed yet go face down."""
+    o = list(outcome(state, c))
+    o[0] += comp(state, c, K.C_NUM_TILES) - int(state[K.PLANS + c * K.PLAN_SIZE + K.PL_COUNT])
+    return tuple(o)
+
+
+def visible_outcome(bottom, top, tiles):
+    """(C + d, PROD + CHEAP, IMP active, IMP covered, PUP - PDOWN - CHEAP, RES, LOG) of the
+    layers of :func:`plan_layers` (a face-down tile is None in ``tiles``)."""
     vis = {}
     for x, ic in bottom.items():
         vis[x] = ic
@@ -282,4 +301,72 @@ def leadership(counts_left, slot_vp_pair):
         out[order[0]] = slot_vp_pair[0]
     if len(order) > 1 and slot_vp_pair[1] is not None:
         out[order[1]] = slot_vp_pair[1]
+    return out
+
+
+# ------------------------------------------------------------------ pads alone and Steve (ruling 43)
+def price_of(shift, nfc_back=0):
+    """Phase 2: 5 + icon shift (+1 with NFC back), kept within the price bounds."""
+    c = DATA["constants"]
+    return min(max(c["start_price"]["value"] + shift + nfc_back, c["price_min"]["value"]), c["price_max"]["value"])
+
+
+def pad_plan_outcomes():
+    """Outcome vectors of the 480 tile-less pad plans, in order 120 * sides + arrangement."""
+    return [visible_outcome(*pad_layers(s // 2, s % 2, a), []) for s in range(4) for a in range(120)]
+
+
+def company_pad_means():
+    """Means over a company's 480 pad plans, no technologies: goods (C + CHEAP), research,
+    logistics and price."""
+    outs = pad_plan_outcomes()
+    n = len(outs)
+    return {"goods": sum(o[0] + o[1] for o in outs) / n, "research": sum(o[5] for o in outs) / n,
+            "logistics": sum(o[6] for o in outs) / n, "price": sum(price_of(o[4]) for o in outs) / n}
+
+
+def steve_outcome(rnd, num_tiles):
+    """Outcome vector of Steve's plan in round ``rnd`` with ``num_tiles`` tiles (all face
+    down): his marker's cell counts as one covered cell and its icon is inactive; every
+    other icon of his pad is active."""
+    st = DATA["steve"]
+    r, c = st["marker_cycle"][(rnd - 1) % len(st["marker_cycle"])]
+    cells = [(i, j) for i in range(len(st["pad"])) for j in range(len(st["pad"][0]))]
+    active = [st["pad"][i][j] for i, j in cells if (i, j) != (r, c)]
+    imp_total = sum(1 for i, j in cells if st["pad"][i][j] == "IMP")
+    down = DATA["improvement_tiles"]["face_down_goods"]["value"]
+    return (1 + num_tiles * down, active.count("PROD") + active.count("CHEAP"), active.count("IMP"),
+            imp_total - active.count("IMP"), active.count("PUP") - active.count("PDOWN") - active.count("CHEAP"),
+            active.count("RES"), active.count("LOG"))
+
+
+def steve_round(rnd):
+    """Steve's pad alone in round ``rnd``, no technologies: goods (1 covered cell + PROD +
+    CHEAP), research, logistics, price."""
+    o = steve_outcome(rnd, 0)
+    return {"goods": o[0] + o[1], "research": o[5], "logistics": o[6], "price": price_of(o[4])}
+
+
+# ------------------------------------------------------------------ phase 4 (ruling 6)
+def turn_order(state, prices):
+    """Companies sorted by (price, track VP, start VP)."""
+    n = int(state[K.NUM_COMPANIES])
+    return sorted(range(n), key=lambda c: (prices[c], comp(state, c, K.C_VP), comp(state, c, K.C_START_VP)))
+
+
+def improvement_phase(order, imp_active, display_tiles, tokens):
+    """Phase 4: in ``order``, each company takes exactly one action -- with an active IMP
+    (``imp_active[c] > 0``) a display tile of its choice (a decision, ``"tile"``), unless the
+    display is empty; otherwise, or then, a goods token (``"token"``, automatic), or
+    ``"nothing"`` when no token is left.  Returns {company: action}."""
+    out = {}
+    for c in order:
+        if imp_active[c] > 0 and display_tiles > 0:
+            out[c] = "tile"
+            display_tiles -= 1
+        elif tokens > 0:
+            out[c] = "token"
+            tokens -= 1
+        else:
+            out[c] = "nothing"
     return out

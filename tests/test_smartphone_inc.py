@@ -149,6 +149,9 @@ def test_e2_production():
     t = pad_table()
     seven = [(int(r[0]), int(r[1])) for r in t if r[2] + r[3] == 7]
     assert seven == [(0, 7), (0, 20), (0, 24), (0, 37), (0, 50), (0, 54)]
+    # its only IMP is covered: phase 4 brings 1 goods token, without a decision
+    assert play_round_from_commit(st) == []
+    assert cget(st, 0, K.C_READY) == 7 and (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (0, 1)
 
 
 def test_e3_research_two_rounds():
@@ -305,11 +308,38 @@ def p0(tiles=(), four_g=False):
     return st
 
 
+def play_round_from_commit(st, rival_sides=1, rival_arrange=0):
+    """Player 0 commits its plan; player 1 plans W/B sides ``rival_sides`` (default W0 B1:
+    no IMP), arrangement ``rival_arrange``, its tile face down.  Then the round runs to the
+    research phase, every display pick taking the leftmost tile.  Returns the companies asked
+    to pick, in order, and the state at the first decision after phase 4."""
+    K.step(st, K.A_TILE_PICK + K.MAX_TILES)
+    K.step(st, K.A_SIDES + rival_sides)
+    K.step(st, K.A_ARRANGE + rival_arrange)
+    K.step(st, K.A_TILE_PICK + K.MAX_TILES)
+    asked = []
+    while st[K.PHASE] == K.PH_IMPROVEMENT:
+        assert st[K.PENDING] == K.P_IMPROVE_PICK
+        asked.append(int(st[K.CURRENT]))
+        K.step(st, min(legal(st)))
+    return asked
+
+
 def test_t2_concrete_plan():
     st = p0()
     o = eval0(st)
     assert o == (2, 1, 1, 1, 0, 3, 2)
     assert 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
+    # played out: price 5, 3 goods, phase 4 one tile (one pick: the covered IMP adds nothing),
+    # 3 research markers, 2 logistics markers
+    asked = play_round_from_commit(st)
+    assert asked == [0]
+    assert cget(st, 0, K.C_PRICE) == 5 and cget(st, 0, K.C_READY) == 3
+    assert (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (1, 0)
+    assert st[K.PHASE] == K.PH_RESEARCH and cget(st, 0, K.C_RESEARCH_LEFT) == 3
+    while st[K.PHASE] == K.PH_RESEARCH:
+        K.step(st, K.A_RESEARCH + K.NTECH)
+    assert st[K.PHASE] == K.PH_LOGISTICS and cget(st, 0, K.C_LOGISTICS_LEFT) == 2
 
 
 def place(st, tile_index, code):
@@ -333,6 +363,10 @@ def test_t4_tile_covering_visible_imp():
     o = eval0(st)
     assert o[K.O_IMP] == 0 and o[K.O_IMP_COVERED] == 2
     assert o[K.O_RES] == 3 and o[K.O_LOG] == 3 and 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
+    # phase 4 (ruling 6): no active IMP, so exactly one goods token, taken without a decision
+    assert play_round_from_commit(st) == []
+    assert (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (1, 1)
+    assert (cget(st, 1, K.C_NUM_TILES), cget(st, 1, K.C_TOKENS)) == (1, 1)   # W0 B1: no IMP, a token
 
 
 def test_t5_tile_under_top_pad():
@@ -637,45 +671,113 @@ def test_t16_liion_back_and_gps_front():
 
 
 def test_t17_steve():
+    # The reconstructed pad (data steve.pad) and marker cycle, read by hand:
+    #   CHEAP PROD  CHEAP PROD      the marker covers (0,0), (0,1), (0,2), (0,3), (1,3)
+    #   RES   LOG   RES   IMP       in rounds 1-5 (cycle entries 1-5 of 6)
+    #   LOG   RES   LOG   PUP
+    C, P, R_, L, I, U = K.CHEAP, K.PROD, K.RES, K.LOG, K.IMP, K.PUP
+    assert list(K.STEVE_PAD) == [C, P, C, P, R_, L, R_, I, L, R_, L, U]
+    assert (K.STEVE_ROWS, K.STEVE_COLS) == (3, 4)
+    assert list(K.STEVE_CYCLE[:5]) == [0, 1, 2, 3, 7]
+    # round: (price, goods from the pad = 1 covered cell + PROD + CHEAP, RES, LOG, phase 4)
+    table = [(5 + 1 - 1, 1 + 2 + 1, 3, 3, "tile"),    # CHEAP covered
+             (5 + 1 - 2, 1 + 1 + 2, 3, 3, "tile"),    # PROD covered
+             (5, 4, 3, 3, "tile"),                    # CHEAP covered
+             (4, 4, 3, 3, "tile"),                    # PROD covered
+             (5 + 1 - 2, 1 + 2 + 2, 3, 3, None)]      # IMP covered; no phase 4 in round 5
     st = game(1, steve=1, cols=[GREEN, BLUE])
     S = 1
-    assert list(K.STEVE_PAD) == [K.CHEAP, K.RES, K.LOG, K.PROD, K.LOG, K.IMP]
-    table = [(5, 2, 1, 2, 1), (4, 3, 0, 2, 1), (4, 3, 1, 1, 1), (4, 3, 1, 2, 0), (4, 3, 1, 1, None)]
     total = []
     for rd in range(1, 6):
         st[K.ROUND] = rd
-        ntiles = min(rd, 4)      # starting tile + 1 tile in each of rounds 1-3
-        tokens = 1 if rd == 5 else 0
+        ntiles = rd      # starting tile + 1 tile in each of rounds 1-4 (no token: IMP active)
         cset(st, S, K.C_NUM_TILES, ntiles)
         K._steve_outcome(st, S)
         o = outv(st, S)
-        price, goods, res, log, tile = table[rd - 1]
+        price, goods, res, log, phase4 = table[rd - 1]
         assert 5 + o[K.O_PRICE_SHIFT] == price
         assert o[K.O_GOODS] - ntiles + o[K.O_PROD] == goods
         assert o[K.O_RES] == res and o[K.O_LOG] == log
-        if tile is not None:
-            assert (o[K.O_IMP], o[K.O_IMP_COVERED]) == ((1, 0) if tile else (0, 1))
-        total.append(o[K.O_GOODS] + o[K.O_PROD] + tokens)
-    assert total == [3, 5, 6, 7, 8]
+        if phase4 is not None:
+            assert (o[K.O_IMP] > 0) == (phase4 == "tile")
+        total.append(o[K.O_GOODS] + o[K.O_PROD])
+    assert total == [5, 6, 7, 8, 10]
+
+
+def test_steve_pad_meets_ruling_43_on_paper():
+    """Ruling 43: in every round, with no technologies, Steve's goods, research and
+    logistics from his pad are each at least the mean over a company's 480 pad plans, and
+    his price at most their mean -- computed by the plain-Python reference from the data file."""
+    means = R.company_pad_means()
+    # the goods mean follows from the rules' own distribution (T1: 1-7 goods in 36/98/110/136/68/26/6 plans)
+    assert means["goods"] == sum(k * n for k, n in zip(range(1, 8), (36, 98, 110, 136, 68, 26, 6))) / 480
+    for rd in range(1, K.ROUNDS + 1):
+        st = R.steve_round(rd)
+        assert st["goods"] >= means["goods"] and st["research"] >= means["research"], (rd, st, means)
+        assert st["logistics"] >= means["logistics"] and st["price"] <= means["price"], (rd, st, means)
+    # the benchmark script reports the same figures from the kernel's tables
+    from benchmarks import steve_strength
+    assert steve_strength.company_means() == pytest.approx(means)
+    for r in steve_strength.steve_rounds():
+        ref = R.steve_round(r["round"])
+        assert (r["goods"], r["research"], r["logistics"], r["price"]) == \
+            (ref["goods"], ref["research"], ref["logistics"], ref["price"])
+
+
+def test_steve_outcome_matches_reference():
+    st = game(1, steve=1, cols=[GREEN, BLUE])
+    for rd in range(1, K.ROUNDS + 1):
+        for ntiles in range(K.MAX_TILES + 1):
+            st[K.ROUND] = rd
+            cset(st, 1, K.C_NUM_TILES, ntiles)
+            K._steve_outcome(st, 1)
+            assert outv(st, 1) == R.steve_outcome(rd, ntiles)
+
+
+@pytest.mark.slow
+def test_steve_finishes_first_about_a_third_against_greedy():
+    """Ruling 43 by play: 200 games of 2 greedy companies + Steve; each company finishes
+    first in 1/3 +- 0.10 of them (benchmarks/steve_strength.py reports the same)."""
+    from benchmarks import steve_strength
+    res = steve_strength.measure(200, seed=0)
+    for k in range(3):
+        assert abs(res["rates"][k] - steve_strength.TARGET) <= steve_strength.BAND, res["first"]
 
 
 def test_t18_display_runs_out():
+    # A-E in turn order (prices 1-5); 2 tiles in the display, 20 tokens.  A and B: 2 active
+    # IMPs, C: 1 active, D: 1 covered, E: no IMP on its sides
     st = game(5, cols=[0, 1, 2, 3, 4])
     for c in range(5):
         cset(st, c, K.C_PRICE, 1 + c)
         set_out(st, c)
-    for c in range(3):
-        cset(st, c, K.C_OUTCOME, 2, K.O_IMP)
+    for c, imp in ((0, 2), (1, 2), (2, 1)):
+        cset(st, c, K.C_OUTCOME, imp, K.O_IMP)
     cset(st, 3, K.C_OUTCOME, 1, K.O_IMP_COVERED)
-    st[K.DISPLAY:K.DISPLAY + 5] = [0, 1, 2, 3, 4]
+    st[K.DISPLAY:K.DISPLAY + 5] = [0, 1, -1, -1, -1]
+    assert st[K.TOKENS_LEFT] == 20
     K._start_phase(st, K.PH_IMPROVEMENT)
     K._run(st)
+    asked = []
     while st[K.PHASE] == K.PH_IMPROVEMENT and st[K.PENDING] == K.P_IMPROVE_PICK:
-        a = min(legal(st))
-        K.step(st, a)
-    assert [cget(st, c, K.C_NUM_TILES) - 1 for c in range(5)] == [2, 2, 1, 0, 0]
-    assert [cget(st, c, K.C_TOKENS) for c in range(5)] == [0, 0, 1, 1, 0]
-    assert st[K.TOKENS_LEFT] == 18
+        asked.append(int(st[K.CURRENT]))
+        K.step(st, min(legal(st)))
+    assert asked == [0, 1]     # C's fallback token is automatic, like D's and E's
+    assert [cget(st, c, K.C_NUM_TILES) - 1 for c in range(5)] == [1, 1, 0, 0, 0]
+    assert [cget(st, c, K.C_TOKENS) for c in range(5)] == [0, 0, 1, 1, 1]
+    assert st[K.TOKENS_LEFT] == 17
+    # with the token supply empty the fallback gives nothing
+    st = game(2, cols=[GREEN, BLUE])
+    for c in range(2):
+        set_out(st, c)
+    cset(st, 0, K.C_OUTCOME, 1, K.O_IMP)
+    st[K.DISPLAY:K.DISPLAY + 5] = -1
+    st[K.TOKENS_LEFT] = 0
+    K._start_phase(st, K.PH_IMPROVEMENT)
+    K._run(st)
+    assert st[K.PHASE] != K.PH_IMPROVEMENT      # nothing asked
+    assert [cget(st, c, K.C_TOKENS) for c in range(2)] == [0, 0]
+    assert [cget(st, c, K.C_NUM_TILES) for c in range(2)] == [1, 1]
 
 
 def test_t19_end_game_ties():
@@ -791,6 +893,15 @@ def test_t24_imp_counts():
     assert (w0b1[:, 2 + K.O_IMP] == 0).all() and (w0b1[:, 2 + K.O_IMP_COVERED] == 0).all()
     w1b0 = t[t[:, 0] == 2]
     assert (w1b0[:, 2 + K.O_IMP] == 2).sum() == 76 and (t[:, 2 + K.O_IMP] == 2).sum() == 76
+    # phase 4 (ruling 6): W0 + B1 (no IMP) takes one goods token; W1 + B0 with both IMPs
+    # visible picks one tile, no more
+    arr = int(w1b0[w1b0[:, 2 + K.O_IMP] == 2][0, 1])
+    st = plan_state()
+    K.step(st, K.A_SIDES + 2)
+    K.step(st, K.A_ARRANGE + arr)
+    assert play_round_from_commit(st, rival_sides=1) == [0]
+    assert (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (1, 0)
+    assert (cget(st, 1, K.C_NUM_TILES), cget(st, 1, K.C_TOKENS)) == (1, 1)
 
 
 # ============================================================ setup
@@ -822,6 +933,62 @@ def test_retailer_layout_by_company_count():
 STOPS = (K.A_RESEARCH + K.NTECH, K.A_LOGISTICS + K.NREG, K.A_TILE_PICK + K.MAX_TILES, K.A_TILE_PLACE + K.FACE_DOWN)
 
 
+class Phase4Check:
+    """Phase 4 of every round of a random game against the reference (ruling 6): from the
+    state before the last plan is committed, the reference predicts each company's one
+    action (tile, token or nothing) in the phase's turn order; at the round's end each
+    company's tiles and tokens must have grown by exactly that, and the agents asked to
+    pick a display tile must be exactly those the reference gives a tile."""
+
+    def __init__(self, n, steve):
+        self.n, self.ncomp = n, n + steve
+        self.last_planner = None      # state before a move of the last seat to plan
+        self.expect = None            # (round, {company: action}, tiles and tokens before)
+        self.asked = set()
+        self.rounds_checked = 0
+        self.round_tiles = [0] * self.ncomp
+
+    def holdings(self, st):
+        return [(cget(st, c, K.C_NUM_TILES), cget(st, c, K.C_TOKENS)) for c in range(self.ncomp)]
+
+    def before(self, st):
+        if self.expect is not None and (st[K.ROUND] != self.expect[0] or st[K.OVER]):
+            self.finish(st)
+        self.last_planner = None
+        if st[K.PHASE] == K.PH_PLANNING and st[K.PLAN_SEAT] == self.n - 1:
+            self.last_planner = st.copy()
+            self.round_tiles = [cget(st, c, K.C_NUM_TILES) for c in range(self.ncomp)]
+        if st[K.PENDING] == K.P_IMPROVE_PICK:
+            self.asked.add(int(st[K.CURRENT]))
+
+    def after(self, st, step, action):
+        pre = self.last_planner
+        if pre is None or action != K.A_TILE_PICK + K.MAX_TILES:
+            return
+        rd = int(pre[K.ROUND])
+        outs = [R.committed_outcome(pre, c) if c < self.n else R.steve_outcome(rd, cget(pre, c, K.C_NUM_TILES))
+                for c in range(self.ncomp)]
+        prices = [R.price_of(o[K.O_PRICE_SHIFT], R.effect(pre, c, "price_plus_one")) for c, o in enumerate(outs)]
+        acts = {}
+        if K.IMP_ROUND[rd]:
+            acts = R.improvement_phase(R.turn_order(pre, prices), [o[K.O_IMP] for o in outs],
+                                       int((pre[K.DISPLAY:K.DISPLAY + K.DISPLAY_SIZE] >= 0).sum()),
+                                       int(pre[K.TOKENS_LEFT]))
+        self.expect = (rd, acts, self.holdings(pre))
+        self.asked = set()
+
+    def finish(self, st):
+        rd, acts, before = self.expect
+        got = self.holdings(st)
+        for c in range(self.ncomp):
+            a = acts.get(c, "nothing")
+            assert got[c][0] - before[c][0] == (a == "tile"), (rd, c, a, before[c], got[c])
+            assert got[c][1] - before[c][1] == (a == "token"), (rd, c, a, before[c], got[c])
+        assert self.asked == {c for c in range(self.n) if acts.get(c) == "tile"}
+        self.expect = None
+        self.rounds_checked += 1
+
+
 def random_games(count, seed0=0):
     obs = np.zeros(K.OBS_SIZE, np.float32)
     obs2 = np.zeros(K.OBS_SIZE, np.float32)
@@ -830,8 +997,10 @@ def random_games(count, seed0=0):
         n, steve = combos[g % len(combos)]
         sides = (g // len(combos)) % 3
         st = game(n, steve, sides=sides, seed=seed0 + g)
+        phase4 = Phase4Check(n, steve)
 
         def before_move(st, steps, mask, rs):
+            phase4.before(st)
             km = set(np.flatnonzero(mask).tolist())
             assert km == R.legal_actions(st), (K.BLOCK_NAMES[st[K.PENDING]], sorted(km ^ R.legal_actions(st))[:8])
             p = K.current_player(st)
@@ -854,14 +1023,18 @@ def random_games(count, seed0=0):
             if st[K.REVEALED] and st[K.PHASE] >= K.PH_PRICING and st[K.PHASE] < K.PH_SCORING:
                 for c in range(n):
                     assert outv(st, c) == R.outcome(st, c)
+                if steve:
+                    assert outv(st, n) == R.steve_outcome(int(st[K.ROUND]), phase4.round_tiles[n])
 
         def eager(st, acts, rs):
             # an eager player rarely stops, so offices, retailer bonuses and techs happen
             w = np.array([0.03 if a in STOPS else 1.0 for a in acts])
             return int(rs.choice(acts, p=w / w.sum()))
 
-        driver.play_kernel(K, st, seed0 + g, before_move=before_move, choose=eager if g % 2 else None,
-                           max_steps=4999)
+        driver.play_kernel(K, st, seed0 + g, before_move=before_move, after_move=phase4.after,
+                           choose=eager if g % 2 else None, max_steps=4999)
+        phase4.finish(st)
+        assert phase4.rounds_checked == K.ROUNDS
         sc = np.zeros(n + steve, np.int64)
         K.scores(st, sc)
         for c in range(n + steve):
@@ -1712,7 +1885,10 @@ DATA_MUTATIONS = [
     ("retailers.tiles[0].a.n", -2),
     ("retailers.tiles[0].b.bonus", "free_lunch"),
     ("retailers.layout_by_companies.4.named", ["atlantis"]),
-    ("steve.marker_cycle[0]", [2, 0]),
+    ("steve.marker_cycle[0]", [3, 0]),
+    ("steve.marker_cycle[1]", [0, 4]),
+    ("steve.pad", [["CHEAP", "PROD"], ["RES"]]),
+    ("steve.pad", [["RES"]] * 6),
     ("steve.policy.retailer_price_shift", 0),
     ("colours.value", ["green", "green", "black", "yellow", "red"]),
 ]
