@@ -379,9 +379,14 @@ class Spec(GameSpec):
     num_actions = K.NUM_ACTIONS
     player_counts = (1, 2, 3, 4, 5, 6)
     max_steps = 100_000
-    # the kept monument, and the placements of a round until they are revealed together
-    secret_phases = {"keep": "keep a monument", **{p: "placing" for p in ("choose", "take", "dest", "swap",
-                                                                          "swap_square")}}
+    rules_revision = 2      # builds hidden until the last builder is done; Trading Post, Obelisk at once
+    # the kept monument, and the placements and build steps of a round until they are
+    # revealed together (a BUILD_RESOURCE after an end-of-round Opaleye move is public, but
+    # whether a move is secret may depend on its phase only)
+    secret_phases = {"keep": "keep a monument",
+                     **{p: "placing" for p in ("choose", "take", "dest", "swap", "swap_square")},
+                     **{p: "building" for p in ("build", "token", "build_resource", "grove_type", "grove_square",
+                                                "guild_target", "guild_type", "opaleye_type")}}
 
     options = (
         Option("num_players", "int", 2, "seats; 1 plays the solo rules", low=1, high=6),
@@ -455,8 +460,8 @@ class Spec(GameSpec):
             return "PASS"
         return "SET_ASIDE"
 
-    def _cell(self, state, p, q):
-        b = K._player_base(p)
+    def _cell(self, state, b, q):
+        """Square q of the player record at ``b`` (its own, or the copy the others see)."""
         c = int(state[b + K.O_BUILDING + q])
         if c >= 0:
             s = CARD_CODES[c]
@@ -464,7 +469,7 @@ class Spec(GameSpec):
             if e >= 0:
                 s += RES_LETTERS[e]
             elif c == K.C_WAREHOUSE:
-                s += str(int(K._warehouse_count(state, p, q)))
+                s += str(int(state[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5].sum()))
             return s.ljust(3)
         cube = int(state[b + K.O_CUBE + q])
         if cube >= 0:
@@ -472,8 +477,9 @@ class Spec(GameSpec):
         return ".".ljust(3)
 
     def private_text(self, state, cfg, seat):
-        """``seat``'s dealt or secret monument (until it is built) and its placement of this
-        round before the placements are revealed."""
+        """``seat``'s dealt or secret monument (until it is built), its placement of this
+        round before the placements are revealed, and its build step of this round before the
+        last builder is done (the decision under way, and its town as built so far)."""
         b = K._player_base(seat)
         lines = []
         kept = int(state[b + K.O_KEPT])
@@ -488,6 +494,50 @@ class Spec(GameSpec):
         pending = pending_placement_text(state, seat)
         if pending:
             lines.append(pending)
+        lines.extend(self._hidden_build_text(state, seat))
+        return lines
+
+    def _hidden_build_text(self, state, seat):
+        """What ``seat`` knows of its own build step while the constructions of the round
+        are hidden (R6): the decision under way and, once it has built, its town as built."""
+        if not K._builds_hidden(state):
+            return []
+        lines = []
+        ph = int(state[K.G_PHASE])
+        if int(state[K.G_ACTOR]) == seat and ph != K.PH_BUILD:
+            step = f"build step under way: {PHASE_NAMES[ph]}"
+            token = int(state[K.G_TOKEN_CARD])
+            if token >= 0:
+                vacated = [q for q in range(16) if int(state[K.G_TOKEN_VACATED]) >> q & 1]
+                step += f", {K.CARD_NAMES[token]} to place (emptied squares {vacated}" + \
+                        (", or any empty square)" if state[K.G_TOKEN_ANYWHERE] else ")")
+            grove = int(state[K.G_GROVE_TYPE])
+            if grove >= 0:
+                step += f", Grove University places a {K.TYPE_IDS[grove]} building"
+            if ph in (K.PH_GUILD_TARGET, K.PH_GUILD_TYPE) or (
+                    ph == K.PH_BUILD_RESOURCE and state[K.G_RESOURCE_RETURN] == K.RET_GUILD):
+                replaced = [q for q in range(16) if int(state[K.G_GUILD_REPLACED]) >> q & 1]
+                step += f", Architect's Guild: {int(state[K.G_GUILD_LEFT])} left, squares replaced {replaced}"
+            for name, slot in (("building on square", K.G_RESOURCE_CELL), ("replacing square", K.G_GUILD_CELL)):
+                if int(state[slot]) >= 0:
+                    step += f", {name} {int(state[slot])}"
+            if ph == K.PH_OPALEYE_TYPE:
+                step += f", {int(state[K.G_OPALEYE_MOVED])} of {K.OPALEYE_COUNT} types set aside"
+            lines.append(step)
+        live, shown = K._player_base(seat), int(K.seen_base(state, seat, K.TABLE))
+        if not np.array_equal(state[live:live + K.PLAYER_SIZE], state[shown:shown + K.PLAYER_SIZE]):
+            parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+            head = f"built this round, hidden until everyone has built: score {int(K.score_seen(state, seat, seat, parts))}"
+            if state[live + K.O_STATUS]:
+                head += ", town complete"
+            if state[live + K.O_MONUMENT_BUILT] and not state[shown + K.O_MONUMENT_BUILT]:
+                head += f", monument {K.CARD_NAMES[int(state[live + K.O_KEPT])]}"
+            opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if state[live + K.O_OPALEYE_ASIDE + k]]
+            if opal:
+                head += f", Opaleye set aside {opal}"
+            lines.append(head)
+            lines.extend("  " + " ".join(self._cell(state, live, 4 * r + c) for c in range(4)).rstrip()
+                         for r in range(4))
         return lines
 
     def render_ansi(self, state, cfg):
@@ -497,6 +547,8 @@ class Spec(GameSpec):
         variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
         lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
         ph = int(state[K.G_PHASE])
+        if K._builds_hidden(state):     # which step of a build step it is stays hidden (R6)
+            ph = K.PH_BUILD
         actor = int(state[K.G_ACTOR])
         x = int(state[K.G_RESOURCE])
         info = f"phase {PHASE_NAMES[ph]}"
@@ -512,20 +564,20 @@ class Spec(GameSpec):
             disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(state[K.G_DISPLAY + r]))]
             info += f", display {disp}"
         lines.append(info)
-        sc = np.zeros(n, dtype=np.int64)
-        K.scores(state, sc)
+        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
         for p in range(n):
-            b = K._player_base(p)
+            b = int(K.seen_base(state, p, K.TABLE))     # this round's constructions: hidden until the reveal
+            score = int(K.score_seen(state, p, K.TABLE, parts))
             status = "complete (round %d)" % state[b + K.O_DONE_ROUND] if state[b + K.O_STATUS] else "building"
             mon = ""
             if state[b + K.O_MONUMENT_BUILT]:
                 mon = f", monument {K.CARD_NAMES[int(state[b + K.O_KEPT])]}"
             opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPALEYE_ASIDE + k]]
             extra = f", Opaleye set aside {opal}" if opal else ""
-            lines.append(f"player_{p}: {status}, score {int(sc[p])}, namings {int(state[b + K.O_MB_TURNS])}, "
+            lines.append(f"player_{p}: {status}, score {score}, namings {int(state[b + K.O_MB_TURNS])}, "
                          f"cave uses {int(state[b + K.O_CAVE_USES])}{mon}{extra}")
             for r in range(4):
-                lines.append("   " + " ".join(self._cell(state, p, 4 * r + c) for c in range(4)))
+                lines.append("   " + " ".join(self._cell(state, b, 4 * r + c) for c in range(4)))
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
