@@ -4,14 +4,15 @@
 Every player grows a 4 x 4 town.  Each round one resource (wood, wheat, brick, glass,
 stone) is named -- by the Master Builder who holds the hammer, by a drawn card in the
 Town Hall variant, or picked from a 3-card display in the solo game -- and every player
-still building puts a cube of it on their own board.  Then, one after another, players
-turn cube patterns (any rotation or mirror image) into buildings of the 7 cards in play
-or of their own secret monument.  A town is complete when its owner ends a build step
+still building puts a cube of it on their own board.  Then every player turns cube
+patterns (any rotation or mirror image) into buildings of the 7 cards in play or of their
+own secret monument; the environment takes these build steps one after another, hidden
+from the others until the last one is done.  A town is complete when its owner ends a build step
 with no empty square; the game ends when every town is complete, and every building,
 fed Cottage and monument scores (squares without a building cost 1 VP each).
 
 Rules: ``docs/rules/tiny_towns.md`` (the base-game rulebook with the project's rulings
-R1-R34 and the turn-order modelling M1-M2); its ``reconstructed`` values are the
+R1-R34 and the turn-order modelling M1-M3); its ``reconstructed`` values are the
 ``decided_values`` of ``kernels/data/tiny_towns.yaml``.
 
 =================  ==============================================================
@@ -59,7 +60,13 @@ round (``CHOOSE`` in Town Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP
 are hidden commitments made one player at a time in turn order and revealed together when
 the last one is in; while another player commits, the observation shows only "another
 player is placing".  The player to move sees all of its own pending choices (resource,
-destination, swap).
+destination, swap).  The build steps (``BUILD``, ``TOKEN``, ``BUILD_RESOURCE``, ``GROVE_*``,
+``GUILD_*``, ``OPALEYE_TYPE``) are hidden the same way (rules R6): in turn order, each player
+builds on its own town, and the others see that town, its score and its monument as they were
+when the placements were revealed, the phase as ``BUILD`` whatever decision the builder faces,
+no step context, and its moves labelled ``(building)``, until the last builder is done; then
+everything is revealed, and the Opaleye's Watch moves follow.  A Trading Post or Obelisk of
+the Crescent serves its owner at once, in the same build step too (R8).
 
 Whose turn it is never reveals anything hidden.  A placement that could go to a
 Warehouse always takes the ``DEST``, ``SWAP`` and ``SWAP_SQUARE`` steps (``PASS`` the only
@@ -74,7 +81,11 @@ nothing of the player's own fits; when nothing could fit the player is done at o
 The rules' "a player with no legal construction is done at once", applied literally,
 would tell the table when a player's only legal construction is its secret monument.
 Solo keeps that rule as written (a player with no legal construction is done at once);
-every other forced choice is a one-action mask.
+every other forced choice is a one-action mask.  Whether a player is offered its build step
+never depends on what the players before it built this round (hidden).  What the turn order
+does show is how many decisions an earlier builder's hidden build step took (one per
+construction and on-build choice, then ``PASS``; M3): a build step has no fixed length to pad
+it to.
 
 Action encoding (``docs/rules/tiny_towns.md``, section 11.2)
 ---------------------------------------------------------------------------
@@ -104,11 +115,13 @@ Declared piece by piece in ``K.OBS`` (every piece in [0, 1]);
 Per player ``i`` (6 x 431, pieces ``player{i}_...``): ``squares`` 16 squares x 25 planes --
 empty, loose cube per resource (5), non-monument building per type (7), monument, resource
 on the building (Factory/Bank cube or Statue cube, 5), Warehouse stock per resource (/3),
-placed this round (effects not active yet) -- then ``present`` (seat present),
+placed this round (its effects on other players not active yet) -- then ``present`` (seat present),
 ``building`` (still building), ``complete``, ``done_round`` (completion round /100),
 ``master_builder_turns`` (/100), ``hammer`` (holds the hammer), ``cave_uses_left`` (/2),
 ``monument_built`` (built monument, 15 one-hot), ``shrine_value`` (/8), ``opaleye_aside``
-(Opaleye set-aside types, 7), ``committed`` (committed this round).
+(Opaleye set-aside types, 7), ``committed`` (committed this round).  Another player's
+piece shows its record as it was when the placements were revealed while the build steps of
+the round are under way; the observer's own is always as it stands.
 Public (161): ``cards_in_play`` (25 multi-hot), ``num_players`` (6), variant flags
 ``town_hall``, ``solo``, ``monuments``, ``cave_rule``, ``round`` (/100), ``phase`` (17 +
 "another player is placing"), ``actor`` (relative to the observer, 6), ``round_resource``
@@ -125,9 +138,10 @@ Step context (104): ``token_card`` (card waiting for its token), ``token_vacated
 (vacated squares), ``token_anywhere`` (token may go anywhere), ``grove_type`` (Grove type
 chosen), ``guild_left`` and ``guild_replaced`` (Guild replacements left and squares
 replaced), ``opaleye_type`` (Opaleye type moving), ``resource_cell`` (square of the
-building awaiting a resource).
+building awaiting a resource); all zero during another player's build step.
 Never included: other players' unbuilt monuments, their uncommitted or unrevealed
-placements, the returned monuments, deck order and face-down discards.
+placements, their constructions of the round before the last builder is done, the returned
+monuments, deck order and face-down discards.
 
 Rewards
 -------
@@ -143,7 +157,10 @@ cards, so no future draw sits in the state.  ``reseed`` re-keys the generator;
 ``determinize(observer)`` also re-deals the other players' unbuilt monuments from the
 monuments the observer has not seen and replaces their committed-but-unrevealed
 placements by random legal ones (a player in the middle of its placement gets its earlier
-sub-choices redone at random, up to the same step).  Both are the kernel's
+sub-choices redone at random, up to the same step), and during the build steps re-draws the
+other players' constructions of the round: each player done building replays its build step
+at random from its town as revealed with the placements, and a player in the middle of its
+build step replays one up to a ``BUILD`` decision, where it is left to act.  Both are the kernel's
 (``kernels.tiny_towns.reseed`` / ``determinize``); ``observer`` and ``seed`` are checked
 by the shell, and the kernel entry refuses an observer that is not a seat.
 
@@ -193,6 +210,18 @@ Version history
   snake_case, re-draws in the kernel; no rule change.  Same observation values, split into
   finer named pieces (``player0_squares`` ... ``resource_cell``) instead of
   ``player{i}_vector`` / ``public`` / ``private`` / ``context``.
+* v0.4, ``rules_revision = 2`` (the same seed and actions can give another game): two
+  rulings re-read against the Korean rulebook.  R6: building is simultaneous there, so the
+  build steps are now committed hidden in turn order and revealed together when the last
+  builder is done, as the placements are; before, they were public as they happened and the
+  later builders (the Master Builder always last) saw the round's constructions.  During the
+  build steps another seat's observation, text, picture and scores show a builder's town as
+  revealed with the placements, the phase as ``BUILD`` and no step context; its moves are
+  labelled ``(building)``; the build offer (M1) counts a monument built this round by an
+  earlier builder as unbuilt; ``determinize`` re-draws the hidden constructions.  R8: the
+  Trading Post ("from now on") and the Obelisk of the Crescent ("at once") serve their owner
+  at once, later constructions of the same build step included; before, they waited for the
+  next round.  Observation size and layout unchanged.
 """
 import numpy as np
 

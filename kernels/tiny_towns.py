@@ -18,7 +18,9 @@ Flat action space (1056), ``docs/rules/tiny_towns.md`` section 11.2:
 
 Simultaneous placements are hidden commitments: each player's choices go to a pending
 buffer in its player block and are applied to the boards only when the last player of the
-round has committed.  Town Hall draws and solo refills are sampled lazily from per-resource
+round has committed.  Build steps are simultaneous too (rules R6): each player builds on its
+own record at once, while the other seats see the copy of every record taken at that reveal
+(``G_SHOWN``, read through :func:`seen_base`) until the last builder is done.  Town Hall draws and solo refills are sampled lazily from per-resource
 counts of the unseen cards, so no future draw is stored in the state.
 
 Whose turn it is depends on public information only (two or more players):
@@ -53,7 +55,8 @@ monument nobody has built could fit ("could fit from public information"): as le
 as v0.1 with far fewer PASS-only steps (random games: 108 -> 77 steps at 2 players,
 198 -> 136 at 4; the rulebook rule takes 74 and 129); v0.3 declared layouts (state,
 observation, actions), options table, phase names in snake_case, re-draws in the kernel;
-no rule change.
+no rule change; v0.4 (rules revision 2) build steps hidden until the last builder is
+done (R6), Trading Post and Obelisk of the Crescent serve their owner at once (R8).
 """
 import numpy as np
 import yaml
