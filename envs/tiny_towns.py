@@ -556,7 +556,8 @@ class Spec(GameSpec):
         live, shown = K._player_base(seat), int(K.seen_base(state, seat, K.TABLE))
         if not np.array_equal(state[live:live + K.PLAYER_SIZE], state[shown:shown + K.PLAYER_SIZE]):
             parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
-            head = f"built this round, hidden until everyone has built: score {int(K.score_seen(state, seat, seat, parts))}"
+            score = int(K.score_seen(state, seat, seat, parts))
+            head = f"built this round, hidden until everyone has built: score {score}"
             if state[live + K.O_STATUS]:
                 head += ", town complete"
             if state[live + K.O_MONUMENT_BUILT] and not state[shown + K.O_MONUMENT_BUILT]:

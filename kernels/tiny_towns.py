@@ -20,8 +20,9 @@ Simultaneous placements are hidden commitments: each player's choices go to a pe
 buffer in its player block and are applied to the boards only when the last player of the
 round has committed.  Build steps are simultaneous too (rules R6): each player builds on its
 own record at once, while the other seats see the copy of every record taken at that reveal
-(``G_SHOWN``, read through :func:`seen_base`) until the last builder is done.  Town Hall draws and solo refills are sampled lazily from per-resource
-counts of the unseen cards, so no future draw is stored in the state.
+(``G_SHOWN``, read through :func:`seen_base`) until the last builder is done.  Town Hall
+draws and solo refills are sampled lazily from per-resource counts of the unseen cards, so
+no future draw is stored in the state.
 
 Whose turn it is depends on public information only (two or more players):
 

@@ -305,8 +305,8 @@ def build_offered(state, p):
     construction, or -- with others at the table -- when a monument nobody has built yet
     could fit p's board: judged from p's own board and public information only (not the
     constructions of players who built before p this round, hidden until the reveal), so
-    the turn order never shows which monument p kept or what the others built.  Solo: only when p has a legal construction (the rule as
-    written)."""
+    the turn order never shows which monument p kept or what the others built.  Solo: only
+    when p has a legal construction (the rule as written)."""
     v = View(state)
     if constructions(v, p):
         return True
