@@ -4,14 +4,15 @@
 Every player grows a 4 x 4 town.  Each round one resource (wood, wheat, brick, glass,
 stone) is named -- by the Master Builder who holds the hammer, by a drawn card in the
 Town Hall variant, or picked from a 3-card display in the solo game -- and every player
-still building puts a cube of it on their own board.  Then, one after another, players
-turn cube patterns (any rotation or mirror image) into buildings of the 7 cards in play
-or of their own secret monument.  A town is complete when its owner ends a build step
+still building puts a cube of it on their own board.  Then every player turns cube
+patterns (any rotation or mirror image) into buildings of the 7 cards in play or of their
+own secret monument; the environment takes these build steps one after another, hidden
+from the others until the last one is done.  A town is complete when its owner ends a build step
 with no empty square; the game ends when every town is complete, and every building,
 fed Cottage and monument scores (squares without a building cost 1 VP each).
 
 Rules: ``docs/rules/tiny_towns.md`` (the base-game rulebook with the project's rulings
-R1-R34 and the turn-order modelling M1-M2); its ``reconstructed`` values are the
+R1-R34 and the turn-order modelling M1-M3); its ``reconstructed`` values are the
 ``decided_values`` of ``kernels/data/tiny_towns.yaml``.
 
 =================  ==============================================================
@@ -59,7 +60,13 @@ round (``CHOOSE`` in Town Hall free rounds, ``TAKE``, ``DEST``, ``SWAP``, ``SWAP
 are hidden commitments made one player at a time in turn order and revealed together when
 the last one is in; while another player commits, the observation shows only "another
 player is placing".  The player to move sees all of its own pending choices (resource,
-destination, swap).
+destination, swap).  The build steps (``BUILD``, ``TOKEN``, ``BUILD_RESOURCE``, ``GROVE_*``,
+``GUILD_*``, ``OPALEYE_TYPE``) are hidden the same way (rules R6): in turn order, each player
+builds on its own town, and the others see that town, its score and its monument as they were
+when the placements were revealed, the phase as ``BUILD`` whatever decision the builder faces,
+no step context, and its moves labelled ``(building)``, until the last builder is done; then
+everything is revealed, and the Opaleye's Watch moves follow.  A Trading Post or Obelisk of
+the Crescent serves its owner at once, in the same build step too (R8).
 
 Whose turn it is never reveals anything hidden.  A placement that could go to a
 Warehouse always takes the ``DEST``, ``SWAP`` and ``SWAP_SQUARE`` steps (``PASS`` the only
@@ -74,7 +81,11 @@ nothing of the player's own fits; when nothing could fit the player is done at o
 The rules' "a player with no legal construction is done at once", applied literally,
 would tell the table when a player's only legal construction is its secret monument.
 Solo keeps that rule as written (a player with no legal construction is done at once);
-every other forced choice is a one-action mask.
+every other forced choice is a one-action mask.  Whether a player is offered its build step
+never depends on what the players before it built this round (hidden).  What the turn order
+does show is how many decisions an earlier builder's hidden build step took (one per
+construction and on-build choice, then ``PASS``; M3): a build step has no fixed length to pad
+it to.
 
 Action encoding (``docs/rules/tiny_towns.md``, section 11.2)
 ---------------------------------------------------------------------------
@@ -104,11 +115,13 @@ Declared piece by piece in ``K.OBS`` (every piece in [0, 1]);
 Per player ``i`` (6 x 431, pieces ``player{i}_...``): ``squares`` 16 squares x 25 planes --
 empty, loose cube per resource (5), non-monument building per type (7), monument, resource
 on the building (Factory/Bank cube or Statue cube, 5), Warehouse stock per resource (/3),
-placed this round (effects not active yet) -- then ``present`` (seat present),
+placed this round (its effects on other players not active yet) -- then ``present`` (seat present),
 ``building`` (still building), ``complete``, ``done_round`` (completion round /100),
 ``master_builder_turns`` (/100), ``hammer`` (holds the hammer), ``cave_uses_left`` (/2),
 ``monument_built`` (built monument, 15 one-hot), ``shrine_value`` (/8), ``opaleye_aside``
-(Opaleye set-aside types, 7), ``committed`` (committed this round).
+(Opaleye set-aside types, 7), ``committed`` (committed this round).  Another player's
+piece shows its record as it was when the placements were revealed while the build steps of
+the round are under way; the observer's own is always as it stands.
 Public (161): ``cards_in_play`` (25 multi-hot), ``num_players`` (6), variant flags
 ``town_hall``, ``solo``, ``monuments``, ``cave_rule``, ``round`` (/100), ``phase`` (17 +
 "another player is placing"), ``actor`` (relative to the observer, 6), ``round_resource``
@@ -125,9 +138,10 @@ Step context (104): ``token_card`` (card waiting for its token), ``token_vacated
 (vacated squares), ``token_anywhere`` (token may go anywhere), ``grove_type`` (Grove type
 chosen), ``guild_left`` and ``guild_replaced`` (Guild replacements left and squares
 replaced), ``opaleye_type`` (Opaleye type moving), ``resource_cell`` (square of the
-building awaiting a resource).
+building awaiting a resource); all zero during another player's build step.
 Never included: other players' unbuilt monuments, their uncommitted or unrevealed
-placements, the returned monuments, deck order and face-down discards.
+placements, their constructions of the round before the last builder is done, the returned
+monuments, deck order and face-down discards.
 
 Rewards
 -------
@@ -143,7 +157,10 @@ cards, so no future draw sits in the state.  ``reseed`` re-keys the generator;
 ``determinize(observer)`` also re-deals the other players' unbuilt monuments from the
 monuments the observer has not seen and replaces their committed-but-unrevealed
 placements by random legal ones (a player in the middle of its placement gets its earlier
-sub-choices redone at random, up to the same step).  Both are the kernel's
+sub-choices redone at random, up to the same step), and during the build steps re-draws the
+other players' constructions of the round: each player done building replays its build step
+at random from its town as revealed with the placements, and a player in the middle of its
+build step replays one up to a ``BUILD`` decision, where it is left to act.  Both are the kernel's
 (``kernels.tiny_towns.reseed`` / ``determinize``); ``observer`` and ``seed`` are checked
 by the shell, and the kernel entry refuses an observer that is not a seat.
 
@@ -193,6 +210,18 @@ Version history
   snake_case, re-draws in the kernel; no rule change.  Same observation values, split into
   finer named pieces (``player0_squares`` ... ``resource_cell``) instead of
   ``player{i}_vector`` / ``public`` / ``private`` / ``context``.
+* v0.4, ``rules_revision = 2`` (the same seed and actions can give another game): two
+  rulings re-read against the Korean rulebook.  R6: building is simultaneous there, so the
+  build steps are now committed hidden in turn order and revealed together when the last
+  builder is done, as the placements are; before, they were public as they happened and the
+  later builders (the Master Builder always last) saw the round's constructions.  During the
+  build steps another seat's observation, text, picture and scores show a builder's town as
+  revealed with the placements, the phase as ``BUILD`` and no step context; its moves are
+  labelled ``(building)``; the build offer (M1) counts a monument built this round by an
+  earlier builder as unbuilt; ``determinize`` re-draws the hidden constructions.  R8: the
+  Trading Post ("from now on") and the Obelisk of the Crescent ("at once") serve their owner
+  at once, later constructions of the same build step included; before, they waited for the
+  next round.  Observation size and layout unchanged.
 """
 import numpy as np
 
@@ -379,9 +408,14 @@ class Spec(GameSpec):
     num_actions = K.NUM_ACTIONS
     player_counts = (1, 2, 3, 4, 5, 6)
     max_steps = 100_000
-    # the kept monument, and the placements of a round until they are revealed together
-    secret_phases = {"keep": "keep a monument", **{p: "placing" for p in ("choose", "take", "dest", "swap",
-                                                                          "swap_square")}}
+    rules_revision = 2      # builds hidden until the last builder is done; Trading Post, Obelisk at once
+    # the kept monument, and the placements and build steps of a round until they are
+    # revealed together (a BUILD_RESOURCE after an end-of-round Opaleye move is public, but
+    # whether a move is secret may depend on its phase only)
+    secret_phases = {"keep": "keep a monument",
+                     **{p: "placing" for p in ("choose", "take", "dest", "swap", "swap_square")},
+                     **{p: "building" for p in ("build", "token", "build_resource", "grove_type", "grove_square",
+                                                "guild_target", "guild_type", "opaleye_type")}}
 
     options = (
         Option("num_players", "int", 2, "seats; 1 plays the solo rules", low=1, high=6),
@@ -455,8 +489,8 @@ class Spec(GameSpec):
             return "PASS"
         return "SET_ASIDE"
 
-    def _cell(self, state, p, q):
-        b = K._player_base(p)
+    def _cell(self, state, b, q):
+        """Square q of the player record at ``b`` (its own, or the copy the others see)."""
         c = int(state[b + K.O_BUILDING + q])
         if c >= 0:
             s = CARD_CODES[c]
@@ -464,7 +498,7 @@ class Spec(GameSpec):
             if e >= 0:
                 s += RES_LETTERS[e]
             elif c == K.C_WAREHOUSE:
-                s += str(int(K._warehouse_count(state, p, q)))
+                s += str(int(state[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5].sum()))
             return s.ljust(3)
         cube = int(state[b + K.O_CUBE + q])
         if cube >= 0:
@@ -472,8 +506,9 @@ class Spec(GameSpec):
         return ".".ljust(3)
 
     def private_text(self, state, cfg, seat):
-        """``seat``'s dealt or secret monument (until it is built) and its placement of this
-        round before the placements are revealed."""
+        """``seat``'s dealt or secret monument (until it is built), its placement of this
+        round before the placements are revealed, and its build step of this round before the
+        last builder is done (the decision under way, and its town as built so far)."""
         b = K._player_base(seat)
         lines = []
         kept = int(state[b + K.O_KEPT])
@@ -488,6 +523,51 @@ class Spec(GameSpec):
         pending = pending_placement_text(state, seat)
         if pending:
             lines.append(pending)
+        lines.extend(self._hidden_build_text(state, seat))
+        return lines
+
+    def _hidden_build_text(self, state, seat):
+        """What ``seat`` knows of its own build step while the constructions of the round
+        are hidden (R6): the decision under way and, once it has built, its town as built."""
+        if not K._builds_hidden(state):
+            return []
+        lines = []
+        ph = int(state[K.G_PHASE])
+        if int(state[K.G_ACTOR]) == seat and ph != K.PH_BUILD:
+            step = f"build step under way: {PHASE_NAMES[ph]}"
+            token = int(state[K.G_TOKEN_CARD])
+            if token >= 0:
+                vacated = [q for q in range(16) if int(state[K.G_TOKEN_VACATED]) >> q & 1]
+                step += f", {K.CARD_NAMES[token]} to place (emptied squares {vacated}" + \
+                        (", or any empty square)" if state[K.G_TOKEN_ANYWHERE] else ")")
+            grove = int(state[K.G_GROVE_TYPE])
+            if grove >= 0:
+                step += f", Grove University places a {K.TYPE_IDS[grove]} building"
+            if ph in (K.PH_GUILD_TARGET, K.PH_GUILD_TYPE) or (
+                    ph == K.PH_BUILD_RESOURCE and state[K.G_RESOURCE_RETURN] == K.RET_GUILD):
+                replaced = [q for q in range(16) if int(state[K.G_GUILD_REPLACED]) >> q & 1]
+                step += f", Architect's Guild: {int(state[K.G_GUILD_LEFT])} left, squares replaced {replaced}"
+            for name, slot in (("building on square", K.G_RESOURCE_CELL), ("replacing square", K.G_GUILD_CELL)):
+                if int(state[slot]) >= 0:
+                    step += f", {name} {int(state[slot])}"
+            if ph == K.PH_OPALEYE_TYPE:
+                step += f", {int(state[K.G_OPALEYE_MOVED])} of {K.OPALEYE_COUNT} types set aside"
+            lines.append(step)
+        live, shown = K._player_base(seat), int(K.seen_base(state, seat, K.TABLE))
+        if not np.array_equal(state[live:live + K.PLAYER_SIZE], state[shown:shown + K.PLAYER_SIZE]):
+            parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+            score = int(K.score_seen(state, seat, seat, parts))
+            head = f"built this round, hidden until everyone has built: score {score}"
+            if state[live + K.O_STATUS]:
+                head += ", town complete"
+            if state[live + K.O_MONUMENT_BUILT] and not state[shown + K.O_MONUMENT_BUILT]:
+                head += f", monument {K.CARD_NAMES[int(state[live + K.O_KEPT])]}"
+            opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if state[live + K.O_OPALEYE_ASIDE + k]]
+            if opal:
+                head += f", Opaleye set aside {opal}"
+            lines.append(head)
+            lines.extend("  " + " ".join(self._cell(state, live, 4 * r + c) for c in range(4)).rstrip()
+                         for r in range(4))
         return lines
 
     def render_ansi(self, state, cfg):
@@ -497,6 +577,8 @@ class Spec(GameSpec):
         variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
         lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
         ph = int(state[K.G_PHASE])
+        if K._builds_hidden(state):     # which step of a build step it is stays hidden (R6)
+            ph = K.PH_BUILD
         actor = int(state[K.G_ACTOR])
         x = int(state[K.G_RESOURCE])
         info = f"phase {PHASE_NAMES[ph]}"
@@ -512,20 +594,20 @@ class Spec(GameSpec):
             disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(state[K.G_DISPLAY + r]))]
             info += f", display {disp}"
         lines.append(info)
-        sc = np.zeros(n, dtype=np.int64)
-        K.scores(state, sc)
+        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
         for p in range(n):
-            b = K._player_base(p)
+            b = int(K.seen_base(state, p, K.TABLE))     # this round's constructions: hidden until the reveal
+            score = int(K.score_seen(state, p, K.TABLE, parts))
             status = "complete (round %d)" % state[b + K.O_DONE_ROUND] if state[b + K.O_STATUS] else "building"
             mon = ""
             if state[b + K.O_MONUMENT_BUILT]:
                 mon = f", monument {K.CARD_NAMES[int(state[b + K.O_KEPT])]}"
             opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPALEYE_ASIDE + k]]
             extra = f", Opaleye set aside {opal}" if opal else ""
-            lines.append(f"player_{p}: {status}, score {int(sc[p])}, namings {int(state[b + K.O_MB_TURNS])}, "
+            lines.append(f"player_{p}: {status}, score {score}, namings {int(state[b + K.O_MB_TURNS])}, "
                          f"cave uses {int(state[b + K.O_CAVE_USES])}{mon}{extra}")
             for r in range(4):
-                lines.append("   " + " ".join(self._cell(state, p, 4 * r + c) for c in range(4)))
+                lines.append("   " + " ".join(self._cell(state, b, 4 * r + c) for c in range(4)))
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):

@@ -18,8 +18,11 @@ Flat action space (1056), ``docs/rules/tiny_towns.md`` section 11.2:
 
 Simultaneous placements are hidden commitments: each player's choices go to a pending
 buffer in its player block and are applied to the boards only when the last player of the
-round has committed.  Town Hall draws and solo refills are sampled lazily from per-resource
-counts of the unseen cards, so no future draw is stored in the state.
+round has committed.  Build steps are simultaneous too (rules R6): each player builds on its
+own record at once, while the other seats see the copy of every record taken at that reveal
+(``G_SHOWN``, read through :func:`seen_base`) until the last builder is done.  Town Hall
+draws and solo refills are sampled lazily from per-resource counts of the unseen cards, so
+no future draw is stored in the state.
 
 Whose turn it is depends on public information only (two or more players):
 
@@ -53,7 +56,8 @@ monument nobody has built could fit ("could fit from public information"): as le
 as v0.1 with far fewer PASS-only steps (random games: 108 -> 77 steps at 2 players,
 198 -> 136 at 4; the rulebook rule takes 74 and 129); v0.3 declared layouts (state,
 observation, actions), options table, phase names in snake_case, re-draws in the kernel;
-no rule change.
+no rule change; v0.4 (rules revision 2) build steps hidden until the last builder is
+done (R6), Trading Post and Obelisk of the Crescent serve their owner at once (R8).
 """
 import numpy as np
 import yaml
@@ -652,6 +656,11 @@ G_OPALEYE_TYPE = STATE.add("opaleye_type")
 G_FACE_UP = STATE.add("town_hall_face_up", (NRES,))   # town hall face-up discards since the last shuffle
 G_GROVE_TYPE = STATE.add("grove_type")
 G_OPALEYE_STARTED = STATE.add("opaleye_started")
+# Each player's record as the other seats see it during the build stage: a copy taken when
+# the placements are revealed.  A player's constructions of the round go to its own record
+# only and reach the others' views (observation, text, pictures, their build offers) when the
+# last builder is done (rules R6); outside the build stage the copy is not read.
+G_SHOWN = STATE.add("shown_players", (MAXP, PLAYER_SIZE))
 G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
 # scratch tail (carries no game information): the bitboards of _build_key; init shuffles
 # the monument pool here
@@ -661,6 +670,15 @@ KEY_CUBES = SCRATCH_KEY + NRES + 1  # NRES resource bitboards
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size
+
+# The step context of a build step (with the turn order position): where a build step
+# under way keeps its choices, reset to IDLE_CONTEXT whenever the player is back at its
+# BUILD decision, so nothing of an earlier build step lingers in the state.
+BUILD_CONTEXT = np.array([G_PHASE, G_ACTOR, G_ORDER_POS, G_TOKEN_CARD, G_TOKEN_VACATED, G_TOKEN_ANYWHERE,
+                          G_RESOURCE_CELL, G_RESOURCE_RETURN, G_GUILD_LEFT, G_GUILD_REPLACED, G_GUILD_CELL,
+                          G_OPALEYE_MOVED, G_GROVE_TYPE, G_OPALEYE_TYPE], dtype=np.int64)
+IDLE_CONTEXT = np.array([PH_BUILD, 0, 0, -1, 0, 0, -1, RET_BUILD, 0, 0, -1, 0, -1, -1], dtype=np.int64)
+CONTEXT_FIRST_IDLE = 3      # phase, actor and turn order position are not reset
 
 # ------------------------------------------------------------------ observation layout
 ROUND_NORM = 100.0
@@ -725,7 +743,7 @@ OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
 OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NRES,))
 OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
 OBS_COMMITTED = OBS.add("committed")
-# step context (public)
+# step context (public, except another player's build step: hidden until the reveal)
 OBS_TOKEN_CARD = OBS.add("token_card", (NCARDS,))
 OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
 OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
@@ -741,6 +759,36 @@ OBS_SIZE = OBS.size
 @njit(cache=True)
 def _player_base(p):
     return G_PLAYERS + p * PLAYER_SIZE
+
+
+# Viewers of a player's record besides a seat (see seen_base).
+EVERYTHING = -1     # everything as it stands, hidden constructions included
+TABLE = MAXP        # what every seat sees: the public table
+
+
+@njit(cache=True)
+def _builds_hidden(state):
+    """The build stage of a game with others at the table: the players' constructions of
+    the round are committed hidden and revealed together when the last builder is done."""
+    return state[G_STAGE] == ST_BUILD and state[G_SOLO] == 0
+
+
+@njit(cache=True)
+def seen_base(state, p, viewer):
+    """Offset of p's record as ``viewer`` sees it (a seat, ``TABLE`` or ``EVERYTHING``):
+    p's own record, except during the build stage for anyone but p and ``EVERYTHING``,
+    who see the copy taken when the placements were revealed (R6)."""
+    if viewer != EVERYTHING and viewer != p and _builds_hidden(state):
+        return G_SHOWN + p * PLAYER_SIZE
+    return G_PLAYERS + p * PLAYER_SIZE
+
+
+@njit(cache=True, **JIT_ONLY)
+def _show_records(state):
+    """The placements are revealed: what every seat sees of each record from now until the
+    last builder is done."""
+    for i in range(state[G_NUM_PLAYERS] * PLAYER_SIZE):
+        state[G_SHOWN + i] = state[G_PLAYERS + i]
 
 
 @njit(cache=True, **JIT_ONLY)
@@ -832,9 +880,10 @@ def _draw_weighted(state, off, n):
 @njit(cache=True, **JIT_ONLY)
 def _build_key(state, p):
     """p's construction key as bitboards (bit q: square q) in the scratch tail: at
-    ``SCRATCH_KEY + r`` the squares that may stand for resource r (a loose cube of r or an
-    active Trading Post), at ``KEY_WILD`` the active Trading Posts, at ``KEY_CUBES`` the
-    loose cubes.  Returns the counts for :func:`_enough_cubes`."""
+    ``SCRATCH_KEY + r`` the squares that may stand for resource r (a loose cube of r or a
+    Trading Post of p), at ``KEY_WILD`` the Trading Posts, at ``KEY_CUBES`` the loose cubes.
+    A Trading Post serves its owner from the moment it stands, later constructions of the
+    same build step included (R8).  Returns the counts for :func:`_enough_cubes`."""
     b = _player_base(p)
     wild = 0
     cubes = 0
@@ -845,7 +894,7 @@ def _build_key(state, p):
         if v >= 0:
             state[SCRATCH_KEY + v] |= 1 << q
             cubes |= 1 << q
-        elif state[b + O_BUILDING + q] == C_TPOST and _active_cell(state, p, q):
+        elif state[b + O_BUILDING + q] == C_TPOST:
             wild |= 1 << q
     for r in range(NRES):
         state[SCRATCH_KEY + r] |= wild
@@ -1243,11 +1292,12 @@ def _build_offered(state, p):
     step is offered when a construction *could* fit as far as the others can tell: a card
     in play fits (p's own monument included) or some monument nobody has built yet fits
     while p has built none.  p's own unbuilt monument is one of those, so the disjunction
-    reads only public information (the boards after the reveal, the cards in play, the
-    monuments built and by whom) and the turn order shows nothing hidden.  (A
-    determinized copy re-draws the others' committed placements; once they are revealed
-    the boards, and so the build steps, may differ openly.)  Solo (nobody to hide anything
-    from) keeps the rule as written.
+    reads only what p's build step may depend on: p's own record and public information
+    (the cards in play; the monuments the others have built, as p sees them -- one built
+    this round by an earlier builder is hidden until the reveal, R6).  So the turn order
+    shows nothing hidden.  (A determinized copy re-draws the others' committed placements;
+    once they are revealed the boards, and so the build steps, may differ openly.)  Solo
+    (nobody to hide anything from) keeps the rule as written.
 
     Both searches read the scratch key of :func:`_build_key`, set here for p itself, so
     they never depend on what an earlier caller left there.  (One function for both: each
@@ -1259,15 +1309,16 @@ def _build_offered(state, p):
             return True
     if state[G_SOLO] or state[G_MONUMENTS] == 0 or state[_player_base(p) + O_MONUMENT_BUILT] != 0:
         return False
-    # Which monument p kept is secret, so every monument still unbuilt counts; the built
-    # ones (public, each held by its builder) do not.
+    # Which monument p kept is secret, so every monument still unbuilt counts; the ones p
+    # has seen built (public, each held by its builder) do not.
     for i in range(NUM_MONUMENTS):
         card = NUM_BUILDING_CARDS + i
         if not _enough_cubes(have, card):
             continue
         built = False
         for j in range(state[G_NUM_PLAYERS]):
-            if state[_player_base(j) + O_MONUMENT_BUILT] != 0 and state[_player_base(j) + O_KEPT] == card:
+            bj = seen_base(state, j, p)
+            if state[bj + O_MONUMENT_BUILT] != 0 and state[bj + O_KEPT] == card:
                 built = True
         if not built and _card_fits(state, card):
             return True
@@ -1296,6 +1347,8 @@ def _run(state):
                 _reveal(state)
                 state[G_STAGE] = ST_BUILD
                 state[G_ORDER_POS] = 0
+                if state[G_SOLO] == 0:
+                    _show_records(state)
                 continue
             p = state[G_ORDER + i]
             if _n_empty(state, p) == 0:
@@ -1608,11 +1661,9 @@ def step(state, action):
     p = state[G_ACTOR]
     b = _player_base(p)
     a = action
-    # The automatic events (``run``) and p's return to its build step after an on-build
-    # effect (``resume``) happen at the end, from here only: every jitted function that
-    # calls _run or _build_offered compiles their code again (cold start).
+    # The automatic events (``run``) happen at the end, from here only: every jitted
+    # function that calls _run compiles its code again (cold start).
     run = False
-    resume = False
     if ph == PH_KEEP:
         state[b + O_KEPT] = state[b + O_DEALT + a - A_KEEP]
         state[G_ORDER_POS] += 1
@@ -1633,10 +1684,48 @@ def step(state, action):
         else:
             state[b + O_PEND_STAGE] = nxt
             _set(state, nxt, p)
-    elif ph == PH_BUILD and a == A_PASS:
-        _finish_build_step(state, p)
+    elif ph == PH_OPALEYE_SQUARE:       # end of round: an Opaleye's Watch building moves
+        q = a - A_SQUARE
+        k = state[G_OPALEYE_TYPE]
+        card = state[G_CARDS_IN_PLAY + k]
+        state[b + O_OPALEYE_ASIDE + k] = 0
+        state[G_OPALEYE_TYPE] = -1
+        _put_building(state, p, q, card)
+        if _needs_resource(card):
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_END
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
+        else:
+            run = True
+    elif ph == PH_BUILD_RESOURCE and state[G_RESOURCE_RETURN] == RET_END:
+        state[b + O_BUILDING_RES + state[G_RESOURCE_CELL]] = a - A_RESOURCE
+        _idle_context(state)
         run = True
-    elif ph == PH_BUILD:
+    else:
+        run = _build_substep(state, p, ph, a)
+    if run:
+        _run(state)
+
+
+@njit(cache=True, **JIT_ONLY)
+def _idle_context(state):
+    """Back at a BUILD decision (or past the effect): the step context holds nothing."""
+    for i in range(CONTEXT_FIRST_IDLE, BUILD_CONTEXT.shape[0]):
+        state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
+
+
+@njit(cache=True)
+def _build_substep(state, p, ph, a):
+    """Apply action ``a`` of decision ``ph`` of p's build step (``BUILD`` .. ``OPALEYE_TYPE``,
+    ``BUILD_RESOURCE`` of a construction); return True when the build step is over (p is
+    done: the caller runs on), else p's next decision is set.  Only p's own record and the
+    step context change, so :func:`determinize` re-draws hidden build steps with it."""
+    b = _player_base(p)
+    resume = False
+    if ph == PH_BUILD and a == A_PASS:
+        _finish_build_step(state, p)
+        return True
+    if ph == PH_BUILD:
         slot = (a - A_CONSTRUCT) // CONSTRUCT_SLOT
         t = ((a - A_CONSTRUCT) % CONSTRUCT_SLOT) // CONSTRUCT_T
         anchor = (a - A_CONSTRUCT) % CONSTRUCT_T
@@ -1651,7 +1740,8 @@ def step(state, action):
                 vac |= 1 << q
         state[G_TOKEN_CARD] = card
         state[G_TOKEN_VACATED] = vac
-        state[G_TOKEN_ANYWHERE] = 1 if (card == C_SHED or _monument_active(state, p, np.int64(M_OBELISK))) else 0
+        # an Obelisk of the Crescent serves its owner at once, in the same build step (R8)
+        state[G_TOKEN_ANYWHERE] = 1 if (card == C_SHED or _monument_built(state, p, np.int64(M_OBELISK))) else 0
         _set(state, np.int64(PH_TOKEN), p)
     elif ph == PH_TOKEN:
         q = a - A_SQUARE
@@ -1670,13 +1760,10 @@ def step(state, action):
         q = state[G_RESOURCE_CELL]
         state[b + O_BUILDING_RES + q] = a - A_RESOURCE
         state[G_RESOURCE_CELL] = -1
-        ret = state[G_RESOURCE_RETURN]
-        if ret == RET_BUILD:
-            resume = True
-        elif ret == RET_GUILD:
+        if state[G_RESOURCE_RETURN] == RET_GUILD:
             resume = _guild_continue(state, p)
         else:
-            run = True
+            resume = True
     elif ph == PH_GROVE_TYPE:
         state[G_GROVE_TYPE] = a - A_TYPE
         _set(state, np.int64(PH_GROVE_SQUARE), p)
@@ -1715,27 +1802,14 @@ def step(state, action):
         state[b + O_OPALEYE_ASIDE + a - A_TYPE] = 1
         state[G_OPALEYE_MOVED] += 1
         resume = state[G_OPALEYE_MOVED] >= OPALEYE_COUNT
-    elif ph == PH_OPALEYE_SQUARE:
-        q = a - A_SQUARE
-        k = state[G_OPALEYE_TYPE]
-        card = state[G_CARDS_IN_PLAY + k]
-        state[b + O_OPALEYE_ASIDE + k] = 0
-        state[G_OPALEYE_TYPE] = -1
-        _put_building(state, p, q, card)
-        if _needs_resource(card):
-            state[G_RESOURCE_CELL] = q
-            state[G_RESOURCE_RETURN] = RET_END
-            _set(state, np.int64(PH_BUILD_RESOURCE), p)
-        else:
-            run = True
     if resume:      # back to p's build step, as in _run
+        _idle_context(state)
         if _build_offered(state, p):
             _set(state, np.int64(PH_BUILD), p)
         else:
             _finish_build_step(state, p)
-            run = True
-    if run:
-        _run(state)
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -2091,25 +2165,39 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
 
 @njit(cache=True)
 def _player_score(state, p, parts):
-    b = _player_base(p)
-    return _town_score(state, p, state[b + O_BUILDING:b + O_BUILDING + 16], state[b + O_SHRINE], parts)
+    return score_seen(state, p, np.int64(EVERYTHING), parts)
 
 
 @njit(cache=True)
-def _town_score(state, p, bld, shrine_val, parts):
-    """Score of p's town with the buildings ``bld`` (p's own, or a variant of them)."""
+def score_seen(state, p, viewer, parts):
+    """p's live score (as if the game ended now) as ``viewer`` (a seat, ``TABLE`` or
+    ``EVERYTHING``) knows it: the town, and the right neighbour's Feast Halls and the
+    completion places it depends on, as ``viewer`` sees them (R6).  ``parts`` as in
+    :func:`score_board`."""
+    b = seen_base(state, p, viewer)
+    return _town_score(state, p, state[b + O_BUILDING:b + O_BUILDING + 16], state[b + O_SHRINE], parts, viewer)
+
+
+@njit(cache=True)
+def _town_score(state, p, bld, shrine_val, parts, viewer):
+    """Score of p's town with the buildings ``bld`` (p's own, or a variant of them); the
+    rest of the table as ``viewer`` sees it."""
     n = state[G_NUM_PLAYERS]
-    b = _player_base(p)
+    b = seen_base(state, p, viewer)
     wh = np.zeros(16, dtype=np.int64)
     for q in range(16):
-        wh[q] = _warehouse_count(state, p, q)
+        for r in range(NRES):
+            wh[q] += state[b + O_WAREHOUSE + q * 5 + r]
     fh_right = 0
     if n > 1:
-        fh_right = _count_card(state, (p + n - 1) % n, C_FEAST)
+        br = seen_base(state, (p + n - 1) % n, viewer)
+        for q in range(16):
+            if state[br + O_BUILDING + q] == C_FEAST:
+                fh_right += 1
     place = 1
     mine = state[b + O_DONE_ROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
     for j in range(n):
-        bj = _player_base(j)
+        bj = seen_base(state, j, viewer)
         if j != p and state[bj + O_STATUS] == 1 and state[bj + O_DONE_ROUND] < mine:
             place += 1
     return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
@@ -2193,7 +2281,7 @@ POT_SHARE = np.zeros((MAX_PATTERN_CELLS + 1, MAX_PATTERN_CELLS + 1), dtype=np.fl
 for _n in range(1, MAX_PATTERN_CELLS + 1):
     for _m in range(_n + 1):
         POT_SHARE[_n, _m] = POT_READY * ((_n - _m) / _n) ** POT_POWER
-K_WILD = 5          # pattern key of an active Trading Post (stands for any resource)
+K_WILD = 5          # pattern key of a Trading Post (stands for any resource)
 K_BLOCKED = 6       # pattern key of any other building
 
 
@@ -2205,7 +2293,7 @@ def _pot_key(state, p, key):
         v = state[b + O_CUBE + q]
         c = state[b + O_BUILDING + q]
         if c >= 0:
-            v = K_WILD if (c == C_TPOST and _active_cell(state, p, q)) else K_BLOCKED
+            v = K_WILD if c == C_TPOST else K_BLOCKED
         key[q] = v
     if state[b + O_COMMITTED]:
         q = state[b + O_PEND_DEST]
@@ -2309,7 +2397,7 @@ def potential(state, p):
     stand, -1 per square without a building) does not count yet; for greedy baselines.
 
     * Pattern progress: every loose cube earns its best share of an open placement (any of
-      the 8 transforms; active Trading Posts are wild) of a card p may build.  A placement
+      the 8 transforms; Trading Posts are wild) of a card p may build.  A placement
       holding k of its n cells is worth POT_READY * (k / n) ** POT_POWER of the card's worth,
       split over its cubes: EST_VP + 1 (the building's square stops scoring -1) +
       POT_EMPTY per other square it frees, and for the red card (COTTAGE_FED_VP - POT_UNFED)
@@ -2327,7 +2415,7 @@ def potential(state, p):
         return 0.0
     parts = np.zeros(NCARDS + 2, dtype=np.int64)
     bld = state[b + O_BUILDING:b + O_BUILDING + 16]
-    cur = _town_score(state, p, bld, state[b + O_SHRINE], parts)
+    cur = _town_score(state, p, bld, state[b + O_SHRINE], parts, np.int64(EVERYTHING))
     unfed = _unfed(bld, parts[NCARDS + 1])
     cards = np.empty(8, dtype=np.int64)
     worths = np.empty(8, dtype=np.float64)
@@ -2369,7 +2457,7 @@ def potential(state, p):
             if not ((state[G_TOKEN_VACATED] >> q) & 1 or (state[G_TOKEN_ANYWHERE] and _is_empty(state, p, q))):
                 continue
             alt[q] = card
-            v = _town_score(state, p, alt, shrine, parts)
+            v = _town_score(state, p, alt, shrine, parts, np.int64(EVERYTHING))
             gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NCARDS + 1]) - unfed) - POT_EMPTY)
             alt[q] = -1
         if gain > -1e18:
@@ -2378,11 +2466,27 @@ def potential(state, p):
 
 
 # ======================================================================= observation
-@njit(cache=True, **JIT_ONLY)
-def _obs_is_actor_hidden(state, player):
-    """True when the current decision is another player's (hidden) commitment step."""
+@njit(cache=True)
+def public_phase(state, viewer):
+    """The current decision as ``viewer`` (a seat or ``TABLE``) sees it: its ``PH_*``, but
+    ``NPHASES`` ("another player is placing") for a step of another player's secret
+    placement, and ``PH_BUILD`` for any step of another player's hidden build step (which
+    construction or on-build choice it is stays hidden until the reveal, R6)."""
     ph = state[G_PHASE]
-    return ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE and state[G_ACTOR] != player and not state[G_SOLO]
+    if state[G_ACTOR] == viewer or state[G_SOLO] or ph == PH_GAME_OVER:
+        return ph
+    if ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
+        return np.int64(NPHASES)
+    if _builds_hidden(state):
+        return np.int64(PH_BUILD)
+    return ph
+
+
+@njit(cache=True)
+def context_hidden(state, viewer):
+    """The step context (the construction waiting for its token, on-build choices under
+    way) belongs to another player's hidden build step."""
+    return state[G_ACTOR] != viewer and _builds_hidden(state)
 
 
 @njit(cache=True)
@@ -2393,7 +2497,7 @@ def observe(state, player, out):
     for rel in range(MAXP):
         if rel < n:
             p = (player + rel) % n
-            b = _player_base(p)
+            b = seen_base(state, p, player)     # another player's constructions of the round: hidden
             o = rel * OBS_PLAYER
             for q in range(16):
                 base = o + P_SQUARES + q * OBS_PLANES
@@ -2437,10 +2541,7 @@ def observe(state, player, out):
     out[OBS_CAVE_RULE] = state[G_CAVE_RULE]
     out[OBS_ROUND] = min(r, ROUND_NORM) / ROUND_NORM
     ph = state[G_PHASE]
-    if _obs_is_actor_hidden(state, player):
-        out[OBS_PHASE + NPHASES] = 1.0
-    else:
-        out[OBS_PHASE + ph] = 1.0
+    out[OBS_PHASE + public_phase(state, player)] = 1.0
     if state[G_ACTOR] >= 0 and ph != PH_GAME_OVER:
         out[OBS_ACTOR + (state[G_ACTOR] - player + n) % n] = 1.0
     if state[G_RESOURCE] >= 0:
@@ -2486,7 +2587,9 @@ def observe(state, player, out):
     if state[b + O_PEND_SWAP_SQUARE] >= 0:
         out[OBS_PEND_SWAP_SQUARE + state[b + O_PEND_SWAP_SQUARE]] = 1.0
     out[OBS_COMMITTED] = state[b + O_COMMITTED]
-    # step context (public)
+    # step context: public, except during another player's hidden build step
+    if context_hidden(state, player):
+        return OBS_SIZE
     if state[G_TOKEN_CARD] >= 0:
         out[OBS_TOKEN_CARD + state[G_TOKEN_CARD]] = 1.0
     for q in range(16):
@@ -2546,9 +2649,40 @@ def _random_commit(state, p, mask):
 
 
 @njit(cache=True)
-def _monument_public(state, p):
-    """p's monument is being constructed right now (its card is shown while the token waits)."""
-    return (state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p and state[G_TOKEN_CARD] >= NUM_BUILDING_CARDS)
+def _random_build(state, p, mask, backup, partial):
+    """Replay p's build step from its start (p's record as the others saw it) with uniformly
+    random legal choices at every decision.  Played to its end, or (``partial``) to one of
+    p's ``BUILD`` decisions, where p is left to act: there ``PASS`` stands for "stop here", and
+    a construction after which the step would end by itself is undone (``backup`` holds p's
+    record and the step context before it)."""
+    nctx = BUILD_CONTEXT.shape[0]
+    if not _build_offered(state, p):
+        if partial:     # cannot happen (the actor's step was offered); keep the game legal
+            _set(state, np.int64(PH_BUILD), p)
+        else:
+            _finish_build_step(state, p)
+        return
+    _set(state, np.int64(PH_BUILD), p)
+    b = _player_base(p)
+    while True:
+        ph = state[G_PHASE]
+        mask[:] = 0
+        legal_mask(state, mask)
+        a = _pick(state, mask)
+        if partial and ph == PH_BUILD:
+            if a == A_PASS:
+                return
+            for i in range(PLAYER_SIZE):
+                backup[i] = state[b + i]
+            for i in range(nctx):
+                backup[PLAYER_SIZE + i] = state[BUILD_CONTEXT[i]]
+        if _build_substep(state, p, ph, a):
+            if partial:
+                for i in range(PLAYER_SIZE):
+                    state[b + i] = backup[i]
+                for i in range(nctx):
+                    state[BUILD_CONTEXT[i]] = backup[PLAYER_SIZE + i]
+            return
 
 
 @njit(cache=True)
@@ -2560,6 +2694,22 @@ def determinize(state, observer, seed):
     reseed(state, seed)
     ob = _player_base(observer)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    nctx = BUILD_CONTEXT.shape[0]
+    saved = np.empty(nctx, dtype=np.int64)
+    backup = np.empty(PLAYER_SIZE + nctx, dtype=np.int64)
+    # the others' constructions of this round, hidden until the last builder is done: every
+    # other record back to what the table saw at the reveal (re-drawn below)
+    hidden_builds = _builds_hidden(state)
+    actor = state[G_ACTOR]
+    if hidden_builds:
+        for i in range(nctx):
+            saved[i] = state[BUILD_CONTEXT[i]]
+            if i >= CONTEXT_FIRST_IDLE and actor != observer:
+                state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
+        for p in range(n):
+            if p != observer:
+                for i in range(PLAYER_SIZE):
+                    state[_player_base(p) + i] = state[G_SHOWN + p * PLAYER_SIZE + i]
     # monuments the observer has not seen
     if state[G_MONUMENTS]:
         seen = np.zeros(NCARDS, dtype=np.int64)
@@ -2568,7 +2718,7 @@ def determinize(state, observer, seed):
                 seen[state[ob + O_DEALT + i]] = 1
         for p in range(n):
             b = _player_base(p)
-            if state[b + O_MONUMENT_BUILT] or _monument_public(state, p):
+            if state[b + O_MONUMENT_BUILT]:
                 seen[state[b + O_KEPT]] = 1
         pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
         m = 0
@@ -2582,7 +2732,7 @@ def determinize(state, observer, seed):
             if p == observer:
                 continue
             b = _player_base(p)
-            if state[b + O_MONUMENT_BUILT] or _monument_public(state, p):
+            if state[b + O_MONUMENT_BUILT]:
                 state[b + O_DEALT] = state[b + O_KEPT]
                 state[b + O_DEALT + 1] = pool[k]
                 k += 1
@@ -2595,6 +2745,11 @@ def determinize(state, observer, seed):
                 state[b + O_DEALT] = pool[k]
                 state[b + O_DEALT + 1] = pool[k + 1]
                 k += 2
+            # the copy the others see holds no secret of the real game either
+            shown = G_SHOWN + p * PLAYER_SIZE
+            state[shown + O_KEPT] = state[b + O_KEPT]
+            state[shown + O_DEALT] = state[b + O_DEALT]
+            state[shown + O_DEALT + 1] = state[b + O_DEALT + 1]
     # hidden commitments of the other players
     if state[G_STAGE] == ST_COMMIT and not state[G_SOLO]:
         for i in range(state[G_ORDER_LEN]):
@@ -2618,3 +2773,18 @@ def determinize(state, observer, seed):
                     ph = _commit_start(state, p)
                 state[b + O_PEND_STAGE] = ph
                 _set(state, ph, p)
+    # hidden build steps: the other players done building replay theirs at random, and
+    # another player in the middle of its build step replays one up to a BUILD decision,
+    # where it is left to act (its earlier choices there are hidden, so whose turn it is
+    # does not change)
+    if hidden_builds:
+        for i in range(state[G_ORDER_POS]):
+            p = state[G_ORDER + i]
+            if p != observer:
+                _random_build(state, p, mask, backup, False)
+                state[G_ORDER_POS] = saved[2]
+        if actor != observer:
+            _random_build(state, actor, mask, backup, True)
+        else:
+            for i in range(nctx):
+                state[BUILD_CONTEXT[i]] = saved[i]

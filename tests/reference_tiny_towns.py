@@ -121,17 +121,18 @@ def _cells(img):
 
 
 CELLS = [{t: (img.shape, _cells(img)) for t, img in IMAGES[c].items()} for c in range(len(CARDS))]
-ANY = 5     # board key of an active Trading Post: stands for any resource
+ANY = 5     # board key of a Trading Post: stands for any resource
 
 
 def board_key(v, p):
-    """Per square of p's board: the loose cube's resource, ANY for an active Trading Post,
+    """Per square of p's board: the loose cube's resource, ANY for a Trading Post (it serves
+    its owner at once, later constructions of the same build step included: ruling 8),
     else None."""
     key = []
     for q in range(16):
         if v.cube(p, q) >= 0:
             key.append(v.cube(p, q))
-        elif _bld_name(v, p, q) == "Trading Post" and v.active(p, q):
+        elif _bld_name(v, p, q) == "Trading Post":
             key.append(ANY)
         else:
             key.append(None)
@@ -139,8 +140,8 @@ def board_key(v, p):
 
 
 def _placements(v, p, c, key=None):
-    """(t, anchor) of every placement of card c's pattern on p's cubes (an active Trading
-    Post may stand for any resource, but at least one real cube is used)."""
+    """(t, anchor) of every placement of card c's pattern on p's cubes (a Trading Post may
+    stand for any resource, but at least one real cube is used)."""
     key = board_key(v, p) if key is None else key
     out = []
     for t, ((h, w), cells) in CELLS[c].items():
@@ -231,7 +232,8 @@ def legal_actions(state):
     if ph == K.PH_TOKEN:
         card = v.s[K.G_TOKEN_CARD]
         vac = v.s[K.G_TOKEN_VACATED]
-        if NAMES[card] == "Shed" or v.monument_active(p, "Obelisk of the Crescent"):
+        # an Obelisk of the Crescent serves its owner at once (ruling 8)
+        if NAMES[card] == "Shed" or (v.monument(p) == "Obelisk of the Crescent" and v.p(p, K.O_MONUMENT_BUILT)):
             return {A.A_SQUARE + q for q in v.empties(p)}
         return {A.A_SQUARE + q for q in range(16) if vac >> q & 1}
     if ph == K.PH_BUILD_RESOURCE:
@@ -269,29 +271,42 @@ def warehouse_padded(state, p):
                and (sum(v.wh(p, q)) < 3 or (sum(v.wh(p, q)) > 0 and empt)) for q in range(16))
 
 
-def unbuilt_monuments(v):
-    """Monuments nobody has built (public: a built monument is revealed), solo removals out."""
-    built = {v.p(j, K.O_KEPT) for j in range(v.n) if v.p(j, K.O_MONUMENT_BUILT)}
+def seen_built(v, j, p):
+    """p knows that j has built its monument: its own always; another player's once built in
+    an earlier round -- one built this round stays hidden until every player has finished
+    building (ruling 6: build steps are committed hidden and revealed together)."""
+    if not v.p(j, K.O_MONUMENT_BUILT):
+        return False
+    if j == p or v.s[K.G_SOLO]:
+        return True
+    return v.p(j, K.O_PLACED_ROUND, v.p(j, K.O_MONUMENT_CELL)) < v.round
+
+
+def unbuilt_monuments(v, p):
+    """Monuments nobody has built as far as p knows (a built monument is revealed with the
+    round's constructions), solo removals out."""
+    built = {v.p(j, K.O_KEPT) for j in range(v.n) if seen_built(v, j, p)}
     removed = set(D["solo"]["removed_monuments"]) if v.s[K.G_SOLO] else set()
     return [c for c in range(NUM_BUILDING_CARDS, len(CARDS)) if c not in built and NAMES[c] not in removed]
 
 
 def monument_could_fit(state, p):
     """What the others can tell: p has not built its monument and some monument nobody
-    has built yet (whichever p kept) fits p's board."""
+    has built yet as far as p knows (whichever p kept) fits p's board."""
     v = View(state)
     if not v.s[K.G_MONUMENTS] or v.p(p, K.O_MONUMENT_BUILT):
         return False
     key = board_key(v, p)
-    return any(_placements(v, p, c, key) for c in unbuilt_monuments(v))
+    return any(_placements(v, p, c, key) for c in unbuilt_monuments(v, p))
 
 
 def build_offered(state, p):
     """p's build step is a decision (else p is done at once) when p has a legal
     construction, or -- with others at the table -- when a monument nobody has built yet
-    could fit p's board: judged from public information only, so the turn order never
-    shows which monument p kept.  Solo: only when p has a legal construction (the rule as
-    written)."""
+    could fit p's board: judged from p's own board and public information only (not the
+    constructions of players who built before p this round, hidden until the reveal), so
+    the turn order never shows which monument p kept or what the others built.  Solo: only
+    when p has a legal construction (the rule as written)."""
     v = View(state)
     if constructions(v, p):
         return True

@@ -134,6 +134,10 @@ def after_token(st, p, q):
             K._run(st)
 
 
+def is_empty(st, p, q):
+    return st[pb(p) + K.O_CUBE + q] < 0 and st[pb(p) + K.O_BUILDING + q] < 0
+
+
 def mask_of(st):
     m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     K.legal_mask(st, m)
@@ -360,11 +364,6 @@ def test_tv18_trading_post():
     assert st[K.G_PHASE] == K.PH_TOKEN
     assert mask_of(st) == {K.A_SQUARE + 2, K.A_SQUARE + 6}
     check_ref(st)
-    # built this round: not a wildcard yet
-    st = new_state(2, cards=cards, monuments=0, first=1)
-    set_board(st, 0, [".. .. h ..", ".. TP g ..", ".. .. .. .."], placed_round=st[K.G_ROUND])
-    force(st, K.PH_BUILD, 0)
-    assert constructs(st) == set()
     # Well from a Trading Post and a stone
     st = new_state(2, cards=cards, monuments=0, first=1)
     set_board(st, 0, [".. .. .. ..", "TP TP .. ..", ".. s .. ..", ".. .. .. .."])
@@ -378,6 +377,34 @@ def test_tv18_trading_post():
     assert constructs(st) == set()
 
 
+def test_tv18_trading_post_built_earlier_in_the_same_build_step():
+    """Ruling 8 (revised): the Trading Post works "from now on", so one built earlier in
+    the same build step already stands in for the Cottage's brick."""
+    cards = ["Cottage", "Farm", "Well", "Chapel", "Tavern", "Theater", "Trading Post"]
+    st = new_state(2, cards=cards, monuments=0, first=1)
+    # SW. / SWB (the Trading Post, t = 0 at square 4) beside the wheat on 2 and the glass on 6
+    set_board(st, 0, [".. .. h ..", "s w g ..", "s w b ..", ".. .. .. .."])
+    force(st, K.PH_BUILD, 0)
+    assert not any(a < 128 for a in constructs(st))        # no Cottage yet
+    trading_post = 128 * 6 + 16 * 0 + 4
+    assert trading_post in constructs(st)
+    check_ref(st)
+    K.step(st, trading_post)
+    K.step(st, K.A_SQUARE + 5)
+    b = pb(0)
+    assert st[b + K.O_BUILDING + 5] == K.C_TPOST and st[b + K.O_PLACED_ROUND + 5] == st[K.G_ROUND]
+    assert [q for q in range(16) if not is_empty(st, 0, q)] == [2, 5, 6]   # TV-18's board
+    assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0
+    assert constructs(st) == {1}
+    check_ref(st)
+    K.step(st, 1)
+    assert mask_of(st) == {K.A_SQUARE + 2, K.A_SQUARE + 6}     # never 5: the Trading Post stays
+    check_ref(st)
+    K.step(st, K.A_SQUARE + 6)
+    assert st[b + K.O_BUILDING + 5] == K.C_TPOST and st[b + K.O_BUILDING + 6] == K.C_COTTAGE
+    assert st[b + K.O_CUBE + 2] == -1
+
+
 def test_tv19_shed_and_obelisk():
     rows = ["w s Fc Fc", "Fc Fc Fc Fc", "Fc Fc .. Fc", "Fc Fc Fc .."]
     for grey, expect in (("Shed", {0, 1, 10, 15}), ("Well", {0, 1})):
@@ -389,8 +416,9 @@ def test_tv19_shed_and_obelisk():
         K.step(st, 256)
         assert mask_of(st) == {K.A_SQUARE + q for q in expect}
         check_ref(st)
-    # Obelisk: cottage from glass 0, brick 1, wheat 4 (t = 2, anchor 0 -> action 32)
-    for built_now, expect in ((False, {0, 1, 4, 10, 15}), (True, {0, 1, 4})):
+    # Obelisk: cottage from glass 0, brick 1, wheat 4 (t = 2, anchor 0 -> action 32); built in
+    # an earlier round or earlier in this build step (ruling 8, revised: at once), the same
+    for built_now in (False, True):
         st = new_state(2, cards=FIRST, monuments=1)
         rnd = st[K.G_ROUND]
         set_board(st, 0, ["g b Fc Fc", "h Fc Fc Fc", "Fc OC .. Fc", "Fc Fc Fc .."])
@@ -400,8 +428,33 @@ def test_tv19_shed_and_obelisk():
         assert 32 in constructs(st)
         check_ref(st)
         K.step(st, 32)
-        assert mask_of(st) == {K.A_SQUARE + q for q in expect}
+        assert mask_of(st) == {K.A_SQUARE + q for q in (0, 1, 4, 10, 15)}
         check_ref(st)
+
+
+def test_tv19_obelisk_built_earlier_in_the_same_build_step():
+    """Ruling 8 (revised): a monument's effect applies at once -- the Obelisk of the Crescent
+    built by a construction of this build step frees the next building's token."""
+    st = new_state(2, cards=FIRST, monuments=1, first=1)
+    skip_keep(st)
+    b = pb(0)
+    # the Obelisk (H.. / BGB, t = 0 at square 8) under the Cottage's glass 0, brick 1, wheat 4
+    set_board(st, 0, ["g b Fc Fc", "h Fc Fc Fc", "h .. .. Fc", "b g b .."])
+    st[b + K.O_KEPT] = K.M_OBELISK
+    force(st, K.PH_BUILD, 0)
+    obelisk = 128 * 7 + 16 * 0 + 8
+    assert obelisk in constructs(st) and 32 in constructs(st)
+    check_ref(st)
+    K.step(st, obelisk)
+    K.step(st, K.A_SQUARE + 13)
+    assert st[b + K.O_MONUMENT_BUILT] == 1 and st[b + K.O_PLACED_ROUND + 13] == st[K.G_ROUND]
+    assert st[K.G_PHASE] == K.PH_BUILD and 32 in constructs(st)
+    check_ref(st)
+    K.step(st, 32)
+    empty = {q for q in range(16) if is_empty(st, 0, q)}
+    assert {0, 1, 4} <= empty and {8, 12, 14, 9, 10, 15} <= empty
+    assert mask_of(st) == {K.A_SQUARE + q for q in empty}
+    check_ref(st)
 
 
 def skip_keep(st):
@@ -882,6 +935,24 @@ def _hidden_check(st, observer, rs):
         if st2[b + K.O_PEND_RESOURCE] >= 0:
             st2[b + K.O_PEND_RESOURCE] = rs.integers(5)
             st2[b + K.O_PEND_DEST] = rs.integers(16)
+        if st[K.G_STAGE] == K.ST_BUILD and n > 1:
+            # this round's constructions: anything at all on the other towns, and any step
+            # of another player's build step under way
+            for q in range(16):
+                st2[b + K.O_CUBE + q] = rs.integers(-1, 5)
+                st2[b + K.O_BUILDING + q] = rs.integers(-1, K.NCARDS)
+                st2[b + K.O_PLACED_ROUND + q] = st[K.G_ROUND]
+            st2[b + K.O_STATUS] = rs.integers(2)
+            st2[b + K.O_MONUMENT_BUILT] = rs.integers(2)
+            st2[b + K.O_SHRINE] = rs.integers(9)
+            st2[b + K.O_OPALEYE_ASIDE:b + K.O_OPALEYE_ASIDE + 7] = rs.integers(2, size=7)
+            if st[K.G_ACTOR] == p:
+                st2[K.G_PHASE] = rs.integers(K.PH_BUILD, K.PH_OPALEYE_TYPE + 1)
+                st2[K.G_TOKEN_CARD] = rs.integers(-1, K.NCARDS)
+                st2[K.G_TOKEN_VACATED] = rs.integers(1 << 16)
+                st2[K.G_GROVE_TYPE] = rs.integers(-1, 7)
+                st2[K.G_GUILD_REPLACED] = rs.integers(1 << 16)
+                st2[K.G_RESOURCE_CELL] = rs.integers(-1, 16)
     K.observe(st2, observer, o2)
     assert np.array_equal(o1, o2)
     st3 = st.copy()
@@ -940,7 +1011,7 @@ def _play(n, variant, mon, cave, seed, check_every=1, policy=None):
             for obsv in range(n):
                 assert K.observe(st, obsv, obs) == K.OBS_SIZE
                 assert np.isfinite(obs).all() and obs.min() >= 0.0 and obs.max() <= 1.0
-            if st[K.G_STAGE] == K.ST_COMMIT or st[K.G_PHASE] == K.PH_KEEP:
+            if st[K.G_STAGE] in (K.ST_COMMIT, K.ST_BUILD) or st[K.G_PHASE] == K.PH_KEEP:
                 _hidden_check(st, (p + 1) % n, rs)
 
     def choose(st, legal, rs):
@@ -1460,6 +1531,214 @@ def test_potential_in_evaluate():
     assert spec.evaluate(st, cfg, 1) == pytest.approx(v[1] - v[0])
 
 
+# ============================================ hidden build steps (ruling 6, revised)
+STARLOOM = 128 * 7 + 16 * 0 + 0        # The Starloom (GG / WH), t = 0 at square 0
+COTTAGE_LOW = 128 * 0 + 16 * 0 + 8     # a Cottage (.H / BG), t = 0 at square 8
+
+
+def _starloom_round(build_starloom=False):
+    """3 players, seat 2 holds the hammer: order 0, 1, 2.  Every town holds g g / w . and
+    gets wheat on 5, The Starloom's pattern, which no card of the first game fits; seat 0
+    also holds a Cottage pattern (h 9, b 12, g 13).  Seat 0 kept The Starloom, seats 1 and 2
+    Mandras Palace and The Sky Baths.  The state at seat 0's first build decision, or with
+    ``build_starloom`` after it built The Starloom on square 0."""
+    st = new_state(3, cards=FIRST, monuments=1, first=2)
+    skip_keep(st)
+    for p, dealt in enumerate(((K.M_STARLOOM, K.M_SHRINE), (K.M_MANDRAS, K.M_SILVA),
+                               (K.M_SKYBATHS, K.M_ARCHIVE))):
+        b = pb(p)
+        st[b + K.O_KEPT], st[b + K.O_DEALT], st[b + K.O_DEALT + 1] = dealt[0], dealt[0], dealt[1]
+        set_board(st, p, ["g g .. ..", "w .. .. ..", ".. h .. .." if p == 0 else ".. .. .. ..",
+                          "b g .. .." if p == 0 else ".. .. .. .."])
+    _start_placements(st, H)                     # seat 2 names wheat
+    for p in (0, 1, 2):
+        assert st[K.G_ACTOR] == p
+        K.step(st, K.A_SQUARE + 5)
+    assert st[K.G_STAGE] == K.ST_BUILD and st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0
+    assert {STARLOOM, COTTAGE_LOW, K.A_PASS} <= mask_of(st)
+    if build_starloom:
+        K.step(st, STARLOOM)
+        K.step(st, K.A_SQUARE + 0)
+        assert st[K.G_PHASE] == K.PH_BUILD and st[K.G_ACTOR] == 0      # the Cottage still fits
+    return st
+
+
+def _views(raw, seats):
+    """What each of ``seats`` sees of the table: observation and mask, text, picture."""
+    return [(raw.observe(raw.possible_agents[s])["observation"].tobytes(), raw.text(observer=s),
+             raw.svg(observer=s)) for s in seats]
+
+
+def _env_at(st):
+    from envs.shell import CityEnv
+    env = CityEnv(TT.Spec(), num_players=int(st[K.G_NUM_PLAYERS]), buildings="first_game")
+    env.reset(seed=0)
+    env.unwrapped._state[:] = st
+    env.unwrapped._after_move()
+    return env
+
+
+def test_constructions_stay_hidden_until_the_last_builder_is_done():
+    """Ruling 6 (revised): build steps are committed hidden in turn order and revealed
+    together.  While seat 0 builds, seats 1 and 2 see nothing of it (observation, text,
+    picture, the labels of its moves); seat 1's build step is offered as if seat 0 had built
+    nothing (The Starloom still fits its board as far as it knows); when the last builder is
+    done everything is revealed."""
+    env = _env_at(_starloom_round())
+    raw = env.unwrapped
+    before, public = _views(raw, (1, 2)), raw.spec.render_ansi(raw._state, raw.cfg)
+    for action in (STARLOOM, K.A_SQUARE + 0, COTTAGE_LOW):
+        assert raw.action_label(action, observer=0) == raw.action_label(action)
+        assert raw.action_label(action, observer=1) == raw.action_label(action, observer=2) == "(building)"
+        env.step(action)
+        assert env.agent_selection == "player_0"
+        assert _views(raw, (1, 2)) == before, raw.phase
+        assert raw.spec.render_ansi(raw._state, raw.cfg) == public
+    assert raw.phase == "token" and "build step under way: token" in raw.text(observer=0)
+    env.step(K.A_SQUARE + 13)
+    own = raw.text(observer=0)
+    assert "monument The Starloom" in own and "SL" in own and "Co" in own
+    # nothing more fits seat 0's town: it is done, and seat 1 gets its build step (PASS
+    # only: it kept Mandras Palace), exactly as when seat 0 passes at once
+    passed = _env_at(_starloom_round())
+    passed.step(K.A_PASS)
+    for e in (env, passed):
+        assert e.agent_selection == "player_1" and e.unwrapped.phase == "build"
+        assert e.unwrapped.legal_actions() == [K.A_PASS]
+    assert _views(raw, (1, 2)) == _views(passed.unwrapped, (1, 2))
+    assert raw.spec.render_ansi(raw._state, raw.cfg) == passed.unwrapped.spec.render_ansi(
+        passed.unwrapped._state, passed.unwrapped.cfg)
+    assert "The Starloom" not in raw.text(observer=1) and "The Starloom" not in raw.svg(observer=2)
+    assert _views(raw, (0,)) != _views(passed.unwrapped, (0,))
+    # seats 1 and 2 pass: the round ends and everybody sees seat 0's town as built
+    for e in (env, passed):
+        e.step(K.A_PASS)
+        assert e.agent_selection == "player_2" and e.unwrapped.legal_actions() == [K.A_PASS]
+        e.step(K.A_PASS)
+        assert e.unwrapped.phase == "name" and e.unwrapped._state[K.G_ROUND] == 2
+    parts = raw.split_observation(raw.observe("player_1")["observation"])
+    seat0 = "player2"                                   # seat 0 seen from seat 1: its right
+    assert parts[f"{seat0}_monument_built"][K.M_STARLOOM - K.NUM_BUILDING_CARDS] == 1
+    assert parts[f"{seat0}_squares"][0, K.PLANE_MONUMENT] == 1
+    assert parts[f"{seat0}_squares"][13, K.PLANE_TYPE + 0] == 1       # the Cottage
+    assert "monument The Starloom" in raw.text(observer=1) and "The Starloom" in raw.svg(observer=2)
+    assert _views(raw, (1, 2)) != _views(passed.unwrapped, (1, 2))
+
+
+def test_build_offer_ignores_the_hidden_constructions_of_earlier_builders():
+    """Whether a seat is asked to build depends on its own board and public information:
+    The Starloom built this round by an earlier builder still counts as unbuilt for seat 1
+    (under the old public build steps seat 1 would be skipped: nothing of its own fits)."""
+    for build in (False, True):
+        st = _starloom_round(build)
+        K.step(st, K.A_PASS)
+        assert st[K.G_ACTOR] == 1 and st[K.G_PHASE] == K.PH_BUILD and mask_of(st) == {K.A_PASS}
+        assert R.build_offered(st, 1) and R.monument_could_fit(st, 1)
+        check_ref(st)
+
+
+def test_determinize_redraws_hidden_constructions():
+    """determinize(observer) during the build stage: the other players' constructions of the
+    round are re-drawn from what the observer saw at the reveal -- the result depends only on
+    the seed and on what the observer knows (the same whether seat 0 built The Starloom and a
+    Cottage or nothing), the observer's view and whose turn it is do not change, and the copy
+    is a legal game; reseed changes no observation."""
+    built = _starloom_round(True)
+    K.step(built, COTTAGE_LOW)
+    K.step(built, K.A_SQUARE + 13)              # nothing more fits: seat 0 is done
+    nothing = _starloom_round()
+    K.step(nothing, K.A_PASS)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+
+    def view(st, p):
+        K.observe(st, p, obs)
+        return obs.tobytes()
+
+    for p in (1, 2):
+        assert view(built, p) == view(nothing, p)
+    assert view(built, 0) != view(nothing, 0)
+    outcomes = set()
+    for seed in range(16):
+        a, b = built.copy(), nothing.copy()
+        K.determinize(a, 1, seed)
+        K.determinize(b, 1, seed)
+        assert np.array_equal(game_part(a), game_part(b)), seed
+        assert view(a, 1) == view(built, 1)
+        assert K.current_player(a) == 1 and a[K.G_PHASE] == K.PH_BUILD
+        kept = [K.O_KEPT, K.O_DEALT, K.O_DEALT + 1]
+        for p in (0, 2):         # the copies the others see: unchanged but for the re-dealt monuments
+            lo = K.G_SHOWN + p * K.PLAYER_SIZE
+            same = [i for i in range(K.PLAYER_SIZE) if i not in kept]
+            assert np.array_equal(a[lo:lo + K.PLAYER_SIZE][same], built[lo:lo + K.PLAYER_SIZE][same])
+        assert np.array_equal(a[pb(1):pb(1) + K.PLAYER_SIZE], built[pb(1):pb(1) + K.PLAYER_SIZE])
+        assert a[pb(0) + K.O_KEPT] not in (K.M_MANDRAS, K.M_SILVA)          # seat 1's own cards
+        cottage = any(a[pb(0) + K.O_BUILDING + q] == K.C_COTTAGE for q in range(16))
+        outcomes.add((int(a[pb(0) + K.O_MONUMENT_BUILT]), cottage))
+        # a legal game: on to the end, the reference agreeing with every mask
+        rs = np.random.default_rng(seed)
+        m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
+        while K.current_player(a) >= 0:
+            K.legal_mask(a, m)
+            assert set(np.flatnonzero(m).tolist()) == R.legal_actions(a)
+            K.step(a, int(rs.choice(np.flatnonzero(m))))
+    assert (0, False) in outcomes and (0, True) in outcomes      # seat 0 re-drawn passing and building
+    # seat 0 in the middle of its build step (its Starloom waiting for its square): the copy
+    # leaves it to act at a BUILD decision, whatever it had done
+    mid = _starloom_round()
+    K.step(mid, STARLOOM)
+    assert mid[K.G_PHASE] == K.PH_TOKEN
+    start = _starloom_round()
+    for seed in range(6):
+        a, b = mid.copy(), start.copy()
+        K.determinize(a, 2, seed)
+        K.determinize(b, 2, seed)
+        assert np.array_equal(game_part(a), game_part(b))
+        assert K.current_player(a) == 0 and a[K.G_PHASE] == K.PH_BUILD
+        assert view(a, 2) == view(mid, 2) == view(start, 2)
+        m = mask_of(a)
+        assert K.A_PASS in m and m == R.legal_actions(a)
+    # the builder itself keeps everything it did; reseed changes no observation
+    a = mid.copy()
+    K.determinize(a, 0, 5)
+    assert np.array_equal(a[pb(0):pb(0) + K.PLAYER_SIZE], mid[pb(0):pb(0) + K.PLAYER_SIZE])
+    assert a[K.G_PHASE] == K.PH_TOKEN and view(a, 0) == view(mid, 0)
+    for st in (mid, built):
+        cp = st.copy()
+        K.reseed(cp, 99)
+        for p in range(3):
+            assert view(cp, p) == view(st, p)
+
+
+def test_opaleye_moves_after_the_reveal():
+    """Effects that touch other players resolve after the reveal (ruling 8): seat 1's
+    Opaleye's Watch (Cottage set aside) sees nothing of seat 0's Cottage while seat 0 builds;
+    at the end of the round the construction is revealed, then the Cottage moves."""
+    st = new_state(3, cards=FIRST, monuments=1, first=2)
+    skip_keep(st)
+    set_board(st, 1, ["OW .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."], placed_round=0)
+    st[pb(1) + K.O_OPALEYE_ASIDE + 0] = 1
+    set_board(st, 0, [".. h .. ..", "b .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    set_board(st, 2, [".. .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
+    _start_placements(st, G)
+    K.step(st, K.A_SQUARE + 5)                   # seat 0: glass completes .H / BG
+    K.step(st, K.A_SQUARE + 15)
+    K.step(st, K.A_SQUARE + 15)
+    assert st[K.G_ACTOR] == 0 and st[K.G_PHASE] == K.PH_BUILD and 0 in mask_of(st)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
+    K.observe(st, 1, obs)
+    before = obs.copy()
+    K.step(st, 0)
+    K.observe(st, 1, obs)
+    assert np.array_equal(obs, before)
+    K.step(st, K.A_SQUARE + 4)                   # nothing else fits anywhere: the round ends
+    assert st[K.G_PHASE] == K.PH_OPALEYE_SQUARE and st[K.G_ACTOR] == 1
+    K.observe(st, 1, obs)
+    seat0 = 2 * K.OBS_PLAYER                     # seat 0 seen from seat 1: its right
+    assert obs[seat0 + K.P_SQUARES + 4 * K.OBS_PLANES + K.PLANE_TYPE + 0] == 1
+    K.step(st, K.A_SQUARE + 6)
+    assert st[pb(1) + K.O_BUILDING + 6] == K.C_COTTAGE
+
+
 # ============================================== hidden information in the turn order
 def _seats_until_monument(a, b, rs, policy, max_steps=3000):
     """Drive two games with the same actions (the policy's choice in ``a`` when legal in
@@ -1622,23 +1901,54 @@ def test_warehouse_steps_do_not_depend_on_the_secret_destination():
     assert st[K.G_PHASE] != K.PH_SWAP
 
 
+def _public_record(st, p):
+    """Offset of p's record as the table sees it: during the build stage the copy taken when
+    the placements were revealed (the round's constructions are hidden until the last
+    builder is done), else p's record."""
+    if st[K.G_STAGE] == K.ST_BUILD and not st[K.G_SOLO]:
+        return K.G_SHOWN + p * K.PLAYER_SIZE
+    return pb(p)
+
+
 def boards_differ(real, copy):
-    """True once the two states differ in what sits on the boards, set-aside counts
-    included: information every seat sees (e.g. the placements of a round, revealed
-    together).  From there two determinized copies may differ openly."""
+    """True once the two states differ in what every seat sees on the boards, set-aside
+    counts included (e.g. the placements of a round, revealed together, or the round's
+    constructions once the last builder is done).  From there two determinized copies may
+    differ openly."""
     for p in range(int(real[K.G_NUM_PLAYERS])):
-        b = pb(p)
+        br, bc = _public_record(real, p), _public_record(copy, p)
         for lo, hi in ((K.O_CUBE, K.O_STATUS), (K.O_CAVE_USES, K.O_CAVE_USES + 1)):
-            if not np.array_equal(real[b + lo:b + hi], copy[b + lo:b + hi]):
+            if not np.array_equal(real[br + lo:br + hi], copy[bc + lo:bc + hi]):
                 return True
     return False
 
 
+def redrawn_build_step(real, copy):
+    """The player to act is in the middle of a build step the copy re-drew (its town or the
+    decision under way differ).  A build step asks its builder for one decision per
+    construction and per on-build choice, so the re-drawn one may ask for more or fewer:
+    the turn order shows how many decisions a builder takes, never what it builds.  The
+    other seats' build steps, the observer's own included, must still match."""
+    if real[K.G_STAGE] != K.ST_BUILD or real[K.G_SOLO]:
+        return False
+    p = int(real[K.G_ACTOR])
+    # its secret monument is re-dealt whether or not it built: a move that means another
+    # monument in the copy has another label (and the comparison stops there)
+    town = [i for i in range(K.PLAYER_SIZE) if i not in (K.O_KEPT, K.O_DEALT, K.O_DEALT + 1)]
+    if not np.array_equal(real[pb(p):pb(p) + K.PLAYER_SIZE][town], copy[pb(p):pb(p) + K.PLAYER_SIZE][town]):
+        return True
+    return any(real[i] != copy[i] for i in K.BUILD_CONTEXT)
+
+
 # For tests/test_conformance.py::test_whose_turn_depends_only_on_public_information: a
-# determinized copy re-draws the others' committed placements; once they are revealed
-# (the boards differ) the copies may differ openly, e.g. whether a town is complete.
-TURN_ORDER_REVEALED = (boards_differ, "placements are committed in secret and revealed together; "
-                                      "a re-drawn placement may fill or leave a town's last square")
+# determinized copy re-draws the others' committed placements and hidden constructions; once
+# they are revealed (the boards every seat sees differ) the copies may differ openly, e.g.
+# whether a town is complete; and a re-drawn build step under way may take a different number
+# of decisions than the real one.
+TURN_ORDER_REVEALED = (lambda real, copy: boards_differ(real, copy) or redrawn_build_step(real, copy),
+                       "placements and constructions are committed in secret and revealed together; a "
+                       "re-drawn placement may fill or leave a town's last square, and a re-drawn build "
+                       "step under way may ask its builder for more or fewer decisions")
 
 
 @pytest.mark.parametrize("n,opts", [(2, dict(cave_rule=True)), (3, dict(variant="town_hall", cave_rule=True))])
@@ -1664,7 +1974,7 @@ def test_turn_order_until_the_reveal_matches_every_determinization(n, opts):
                     for _ in range(60):
                         if real._state[slot] != 0 or d._state[slot] != 0:
                             break
-                        if boards_differ(real._state, d._state):
+                        if TURN_ORDER_REVEALED[0](real._state, d._state):
                             break
                         assert all(real.terminations.values()) == all(d.terminations.values())
                         if all(real.terminations.values()):
@@ -1672,6 +1982,8 @@ def test_turn_order_until_the_reveal_matches_every_determinization(n, opts):
                         assert real.agent_selection == d.agent_selection
                         common = np.flatnonzero(real._mask & d._mask)
                         a = int(common[rng.integers(common.size)])
+                        if real.action_label(a) != d.action_label(a):
+                            break       # e.g. another monument: the copies part openly
                         real.step(a)
                         d.step(a)
             legal = env.legal_actions()

@@ -2,10 +2,12 @@
 buildings (short codes explained by the card row) and loose cubes, scores, the turn and the
 round's resource.
 
-Hidden: each player's secret monument (dealt and kept) until it is built, and the placements
-a player commits during a round until they are all revealed -- another seat sees only that
-the player has committed.  While someone else commits, a seat's view shows the phase as
-"another player is placing", as its observation does.
+Hidden: each player's secret monument (dealt and kept) until it is built, the placements a
+player commits during a round until they are all revealed -- another seat sees only that the
+player has committed -- and a player's constructions of the round until the last builder is
+done (another seat sees that player's town, score and monument as they were when the
+placements were revealed).  While someone else commits or builds, a seat's view shows the
+phase as "another player is placing" / "another player is building", as its observation does.
 """
 from __future__ import annotations
 
@@ -57,11 +59,11 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
 
 def _phase_text(state, observer):
     ph = int(state[K.G_PHASE])
-    if observer is not None:   # the observer's own phase flags, which mask others' commitments
-        obs = np.zeros(K.OBS_SIZE, dtype=np.float32)
-        K.observe(state, observer, obs)
-        if obs[K.OBS_PHASE + K.NPHASES]:
+    if observer is not None:   # the phase as the observer sees it, as in its observation
+        if int(K.public_phase(state, observer)) == K.NPHASES:
             return "another player is placing"
+        if K.context_hidden(state, observer):
+            return "another player is building"
     return K.PHASE_NAMES[ph]
 
 
@@ -76,8 +78,8 @@ def _header(c, state, observer, width):
     ph = int(state[K.G_PHASE])
     line = f"phase: {_phase_text(state, observer)}"
     token = int(state[K.G_TOKEN_CARD])
-    if token >= 0:   # public: the building whose square is being chosen
-        line += f" ({K.CARD_NAMES[token]})"
+    if token >= 0 and (observer is None or not K.context_hidden(state, observer)):
+        line += f" ({K.CARD_NAMES[token]})"     # the building whose square is being chosen
     if ph != K.PH_GAME_OVER:
         line += f"   to move: player_{int(state[K.G_ACTOR])}"
     if state[K.G_TOWN_HALL] == 1:
@@ -120,10 +122,11 @@ def _cards_in_play(c, state, y, mask):
 
 
 def _town(c, state, p, x, y, rank, observer, mask):
-    b = K._player_base(p)
+    viewer = K.EVERYTHING if observer is None else observer
+    b = int(K.seen_base(state, p, viewer))     # another seat's constructions of the round: hidden
     # the score as the kernel counts it (best feeding), with its parts and the fed squares
     parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
-    score = int(K._player_score(state, p, parts))
+    score = int(K.score_seen(state, p, viewer, parts))
     fed = int(parts[K.NCARDS + 1])
     actor = int(state[K.G_ACTOR])
     to_move = actor == p and int(state[K.G_PHASE]) != K.PH_GAME_OVER
@@ -148,10 +151,10 @@ def _town(c, state, p, x, y, rank, observer, mask):
     for q in range(16):
         cx, cy = gx + (q % 4) * (CELL + GAP), gy + (q // 4) * (CELL + GAP)
         act = if_legal(mask, K.A_SQUARE + q) if actor == p else None
-        _square(c, state, p, q, cx, cy, act, pending=(pend_dest == q), fed=bool(fed >> q & 1))
+        _square(c, state, b, q, cx, cy, act, pending=(pend_dest == q), fed=bool(fed >> q & 1))
     for r in range(4):   # square numbers, for the action labels
         c.text(gx - 4, gy + r * (CELL + GAP) + CELL / 2 + 4, str(4 * r), size=9, fill=MUTED, anchor="end")
-    _holdings(c, state, p, x + 10, gy + BOARD + 18, mine, mask)
+    _holdings(c, state, p, b, x + 10, gy + BOARD + 18, mine, mask)
     built = sorted({int(card) for card in state[b + K.O_BUILDING: b + K.O_BUILDING + 16] if card >= 0})
     breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NCARDS])}"]
     lines = [("VP: ", [])]   # wrapped between parts: seven card types and a monument fit in two lines
@@ -165,8 +168,8 @@ def _town(c, state, p, x, y, rank, observer, mask):
         c.text(x + 10, y + PANEL_H - 22 + 14 * i, head + ", ".join(parts_of_line) + more, size=11, fill=INK)
 
 
-def _square(c, state, p, q, x, y, action, pending, fed):
-    b = K._player_base(p)
+def _square(c, state, b, q, x, y, action, pending, fed):
+    """Square q of the player record at ``b`` (its own, or the copy the others see)."""
     card = int(state[b + K.O_BUILDING + q])
     cube = int(state[b + K.O_CUBE + q])
     stroke, sw = (HIGHLIGHT, 3) if action is not None else ("#a09880", 1)
@@ -195,10 +198,10 @@ def _square(c, state, p, q, x, y, action, pending, fed):
         c.text(x + CELL / 2, y + CELL / 2 + 4, "here", size=10, fill=INK, anchor="middle")
 
 
-def _holdings(c, state, p, x, y, mine, mask):
+def _holdings(c, state, p, b, x, y, mine, mask):
     """The monument line and, for whoever may see them, the secret monument and the pending
-    placement; others see only that a monument is held and whether the player committed."""
-    b = K._player_base(p)
+    placement; others see only that a monument is held and whether the player committed.
+    ``b``: p's record as the viewer sees it."""
     kept = int(state[b + K.O_KEPT])
     if state[K.G_MONUMENTS]:
         if state[b + K.O_MONUMENT_BUILT]:
