@@ -52,7 +52,6 @@ from pathlib import Path
 import numpy as np
 
 _MASK63 = (1 << 63) - 1
-_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
 
 
 # --------------------------------------------------------------------- schedule
@@ -184,64 +183,17 @@ def record_file_name(job):
     return f"{job['index']:04d}-{job['game']}-seed{job['env_seed']}-{seats}.json"
 
 
-def _progress(total, desc, enabled):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="game", disable=not enabled, file=sys.stderr)
-
-
 def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
     """Play ``jobs``; results sorted by game index (independent of workers and backend)."""
-    results = []
-    bar = _progress(len(jobs), desc, progress)
-    try:
-        if backend == "ray":
-            results = _run_ray(jobs, workers, bar)
-        elif backend != "process":
-            raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
-        elif workers <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                results.append(play_job(job))
-                bar.update(1)
-        else:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
+    from agents.runner import Runner, progress_bar
 
-            # spawn: safe with numba and threads; a crashed worker raises
-            # BrokenProcessPool instead of hanging as multiprocessing.Pool would.
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
-                                     mp_context=mp.get_context("spawn")) as pool:
-                futures = [pool.submit(play_job, job) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        results.append(fut.result())
-                        bar.update(1)
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+    bar = progress_bar(len(jobs), desc, progress)
+    try:
+        with Runner(workers=max(1, min(int(workers), len(jobs) or 1)), backend=backend) as runner:
+            results = runner.map(play_job, jobs, bar)
     finally:
         bar.close()
     return sorted(results, key=lambda r: r["index"])
-
-
-def _run_ray(jobs, workers, bar):
-    try:
-        import ray
-    except ImportError as exc:  # pragma: no cover - depends on the machine
-        raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
-    if not ray.is_initialized():
-        path = os.pathsep.join(p for p in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if p)
-        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": path}})
-    remote = ray.remote(play_job)
-    pending = [remote.remote(job) for job in jobs]
-    results = []
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        results.extend(ray.get(done))
-        bar.update(len(done))
-    return results
 
 
 # ---------------------------------------------------------------------- results
