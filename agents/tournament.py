@@ -451,6 +451,23 @@ def write_outputs(result, out_dir):
     return out
 
 
+def ladder_ratings_text(result):
+    """The agents' ratings on the game's stored ladder, as text (or why there are none)."""
+    from agents.rating import ladder as ladders
+
+    try:
+        lad = ladders.load(result["game"])
+        rated = ladders.rate_tournament(lad, result)
+    except ValueError as exc:
+        return f"ladder ratings: none ({exc})"
+    lines = [f"ratings on ladder {lad.spec.name} v{ladders.LADDER_VERSION} (greedy = "
+             f"{ladders.ANCHOR_RATING:.0f}; rungs keep their published ratings):"]
+    for lab, r in sorted(rated.items(), key=lambda kv: -kv[1]["rating"]):
+        extra = "  (rung)" if r["rung"] else f"  ± {r['halfwidth']:.0f}"
+        lines.append(f"  {lab:<16}{r['rating']:>7.0f}{extra}")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------- CLI
 def build_parser():
     parts = __doc__.split("\n\n")
@@ -472,6 +489,9 @@ def build_parser():
                    help='JSON: label -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
     p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--ladder-ratings", action="store_true",
+                   help="also print every agent's rating on the game's anchored ladder (two seats; "
+                        "agents that are ladder rungs anchor it; docs/ratings.md)")
     p.add_argument("--save-games", metavar="DIR", default=None,
                    help="also write every game's record (JSON, see envs.records) into DIR")
     return p
@@ -497,6 +517,8 @@ def main(argv=None):
                                 agent_options=agent_options, progress=not args.no_progress,
                                 save_games=args.save_games)
     print(mod.format_table(result))
+    if args.ladder_ratings:
+        print("\n" + ladder_ratings_text(result))
     out = mod.write_outputs(result, args.out or Path("runs") / "tournament" / args.game)
     print(f"\n{result['games']} games in {result['elapsed_seconds']:.1f} s; results in {out}/")
     if args.save_games:

@@ -185,3 +185,26 @@ def test_bad_scorecard_commands_fail_at_once_with_one_line(argv, needle):
     assert needle in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert time.perf_counter() - start < 30
+
+
+def test_tournament_agents_are_rated_on_the_ladder_scale():
+    lad = _fake_ladder({"r0": 600.0, "greedy": 1000.0})
+    # r0 is greedy with noise 0.0 in the fake ladder; "mine" is not a rung
+    agents_ = [{"label": "anchor", "name": "greedy", "options": {"noise": 0.1}},
+               {"label": "mine", "name": "mcts", "options": {"simulations": 5}}]
+    rng = np.random.default_rng(0)
+    results = []
+    for k in range(400):     # "mine" scores 0.76 against a 1000 anchor: about 1200
+        win = rng.random() < 0.76
+        seats = ["mine", "anchor"] if k % 2 else ["anchor", "mine"]
+        mine_first = (seats[0] == "mine")
+        ranks = [1, 2] if win == mine_first else [2, 1]
+        results.append({"seats": seats, "ranks": ranks})
+    result = {"game": GAME, "num_players": 2, "env_options": {}, "agents": agents_, "results": results}
+    rated = ladders.rate_tournament(lad, result)
+    assert rated["anchor"] == {"rating": 1000.0, "halfwidth": 0.0, "rung": True}
+    assert abs(rated["mine"]["rating"] - 1200) < 2 * rated["mine"]["halfwidth"]
+    with pytest.raises(ValueError, match="no agent of the tournament is a rung"):
+        ladders.rate_tournament(lad, {**result, "agents": [dict(agents_[1], label="anchor"), agents_[1]]})
+    with pytest.raises(ValueError, match="two-seat"):
+        ladders.rate_tournament(lad, {**result, "num_players": 3})

@@ -485,3 +485,33 @@ def save(ladder, directory=None):
     path = directory / path_for(ladder.spec.name).name
     path.write_text(json.dumps(ladder.to_json(), indent=1) + "\n")
     return path
+
+
+def rate_tournament(lad, result):
+    """Ratings on ``lad``'s scale of the agents of a two-seat tournament ``result``
+    (:func:`agents.tournament.run_tournament`): agents that are rungs of the ladder (same
+    agent name and options) keep their published rating, the others are fitted from their
+    games (:func:`agents.rating.elo.fit`).  Returns ``{label: {"rating", "halfwidth",
+    "rung"}}`` for every agent whose rating is finite; ``ValueError`` when the tournament
+    was not played at the ladder's table or has no rung to anchor it."""
+    if lad.spec.mode != "table" or result["num_players"] != 2 or result["game"] != lad.spec.game:
+        raise ValueError(f"ladder {lad.spec.name} rates two-seat games of {lad.spec.game}")
+    options = {k: v for k, v in result.get("env_options", {}).items() if k != "num_players"}
+    wanted = {k: v for k, v in lad.spec.options.items() if k != "num_players"}
+    if options != wanted:
+        raise ValueError(f"ladder {lad.spec.name} is played with options {wanted}, the tournament "
+                         f"with {options}")
+    labels = [a["label"] for a in result["agents"]]
+    fixed = {}
+    for a in result["agents"]:
+        rung = lad.rung_matching(a["name"], a.get("options", {}))
+        if rung is not None:
+            fixed[a["label"]] = lad.rating(rung.label)
+    if not fixed:
+        raise ValueError(f"no agent of the tournament is a rung of ladder {lad.spec.name} (rungs: "
+                         + ", ".join(f"{r.agent} {r.options or ''}".strip() for r in lad.spec.rungs) + ")")
+    triples = [(res["seats"][0], res["seats"][1], table_points(res, 0)) for res in result["results"]]
+    points, games = elo.tally(labels, triples)
+    fit = elo.fit(labels, points, games, fixed, prior_sd=800.0, prior_mean=ANCHOR_RATING)
+    return {lab: {"rating": fit.rating(lab), "halfwidth": fit.halfwidth(lab), "rung": lab in fixed}
+            for lab in labels}
