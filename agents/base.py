@@ -52,11 +52,16 @@ def register(name):
     return deco
 
 
+def known_agents():
+    """The names :func:`make` knows, sorted."""
+    return sorted(_REGISTRY)
+
+
 def make(name, **options):
     """A new agent ``name`` (see :func:`register`) built with the keyword ``options`` of its
     constructor; every agent accepts ``seed=``."""
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}")
+        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known_agents())}")
     return _REGISTRY[name](**options)
 
 

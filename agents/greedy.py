@@ -44,18 +44,30 @@ class GreedyAgent(Agent):
 
     ``seed`` (an integer, or None for a fresh one) seeds the agent's generator, from which
     both the determinizations and the tie-breaks are drawn.
+    ``noise`` (a probability, default 0): the share of moves played uniformly at random
+    among the legal ones instead -- a weaker greedy, for the rungs of a rating ladder
+    between random play and greedy's (:mod:`agents.rating`).
     """
 
-    batch_kind = "greedy"    # the batched games play it inside numba (envs.vector)
-
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, noise=0.0):
+        if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, (int, float, np.number)) \
+                or not 0.0 <= float(noise) <= 1.0:
+            raise ValueError(f"noise must be a probability in [0, 1], got {noise!r}")
         super().__init__(seed)
+        self.noise = float(noise)
         self._work = {}
+
+    @property
+    def batch_kind(self):
+        """The batched games play a noiseless greedy inside numba (:mod:`envs.vector`)."""
+        return "greedy" if self.noise == 0.0 else None
 
     def act(self, env, agent) -> int:
         legal = action_mask(env, agent)
         if not legal.any():
             raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+        if self.noise > 0.0 and self.rng.random() < self.noise:
+            return int(self.rng.choice(np.flatnonzero(legal)))
         raw = env.unwrapped
         kernel = raw.spec.kernel
         key = (kernel.__name__, raw.cfg.state_size, raw.cfg.num_participants)
@@ -68,4 +80,5 @@ class GreedyAgent(Agent):
                           self.gen, *work.args()))
 
     def __repr__(self):
-        return f"GreedyAgent(seed={self.seed!r})"
+        noise = f", noise={self.noise!r}" if self.noise else ""
+        return f"GreedyAgent(seed={self.seed!r}{noise})"

@@ -54,7 +54,6 @@ from pathlib import Path
 import numpy as np
 
 _MASK63 = (1 << 63) - 1
-_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
 
 
 # --------------------------------------------------------------------- schedule
@@ -186,64 +185,17 @@ def record_file_name(job):
     return f"{job['index']:04d}-{job['game']}-seed{job['env_seed']}-{seats}.json"
 
 
-def _progress(total, desc, enabled):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="game", disable=not enabled, file=sys.stderr)
-
-
 def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
     """Play ``jobs``; results sorted by game index (independent of workers and backend)."""
-    results = []
-    bar = _progress(len(jobs), desc, progress)
-    try:
-        if backend == "ray":
-            results = _run_ray(jobs, workers, bar)
-        elif backend != "process":
-            raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
-        elif workers <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                results.append(play_job(job))
-                bar.update(1)
-        else:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
+    from agents.runner import Runner, progress_bar
 
-            # spawn: safe with numba and threads; a crashed worker raises
-            # BrokenProcessPool instead of hanging as multiprocessing.Pool would.
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
-                                     mp_context=mp.get_context("spawn")) as pool:
-                futures = [pool.submit(play_job, job) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        results.append(fut.result())
-                        bar.update(1)
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+    bar = progress_bar(len(jobs), desc, progress)
+    try:
+        with Runner(workers=max(1, min(int(workers), len(jobs) or 1)), backend=backend) as runner:
+            results = runner.map(play_job, jobs, bar)
     finally:
         bar.close()
     return sorted(results, key=lambda r: r["index"])
-
-
-def _run_ray(jobs, workers, bar):
-    try:
-        import ray
-    except ImportError as exc:  # pragma: no cover - depends on the machine
-        raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
-    if not ray.is_initialized():
-        path = os.pathsep.join(p for p in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if p)
-        ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": path}})
-    remote = ray.remote(play_job)
-    pending = [remote.remote(job) for job in jobs]
-    results = []
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        results.extend(ray.get(done))
-        bar.update(len(done))
-    return results
 
 
 # ---------------------------------------------------------------------- results
@@ -501,6 +453,23 @@ def write_outputs(result, out_dir):
     return out
 
 
+def ladder_ratings_text(result):
+    """The agents' ratings on the game's stored ladder, as text (or why there are none)."""
+    from agents.rating import ladder as ladders
+
+    try:
+        lad = ladders.load(result["game"])
+        rated = ladders.rate_tournament(lad, result)
+    except ValueError as exc:
+        return f"ladder ratings: none ({exc})"
+    lines = [f"ratings on ladder {lad.spec.name} v{ladders.LADDER_VERSION} (greedy = "
+             f"{ladders.ANCHOR_RATING:.0f}; rungs keep their published ratings):"]
+    for lab, r in sorted(rated.items(), key=lambda kv: -kv[1]["rating"]):
+        extra = "  (rung)" if r["rung"] else f"  ± {r['halfwidth']:.0f}"
+        lines.append(f"  {lab:<16}{r['rating']:>7.0f}{extra}")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------- CLI
 def build_parser():
     parts = __doc__.split("\n\n")
@@ -522,6 +491,9 @@ def build_parser():
                    help='JSON: label -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
     p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--ladder-ratings", action="store_true",
+                   help="also print every agent's rating on the game's anchored ladder (two seats; "
+                        "agents that are ladder rungs anchor it; docs/ratings.md)")
     p.add_argument("--save-games", metavar="DIR", default=None,
                    help="also write every game's record (JSON, see envs.records) into DIR")
     p.add_argument("--trust-pickle", action="store_true",
@@ -563,6 +535,8 @@ def main(argv=None):
                                 agent_options=agent_options, progress=not args.no_progress,
                                 save_games=args.save_games)
     print(mod.format_table(result))
+    if args.ladder_ratings:
+        print("\n" + ladder_ratings_text(result))
     out = mod.write_outputs(result, args.out or Path("runs") / "tournament" / args.game)
     print(f"\n{result['games']} games in {result['elapsed_seconds']:.1f} s; results in {out}/")
     if args.save_games:

@@ -1,0 +1,517 @@
+"""Rating ladders: fixed reference agents per game, rated once on one anchored Elo scale.
+
+A ladder is a game, a table (the options it is played with: two seats for the games with
+several players, or the game's solo mode) and a list of *rungs*: reference agents, each
+defined by an agent name, its options and a version, with budgets in iterations (never in
+seconds), so a rung plays the same moves on any machine.  :func:`build` rates the rungs by
+a round robin with seats rotated and a Bradley-Terry fit (:mod:`agents.rating.elo`), with
+``greedy`` fixed at 1000 Elo; the result is stored in the package
+(``agents/rating/ladders/<ladder>.json``: ratings, 95 % intervals, every pairing's games
+and points, seconds per move, date, code revision, machine) and read back by
+:func:`load`.  The scorecard (:mod:`agents.rating.scorecard`) rates any other agent against
+the stored rungs.
+
+Two kinds of table:
+
+* ``"table"``: two seats; a game's result is which seat finished ahead (ties 1/2).
+* ``"solo"``: one seat (with the game's automata, if any).  Every rung plays the same game
+  seeds; two rungs are compared seed by seed on their solo *result* -- the final score, or,
+  against automata, the margin over the best automaton -- the higher one counting as a
+  win (equal: 1/2).  Intervals come from a bootstrap over the seeds, since one game enters
+  a comparison with every other rung.
+
+A ladder's name is ``<game>`` for its two-seat table and ``<game>/solo`` for its solo mode;
+cite a rating as, e.g., "1,240 on cityzoo ladder kingdomino_duel_v0 v1".  A ladder file
+records the rules revision it was played under; :func:`load` refuses a file whose game
+rules have changed since.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.rating import elo
+
+LADDERS_DIR = Path(__file__).resolve().parent / "ladders"
+LADDER_VERSION = 1
+ANCHOR = "greedy"
+ANCHOR_RATING = 1000.0
+MODES = ("table", "solo")
+TARGET_HALFWIDTH = 30.0         # Elo, 95 %: every rung ...
+SLOW_HALFWIDTH = 50.0           # ... but those slower than SLOW_SECONDS a move
+SLOW_SECONDS = 0.3
+_MASK63 = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class Rung:
+    """A reference agent: ``agents.make(agent, **options)``.  ``version`` is raised when the
+    agent's code would play other moves with the same options and seed."""
+
+    label: str
+    agent: str
+    options: dict = field(default_factory=dict)
+    version: int = 1
+
+    def as_dict(self):
+        return {"label": self.label, "agent": self.agent, "options": dict(self.options),
+                "version": self.version}
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    """How a ladder is made: its game, table mode and options, and its rungs (weakest
+    first)."""
+
+    game: str
+    mode: str
+    options: dict
+    rungs: tuple
+
+    @property
+    def name(self):
+        return self.game if self.mode == "table" else f"{self.game}/solo"
+
+    def rung(self, label):
+        for r in self.rungs:
+            if r.label == label:
+                return r
+        raise ValueError(f"ladder {self.name} has no rung {label!r}")
+
+
+def _greedy(noise):
+    return Rung(f"greedy_{int(round(noise * 100)):02d}", "greedy", {"noise": noise})
+
+
+def _mcts(simulations):
+    return Rung(f"mcts_{simulations}", "mcts", {"simulations": simulations})
+
+
+# The rungs of every ladder, weakest first.  Chosen from pilot round robins so that each
+# neighbour pair lies about 100-300 Elo apart (agents/rating/README in docs/ratings.md).
+SPECS = {}
+
+
+def _define(game, mode, options, rungs):
+    spec = LadderSpec(game, mode, dict(options), tuple(rungs))
+    labels = [r.label for r in spec.rungs]
+    assert len(set(labels)) == len(labels) and ANCHOR in labels, spec
+    SPECS[spec.name] = spec
+
+
+def spec_for(game, mode="table"):
+    """The :class:`LadderSpec` of ``game``'s table (``mode="table"``) or solo mode."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    name = game if mode == "table" else f"{game}/solo"
+    if name not in SPECS:
+        have = ", ".join(sorted(SPECS)) or "none"
+        raise ValueError(f"no rating ladder for {name!r}; ladders: {have}")
+    return SPECS[name]
+
+
+# ----------------------------------------------------------------- the ladder file
+@dataclass
+class Ladder:
+    """A fitted ladder as stored in the package (see the module docstring)."""
+
+    spec: LadderSpec
+    ratings: dict                 # label -> Elo
+    halfwidths: dict              # label -> 95 % half-width (0 for the anchor)
+    seconds_per_move: dict        # label -> measured on the build machine
+    pairs: list                   # table: [{"a", "b", "games", "points"}]
+    seed_results: dict            # solo: label -> [result per seed]
+    seeds: list                   # solo: the game seeds every rung played
+    meta: dict                    # games, seconds, date, revision, machine, rules_revision
+
+    def rating(self, label):
+        return float(self.ratings[label])
+
+    def labels(self):
+        return [r.label for r in self.spec.rungs]
+
+    def sorted_rungs(self):
+        """The rungs by rating, weakest first."""
+        return sorted(self.spec.rungs, key=lambda r: self.ratings[r.label])
+
+    def rung_matching(self, agent, options):
+        """The rung played by ``agents.make(agent, **options)``, or None."""
+        for r in self.spec.rungs:
+            if r.agent == agent and dict(r.options) == dict(options or {}):
+                return r
+        return None
+
+    def to_json(self):
+        return {
+            "ladder": self.spec.name, "ladder_version": LADDER_VERSION, "game": self.spec.game,
+            "mode": self.spec.mode, "options": self.spec.options, "anchor": ANCHOR,
+            "anchor_rating": ANCHOR_RATING,
+            "rungs": [{**r.as_dict(), "rating": round(self.ratings[r.label], 1),
+                       "halfwidth": round(self.halfwidths[r.label], 1),
+                       "seconds_per_move": self.seconds_per_move.get(r.label)}
+                      for r in self.spec.rungs],
+            "pairs": self.pairs, "seeds": self.seeds, "seed_results": self.seed_results,
+            **self.meta,
+        }
+
+
+def path_for(name):
+    return LADDERS_DIR / (name.replace("/", "-") + ".json")
+
+
+def load(game, mode="table", directory=None):
+    """The stored ladder of ``game``'s table or solo mode.  ``ValueError`` when there is none,
+    when it was built from other rungs than the code defines, or under other game rules."""
+    from envs.registry import spec_for as game_spec
+
+    spec = spec_for(game, mode)
+    path = (Path(directory) if directory else LADDERS_DIR) / path_for(spec.name).name
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"ladder {spec.name} has not been built yet (python -m benchmarks.ladder "
+                         f"--game {game}{' --mode solo' if mode == 'solo' else ''})") from None
+    stored = [{k: r[k] for k in ("label", "agent", "options", "version")} for r in data["rungs"]]
+    if stored != [r.as_dict() for r in spec.rungs] or data["options"] != spec.options:
+        raise ValueError(f"ladder {spec.name}: the stored file was built from other rungs or "
+                         "options than this version defines; rebuild it")
+    revision = game_spec(game).rules_revision
+    if data.get("rules_revision") != revision:
+        raise ValueError(f"ladder {spec.name} was built under rules revision "
+                         f"{data.get('rules_revision')} of {game}, which now plays revision "
+                         f"{revision}; rebuild it")
+    meta = {k: v for k, v in data.items() if k not in (
+        "ladder", "ladder_version", "game", "mode", "options", "anchor", "anchor_rating", "rungs",
+        "pairs", "seeds", "seed_results")}
+    return Ladder(spec=spec,
+                  ratings={r["label"]: float(r["rating"]) for r in data["rungs"]},
+                  halfwidths={r["label"]: float(r["halfwidth"]) for r in data["rungs"]},
+                  seconds_per_move={r["label"]: r.get("seconds_per_move") for r in data["rungs"]},
+                  pairs=data.get("pairs", []), seed_results=data.get("seed_results", {}),
+                  seeds=data.get("seeds", []), meta=meta)
+
+
+# ------------------------------------------------------------------- playing games
+def agent_seed(seed, *words):
+    """A 63-bit seed drawn from ``numpy.random.SeedSequence([seed, *words])``: independent
+    streams for every game and seat, never ``seed + k``."""
+    state = np.random.SeedSequence([int(seed) & _MASK63, *[int(w) for w in words]]).generate_state(
+        2, dtype=np.uint32)
+    return (int(state[0]) << 32 | int(state[1])) & _MASK63
+
+
+def play_match(job):
+    """Play one game of a job: ``{"game", "options", "players": [{"spec", "options"}, ...]
+    (one per seat), "env_seed", "agent_seeds"}``.  Returns ``{"ranks", "scores",
+    "result" (solo: the seat's solo result), "moves", "think"}`` per seat."""
+    import envs
+    from agents import specs
+    from agents.loop import play_game
+    from agents.yardstick import solo_outcome
+
+    env = envs.make(job["game"], **job["options"])
+    bots = [specs.build(p["spec"], p.get("options"), seed, job["game"])
+            for p, seed in zip(job["players"], job["agent_seeds"])]
+    record = play_game(env, bots, seed=job["env_seed"])
+    out = {"ranks": [int(r) for r in record.info["ranks"]],
+           "scores": [int(s) for s in record.info["scores"]],
+           "moves": list(record.moves), "think": [float(t) for t in record.think_seconds]}
+    if len(bots) == 1:
+        out["outcome"] = solo_outcome(env, record)
+        out["result"] = solo_result(out["outcome"])
+    return out
+
+
+def solo_result(outcome):
+    """What a solo game is compared on: the margin over the best automaton, or the score
+    where there is no automaton."""
+    return outcome["margin"] if outcome["margin"] is not None else outcome["score"]
+
+
+def table_points(result, seat):
+    """The points of ``seat`` (0 or 1) in a two-seat game: 1 ahead, 1/2 tied, 0 behind."""
+    mine, theirs = result["ranks"][seat], result["ranks"][1 - seat]
+    return 1.0 if mine < theirs else (0.5 if mine == theirs else 0.0)
+
+
+def pair_jobs(spec, a, b, games, seed, first_index):
+    """``games`` jobs of rung ``a`` against rung ``b`` (even count; seats alternate)."""
+    jobs = []
+    ia, ib = [r.label for r in spec.rungs].index(a.label), [r.label for r in spec.rungs].index(b.label)
+    for k in range(first_index, first_index + games):
+        seats = (a, b) if k % 2 == 0 else (b, a)
+        jobs.append({"game": spec.game, "options": dict(spec.options),
+                     "players": [{"spec": r.agent, "options": dict(r.options)} for r in seats],
+                     "labels": [r.label for r in seats],
+                     "env_seed": agent_seed(seed, ia, ib, k, 0),
+                     "agent_seeds": [agent_seed(seed, ia, ib, k, 1), agent_seed(seed, ia, ib, k, 2)]})
+    return jobs
+
+
+def _revision():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine():
+    """A one-line description of this machine (for the files that hold measurements)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+
+
+# -------------------------------------------------------------------- building
+class _Tally:
+    """Points and games per rung pair, and think time per rung, as results arrive."""
+
+    def __init__(self, labels):
+        self.labels = list(labels)
+        n = len(labels)
+        self.points = np.zeros((n, n))
+        self.games = np.zeros((n, n))
+        self.think = {lab: [0.0, 0] for lab in labels}
+
+    def add(self, job, result):
+        i, j = (self.labels.index(x) for x in job["labels"])
+        p = table_points(result, 0)
+        self.points[i, j] += p
+        self.points[j, i] += 1.0 - p
+        self.games[i, j] += 1
+        self.games[j, i] += 1
+        for lab, t, m in zip(job["labels"], result["think"], result["moves"]):
+            self.think[lab][0] += t
+            self.think[lab][1] += m
+
+    def seconds_per_move(self):
+        return {lab: (t / m if m else None) for lab, (t, m) in self.think.items()}
+
+
+def _targets(spec, seconds_per_move):
+    return {r.label: (0.0 if r.label == ANCHOR else SLOW_HALFWIDTH
+                      if (seconds_per_move.get(r.label) or 0.0) > SLOW_SECONDS else TARGET_HALFWIDTH)
+            for r in spec.rungs}
+
+
+def initial_schedule(n, base):
+    """Games per rung pair ``(i, j)`` of a round robin of ``n`` rungs in order of
+    strength: ``base`` for neighbours, half for rungs two apart, a quarter beyond (every
+    pair at least 4; even counts, so seats alternate evenly)."""
+    plan = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = j - i
+            games = base if d == 1 else base // 2 if d == 2 else base // 4
+            plan[(i, j)] = max(4, games + games % 2)
+    return plan
+
+
+def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers=1,
+                backend="process", progress=True, log=print):
+    """Rate ``spec``'s rungs by a round robin (see :func:`initial_schedule`), then add games
+    between neighbours until every rung's interval meets its target (or ``max_games``)."""
+    from agents.runner import Runner, progress_bar
+
+    labels = [r.label for r in spec.rungs]
+    tally = _Tally(labels)
+    played = {}
+    start = time.perf_counter()
+    with Runner(workers=workers, backend=backend) as runner:
+        def play(plan):
+            jobs = []
+            for (i, j), games in plan.items():
+                first = played.get((i, j), 0)
+                jobs += pair_jobs(spec, spec.rungs[i], spec.rungs[j], games, seed, first)
+                played[(i, j)] = first + games
+            bar = progress_bar(len(jobs), spec.name, progress)
+            try:
+                results = runner.map(play_match, jobs, bar)
+            finally:
+                bar.close()
+            for job, res in zip(jobs, results):
+                tally.add(job, res)
+
+        play(initial_schedule(len(labels), base_games))
+        while True:
+            fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
+            targets = _targets(spec, tally.seconds_per_move())
+            over = {lab: fit.halfwidth(lab) / targets[lab] for lab in labels if lab != ANCHOR
+                    and fit.halfwidth(lab) > targets[lab]}
+            total = int(tally.games.sum() / 2)
+            log(f"{spec.name}: {total} games; worst interval "
+                + (", ".join(f"{k} ±{fit.halfwidth(k):.0f}" for k in sorted(over, key=over.get)[-3:])
+                   or "all within target"))
+            if not over or total >= max_games:
+                break
+            plan = _refinement(fit, labels, over, tally, batch)
+            play(plan)
+    seconds = time.perf_counter() - start
+    fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
+    pairs = [{"a": labels[i], "b": labels[j], "games": int(tally.games[i, j]),
+              "points": float(tally.points[i, j])}
+             for i in range(len(labels)) for j in range(i + 1, len(labels)) if tally.games[i, j]]
+    return _ladder(spec, fit, tally.seconds_per_move(), pairs, {}, [], int(tally.games.sum() / 2),
+                   seconds, seed)
+
+
+def _refinement(fit, labels, over, tally, batch):
+    """More games for each rung over its target: against its neighbour by rating on the
+    side of the anchor (the path its rating hangs on), and against the other neighbour."""
+    order = sorted(range(len(labels)), key=lambda i: fit.ratings[i])
+    pos = {i: k for k, i in enumerate(order)}
+    anchor = labels.index(ANCHOR)
+    plan = {}
+    for lab in over:
+        i = labels.index(lab)
+        k = pos[i]
+        toward = order[k - 1] if fit.ratings[i] > fit.ratings[anchor] else order[k + 1]
+        for j in {toward, order[k + 1] if k + 1 < len(order) else toward,
+                  order[k - 1] if k > 0 else toward}:
+            if j == i:
+                continue
+            key = (min(i, j), max(i, j))
+            share = batch if j == toward else batch // 2
+            plan[key] = plan.get(key, 0) + share + share % 2
+    return plan
+
+
+def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=True, log=print,
+               bootstrap=400):
+    """Play every rung of a solo ladder on the same ``seeds`` game seeds and rate them from
+    the seed-by-seed comparisons (bootstrap intervals over the seeds)."""
+    from agents.runner import Runner, progress_bar
+
+    labels = [r.label for r in spec.rungs]
+    game_seeds = [agent_seed(seed, 0, k) for k in range(seeds)]
+    jobs = []
+    for i, r in enumerate(spec.rungs):
+        for k, s in enumerate(game_seeds):
+            jobs.append({"game": spec.game, "options": dict(spec.options),
+                         "players": [{"spec": r.agent, "options": dict(r.options)}],
+                         "labels": [r.label], "env_seed": s,
+                         "agent_seeds": [agent_seed(seed, 1, i, k)]})
+    start = time.perf_counter()
+    bar = progress_bar(len(jobs), spec.name, progress)
+    try:
+        with Runner(workers=workers, backend=backend) as runner:
+            results = runner.map(play_match, jobs, bar)
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - start
+    per = {lab: [None] * seeds for lab in labels}
+    think = {lab: [0.0, 0] for lab in labels}
+    for job, res in zip(jobs, results):
+        lab = job["labels"][0]
+        per[lab][game_seeds.index(job["env_seed"])] = res["result"]
+        think[lab][0] += res["think"][0]
+        think[lab][1] += res["moves"][0]
+    fit, halfwidths = solo_fit(labels, per, {ANCHOR: ANCHOR_RATING}, bootstrap, seed)
+    fit.halfwidths = halfwidths
+    spm = {lab: (t / m if m else None) for lab, (t, m) in think.items()}
+    log(f"{spec.name}: {len(jobs)} games; intervals "
+        + ", ".join(f"{lab} ±{h:.0f}" for lab, h in zip(labels, halfwidths)))
+    return _ladder(spec, fit, spm, [], per, game_seeds, len(jobs), seconds, seed)
+
+
+def solo_tally(labels, per_seed, seed_index=None):
+    """``(points, games)`` of seed-by-seed comparisons: ``per_seed[label][k]`` is a rung's
+    result on seed ``k``; ``seed_index`` (optional) the seeds to use (with repeats)."""
+    n = len(labels)
+    values = np.array([per_seed[lab] for lab in labels], dtype=float)   # (n, seeds)
+    if seed_index is not None:
+        values = values[:, seed_index]
+    diff = values[:, None, :] - values[None, :, :]
+    points = (diff > 0).sum(axis=2) + 0.5 * (diff == 0).sum(axis=2)
+    games = np.full((n, n), float(values.shape[1]))
+    np.fill_diagonal(points, 0.0)
+    np.fill_diagonal(games, 0.0)
+    return points.astype(float), games
+
+
+def solo_fit(labels, per_seed, fixed, bootstrap=400, seed=0, prior_sd=None):
+    """The Bradley-Terry fit of seed-by-seed comparisons, and bootstrap 95 % half-widths
+    (half the 2.5-97.5 percentile range over ``bootstrap`` resamples of the seeds)."""
+    points, games = solo_tally(labels, per_seed)
+    fit = elo.fit(labels, points, games, fixed, prior_sd=prior_sd)
+    seeds = len(next(iter(per_seed.values())))
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(bootstrap):
+        idx = rng.integers(0, seeds, seeds)
+        p, g = solo_tally(labels, per_seed, idx)
+        try:
+            draws.append(elo.fit(labels, p, g, fixed, prior_sd=prior_sd or 2000.0).ratings)
+        except ValueError:
+            continue
+    draws = np.array(draws)
+    lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
+    return fit, (hi - lo) / 2.0
+
+
+def _ladder(spec, fit, spm, pairs, per_seed, seeds, games, seconds, seed):
+    from envs.registry import spec_for as game_spec
+
+    labels = [r.label for r in spec.rungs]
+    return Ladder(spec=spec,
+                  ratings={lab: float(fit.ratings[i]) for i, lab in enumerate(labels)},
+                  halfwidths={lab: float(fit.halfwidths[i]) for i, lab in enumerate(labels)},
+                  seconds_per_move={lab: (round(v, 5) if v is not None else None) for lab, v in spm.items()},
+                  pairs=pairs, seed_results=per_seed, seeds=seeds,
+                  meta={"games": games, "seconds": round(seconds, 1), "seed": seed,
+                        "date": datetime.date.today().isoformat(), "revision": _revision(),
+                        "machine": machine(), "rules_revision": game_spec(spec.game).rules_revision})
+
+
+def save(ladder, directory=None):
+    directory = Path(directory) if directory else LADDERS_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / path_for(ladder.spec.name).name
+    path.write_text(json.dumps(ladder.to_json(), indent=1) + "\n")
+    return path
+
+
+def rate_tournament(lad, result):
+    """Ratings on ``lad``'s scale of the agents of a two-seat tournament ``result``
+    (:func:`agents.tournament.run_tournament`): agents that are rungs of the ladder (same
+    agent name and options) keep their published rating, the others are fitted from their
+    games (:func:`agents.rating.elo.fit`).  Returns ``{label: {"rating", "halfwidth",
+    "rung"}}`` for every agent whose rating is finite; ``ValueError`` when the tournament
+    was not played at the ladder's table or has no rung to anchor it."""
+    if lad.spec.mode != "table" or result["num_players"] != 2 or result["game"] != lad.spec.game:
+        raise ValueError(f"ladder {lad.spec.name} rates two-seat games of {lad.spec.game}")
+    options = {k: v for k, v in result.get("env_options", {}).items() if k != "num_players"}
+    wanted = {k: v for k, v in lad.spec.options.items() if k != "num_players"}
+    if options != wanted:
+        raise ValueError(f"ladder {lad.spec.name} is played with options {wanted}, the tournament "
+                         f"with {options}")
+    labels = [a["label"] for a in result["agents"]]
+    fixed = {}
+    for a in result["agents"]:
+        rung = lad.rung_matching(a["name"], a.get("options", {}))
+        if rung is not None:
+            fixed[a["label"]] = lad.rating(rung.label)
+    if not fixed:
+        raise ValueError(f"no agent of the tournament is a rung of ladder {lad.spec.name} (rungs: "
+                         + ", ".join(f"{r.agent} {r.options or ''}".strip() for r in lad.spec.rungs) + ")")
+    triples = [(res["seats"][0], res["seats"][1], table_points(res, 0)) for res in result["results"]]
+    points, games = elo.tally(labels, triples)
+    fit = elo.fit(labels, points, games, fixed, prior_sd=800.0, prior_mean=ANCHOR_RATING)
+    return {lab: {"rating": fit.rating(lab), "halfwidth": fit.halfwidth(lab), "rung": lab in fixed}
+            for lab in labels}

@@ -1,0 +1,117 @@
+"""Build a game's rating ladder: the round robin that rates its reference agents.
+
+    python -m benchmarks.ladder --game GAME [--solo] [--games 100] [--seeds 200]
+        [--workers 2] [--backend process|ray] [--seed 0] [--max-games 20000]
+
+Writes the ladder into the package (``agents/rating/ladders/<ladder>.json``, which the
+scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``table.md``
+(ratings, intervals, seconds a move, every pairing's score) and ``ladder.png``.  Two-seat
+tables start with ``--games`` games between neighbouring rungs (fewer between distant
+ones), then add games between neighbours until every rung's 95 % interval is within ±30
+Elo (±50 for rungs slower than 0.3 s a move).  Solo ladders play ``--seeds`` game seeds
+with every rung.  ``--backend ray`` plays on a Ray cluster.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results" / "ladder"
+
+
+def write_report(lad, out_dir):
+    """``table.md`` and ``ladder.png`` of a built ladder."""
+    from agents.rating import ladder as ladders
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = lad.meta
+    hours = meta["seconds"] / 3600.0
+    rows = [f"# Rating ladder {lad.spec.name} (v{ladders.LADDER_VERSION})", "",
+            f"Game options: `{lad.spec.options}`; mode: {lad.spec.mode}; anchor: "
+            f"{ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f} Elo.",
+            f"{meta['games']} games in {hours:.2f} h on {meta['machine']}; revision "
+            f"{meta['revision']}, {meta['date']}, rules revision {meta['rules_revision']}, seed "
+            f"{meta['seed']}.  Rebuild: `python -m benchmarks.ladder --game {lad.spec.game}"
+            f"{' --solo' if lad.spec.mode == 'solo' else ''}`.", "",
+            "| rung | agent | options | Elo | 95% | s/move |", "|---|---|---|---|---|---|"]
+    for r in lad.sorted_rungs()[::-1]:
+        spm = lad.seconds_per_move.get(r.label)
+        rows.append(f"| {r.label} | {r.agent} | `{r.options}` | {lad.rating(r.label):.0f} | "
+                    f"±{lad.halfwidths[r.label]:.0f} | {'-' if spm is None else f'{spm:.3f}'} |")
+    order = lad.sorted_rungs()
+    if len(order) > 1:
+        rows += ["", "Neighbours (weakest first): " + "; ".join(
+            f"{b.label} − {a.label} = {lad.rating(b.label) - lad.rating(a.label):.0f}"
+            for a, b in zip(order, order[1:]))]
+    if lad.pairs:
+        rows += ["", "Pairings: the first rung's score against the second (ties 1/2), games.", "",
+                 "| rung | against | score | games |", "|---|---|---|---|"]
+        for p in lad.pairs:
+            rows.append(f"| {p['a']} | {p['b']} | {p['points'] / p['games']:.3f} | {p['games']} |")
+    (out / "table.md").write_text("\n".join(rows) + "\n")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(order) + 1.4))
+    ax.errorbar([lad.rating(r.label) for r in order], range(len(order)),
+                xerr=[lad.halfwidths[r.label] for r in order], fmt="o", capsize=3)
+    ax.set_yticks(range(len(order)), [r.label for r in order])
+    ax.set_xlabel(f"Elo ({ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f}), 95% intervals")
+    ax.set_title(f"{lad.spec.name} ladder v{ladders.LADDER_VERSION}")
+    fig.tight_layout()
+    fig.savefig(out / "ladder.png", dpi=100)
+    plt.close(fig)
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.ladder", description=__doc__.split("\n\n")[0],
+                                epilog="\n\n".join(__doc__.split("\n\n")[2:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True)
+    p.add_argument("--solo", action="store_true", help="the game's solo ladder")
+    p.add_argument("--games", type=int, default=100, help="first-round games between neighbours")
+    p.add_argument("--seeds", type=int, default=200, help="solo: game seeds every rung plays")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--backend", choices=["process", "ray"], default="process")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-games", type=int, default=20000)
+    p.add_argument("--out", default=None, help="report folder (default benchmarks/results/ladder/...)")
+    p.add_argument("--ladder-dir", default=None, help="where to write the ladder file (default: the package)")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    from agents.rating import ladder as ladders
+
+    for name, value in (("--games", args.games), ("--seeds", args.seeds), ("--workers", args.workers),
+                        ("--max-games", args.max_games)):
+        if value < 1:
+            print(f"ladder: {name} must be at least 1, got {value}", file=sys.stderr)
+            raise SystemExit(2)
+    try:
+        spec = ladders.spec_for(args.game, "solo" if args.solo else "table")
+    except ValueError as exc:
+        print(f"ladder: {exc}", file=sys.stderr)
+        raise SystemExit(2)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    if spec.mode == "table":
+        lad = ladders.build_table(spec, base_games=args.games, seed=args.seed, workers=args.workers,
+                                  backend=args.backend, max_games=args.max_games,
+                                  progress=not args.no_progress, log=log)
+    else:
+        lad = ladders.build_solo(spec, seeds=args.seeds, seed=args.seed, workers=args.workers,
+                                 backend=args.backend, progress=not args.no_progress, log=log)
+    path = ladders.save(lad, args.ladder_dir)
+    out = write_report(lad, args.out or RESULTS / spec.name.replace("/", "-"))
+    print((out / "table.md").read_text())
+    print(f"ladder written to {path}; report in {out}/")
+    return lad
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Rating ladders and the scorecard (agents.rating, agents.scorecard)."""
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from agents.rating import elo, ladder as ladders, scorecard
+
+GAME = "kingdomino_duel_v0"
+
+
+def _simulate(true, pairs_games, rng, tie=0.1):
+    """Two-seat results drawn from the Bradley-Terry model with ties: A ties with
+    probability ``draw`` (``tie``, less near 0 and 1) and wins with p - draw/2, so A's
+    expected score is exactly p."""
+    results = []
+    for (a, b), n in pairs_games.items():
+        p = elo.expected_score(true[a], true[b])
+        u = rng.random(n)
+        draw = min(tie, 2 * p, 2 * (1 - p))      # so that a win stays possible and likely enough
+        win = p - draw / 2
+        results += [(a, b, 1.0 if x < win else 0.5 if x < win + draw else 0.0) for x in u]
+    return results
+
+
+def test_fit_recovers_known_strengths():
+    rng = np.random.default_rng(1)
+    true = {"r": -600.0, "a": -350.0, "b": -100.0, "greedy": 0.0, "c": 180.0, "d": 420.0}
+    labels = list(true)
+    pairs = {(x, y): 400 for i, x in enumerate(labels) for y in labels[i + 1:]}
+    points, games = elo.tally(labels, _simulate(true, pairs, rng))
+    fit = elo.fit(labels, points, games, {"greedy": 0.0})
+    for lab in labels:
+        lo, hi = fit.interval(lab)
+        assert lo - 5 <= true[lab] <= hi + 5, (lab, fit.rating(lab), (lo, hi))
+    assert fit.halfwidth("greedy") == 0.0
+    assert max(abs(fit.rating(lab) - true[lab]) for lab in labels) < 40
+
+
+def test_fit_intervals_cover_about_95_percent():
+    rng = np.random.default_rng(2)
+    true = {"a": -200.0, "greedy": 0.0, "b": 150.0}
+    labels = list(true)
+    covered = 0
+    trials = 200
+    for _ in range(trials):
+        pairs = {("a", "greedy"): 120, ("greedy", "b"): 120, ("a", "b"): 60}
+        points, games = elo.tally(labels, _simulate(true, pairs, rng))
+        fit = elo.fit(labels, points, games, {"greedy": 0.0})
+        lo, hi = fit.interval("b")
+        covered += lo <= true["b"] <= hi
+    assert 0.90 <= covered / trials <= 0.99
+
+
+def test_fit_refuses_an_agent_that_won_everything_unless_given_a_prior():
+    labels = ["greedy", "x"]
+    points = np.array([[0.0, 0.0], [10.0, 0.0]])
+    games = np.array([[0.0, 10.0], [10.0, 0.0]])
+    with pytest.raises(ValueError, match="no finite rating for x"):
+        elo.fit(labels, points, games, {"greedy": 1000.0})
+    fit = elo.fit(labels, points, games, {"greedy": 1000.0}, prior_sd=800.0)
+    assert fit.rating("x") > 1300
+
+
+@pytest.mark.parametrize("points, games, message", [
+    ([[0, 1], [1, 0]], [[0, 1], [2, 0]], "symmetric"),
+    ([[0, 3], [0, 0]], [[0, 2], [2, 0]], "between 0 and games"),
+    ([[0, 1], [0, 0]], [[0, 2], [2, 0]], "must equal"),
+])
+def test_fit_refuses_inconsistent_tallies(points, games, message):
+    with pytest.raises(ValueError, match=message):
+        elo.fit(["greedy", "x"], points, games, {"greedy": 0.0})
+
+
+def test_expected_score_and_difference_are_inverse():
+    assert elo.expected_score(1200, 1000) == pytest.approx(0.7597, abs=1e-4)
+    assert elo.elo_difference(elo.expected_score(1345, 1000)) == pytest.approx(345)
+
+
+def _fake_ladder(ratings, mode="table"):
+    rungs = tuple(ladders.Rung(lab, "greedy", {"noise": i / 10}) for i, lab in enumerate(ratings))
+    spec = ladders.LadderSpec(GAME, mode, {}, rungs)
+    return ladders.Ladder(spec=spec, ratings=dict(ratings), halfwidths={k: 20.0 for k in ratings},
+                          seconds_per_move={k: 0.001 for k in ratings}, pairs=[], seed_results={},
+                          seeds=[], meta={})
+
+
+def test_the_adaptive_schedule_converges_to_the_true_rating(monkeypatch):
+    """With games drawn from the model, the scorecard's estimate converges on the agent's
+    true rating, plays mostly the rungs near it, and stops at the target."""
+    lad = _fake_ladder({"r0": 0.0, "r1": 300.0, "r2": 550.0, "r3": 800.0, "greedy": 1000.0,
+                        "r5": 1250.0, "r6": 1500.0})
+    true = 1380.0
+    rng = np.random.default_rng(3)
+
+    def fake_play(jobs, player, runner, _lad):
+        out = []
+        for job in jobs:
+            rung = [lab for lab in job["labels"] if lab != "agent"][0]
+            p = elo.expected_score(true, lad.rating(rung))
+            agent_wins = rng.random() < p
+            seat = job["labels"].index("agent")
+            ranks = [1, 2] if agent_wins == (seat == 0) else [2, 1]
+            out.append({"ranks": ranks, "scores": [0, 0], "moves": [10, 10], "think": [0.01, 0.01]})
+        return out
+
+    monkeypatch.setattr(scorecard, "_play", fake_play)
+    card = scorecard.rate(GAME, "greedy", seed=5, ladder=lad, target=50.0, max_games=2000)
+    assert card["stopped"] == "interval"
+    lo, hi = card["interval"]
+    assert lo <= true <= hi and card["halfwidth"] <= 50.0
+    near = sum(r["games"] for r in card["rungs"] if abs(r["rating"] - true) <= 300)
+    assert near / card["games"] > 0.8
+
+
+def test_a_ladder_member_reports_its_published_rating(monkeypatch):
+    lad = _fake_ladder({"r0": 0.0, "greedy": 1000.0})
+    monkeypatch.setattr(scorecard, "_play", lambda jobs, *a: [
+        {"ranks": [1, 1], "scores": [0, 0], "moves": [1, 1], "think": [0.0, 0.0]} for _ in jobs])
+    card = scorecard.rate(GAME, "greedy", agent_options={"noise": 0.1}, seed=1, ladder=lad, max_games=40)
+    assert card["ladder_rung"] == "greedy" and card["ladder_rating"] == 1000.0
+
+
+@pytest.fixture(scope="module")
+def tiny_ladder(tmp_path_factory):
+    """A small real ladder of Kingdomino Duel: random and two greedy players that play
+    mostly at random (close enough in strength for 16 games a pair to link them)."""
+    spec = ladders.LadderSpec(GAME, "table", {}, (
+        ladders.Rung("random", "random"), ladders.Rung("greedy", "greedy", {"noise": 0.9}),
+        ladders.Rung("greedy_80", "greedy", {"noise": 0.8})))
+    return ladders.build_table(spec, base_games=16, batch=8, max_games=48, seed=3, workers=1,
+                               progress=False, log=lambda *_: None)
+
+
+def test_a_user_factory_agent_is_rated_and_the_card_is_reproducible(tiny_ladder):
+    kw = dict(seed=11, ladder=tiny_ladder, max_games=16, batch=8)
+    first = scorecard.rate(GAME, "tests.user_agents:noisy_greedy", **kw)
+    again = scorecard.rate(GAME, "tests.user_agents:noisy_greedy", **kw)
+    assert first["games"] == 16
+    for key in ("rating", "interval", "rungs", "games"):
+        assert first[key] == again[key]
+    batch_only = scorecard.rate(GAME, "tests.user_agents:batch_only", **kw)
+    assert batch_only["games"] == 16 and np.isfinite(batch_only["rating"])
+    other_seed = scorecard.rate(GAME, "tests.user_agents:noisy_greedy", **{**kw, "seed": 12})
+    assert other_seed["rungs"] != first["rungs"] or other_seed["rating"] != first["rating"]
+
+
+def test_stored_ladder_round_trip(tiny_ladder, tmp_path, monkeypatch):
+    monkeypatch.setitem(ladders.SPECS, GAME, tiny_ladder.spec)
+    ladders.save(tiny_ladder, tmp_path)
+    back = ladders.load(GAME, directory=tmp_path)
+    assert back.ratings == pytest.approx({k: round(v, 1) for k, v in tiny_ladder.ratings.items()})
+    data = json.loads((tmp_path / f"{GAME}.json").read_text())
+    data["rules_revision"] = -1
+    (tmp_path / f"{GAME}.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="rules revision"):
+        ladders.load(GAME, directory=tmp_path)
+
+
+def test_solo_fit_ranks_by_seed_comparisons():
+    rng = np.random.default_rng(4)
+    base = rng.normal(0, 5, 300)
+    per = {"weak": list(base - 4 + rng.normal(0, 2, 300)), "greedy": list(base + rng.normal(0, 2, 300)),
+           "strong": list(base + 3 + rng.normal(0, 2, 300))}
+    fit, half = ladders.solo_fit(list(per), per, {"greedy": 1000.0}, bootstrap=100)
+    assert fit.rating("weak") < 1000.0 < fit.rating("strong")
+    assert all(h < 120 for h in half)
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--game", "nope", "--agent", "greedy"], "unknown game"),
+    (["--game", GAME, "--agent", "randon"], "unknown agent 'randon'"),
+    (["--game", GAME, "--agent", "greedy", "--options", "[1"], "--options is not JSON"),
+    (["--game", GAME, "--agent", "greedy", "--max-games", "0"], "--max-games must be at least 1"),
+    (["--game", GAME, "--agent", "no_such_module_xyz:factory"], "cannot import"),
+])
+def test_bad_scorecard_commands_fail_at_once_with_one_line(argv, needle):
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "agents.scorecard", *argv], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2
+    assert needle in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert time.perf_counter() - start < 30
+
+
+def test_tournament_agents_are_rated_on_the_ladder_scale():
+    lad = _fake_ladder({"r0": 600.0, "greedy": 1000.0})
+    # r0 is greedy with noise 0.0 in the fake ladder; "mine" is not a rung
+    agents_ = [{"label": "anchor", "name": "greedy", "options": {"noise": 0.1}},
+               {"label": "mine", "name": "mcts", "options": {"simulations": 5}}]
+    rng = np.random.default_rng(0)
+    results = []
+    for k in range(400):     # "mine" scores 0.76 against a 1000 anchor: about 1200
+        win = rng.random() < 0.76
+        seats = ["mine", "anchor"] if k % 2 else ["anchor", "mine"]
+        mine_first = (seats[0] == "mine")
+        ranks = [1, 2] if win == mine_first else [2, 1]
+        results.append({"seats": seats, "ranks": ranks})
+    result = {"game": GAME, "num_players": 2, "env_options": {}, "agents": agents_, "results": results}
+    rated = ladders.rate_tournament(lad, result)
+    assert rated["anchor"] == {"rating": 1000.0, "halfwidth": 0.0, "rung": True}
+    assert abs(rated["mine"]["rating"] - 1200) < 2 * rated["mine"]["halfwidth"]
+    with pytest.raises(ValueError, match="no agent of the tournament is a rung"):
+        ladders.rate_tournament(lad, {**result, "agents": [dict(agents_[1], label="anchor"), agents_[1]]})
+    with pytest.raises(ValueError, match="two-seat"):
+        ladders.rate_tournament(lad, {**result, "num_players": 3})
