@@ -76,7 +76,7 @@ class _Network:
         self.params = default_params(spec.game_id, **{**trained, **overrides})
         self.vector = self.params.vector()
         self.net = az_net.as_tuple(arrays)
-        self.fns = search_functions(spec.kernel, cfg.num_players)
+        self.fns = search_functions(spec.kernel)
         self.ws = Workspace(cfg, spec.num_actions, hidden)
         self.sig = np.zeros(spec.num_actions)
         self.improved = np.zeros(spec.num_actions)

@@ -150,9 +150,9 @@ class SearchFunctions(NamedTuple):
 
 
 @per_kernel
-def search_functions(kernel, num_seats):
-    """The jitted functions of the learned search for ``kernel`` with ``num_seats`` seats,
-    compiled once per process (not cached on disk: they close over the kernel's functions,
+def search_functions(kernel):
+    """The jitted functions of the learned search for ``kernel`` (any seat count: it is read
+    from the sizes of the value arrays), compiled once per process (not cached on disk: they close over the kernel's functions,
     as :mod:`agents.mcts`'s iteration does)."""
     step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
     k_observe, k_determinize, k_init = kernel.observe, kernel.determinize, kernel.init
@@ -160,7 +160,6 @@ def search_functions(kernel, num_seats):
     values_of = outcome.value_function(kernel)
     solo_value = outcome.solo_value_function(kernel)
     features = greedy.action_value_features_function(kernel)
-    n_seats = int(num_seats)
 
     @njit
     def outcome_vector(state, params, sc, vals, rk, out):
@@ -168,7 +167,8 @@ def search_functions(kernel, num_seats):
         ``tanh(margin / margin_scale)`` (the margin over every other participant, automata
         included), mixed at the end with the rank reward (``rank_weight``); one seat
         ``tanh((solo value - solo_center) / solo_scale)`` (score plus potential, plus the win
-        bonus against automata at the end)."""
+        bonus against automata at the end).  ``out`` has one entry per seat."""
+        n_seats = out.shape[0]
         if n_seats == 1:
             v = solo_value(state, sc, vals, rk, params[WIN_BONUS])
             out[0] = np.tanh((v - params[SOLO_CENTER]) / params[SOLO_SCALE])
@@ -189,6 +189,7 @@ def search_functions(kernel, num_seats):
         actions, from ``mask``, which the caller wrote), and every seat's mixed value into
         ``leaf`` (absolute seats)."""
         det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+        n_seats = leaf.shape[0]
         k_observe(state, seat, obs)
         if params[USE_VALUES] != 0.0:
             features(state, mask, seat, n_seats, obs, av, work[0], work[1], work[2], work[3], work[4],
@@ -486,6 +487,7 @@ def search_functions(kernel, num_seats):
         mask, improved policy, mover).  ``final`` gets every seat's :func:`outcome_vector` at
         the end.  Returns the number of samples (``-1`` if ``max_steps`` ran out)."""
         det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+        n_seats = final.shape[0]
         k_init(state, config, seed)
         n = 0
         steps = 0

@@ -13,9 +13,9 @@ import sys
 
 # The settings each shipped network was trained with (the record's "config" repeats them).
 PRESETS = {
-    "kingdomino_duel_v0": {"generations": 30, "games_per_generation": 160, "simulations": 16, "gumbel_m": 8,
-                           "hidden": [256, 128], "buffer": 60000, "epochs": 2.0, "eval_games": 100,
-                           "eval_search_every": 0, "time_limit": 5400.0,
+    "kingdomino_duel_v0": {"generations": 60, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
+                           "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 100,
+                           "eval_search_every": 5, "eval_mcts_simulations": 200, "time_limit": 4200.0,
                            "search": {"heuristic_mix": 0.5}},
 }
 
@@ -40,6 +40,7 @@ def build_parser():
     p.add_argument("--learning-rate", type=float)
     p.add_argument("--eval-games", type=int)
     p.add_argument("--eval-search-every", type=int)
+    p.add_argument("--eval-mcts-simulations", type=int)
     p.add_argument("--search", default=None, help='JSON: search parameter overrides, e.g. \'{"heuristic_mix": 0.3}\'')
     p.add_argument("--workers", type=int)
     p.add_argument("--backend", choices=["process", "ray"])
@@ -58,7 +59,7 @@ def config_from_args(args):
     if args.preset == "shipped" and args.game not in PRESETS:
         raise SystemExit(f"no shipped preset for {args.game!r}; presets: {', '.join(PRESETS)}")
     for name in ("generations", "games_per_generation", "simulations", "gumbel_m", "hidden", "buffer",
-                 "batch_size", "epochs", "learning_rate", "eval_games", "eval_search_every", "workers",
+                 "batch_size", "epochs", "learning_rate", "eval_games", "eval_search_every", "eval_mcts_simulations", "workers",
                  "backend", "seed", "time_limit", "num_players"):
         value = getattr(args, name)
         if value is not None:

@@ -42,7 +42,7 @@ def play_selfplay(job):
     net = az_net.as_tuple(job["arrays"])
     hidden = az_net.describe(job["arrays"])[3]
     params = SearchParams(**job["params"]).vector()
-    fns = search_functions(spec.kernel, p)
+    fns = search_functions(spec.kernel)
     ws = Workspace(cfg, a, hidden)
     ws.grow((job["simulations"] + 2) * (a + 1) + 1)
     rows = min(MAX_SAMPLES_PER_GAME, spec.max_steps)

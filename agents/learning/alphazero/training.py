@@ -168,7 +168,7 @@ class Trainer:
                          "arrays": arrays, "params": self.params._asdict(), "simulations": cfg.simulations,
                          "gumbel_m": cfg.gumbel_m, "seeds": seeds[j::n_jobs], "search_seed": base + j})
         results = self.workers.map(jobs)
-        stats = {"games": 0, "samples": 0, "mean_score": 0.0, "mean_outcome": 0.0}
+        stats = {"games": 0, "samples": 0, "mean_score": 0.0}
         scores = []
         for r in results:
             if len(r["samples"]["obs"]):
