@@ -96,6 +96,11 @@ class _AZBase(Agent):
             self.arrays, self.record = load_network(game, path)
         self.network = None
 
+    def bind(self, env):
+        """Bind the network to ``env``'s game now (``ValueError`` when the game has no
+        network, or its options give other sizes than the network's)."""
+        self._bind(env)
+
     def _bind(self, env):
         raw = env.unwrapped
         game = env.metadata.get("name")
