@@ -2,7 +2,8 @@
 
 ``agents.make(name, seed=None, **options)`` builds one by name: ``"random"``, ``"greedy"``,
 ``"mcts"``, ``"policy"`` (``path=``), ``"pretrained"`` (``game=``: the policy shipped with
-the package); every agent takes ``seed=`` in its constructor.
+the package), ``"az"`` / ``"az_policy"`` (``game=``: the learned search's shipped network with
+search / its policy alone); every agent takes ``seed=`` in its constructor.
 ``agents.play_game(env, seat_agents, seed)`` plays one game (the loop of the tournaments
 and of ``train.py``'s evaluations).
 """
@@ -13,6 +14,7 @@ from agents.loop import GameRecord, play_game
 from agents.policy import PolicyAgent  # torch is imported only when a policy is loaded
 from agents.pretrained import PretrainedAgent  # numpy only
 from agents.random_agent import RandomAgent
+from agents.players.az import AZAgent, AZPolicyAgent  # numpy and numba only
 
-__all__ = ["Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
+__all__ = ["AZAgent", "AZPolicyAgent", "Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
            "RandomAgent", "make", "play_game", "register"]

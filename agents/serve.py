@@ -66,7 +66,8 @@ except ImportError as exc:   # the optional extra is missing
 
 PERSON = "human"   # the person's seat in the record's players (as agents.play writes it)
 # Agents a person can pick as opponents: those that need no file ("policy" needs a path).
-OPPONENTS = ("random", "greedy", "mcts")
+OPPONENTS = ("random", "greedy", "mcts", "az", "az_policy")
+LEARNED = ("az", "az_policy")   # need the game's shipped network (catalog: each game's "learned")
 MAX_GAMES = 64          # games held at once, so memory stays bounded
 GAMES_PER_CLIENT = 8    # one browser's games; its next one replaces its oldest
 IDLE_SECONDS = 3600     # a game untouched this long may make room for anyone's new game
@@ -160,13 +161,16 @@ async def _body(request):
 
 def catalog():
     """The games (ids, player counts, the options the page offers) and the opponents."""
+    from agents.pretrained import AZ_PREFIX, available_games
+    learned = set(available_games(prefix=AZ_PREFIX))
     games = []
     for game_id in envs.GAMES:
         spec = spec_for(game_id)
         options = [{"name": o.name, "kind": o.kind, "default": o.default, "choices": list(o.choices),
                     "low": o.low, "high": o.high, "none_ok": o.none_ok, "doc": o.doc}
                    for o in spec.options if o.kind in OPTION_KINDS and o.name != "num_players"]
-        games.append({"id": game_id, "player_counts": list(spec.player_counts), "options": options})
+        games.append({"id": game_id, "player_counts": list(spec.player_counts), "options": options,
+                      "learned": game_id in learned})
     return {"games": games, "opponents": [name for name in OPPONENTS if name in base._REGISTRY]}
 
 
@@ -204,9 +208,18 @@ def new_game(body, agent_options):
     names = list(opponents)
     names.insert(seat, None)
     agent_seeds = base.seat_seeds(seed, n)
-    seat_agents = [None if name is None else
-                   base.make(name, **{"seed": agent_seeds[k], **agent_options.get(name, {})})
-                   for k, name in enumerate(names)]
+    seat_agents = []
+    for k, name in enumerate(names):
+        if name is None:
+            seat_agents.append(None)
+            continue
+        try:
+            bot = base.make(name, **{"seed": agent_seeds[k], **agent_options.get(name, {})})
+            if name in LEARNED:
+                bot.bind(env)       # the game (and its options) must have a shipped network
+        except ValueError as exc:
+            raise RequestError(400, f"opponent {name!r}: {exc}") from None
+        seat_agents.append(bot)
     players = [PERSON if name is None else name for name in names]
     env.reset(seed=seed)
     return Game(env=env, seat=seat, seat_agents=seat_agents,
@@ -336,7 +349,7 @@ def create_app(agent_options=None, hosts=DEFAULT_HOSTS):
     """The Starlette app, behind its :class:`FrontDoor`.  ``agent_options``: keyword options
     per agent name for ``agents.make`` (the default keeps MCTS to a short think);
     ``hosts``: the names requests may be addressed to (the ``Host`` header without port)."""
-    agent_options = {"mcts": {"simulations": 200}, **(agent_options or {})}
+    agent_options = {"mcts": {"simulations": 200}, "az": {"simulations": 200}, **(agent_options or {})}
     games: OrderedDict[str, Game] = OrderedDict()
     web = resources.files("agents").joinpath("web")
     # Read once, here: no request waits on a file.

@@ -65,7 +65,10 @@ def test_catalog_lists_every_game_and_the_opponents(client):
 
     catalog = client.get("/api/catalog").json()
     assert [g["id"] for g in catalog["games"]] == list(envs.GAMES)
-    assert set(catalog["opponents"]) == {"random", "greedy", "mcts"}
+    assert set(catalog["opponents"]) == {"random", "greedy", "mcts", "az", "az_policy"}
+    from agents.pretrained import AZ_PREFIX, available_games
+    learned = set(available_games(prefix=AZ_PREFIX))
+    assert {g["id"] for g in catalog["games"] if g["learned"]} == learned
     tiny_towns = next(g for g in catalog["games"] if g["id"] == "tiny_towns_v0")
     assert tiny_towns["player_counts"] == [1, 2, 3, 4, 5, 6]
     assert "monuments" in [o["name"] for o in tiny_towns["options"]]
@@ -171,12 +174,22 @@ def test_unknown_game_id(client):
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": []}, "opponents"),
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["policy"]}, "unknown opponent"),
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["random"], "seed": "x"}, "seed"),
+    ({"game": "expancity_v0", "seat": 0, "opponents": ["az"]}, "no network of the learned search"),
 ])
 def test_bad_new_game_requests(client, body, words):
     response = client.post("/api/games", json=body)
     assert response.status_code == 400
     assert words in response.json()["error"]
     assert len(client.app.state.games) == 0
+
+
+def test_the_learned_search_plays_where_it_has_a_network(client):
+    from agents.pretrained import AZ_PREFIX, available_games
+    if "kingdomino_duel_v0" not in available_games(prefix=AZ_PREFIX):
+        pytest.skip("no shipped network")
+    for name in ("az", "az_policy"):
+        view = advance_to_person(client, start(client, seat=1, opponents=(name,), seed=3))
+        assert view["legal"], name
 
 
 def test_two_games_stay_independent(client):

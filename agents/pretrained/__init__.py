@@ -41,27 +41,37 @@ NUMPY_TWINS = {twin.KIND: (twin.export_arrays, actor) for twin, actor in (
     (values_numpy, values_numpy.ActionValuesActor))}
 
 
-def available_games(directory=MODELS_DIR):
-    """The game ids that have a shipped policy (both its ``.npz`` and its ``.json``)."""
+# Files of the learned search's networks (agents.players.az) share the folder, the record
+# and the hash check; their names start with this prefix and they are no "pretrained" policy.
+AZ_PREFIX = "az_"
+
+
+def available_games(directory=MODELS_DIR, prefix=""):
+    """The game ids that have a shipped policy (both its ``.npz`` and its ``.json``); with
+    ``prefix`` (:data:`AZ_PREFIX`), the games of the files named ``<prefix><game>``."""
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
         return []
-    return sorted(n[:-4] for n in names if n.endswith(".npz") and n[:-4] + ".json" in names)
+    files = [n[:-4] for n in names if n.endswith(".npz") and n[:-4] + ".json" in names]
+    if prefix:
+        return sorted(n[len(prefix):] for n in files if n.startswith(prefix))
+    return sorted(n for n in files if not n.startswith(AZ_PREFIX))
 
 
-def _paths(game, directory=MODELS_DIR):
-    games = available_games(directory)
+def _paths(game, directory=MODELS_DIR, prefix=""):
+    games = available_games(directory, prefix)
     if game not in games:
-        raise ValueError(f"no pretrained policy for game {game!r}; games with one: "
+        what = "network of the learned search" if prefix == AZ_PREFIX else "pretrained policy"
+        raise ValueError(f"no {what} for game {game!r}; games with one: "
                          f"{', '.join(games) or 'none'}")
-    base = os.path.join(directory, game)
+    base = os.path.join(directory, prefix + game)
     return base + ".npz", base + ".json"
 
 
-def load_record(game, directory=MODELS_DIR):
+def load_record(game, directory=MODELS_DIR, prefix=""):
     """The JSON record of ``game``'s shipped policy (how it was trained, its evaluation, hash)."""
-    with open(_paths(game, directory)[1]) as f:
+    with open(_paths(game, directory, prefix)[1]) as f:
         return json.load(f)
 
 
@@ -98,10 +108,22 @@ def as_float32(arrays):
     return out
 
 
-def load_arrays(game, directory=MODELS_DIR):
+def load_arrays(game, directory=MODELS_DIR, prefix=""):
     """``{name: array}`` of ``game``'s shipped policy file."""
-    with np.load(_paths(game, directory)[0]) as data:
+    with np.load(_paths(game, directory, prefix)[0]) as data:
         return {name: data[name] for name in data.files}
+
+
+def checked_arrays(game, directory=MODELS_DIR, prefix=""):
+    """``(arrays, record)`` of ``game``'s shipped file, after checking the arrays against the
+    hash in its record (``ValueError`` when they differ)."""
+    npz, _ = _paths(game, directory, prefix)
+    record = load_record(game, directory, prefix)
+    arrays = load_arrays(game, directory, prefix)
+    if weights_sha256(arrays) != record["weights_sha256"]:
+        raise ValueError(f"the file of {prefix + game!r} does not match the hash in its record ({npz}): "
+                         f"re-export it")
+    return arrays, record
 
 
 class _MlpActor:
@@ -132,12 +154,7 @@ def load_actor(game, directory=MODELS_DIR):
     ``n_obs`` and ``n_actions``; its weights are checked against the recorded hash.  Cached."""
     key = (os.path.abspath(directory), game)
     if key not in _ACTORS:
-        npz, _ = _paths(game, directory)
-        record = load_record(game, directory)
-        arrays = load_arrays(game, directory)
-        if weights_sha256(arrays) != record["weights_sha256"]:
-            raise ValueError(f"the pretrained policy file of {game!r} does not match the hash in its "
-                             f"record ({npz}): re-export it with python -m agents.pretrained export")
+        arrays, _ = checked_arrays(game, directory)
         _ACTORS[key] = actor_from_arrays(arrays)
     return _ACTORS[key]
 

@@ -58,6 +58,9 @@ function refreshSeats() {
   const box = $("opponents");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   box.textContent = "";
+  // the learned search plays only games with a shipped network
+  const learned = ["az", "az_policy"];
+  const offered = catalog.opponents.filter((a) => gameInfo().learned || !learned.includes(a));
   let other = 0;
   for (let k = 0; k < n; k++) {
     if (k === seat) continue;
@@ -65,8 +68,9 @@ function refreshSeats() {
     label.append("player_" + k + " ");
     const select = document.createElement("select");
     select.className = "opponent";
-    const name = before[other] || (catalog.opponents.includes("greedy") ? "greedy" : catalog.opponents[0]);
-    fillSelect(select, catalog.opponents.map((a) => [a, a]), name);
+    const kept = offered.includes(before[other]) ? before[other] : null;
+    const name = kept || (offered.includes("greedy") ? "greedy" : offered[0]);
+    fillSelect(select, offered.map((a) => [a, a]), name);
     label.append(select);
     box.append(label);
     other++;

@@ -1,0 +1,95 @@
+"""Command line of the learned search's training; see :mod:`agents.learning.alphazero`.
+
+Reproduce the shipped Kingdomino Duel network (the command its record names):
+
+    python -m agents.learning.alphazero --game kingdomino_duel_v0 --preset shipped --export
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+# The settings each shipped network was trained with (the record's "config" repeats them).
+PRESETS = {
+    "kingdomino_duel_v0": {"generations": 60, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
+                           "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 100,
+                           "eval_search_every": 5, "eval_mcts_simulations": 200, "time_limit": 4200.0,
+                           "search": {"heuristic_mix": 0.5}},
+}
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="python -m agents.learning.alphazero",
+                                description="Self-play training of the learned search's network.")
+    p.add_argument("--game", required=True)
+    p.add_argument("--out", default=None, help="run directory (default runs/az/GAME)")
+    p.add_argument("--preset", choices=["none", "shipped"], default="none",
+                   help="'shipped': the settings the shipped network of GAME was trained with")
+    p.add_argument("--num-players", type=int, default=None)
+    p.add_argument("--env-options", default="{}", help="JSON: game options")
+    p.add_argument("--generations", type=int)
+    p.add_argument("--games-per-generation", type=int)
+    p.add_argument("--simulations", type=int, help="self-play simulations a move")
+    p.add_argument("--gumbel-m", type=int, help="Gumbel root candidates")
+    p.add_argument("--hidden", type=int, nargs=2)
+    p.add_argument("--buffer", type=int)
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--epochs", type=float)
+    p.add_argument("--learning-rate", type=float)
+    p.add_argument("--eval-games", type=int)
+    p.add_argument("--eval-search-every", type=int)
+    p.add_argument("--eval-mcts-simulations", type=int)
+    p.add_argument("--search", default=None, help='JSON: search parameter overrides, e.g. \'{"heuristic_mix": 0.3}\'')
+    p.add_argument("--workers", type=int)
+    p.add_argument("--backend", choices=["process", "ray"])
+    p.add_argument("--seed", type=int)
+    p.add_argument("--time-limit", type=float, help="stop after this many seconds")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.add_argument("--export", action="store_true",
+                   help="at the end, ship the last generation as agents/pretrained/models/az_GAME")
+    return p
+
+
+def config_from_args(args):
+    from agents.learning.alphazero.training import AZConfig
+
+    values = dict(PRESETS.get(args.game, {})) if args.preset == "shipped" else {}
+    if args.preset == "shipped" and args.game not in PRESETS:
+        raise SystemExit(f"no shipped preset for {args.game!r}; presets: {', '.join(PRESETS)}")
+    for name in ("generations", "games_per_generation", "simulations", "gumbel_m", "hidden", "buffer",
+                 "batch_size", "epochs", "learning_rate", "eval_games", "eval_search_every", "eval_mcts_simulations", "workers",
+                 "backend", "seed", "time_limit", "num_players"):
+        value = getattr(args, name)
+        if value is not None:
+            values[name] = value
+    if args.search is not None:
+        values["search"] = {**values.get("search", {}), **json.loads(args.search)}
+    values["env_options"] = json.loads(args.env_options)
+    try:
+        return AZConfig(game=args.game, **values)
+    except (TypeError, ValueError) as exc:
+        raise SystemExit(str(exc)) from exc
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    import envs
+    if args.game not in envs.GAMES:
+        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
+    cfg = config_from_args(args)
+    out = args.out or os.path.join("runs", "az", args.game)
+    from agents.learning.alphazero.training import Trainer
+
+    trainer = Trainer(cfg, out, resume=args.resume, log=lambda s: print(s, flush=True))
+    trainer.run()
+    if args.export:
+        from agents.learning.alphazero.export import export
+        command = "python -m agents.learning.alphazero " + " ".join(sys.argv[1:] if argv is None else argv)
+        record = export(out, command=command)
+        print(f"exported generation {record['generation']} ({record['storage']}) as az_{args.game}")
+
+
+if __name__ == "__main__":
+    main()

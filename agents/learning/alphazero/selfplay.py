@@ -1,0 +1,125 @@
+"""Self-play games of the learned search, in worker processes (or on Ray).
+
+A job is a plain dict (picklable): the game and its options, the network's arrays, the
+search parameters, simulations and Gumbel candidates a move, and the seeds of its games.
+:func:`play_selfplay` plays them: every game and every search in one jitted call a game
+(:func:`agents.players.az_search.search_functions`'s ``selfplay``), the network evaluated
+inside numba, so a worker runs without torch.  Workers are the tournament's (a spawned
+process pool, or ``ray`` with ``backend="ray"``) and stay up between generations, so the
+search compiles once per worker.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from agents.players import az_net
+from agents.players.az_search import SearchParams, Workspace, search_functions
+from kernels.playout import new_generator
+
+MAX_SAMPLES_PER_GAME = 2000
+
+_ENVS = {}
+
+
+def _raw_env(game, num_players, options):
+    import envs
+
+    key = (game, num_players, tuple(sorted(options.items())))
+    if key not in _ENVS:
+        _ENVS[key] = envs.make(game, num_players=num_players, **options).unwrapped
+    return _ENVS[key]
+
+
+def play_selfplay(job):
+    """Play ``job``'s games; returns the samples (see :mod:`agents.learning.alphazero.replay`)
+    and per-game ``scores``, ``final`` outcome vectors and ``samples`` counts."""
+    raw = _raw_env(job["game"], job["num_players"], job.get("env_options", {}))
+    spec, cfg = raw.spec, raw.cfg
+    p = cfg.num_players
+    a = spec.num_actions
+    net = az_net.as_tuple(job["arrays"])
+    hidden = az_net.describe(job["arrays"])[3]
+    params = SearchParams(**job["params"]).vector()
+    fns = search_functions(spec.kernel)
+    ws = Workspace(cfg, a, hidden)
+    ws.grow((job["simulations"] + 2) * (a + 1) + 1)
+    rows = min(MAX_SAMPLES_PER_GAME, spec.max_steps)
+    out_obs = np.zeros((rows, cfg.obs_size), np.float32)
+    out_av = np.zeros((rows, a), np.float32)
+    out_mask = np.zeros((rows, a), np.int8)
+    out_pi = np.zeros((rows, a), np.float64)
+    out_seat = np.zeros(rows, np.int64)
+    final = np.zeros(p)
+    improved = np.zeros(a)
+    sig = np.zeros(a)
+    state = np.zeros(cfg.state_size, np.int64)
+    gen = new_generator(int(job["search_seed"]))
+    parts = {k: [] for k in ("obs", "av", "mask", "pi", "z")}
+    scores, finals, counts = [], [], []
+    for seed in job["seeds"]:
+        n = fns.selfplay(state, cfg.config, np.int64(seed), int(job["simulations"]), int(job["gumbel_m"]),
+                         int(spec.max_steps), net, params, gen, ws.scratch(), ws.work.args(), *ws.tree(),
+                         improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, final)
+        if n < 0:
+            raise RuntimeError(f"self-play game seed {seed} of {job['game']} ran past max_steps")
+        seat = out_seat[:n]
+        z = final[(seat[:, None] + np.arange(p)[None, :]) % p]
+        parts["obs"].append(out_obs[:n].copy())
+        parts["av"].append(out_av[:n].copy())
+        parts["mask"].append(out_mask[:n].copy())
+        parts["pi"].append(out_pi[:n].astype(np.float32))
+        parts["z"].append(z.astype(np.float32))
+        sc = np.zeros(max(int(cfg.num_participants), p), np.int64)
+        spec.kernel.scores(state, sc)
+        scores.append(sc[:p].tolist())
+        finals.append(final.tolist())
+        counts.append(int(n))
+    samples = {k: np.concatenate(v) if v else np.zeros((0,)) for k, v in parts.items()}
+    return {"samples": samples, "scores": scores, "final": finals, "counts": counts, "pid": os.getpid()}
+
+
+class Workers:
+    """A pool that plays self-play jobs: ``backend="process"`` (spawned processes, kept
+    between calls) or ``"ray"`` (as the tournament's ray backend); ``workers <= 1`` plays in
+    this process."""
+
+    def __init__(self, workers=1, backend="process"):
+        if backend not in ("process", "ray"):
+            raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
+        self.workers = max(1, int(workers))
+        self.backend = backend
+        self._pool = None
+        self._remote = None
+
+    def map(self, jobs):
+        """Results of ``jobs``, in order."""
+        if self.backend == "ray":
+            return self._map_ray(jobs)
+        if self.workers <= 1 or len(jobs) <= 1:
+            return [play_selfplay(job) for job in jobs]
+        if self._pool is None:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
+        return list(self._pool.map(play_selfplay, jobs))
+
+    def _map_ray(self, jobs):
+        try:
+            import ray
+        except ImportError as exc:  # pragma: no cover - depends on the machine
+            raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
+        if not ray.is_initialized():
+            from agents.tournament import _REPO_ROOT
+            path = os.pathsep.join(x for x in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if x)
+            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": path}})
+        if self._remote is None:
+            self._remote = ray.remote(play_selfplay)
+        return ray.get([self._remote.remote(job) for job in jobs])
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,309 @@
+"""The learned search: its numba network, search, agents, self-play training and shipped
+network (agents.players.az*, agents.learning.alphazero)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents.players import az_net
+from agents.players.az import AZAgent, AZPolicyAgent
+from agents.players.az_search import (SearchParams, Workspace, default_params, root_stats,
+                                      search_functions)
+from kernels import outcome
+from kernels.playout import new_generator
+
+GAME = "kingdomino_duel_v0"
+
+
+def _kd_positions(n=30, seed=0):
+    """Observations, action values and masks of the seat to move in games of greedy play."""
+    env = envs.make(GAME)
+    raw = env.unwrapped
+    rows = []
+    env.reset(seed=seed)
+    bot = agents.make("greedy", seed=seed)
+    for who in env.agent_iter():
+        if env.terminations[who] or len(rows) >= n:
+            break
+        obs = env.observe(who)
+        rows.append((obs["observation"].copy(), raw.observe_action_values(who).copy(),
+                     obs["action_mask"].copy()))
+        env.step(bot.act(env, who))
+    return [np.array(x) for x in zip(*rows)]
+
+
+def _bind(agent, arrays, game=GAME):
+    """Give an az agent ``arrays`` as its network (no file)."""
+    agent.arrays, agent.record, agent.game = arrays, {}, game
+    return agent
+
+
+def test_numba_forward_matches_numpy_and_torch():
+    torch = pytest.importorskip("torch")
+    from agents.learning.alphazero.network import AZNet, observation_scale
+
+    raw = envs.make(GAME).unwrapped
+    torch.manual_seed(0)
+    net = AZNet(raw.cfg.obs_size, raw.spec.num_actions, 2, (32, 16), observation_scale(raw.spec, raw.cfg))
+    with torch.no_grad():     # move every weight off its initial zeros
+        for p in net.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    arrays = net.export_arrays()
+    obs, av, masks = _kd_positions()
+    with torch.no_grad():
+        t_logits, t_values = net(torch.as_tensor(obs), torch.as_tensor(av), torch.as_tensor(masks != 0))
+    n_logits, n_values = az_net.batch_forward(arrays, obs, av, masks, net.value_scale)
+    legal = masks != 0
+    assert np.allclose(n_logits[legal], t_logits.numpy()[legal], atol=1e-4)
+    assert np.allclose(n_values, t_values.numpy(), atol=1e-5)
+    net_tuple = az_net.as_tuple(arrays)
+    h1, h2 = np.zeros(32, np.float32), np.zeros(16, np.float32)
+    logits, value = np.zeros(raw.spec.num_actions, np.float32), np.zeros(2, np.float32)
+    for i in range(len(obs)):
+        az_net.forward(net_tuple, obs[i], av[i], masks[i], net.value_scale, h1, h2, logits, value)
+        assert np.all(np.isneginf(logits[~legal[i]]))
+        assert np.allclose(logits[legal[i]], n_logits[i][legal[i]], atol=1e-4)
+        assert np.allclose(value, n_values[i], atol=1e-5)
+
+
+def _search(raw, arrays, seat, sims, seed, params=None):
+    fns = search_functions(raw.spec.kernel)
+    ws = Workspace(raw.cfg, raw.spec.num_actions, az_net.describe(arrays)[3])
+    ws.grow((sims + 2) * (raw.spec.num_actions + 1))
+    params = (params or default_params(raw.spec.game_id)).vector()
+    fns.puct(raw._state, seat, sims, 0, az_net.as_tuple(arrays), params, new_generator(seed), ws.scratch(),
+             ws.work.args(), *ws.tree())
+    return root_stats(ws)
+
+
+def test_search_reads_only_the_information_set():
+    """Two states that differ only in what the searching seat cannot see (re-drawn by
+    determinize) give the same search: it plans on determinizations alone."""
+    env = envs.make(GAME)
+    raw = env.unwrapped
+    env.reset(seed=3)
+    bot = agents.make("greedy", seed=0)
+    for _ in range(7):
+        env.step(bot.act(env, env.agent_selection))
+    seat = raw.possible_agents.index(env.agent_selection)
+    other = raw.determinize(seat, 12345)
+    assert not np.array_equal(other._state, raw._state)     # the hidden future differs
+    assert np.array_equal(other.observe(env.agent_selection)["observation"],
+                          env.observe(env.agent_selection)["observation"])
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2, seed=1)
+    a = _search(raw, arrays, seat, 60, seed=9)
+    b = _search(other, arrays, seat, 60, seed=9)
+    assert a == b
+    legal = set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
+    # the first simulation evaluates the root; each later one visits one root child
+    assert set(a) == legal and sum(n for n, _ in a.values()) == 59
+
+
+def test_gumbel_policy_target_is_a_distribution_over_legal_actions():
+    env = envs.make(GAME)
+    raw = env.unwrapped
+    env.reset(seed=5)
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2, seed=2)
+    fns = search_functions(raw.spec.kernel)
+    ws = Workspace(raw.cfg, raw.spec.num_actions, az_net.describe(arrays)[3])
+    ws.grow(20 * (raw.spec.num_actions + 1))
+    improved, sig = np.zeros(raw.spec.num_actions), np.zeros(raw.spec.num_actions)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    seat = raw.possible_agents.index(env.agent_selection)
+    action = fns.gumbel(raw._state, seat, 16, 8, az_net.as_tuple(arrays), default_params(GAME).vector(),
+                        new_generator(1), ws.scratch(), ws.work.args(), *ws.tree(), improved, sig)
+    assert mask[action] == 1
+    assert np.isclose(improved.sum(), 1.0) and np.all(improved[mask == 0] == 0)
+    # every candidate got simulations (16 over min(8, legal) candidates, halved each round)
+    visited = [a for a, (n, _) in root_stats(ws).items() if n > 0]
+    assert len(visited) == min(8, int(mask.sum()))
+
+
+def test_outcome_vector_is_the_rank_and_margin_of_the_final_scores():
+    """A finished game's value target: rank_weight * rank reward + (1 - rank_weight) *
+    tanh(score margin / margin_scale), from the game's own final scores and ranks."""
+    env = envs.make(GAME)
+    raw = env.unwrapped
+    env.reset(seed=8)
+    bot = agents.make("greedy", seed=0)
+    for who in env.agent_iter():
+        if env.terminations[who]:
+            break
+        env.step(bot.act(env, who))
+    scores = np.array(env.unwrapped.scores(), dtype=float)
+    ranks = np.array(env.infos["player_0"]["ranks"])
+    params = default_params(GAME)
+    out = np.zeros(2)
+    m = np.zeros(2, np.int64)
+    search_functions(raw.spec.kernel).outcome_vector(raw._state, params.vector(), m, np.zeros(2), m.copy(), out)
+    for seat in range(2):
+        rank = 1.0 if ranks[seat] < ranks[1 - seat] else -1.0 if ranks[seat] > ranks[1 - seat] else 0.0
+        margin = scores[seat] - scores[1 - seat]
+        want = params.rank_weight * rank + (1 - params.rank_weight) * np.tanh(margin / params.margin_scale)
+        assert out[seat] == pytest.approx(want)
+
+
+def test_agents_play_legal_moves_and_take_a_budget():
+    raw = envs.make(GAME).unwrapped
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2, seed=4)
+    env = envs.make(GAME)
+    search = _bind(AZAgent(simulations=12, seed=0), arrays)
+    gumbel = _bind(AZAgent(simulations=8, root="gumbel", seed=0), arrays)
+    policy = _bind(AZPolicyAgent(seed=0), arrays)
+    record = agents.play_game(env, [search, policy], seed=1)
+    assert record.info["ranks"]
+    record = agents.play_game(env, [gumbel, policy], seed=2)
+    assert record.info["ranks"]
+    timed = _bind(AZAgent(seconds=0.05, seed=0), arrays)
+    env.reset(seed=3)
+    timed.act(env, env.agent_selection)
+    assert timed.last_simulations >= AZAgent.CHUNK
+
+
+@pytest.mark.parametrize("bad", [dict(simulations=0), dict(simulations=1.5), dict(seconds=-1.0),
+                                 dict(root="ucb"), dict(root="gumbel", seconds=1.0), dict(gumbel_m=0),
+                                 dict(search_options=[1]), dict(path="/nonexistent/net.npz")])
+def test_bad_agent_options_raise_value_error(bad):
+    with pytest.raises(ValueError):
+        AZAgent(**bad)
+
+
+def test_unknown_search_parameter_and_wrong_game_are_refused():
+    raw = envs.make(GAME).unwrapped
+    with pytest.raises(ValueError, match="search parameter"):
+        default_params(GAME, c_puc=1.0)
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2)
+    tt = envs.make("tiny_towns_v0", num_players=2)
+    tt.reset(seed=0)
+    bot = _bind(AZPolicyAgent(seed=0), arrays, game=None)
+    bot.game = None
+    bot.path = "x"          # a network given by file: bound to whatever game it is handed
+    with pytest.raises(ValueError, match="observation values"):
+        bot.act(tt, tt.agent_selection)
+
+
+def test_replay_buffer_keeps_the_newest_samples():
+    from agents.learning.alphazero.replay import ReplayBuffer
+
+    buf = ReplayBuffer(5, 3, 2, 2)
+
+    def batch(start, n):
+        return {"obs": np.arange(start, start + n, dtype=np.float32)[:, None].repeat(3, 1),
+                "av": np.zeros((n, 2)), "mask": np.ones((n, 2)), "pi": np.full((n, 2), 0.5),
+                "z": np.zeros((n, 2))}
+
+    buf.add(batch(0, 4))
+    buf.add(batch(4, 4))
+    assert buf.size == 5 and buf.added == 8
+    assert sorted(buf.obs[:, 0].astype(int).tolist()) == [3, 4, 5, 6, 7]
+    with pytest.raises(ValueError):
+        ReplayBuffer(0, 3, 2, 2)
+
+
+def _tiny_config(game, num_players, **kw):
+    from agents.learning.alphazero.training import AZConfig
+
+    base = dict(generations=1, games_per_generation=1, simulations=2, gumbel_m=2, hidden=(16, 8),
+                buffer=5000, batch_size=32, eval_games=0, workers=1, seed=1)
+    base.update(kw)
+    return AZConfig(game=game, num_players=num_players, **base)
+
+
+def _run(cfg, out, resume=False):
+    from agents.learning.alphazero.training import Trainer
+
+    return Trainer(cfg, str(out), resume=resume, log=lambda s: None).run()
+
+
+def test_one_generation_then_resume(tmp_path):
+    pytest.importorskip("torch")
+    history = _run(_tiny_config(GAME, 2, eval_games=2), tmp_path)
+    assert len(history) == 1 and history[0]["samples"] > 0 and history[0]["games"] == 1
+    assert 0.0 <= history[0]["policy_vs_greedy"] <= 1.0
+    history = _run(_tiny_config(GAME, 2, generations=2, eval_games=2), tmp_path, resume=True)
+    assert [r["generation"] for r in history] == [1, 2]
+    assert "policy_vs_previous" in history[1]
+    assert sorted(os.listdir(tmp_path / "generations")) == ["gen_001.json", "gen_001.npz", "gen_002.json",
+                                                            "gen_002.npz"]
+    for name in ("checkpoint.pt", "buffer.npz", "curve.csv", "curve.png", "config.json"):
+        assert (tmp_path / name).exists(), name
+    # a generation's file plays as an agent (hash-checked against its record)
+    bot = agents.make("az", path=str(tmp_path / "generations" / "gen_002.npz"), simulations=4, seed=0)
+    record = agents.play_game(envs.make(GAME), [bot, agents.make("random", seed=0)], seed=0)
+    assert record.info["ranks"]
+
+
+SMALL_COUNTS = {"kingdomino_duel_v0": (2,), "tiny_towns_v0": (1, 2), "between_two_cities_v0": (1, 3),
+                "expancity_v0": (2, 4), "smartphone_inc_v0": (1, 2)}
+ALL_COUNTS = {game: envs.make(game).unwrapped.spec.player_counts for game in SMALL_COUNTS}
+
+
+@pytest.mark.parametrize("game", sorted(SMALL_COUNTS))
+def test_one_tiny_generation_every_game(game, tmp_path):
+    """One generation of a tiny self-play (solo games included) runs in every game."""
+    pytest.importorskip("torch")
+    for n in SMALL_COUNTS[game]:
+        history = _run(_tiny_config(game, n), tmp_path / str(n))
+        assert history[0]["samples"] > 0, (game, n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(ALL_COUNTS))
+def test_one_tiny_generation_every_player_count(game, tmp_path):
+    pytest.importorskip("torch")
+    for n in ALL_COUNTS[game]:
+        history = _run(_tiny_config(game, n, eval_games=1), tmp_path / str(n))
+        assert history[0]["samples"] > 0, (game, n)
+
+
+def test_config_refuses_bad_values():
+    from agents.learning.alphazero.training import AZConfig
+
+    for bad in (dict(generations=0), dict(simulations=-1), dict(hidden=(8,)), dict(backend="slurm"),
+                dict(search={"nope": 1})):
+        with pytest.raises(ValueError):
+            AZConfig(game=GAME, **bad)
+
+
+# ------------------------------------------------------------------ shipped network
+def _shipped():
+    from agents.pretrained import AZ_PREFIX, available_games
+    return GAME in available_games(prefix=AZ_PREFIX)
+
+
+@pytest.mark.skipif(not _shipped(), reason="no shipped network yet")
+def test_shipped_network_is_hash_checked_and_apart_from_the_policies(tmp_path):
+    from agents.players.az import load_network
+    from agents.pretrained import AZ_PREFIX, MODELS_DIR, available_games
+
+    assert GAME not in [g for g in available_games() if g.startswith(AZ_PREFIX)]
+    assert all(not g.startswith(AZ_PREFIX) for g in available_games())
+    arrays, record = load_network(GAME)
+    assert record["weights_sha256"] and record["storage"] in ("int8", "float16", "float32")
+    for form, check in record["storage_checks"].items():
+        if form == record["storage"]:
+            assert check["same_move"] >= 0.998 * check["decisions"]
+    assert record["curve"] and record["command"].startswith("python -m agents.learning.alphazero")
+    # a tampered copy is refused
+    for ext in (".npz", ".json"):
+        src = os.path.join(MODELS_DIR, AZ_PREFIX + GAME + ext)
+        with open(src, "rb") as f, open(tmp_path / (AZ_PREFIX + GAME + ext), "wb") as g:
+            g.write(f.read())
+    with np.load(tmp_path / (AZ_PREFIX + GAME + ".npz")) as data:
+        changed = {k: data[k] for k in data.files}
+    changed["bv"] = changed["bv"] + 1
+    np.savez(tmp_path / (AZ_PREFIX + GAME + ".npz"), **changed)
+    with pytest.raises(ValueError, match="hash"):
+        load_network(GAME, directory=str(tmp_path))
+
+
+@pytest.mark.skipif(not _shipped(), reason="no shipped network yet")
+def test_shipped_agents_in_a_tournament():
+    from agents import tournament as T
+
+    res = T.run_tournament(GAME, ["az", "az_policy", "greedy"], games=2, workers=1, seed=0, progress=False,
+                           agent_options={"az": {"simulations": 16}})
+    assert res["games"] == 6
