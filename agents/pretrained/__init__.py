@@ -100,7 +100,7 @@ def as_float32(arrays):
 
 def load_arrays(game, directory=MODELS_DIR):
     """``{name: array}`` of ``game``'s shipped policy file."""
-    with np.load(_paths(game, directory)[0]) as data:
+    with np.load(_paths(game, directory)[0], allow_pickle=False) as data:
         return {name: data[name] for name in data.files}
 
 
