@@ -155,9 +155,10 @@ def check(record, where="record"):
             raise ValueError(f"{where}: '{key}' must be null or a list of {kind.__name__}s")
     seats = [(key, len(record[key])) for key in ("players", "scores", "ranks")
              if record.get(key) is not None]
-    if len({n for _, n in seats}) > 1:
-        raise ValueError(f"{where}: '{seats[-1][0]}' has {seats[-1][1]} entries but "
-                         f"'{seats[0][0]}' has {seats[0][1]}: both list every seat")
+    for key, n in seats[1:]:
+        if n != seats[0][1]:
+            raise ValueError(f"{where}: '{key}' has {n} entries but '{seats[0][0]}' has "
+                             f"{seats[0][1]}: both list every seat")
     ranks, winners = record.get("ranks"), record.get("winners")
     if ranks is not None and any(r < 1 for r in ranks):
         raise ValueError(f"{where}: 'ranks' must be ranks from 1, got {ranks}")

@@ -110,7 +110,7 @@ def as_float32(arrays):
 
 def load_arrays(game, directory=MODELS_DIR, prefix=""):
     """``{name: array}`` of ``game``'s shipped policy file."""
-    with np.load(_paths(game, directory, prefix)[0]) as data:
+    with np.load(_paths(game, directory, prefix)[0], allow_pickle=False) as data:
         return {name: data[name] for name in data.files}
 
 

@@ -42,7 +42,7 @@ def _actor_arrays(run_dir, config):
         if not os.path.exists(npz):   # a run from before train.py wrote it: export from torch
             from agents.policy import export_numpy_actor, load_model
             export_numpy_actor(load_model(os.path.join(run_dir, "final_model.zip")), npz)
-        with np.load(npz) as data:
+        with np.load(npz, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
         arrays["kind"] = np.array(MLP)
         return arrays
