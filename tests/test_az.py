@@ -236,23 +236,21 @@ def test_one_generation_then_resume(tmp_path):
     assert record.info["ranks"]
 
 
-SMALL_COUNTS = {"kingdomino_duel_v0": (2,), "tiny_towns_v0": (1, 2), "between_two_cities_v0": (1, 3),
-                "expancity_v0": (2, 4), "smartphone_inc_v0": (1, 2)}
-ALL_COUNTS = {game: envs.make(game).unwrapped.spec.player_counts for game in SMALL_COUNTS}
+ALL_COUNTS = {game: envs.make(game).unwrapped.spec.player_counts for game in envs.GAMES}
 
 
-@pytest.mark.parametrize("game", sorted(SMALL_COUNTS))
-def test_one_tiny_generation_every_game(game, tmp_path):
-    """One generation of a tiny self-play (solo games included) runs in every game."""
+def test_one_tiny_generation_solo(tmp_path):
+    """One generation of a tiny self-play with one seat (its value head has one output)."""
     pytest.importorskip("torch")
-    for n in SMALL_COUNTS[game]:
-        history = _run(_tiny_config(game, n), tmp_path / str(n))
-        assert history[0]["samples"] > 0, (game, n)
+    history = _run(_tiny_config("tiny_towns_v0", 1, eval_games=1), tmp_path)
+    assert history[0]["samples"] > 0 and "policy_mean_score" in history[0]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(ALL_COUNTS))
 def test_one_tiny_generation_every_player_count(game, tmp_path):
+    """One generation of a tiny self-play runs in every game at every player count it
+    allows (solo games included)."""
     pytest.importorskip("torch")
     for n in ALL_COUNTS[game]:
         history = _run(_tiny_config(game, n, eval_games=1), tmp_path / str(n))

@@ -15,7 +15,7 @@ import sys
 PRESETS = {
     "kingdomino_duel_v0": {"generations": 60, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
                            "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 100,
-                           "eval_search_every": 5, "eval_mcts_simulations": 200, "time_limit": 4200.0,
+                           "eval_search_every": 0, "time_limit": 0.0,
                            "search": {"heuristic_mix": 0.5}},
 }
 
