@@ -201,7 +201,7 @@ def _difficulty_bonus():
     """``{level: points added to the Deep Learning City's final score}`` from the game data,
     and ``"default"``: the level a game without a ``difficulty`` option plays."""
     from kernels import between_two_cities as btc
-    return {**{d: int(btc.DIFFICULTY_BONUS[d]) for d in range(1, 6)}, "default": btc.DEFAULT_DIFFICULTY}
+    return {**{d: int(btc.DIFFICULTY_ADJUSTMENT[d]) for d in range(1, 6)}, "default": btc.DEFAULT_DIFFICULTY}
 
 
 def smartphone_inc_table(results):
