@@ -27,7 +27,7 @@ def solo_outcome(env, record):
     automata, where a lone player always "wins"), ``margin`` (score minus the best
     automaton's: >= 0 is needed to win; None without automata), ``title`` (Tiny Towns'
     rating, else None) and ``deep_learning_city`` (Between Two Cities: that city's score,
-    difficulty bonus included, else None)."""
+    difficulty adjustment included, else None)."""
     info = record.info
     score, automata = int(info["scores"][0]), _automata_scores(env)
     return {"score": score, "automata": automata,

@@ -12,22 +12,32 @@ Three games ship a solo mode with a yardstick written by their designers:
   Architect, 32-37 Town Planner, 25-31 Engineer, 18-24 Carpenter, 10-17 Builder's
   Apprentice, <= 9 Aspiring Architect);
 * Between Two Cities (``num_players=1``, full solo mode): the win rate against the two
-  automata at every ``difficulty`` 1-5 (the rulebook suggests level 2 for a first game,
-  level 4 once level 2 is beaten easily);
+  automata at every ``difficulty`` 1-5 (levels 1-5 add -10, -5, 0, +5, +10 points to the
+  automata's Deep Learning City; the rulebook suggests level 2 for a first game, level 4
+  once level 2 is beaten easily), and the break-even adjustment: the points added to that
+  city at which the agent would win half of its games;
 * Smartphone Inc. (``num_players=1``): the win rate and the score margin against Steve.
 
 Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
-(``mcts_1s``) per move or with 200 or its default 400 iterations (``mcts_200it``,
-``mcts_400it``: the same games on any machine), and ``policy`` -- a policy saved by
-``train.py`` -- for each game given with ``--policy GAME=PATH`` (the report says how it
-was trained, from the ``summary.json`` next to it; ``train.py`` evaluates its solo runs
-with the same :func:`solo_outcome` and :func:`yardstick`).  Every agent plays the same
-game seeds (``--seed``, ``--seed + 1``, ...): ``--games`` per cell, ``--slow-games`` for
-``mcts_1s`` and the fixed budgets, or as ``--games-of`` says for one agent in every mode
-(``mcts_200it=0``) or in one (``tiny_towns/mcts_200it=100``).  Games run in ``--workers``
-processes.  The report (markdown, with the game count of every cell and the command that
+(``mcts_1s``) per move or with 200, its default 400, 1000 or 4000 iterations
+(``mcts_200it`` .. ``mcts_4000it``: the same games on any machine), and ``policy`` -- a
+policy saved by ``train.py`` -- for each game given with ``--policy GAME=PATH`` (the report
+says how it was trained, from the ``summary.json`` next to it; ``train.py`` evaluates its
+solo runs with the same :func:`solo_outcome` and :func:`yardstick`).  Every agent plays the
+same game seeds (``--seed``, ``--seed + 1``, ...): ``--games`` per cell, ``--slow-games``
+for ``mcts_1s`` and the fixed budgets but 1000 iterations, or as ``--games-of`` says for
+one agent in every mode (``mcts_200it=0``) or in one (``tiny_towns/mcts_200it=100``).
+Games run in ``--workers`` processes.  The report (markdown, with the game count of every cell and the command that
 made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's speed and load,
 so its figures are not exactly reproducible.
+
+Between Two Cities plays each seed once for all five levels where it can (:func:`play_levels`):
+the level only adds a constant to the Deep Learning City's final score, so an agent's
+moves depend on it only once its look-ahead reaches the end of the game (greedy: the last
+decision, which is forced; MCTS: the first search with an iteration that finishes the
+game).  Up to that decision the game is played once; from it, each level finishes the game
+on its own copy (replaying the shared moves at that level, with a copy of the agent).  A
+trained policy observes the level, so it plays every level from the start.
 """
 from __future__ import annotations
 
@@ -38,10 +48,13 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
+from agents.mcts import MCTSAgent
 from agents.yardstick import TITLES, solo_outcome, yardstick  # noqa: F401 (re-exported)
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "solo.md"
@@ -63,8 +76,15 @@ AGENTS = {
     # solo search, whose playouts are 30 greedy moves, about 0.35 and 0.7 s a move
     "mcts_200it": ("mcts", {"simulations": 200}),
     "mcts_400it": ("mcts", {"simulations": 400}),
+    # Between Two Cities' solo search: about 0.3 and 1.2 CPU seconds a move (its last
+    # moves, whose playouts reach the end sooner, cost far less than its first)
+    "mcts_1000it": ("mcts", {"simulations": 1000}),
+    "mcts_4000it": ("mcts", {"simulations": 4000}),
 }
-SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it")
+SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it", "mcts_4000it")
+# Modes whose option sets differ only in a level that adds a constant to an automaton's final
+# score: one job per seed plays every level (play_levels).
+LEVEL_OPTION = {"between_two_cities": "difficulty"}
 
 
 
@@ -81,6 +101,130 @@ def play_one(job):
     record = agents.play_game(env, [bot], seed=seed)
     return {**job, **solo_outcome(env, record),
             "seconds_per_move": record.think_seconds[0] / max(record.moves[0], 1)}
+
+
+class _EndWatch:
+    """The raw env as :meth:`agents.mcts.MCTSAgent.search` sees it, noting whether any
+    iteration played a determinization to the end of the game (``saw_end``): the search
+    mutates the copy ``determinize`` hands it, so the previous copy is checked whenever a
+    new one is asked for, and once more by :meth:`check` after the search."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._current_player = raw.spec.kernel.current_player
+        self._last = None
+        self.saw_end = False
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+    def check(self):
+        if self._last is not None and self._current_player(self._last._state) < 0:
+            self.saw_end = True
+
+    def determinize(self, agent, seed):
+        self.check()
+        self._last = self._raw.determinize(agent, seed)
+        return self._last
+
+
+class _EndWatchingMCTS(MCTSAgent):
+    """MCTS noting in ``saw_end`` whether its last search reached the end of the game in
+    some iteration (the search itself is :class:`agents.mcts.MCTSAgent`'s)."""
+
+    saw_end = False
+
+    def search(self, raw, agent):
+        watch = _EndWatch(raw)
+        stats = super().search(watch, agent)
+        watch.check()
+        self.saw_end = watch.saw_end
+        return stats
+
+
+def _next_move_ends(env):
+    """Whether the decision now to be taken ends the game (its first legal action does)."""
+    raw = env.unwrapped
+    probe = raw.clone()
+    probe.step(int(raw.legal_actions()[0]))
+    return all(probe.terminations.values())
+
+
+def play_levels(job):
+    """Play one seed at every level of ``job["levels"]`` (the option ``job["level_option"]``);
+    returns one :func:`play_one`-like result per level, each with ``shared_moves``: the
+    moves played once for every level.
+
+    A level adds a constant to an automaton's final score and changes nothing before the
+    end, so an agent's choice depends on it only when it looks at a finished game.  The
+    game is played once at the first level until the first decision at which the agent
+    may: for MCTS, the first search in which an iteration reached the end (that search is
+    thrown away); for other agents, the decision that ends the game (one-ply agents look
+    one move ahead; in Between Two Cities that decision is forced).  A trained policy
+    observes the level and shares nothing.  From there each level gets its own env (the
+    same seed, the shared moves replayed) and its own copy of the agent as it stood before
+    that decision, and finishes the game."""
+    import copy
+
+    import agents
+    import envs
+    game, options, key, seed = job["game"], job["options"], job["level_option"], job["seed"]
+
+    def fresh(level):
+        env = envs.make(game, **options, **{key: level})
+        env.reset(seed=seed)
+        return env
+
+    watched = job["name"] == "mcts"
+    bot = (_EndWatchingMCTS if watched else partial(agents.make, job["name"]))(
+        seed=seed, **job["agent_options"])
+    env = fresh(job["levels"][0])
+    warm_up = getattr(bot, "warm_up", None)
+    if warm_up is not None:
+        warm_up(env)
+    shared, think, think_cpu = [], 0.0, 0.0
+    if job["name"] != "policy":
+        while True:
+            who = env.agent_selection
+            if env.terminations[who] or env.truncations[who] or (not watched and _next_move_ends(env)):
+                break
+            before = copy.deepcopy(bot)
+            if watched:
+                bot.saw_end = False
+            t0, c0 = time.perf_counter(), time.process_time()
+            action = int(bot.act(env, who))
+            seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+            if watched and bot.saw_end:
+                bot = before
+                break
+            shared.append(action)
+            think += seconds
+            think_cpu += cpu_seconds
+            env.step(action)
+    results = []
+    for level in job["levels"]:
+        env = fresh(level)
+        for action in shared:
+            env.step(action)
+        player = copy.deepcopy(bot)
+        moves, seconds, cpu_seconds = len(shared), think, think_cpu
+        while True:
+            who = env.agent_selection
+            if env.terminations[who] or env.truncations[who]:
+                break
+            t0, c0 = time.perf_counter(), time.process_time()
+            action = int(player.act(env, who))
+            seconds += time.perf_counter() - t0
+            cpu_seconds += time.process_time() - c0
+            moves += 1
+            env.step(action)
+        record = SimpleNamespace(info=dict(env.infos[who]))
+        results.append({**job, "options": {**options, key: level}, **solo_outcome(env, record),
+                        "seconds_per_move": seconds / max(moves, 1),
+                        "cpu_seconds_per_move": cpu_seconds / max(moves, 1), "moves": moves,
+                        "shared_moves": len(shared),
+                        "simulations": getattr(player, "total_simulations", None)})
+    return results
 
 
 def parse_games_of(items, modes, labels):
@@ -110,6 +254,14 @@ def make_jobs(modes, labels, games, slow_games, seed, policies, games_of=None):
         for label, name, agent_options in cells:
             n = slow_games if label in SLOW_AGENTS else games
             n = games_of.get((mode, label), games_of.get((None, label), n))
+            if mode in LEVEL_OPTION:
+                levels = [extra[LEVEL_OPTION[mode]] for extra in option_sets]
+                for i in range(n):
+                    jobs.append({"mode": mode, "game": game, "options": dict(base),
+                                 "level_option": LEVEL_OPTION[mode], "levels": levels,
+                                 "label": label, "name": name, "agent_options": agent_options,
+                                 "seed": seed + i})
+                continue
             for extra in option_sets:
                 for i in range(n):
                     jobs.append({"mode": mode, "game": game, "options": {**base, **extra},
@@ -120,11 +272,16 @@ def make_jobs(modes, labels, games, slow_games, seed, policies, games_of=None):
     return jobs
 
 
+def _play(job):
+    """The results of one job: one game, or one per level (:func:`play_levels`)."""
+    return play_levels(job) if "levels" in job else [play_one(job)]
+
+
 def run(jobs, workers):
     if workers <= 1:
-        return [play_one(j) for j in jobs]
+        return [r for j in jobs for r in _play(j)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(play_one, jobs, chunksize=1))
+        return [r for rs in pool.map(_play, jobs, chunksize=1) for r in rs]
 
 
 # ------------------------------------------------------------------- report
@@ -159,45 +316,76 @@ def tiny_towns_table(results):
 
 
 def between_two_cities_table(results):
-    lines = ["Cells: games won (a first place shared with an automaton counts as won) and, "
-             "below, the seat's mean score vs the mean score of the Deep Learning City "
-             "(difficulty bonus included).  Each automaton scores the lower of the city it shares "
-             "with the seat and the Deep Learning City, so the seat wins only with both of its "
-             "cities above the Deep Learning City.", "",
-             "| agent | " + " | ".join(f"difficulty {d}" for d in range(1, 6)) + " |",
+    adjust = _difficulty_adjustment()
+
+    def level(r):
+        return r["options"].get("difficulty", adjust["default"])
+
+    def unadjusted(r):   # the Deep Learning City's score before the difficulty adjustment
+        return r["deep_learning_city"] - adjust[level(r)]
+
+    def break_even(rows):
+        return float(np.median([r["score"] - unadjusted(r) for r in rows]))
+
+    lines = ["Levels 1-5 add " + ", ".join(f"{adjust[d]:+d}" for d in range(1, 6))
+             + " points to the Deep Learning City's final score.  Each automaton scores the lower "
+             "of the city it shares with the seat and the Deep Learning City, so the seat wins "
+             "only with both of its cities at or above the Deep Learning City (a tie goes to the "
+             "tie-breaks).  A game's *margin* is the seat's score minus the Deep Learning City's "
+             "unadjusted score: the seat wins when the level's adjustment is below it.  The "
+             "*break-even adjustment* is the median margin, the adjustment at which the agent "
+             "would win half of its games.", "",
+             "Games won (a first place shared with an automaton counts as won) and, below, the "
+             "seat's mean score vs the Deep Learning City's mean final score:", "",
+             "| agent | " + " | ".join(f"level {d} ({adjust[d]:+d})" for d in range(1, 6)) + " |",
              "| --- | " + " | ".join("---:" for _ in range(5)) + " |"]
-    for label in _labels(results):
+    labels = _labels(results)
+    for label in labels:
         cells = []
         for d in range(1, 6):
-            rows = [r for r in results if r["label"] == label and r["options"].get("difficulty") == d]
+            rows = [r for r in results if r["label"] == label and level(r) == d]
             if not rows:
                 cells.append("--")
                 continue
             own = np.mean([r["score"] for r in rows])
-            best = np.mean([r["deep_learning_city"] for r in rows])
-            cells.append(f"{_rate(sum(r['won'] for r in rows), len(rows))}<br>{own:.1f} vs {best:.1f}")
+            city = np.mean([r["deep_learning_city"] for r in rows])
+            cells.append(f"{_rate(sum(r['won'] for r in rows), len(rows))}<br>{own:.1f} vs {city:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    bonus = _difficulty_bonus()
-    lines += ["", "Break-even difficulty bonus: the seat wins when its lower city reaches the Deep "
-              "Learning City with its bonus, so the median over every game of (seat's score "
-              "minus the Deep Learning City's score without its bonus) is the bonus at which the "
-              "agent would win about half of its games; the data's bonuses by level are "
-              + ", ".join(f"{d}: {bonus[d]:+d}" for d in range(1, 6)) + ".", "",
-              "| agent | games | Deep Learning City without bonus: mean | seat: mean | break-even bonus |",
-              "| --- | ---: | ---: | ---: | ---: |"]
-    for label in _labels(results):
+    lines += ["", "How far each agent is from winning half of its games at each level: its "
+              "break-even adjustment over that level's games minus the level's adjustment "
+              "(positive: points to spare; negative: points missing).  `shared` is the mean "
+              "number of moves per seed played once for every level (see `play_levels`).", "",
+              "| agent | seeds | shared | Deep Learning City unadjusted: mean | seat: mean "
+              "| break-even adjustment | " + " | ".join(f"level {d}" for d in range(1, 6)) + " |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in range(5)) + " |"]
+    for label in labels:
         rows = [r for r in results if r["label"] == label and r["deep_learning_city"] is not None]
         if not rows:
             continue
-        base = np.array([r["deep_learning_city"] - bonus[r["options"].get("difficulty", bonus["default"])]
-                         for r in rows], dtype=float)
-        own = np.array([r["score"] for r in rows], dtype=float)
-        lines.append(f"| {label} | {len(rows)} | {base.mean():.1f} | {own.mean():.1f} | "
-                     f"{np.median(own - base):+.1f} |")
+        gaps = []
+        for d in range(1, 6):
+            at = [r for r in rows if level(r) == d]
+            gaps.append(f"{break_even(at) - adjust[d]:+.1f}" if at else "--")
+        shared = [r["shared_moves"] for r in rows if "shared_moves" in r]
+        lines.append(f"| {label} | {len({r['seed'] for r in rows})} | "
+                     f"{np.mean(shared) if shared else 0:.1f} | "
+                     f"{np.mean([unadjusted(r) for r in rows]):.1f} | "
+                     f"{np.mean([r['score'] for r in rows]):.1f} | {break_even(rows):+.1f} | "
+                     + " | ".join(gaps) + " |")
+    searched = [(label, [r for r in results if r["label"] == label and r.get("simulations")])
+                for label in labels]
+    searched = [(label, rows) for label, rows in searched if rows]
+    if searched:
+        lines += ["", "MCTS per move (mean over each game's moves, forced moves included): "
+                  + "; ".join(f"{label} {np.mean([r['simulations'] / r['moves'] for r in rows]):.0f} "
+                              f"iterations, {np.mean([r['cpu_seconds_per_move'] for r in rows]):.3f} "
+                              "CPU seconds" for label, rows in searched)
+                  + " (CPU time does not depend on the machine's load; the thinking-time table "
+                  "below is wall time)."]
     return lines
 
 
-def _difficulty_bonus():
+def _difficulty_adjustment():
     """``{level: points added to the Deep Learning City's final score}`` from the game data,
     and ``"default"``: the level a game without a ``difficulty`` option plays."""
     from kernels import between_two_cities as btc

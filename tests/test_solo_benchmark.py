@@ -13,27 +13,55 @@ def test_games_of_sets_one_agents_games_in_every_mode_or_in_one():
     for j in jobs:
         count[(j["mode"], j["label"])] = count.get((j["mode"], j["label"]), 0) + 1
     assert count == {("tiny_towns", "greedy"): 2, ("tiny_towns", "mcts_200it"): 3,
-                     ("between_two_cities", "greedy"): 10, ("smartphone_inc", "greedy"): 2}
+                     ("between_two_cities", "greedy"): 2, ("smartphone_inc", "greedy"): 2}   # (one job: 5 levels)
     assert [j["seed"] for j in jobs if j["label"] == "mcts_200it"] == [500, 501, 502]
     for bad in (["mcts_200it"], ["nobody=2"], ["chess/greedy=1"], ["greedy=-1"], ["greedy=x"]):
         with pytest.raises(ValueError, match="--games-of"):
             solo.parse_games_of(bad, modes, labels)
 
 
-def test_between_two_cities_report_gives_the_break_even_bonus():
-    """The same random games at every difficulty: the Deep Learning City without its bonus is
-    the same game by game, so the break-even bonus is the median margin over it."""
+def test_between_two_cities_report_gives_the_break_even_adjustment():
+    """One job per seed plays every level; the Deep Learning City's unadjusted score is the
+    same at every level of a (random, level-blind) game, so the break-even adjustment is the
+    median margin over it, and each level's distance is that minus the level's adjustment."""
     jobs = solo.make_jobs(["between_two_cities"], ["random"], 3, 0, 500, {})
+    assert len(jobs) == 3 and all(j["levels"] == [1, 2, 3, 4, 5] for j in jobs)
     results = solo.run(jobs, 1)
-    bonus = solo._difficulty_bonus()
+    assert len(results) == 15
+    adjust = solo._difficulty_adjustment()
+    assert [adjust[d] for d in range(1, 6)] == [-10, -5, 0, 5, 10]      # ruling 18
     base = {}
     for r in results:
-        base.setdefault(r["seed"], set()).add(r["deep_learning_city"] - bonus[r["options"]["difficulty"]])
+        base.setdefault(r["seed"], set()).add(r["deep_learning_city"] - adjust[r["options"]["difficulty"]])
         if r["score"] != r["deep_learning_city"]:   # (a tie goes to the tie-breaks)
             assert r["won"] == (r["score"] > r["deep_learning_city"])
     assert all(len(v) == 1 for v in base.values())
-    margins = [r["score"] - (r["deep_learning_city"] - bonus[r["options"]["difficulty"]]) for r in results]
+    margins = [r["score"] - (r["deep_learning_city"] - adjust[r["options"]["difficulty"]]) for r in results]
     lines = solo.between_two_cities_table(results)
-    row = next(line for line in lines if line.startswith("| random | 15 |"))
-    assert row.endswith(f"| {np.median(margins):+.1f} |")
+    row = next(line for line in lines if line.startswith("| random | 3 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[5] == f"{np.median(margins):+.1f}"
+    assert cells[6:] == [f"{np.median(margins) - a:+.1f}" for a in (-10, -5, 0, 5, 10)]
     assert any("break-even" in line.lower() for line in lines)
+
+
+@pytest.mark.parametrize("name,options", [("greedy", {}), ("mcts", {"simulations": 20})])
+def test_play_levels_gives_the_games_each_level_would_give_alone(name, options):
+    """Sharing the moves before the agent can see the end of the game changes nothing: every
+    level's outcome equals the game played at that level from the start (MCTS with an
+    iteration budget is deterministic; its play does depend on the level near the end)."""
+    job = {"mode": "between_two_cities", "game": "between_two_cities_v0", "options": {"num_players": 1},
+           "level_option": "difficulty", "levels": [1, 2, 3, 4, 5], "label": name, "name": name,
+           "agent_options": options, "seed": 503}
+    shared = solo.play_levels(job)
+    keys = ("score", "automata", "won", "margin", "deep_learning_city")
+    for r, level in zip(shared, job["levels"]):
+        assert r["options"]["difficulty"] == level
+        alone = solo.play_one({**{k: v for k, v in job.items() if k not in ("levels", "level_option")},
+                               "options": {"num_players": 1, "difficulty": level}})
+        assert [r[k] for k in keys] == [alone[k] for k in keys]
+    moves = shared[0]["moves"]
+    if name == "greedy":        # the only decision left to each level is the forced last one
+        assert shared[0]["shared_moves"] == moves - 1
+    else:                       # the search reaches the end well before the last decision
+        assert 0 < shared[0]["shared_moves"] < moves - 1
