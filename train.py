@@ -16,14 +16,14 @@ batched one is measured against).  Opponents:
 ``self``
     frozen snapshots of the learner, saved to ``OUT/pool/`` every ``--snapshot-every``
     steps; each episode draws the newest snapshot or one of the ``--pool-size`` newest
-    (:class:`agents.policy.SnapshotPool`; random play until the first snapshot exists);
+    (:class:`agents.players.policy.SnapshotPool`; random play until the first snapshot exists);
 ``mix`` (default, unless the game's defaults say otherwise)
     the snapshot pool plus, with probability ``--baseline-prob``, a random or greedy seat.
 
 ``--warm-start greedy`` first trains the new policy to play greedy's moves, from
 ``--warm-start-samples`` decisions of batched games labelled in numba with greedy's
 choice (and its value head on the returns those games pay), before PPO takes over
-(:mod:`agents.imitation`).  ``--warm-start mcts`` distils the search instead: games
+(:mod:`agents.learning.imitation`).  ``--warm-start mcts`` distils the search instead: games
 between ``MCTSAgent(simulations=--warm-start-simulations)`` seats, played in
 ``--warm-start-workers`` processes, and the actor fitted to the visit shares at each
 decision (``--warm-start-target move``: to the move the search plays).  With ``--policy
@@ -40,7 +40,7 @@ same actor as ``OUT/final_model.npz`` plays without torch), a
 final evaluation over ``--final-eval-games`` games, ``OUT/learning_curve.png`` and
 ``OUT/summary.json``.  ``OUT/policy.json`` describes the network (game, options, network
 and its arguments), so that every model of the run loads without unpickling
-(:mod:`agents.policy_files`); ``--init-model`` reads a model that way too, unless
+(:mod:`agents.players.policy_files`); ``--init-model`` reads a model that way too, unless
 ``--trust-pickle`` is given for a trusted file saved without one.
 
 Solo games (``--num-players 1`` in Tiny Towns, Between Two Cities and Smartphone Inc.)
@@ -76,7 +76,7 @@ from typing import Optional
 import numpy as np
 
 EVAL_OPPONENTS = ("random", "greedy")
-# --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.networks.
+# --policy names: "mlp" is sb3's MlpPolicy; the others name a class of agents.players.networks.
 POLICY_CHOICES = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy",
                   "values": "ActionValuesPolicy"}
 OPPONENT_MODES = ("random", "greedy", "self", "mix", "none")   # none: solo games only
@@ -172,7 +172,7 @@ class TrainConfig:
         TRAINING, summary=False)
     warm_start: str = _setting(
         "none", "greedy: before PPO, train the policy to play greedy's moves (and its value head on "
-        "the returns) from labelled batched games (agents.imitation); mcts: to play like MCTS, "
+        "the returns) from labelled batched games (agents.learning.imitation); mcts: to play like MCTS, "
         "from the visit shares of games between MCTS agents (distillation); none: start from "
         "scratch", TRAINING, choices=("none", "greedy", "mcts"))
     warm_start_samples: int = _setting(
@@ -198,8 +198,8 @@ class TrainConfig:
     # PPO
     policy: str = _setting(
         "mlp", "network: mlp (flat observation, --net-arch hidden layers) or a game's structured "
-        "network (agents.networks; expancity: per-cell action scores on its crop; board: per-cell "
-        "action scores on a fixed board, the games of agents.boards.BOARD_SPECS; values: greedy's "
+        "network (agents.players.networks; expancity: per-cell action scores on its crop; board: per-cell "
+        "action scores on a fixed board, the games of agents.players.boards.BOARD_SPECS; values: greedy's "
         "one-ply value of each action, read from the env's action_values, plus learned logits)", PPO,
         choices=tuple(sorted(POLICY_CHOICES)))
     net_arch: tuple = _setting((256, 256), "hidden layer sizes, comma separated, e.g. 256,256", PPO,
@@ -598,7 +598,7 @@ EVAL_FIELDS = ["timesteps", "elapsed_s", "opponent", "games", "win_rate", "mean_
 def _make_callback(cfg, out, eval_names, verbose, automata=None):
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.policy import PolicyAgent, export_numpy_actor
+    from agents.players.policy import PolicyAgent, export_numpy_actor
 
     class SelfPlayCallback(BaseCallback):
         """Snapshots for the self-play pool, periodic evaluations, checkpoints, CSV/TB logs."""
@@ -774,7 +774,7 @@ def training_opponents(cfg, out):
     (an opponent factory both kinds of training env call at the start of every game), or
     no one (``none``: a solo game)."""
     import envs
-    from agents.policy import SnapshotPool
+    from agents.players.policy import SnapshotPool
 
     mode = cfg.opponents
     if mode == "none":
@@ -905,13 +905,13 @@ def _plot_solo_curve(history, ax1, ax2, title):
 def warm_start(model, cfg, verbose=1):
     """Pre-train ``model``'s policy on a teacher's moves from ``cfg.warm_start_samples``
     decisions, their returns paid as the training env pays them (reward mode, shaping,
-    reward scale, gamma); see :mod:`agents.imitation`.  ``cfg.warm_start == "greedy"``:
+    reward scale, gamma); see :mod:`agents.learning.imitation`.  ``cfg.warm_start == "greedy"``:
     greedy's choices in labelled batched games; ``"mcts"``: the visit shares of
     ``MCTSAgent(cfg.warm_start_simulations)`` (expanding in ``cfg.warm_start_expansion`` order)
     in games between such agents, played in
     ``cfg.warm_start_workers`` processes.  Returns the pre-training's statistics
     (accuracies, seconds)."""
-    from agents import imitation
+    from agents.learning import imitation
 
     t0 = time.time()
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
@@ -953,20 +953,20 @@ def policy_class(name):
         raise ValueError(f"policy must be one of {sorted(POLICY_CHOICES)}, got {name!r}")
     if POLICY_CHOICES[name] is None:
         return "MlpPolicy"
-    from agents import networks
+    from agents.players import networks
     return getattr(networks, POLICY_CHOICES[name])
 
 
 def win_interval(rate, games):
     """The Wilson 95% interval ``[low, high]`` of a win rate measured over ``games`` games."""
-    from agents.tournament import wilson_interval
+    from agents.rating.elo import wilson_interval
     low, high = wilson_interval(int(round(rate * games)), games)
     return [round(low, 4), round(high, 4)]
 
 
 def policy_kwargs(cfg):
     """The policy's constructor arguments: the MLP's layer sizes; the board network is told
-    its game (it reads the board's planes and pointing actions from agents.boards); the
+    its game (it reads the board's planes and pointing actions from agents.players.boards); the
     values network gets them as its body's."""
     kwargs = dict(net_arch=list(cfg.net_arch))
     if cfg.policy == "board":
@@ -981,10 +981,10 @@ def policy_kwargs(cfg):
 def load_initial_model(path, venv, cfg, hyper):
     """``--init-model`` without unpickling: a new MaskablePPO of the network in the model's
     ``policy.json``, given the zip's weights, optimiser state and step counts
-    (:func:`agents.policy_files.load_zip`)."""
+    (:func:`agents.players.policy_files.load_zip`)."""
     from sb3_contrib import MaskablePPO
 
-    from agents import policy_files
+    from agents.players import policy_files
 
     loaded = policy_files.load_zip(path, device=cfg.device)
     config = loaded.config
@@ -1038,9 +1038,9 @@ def train(cfg):
                                 **hyper)
             if cfg.warm_start != "none":
                 warm_start_stats = warm_start(model, cfg, verbose)
-        # What it takes to build the network again without unpickling (agents.policy_files):
+        # What it takes to build the network again without unpickling (agents.players.policy_files):
         # every model this run saves (final, best, checkpoints, pool) loads with it.
-        from agents import policy_files
+        from agents.players import policy_files
         policy_files.write_config(out, policy_files.config_from_model(model, cfg.game, cfg.env_options))
         formats = ["csv"]
         if verbose >= 2:
@@ -1073,7 +1073,7 @@ def train(cfg):
         train_s = time.time() - t_train
         model.save(os.path.join(out, "final_model.zip"))
         try:   # the same actor as a numpy file: agents.make("policy", path=...npz) needs no torch
-            from agents.policy import export_numpy_actor
+            from agents.players.policy import export_numpy_actor
             export_numpy_actor(model, os.path.join(out, "final_model.npz"))
         except ValueError:
             pass

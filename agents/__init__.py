@@ -8,13 +8,27 @@ search / its policy alone); every agent takes ``seed=`` in its constructor.
 and of ``train.py``'s evaluations).
 """
 from agents.base import Agent, make, register
-from agents.greedy import GreedyAgent
-from agents.mcts import MCTSAgent
 from agents.loop import GameRecord, play_game
-from agents.policy import PolicyAgent  # torch is imported only when a policy is loaded
-from agents.pretrained import PretrainedAgent  # numpy only
-from agents.random_agent import RandomAgent
-from agents.players.az import AZAgent, AZPolicyAgent  # numpy and numba only
+
+# The agent classes, imported on first use through the registry (agents.base.BUILTIN_AGENTS):
+# the core package imports none of its subpackages when it is imported.
+_CLASSES = {"RandomAgent": "random", "GreedyAgent": "greedy", "MCTSAgent": "mcts",
+            "PolicyAgent": "policy", "PretrainedAgent": "pretrained", "AZAgent": "az",
+            "AZPolicyAgent": "az_policy"}
+
+
+def __getattr__(name):
+    if name in _CLASSES:
+        from agents.base import builtin_class
+
+        cls = builtin_class(_CLASSES[name])
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CLASSES))
 
 __all__ = ["AZAgent", "AZPolicyAgent", "Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
            "RandomAgent", "make", "play_game", "register"]

@@ -6,6 +6,17 @@ import numpy as np
 from kernels.playout import new_generator
 
 _REGISTRY = {}
+# The built-in agents, imported on first use: ``import agents`` stays light (no numba search
+# compiled, no torch), and the core package imports no subpackage at import time.
+BUILTIN_AGENTS = {
+    "random": "agents.players.random_agent:RandomAgent",
+    "greedy": "agents.players.greedy:GreedyAgent",
+    "mcts": "agents.players.mcts:MCTSAgent",
+    "policy": "agents.players.policy:PolicyAgent",
+    "pretrained": "agents.pretrained:PretrainedAgent",
+    "az": "agents.players.az:AZAgent",
+    "az_policy": "agents.players.az:AZPolicyAgent",
+}
 
 
 class Agent:
@@ -54,15 +65,31 @@ def register(name):
 
 def known_agents():
     """The names :func:`make` knows, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | set(BUILTIN_AGENTS))
+
+
+def builtin_class(name):
+    """The class of the built-in agent ``name`` (a key of :data:`BUILTIN_AGENTS`), imported
+    now; importing it registers it."""
+    import importlib
+
+    module_name, _, attr = BUILTIN_AGENTS[name].partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def agent_class(name):
+    """The class :func:`make` builds for ``name``; ``ValueError`` naming the known agents."""
+    if name not in _REGISTRY:
+        if name not in BUILTIN_AGENTS:
+            raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known_agents())}")
+        builtin_class(name)
+    return _REGISTRY[name]
 
 
 def make(name, **options):
     """A new agent ``name`` (see :func:`register`) built with the keyword ``options`` of its
     constructor; every agent accepts ``seed=``."""
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known_agents())}")
-    return _REGISTRY[name](**options)
+    return agent_class(name)(**options)
 
 
 def action_mask(env, agent):

@@ -5,7 +5,7 @@ anything else that lets agents play a whole game.
 >>> outcome.info["scores"], outcome.rewards, outcome.moves
 
 The agents are reset, ``env`` is reset with ``seed``, agents that have a ``warm_up(env)``
-method (:class:`agents.mcts.MCTSAgent`) compile their search, and then the agent to move
+method (:class:`agents.players.mcts.MCTSAgent`) compile their search, and then the agent to move
 is asked for its action until the game ends.  Each seat's thinking time is measured.
 
 Pass ``record=envs.records.new_record(...)`` to have the game written into that record

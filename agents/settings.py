@@ -1,7 +1,7 @@
 """Per-game settings of the search baselines (they are choices of the agents, not of the
 games, so they live here and not on the environments' specs).
 
-``playout``/``playout_depth``: how :class:`agents.mcts.MCTSAgent` (``playout="auto"``)
+``playout``/``playout_depth``: how :class:`agents.players.mcts.MCTSAgent` (``playout="auto"``)
 finishes an iteration -- ``depth`` moves of ``"heuristic"`` (random) or ``"greedy"`` play,
 then the position is scored with the evaluation of :mod:`kernels.outcome`;
 ``margin_scale``: the score lead that counts as tanh(1) in that squashed score, i.e. a

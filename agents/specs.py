@@ -9,7 +9,7 @@ A SPEC is one of
   or with ``act_batch(observations, masks) -> actions`` (it then sees one observation at a
   time, as a batch of one; :class:`BatchActor`);
 * a path to a ``train.py`` run directory or a saved policy file: played by the
-  ``"policy"`` agent (:mod:`agents.policy`).
+  ``"policy"`` agent (:mod:`agents.players.policy`).
 
 :func:`build` turns ``(spec, options, seed)`` into an agent; jobs carry the three as plain
 data, so worker processes build their own copy.  A ``module:factory`` is imported in the

@@ -8,7 +8,7 @@
    one-ply action values it reads), over positions of greedy games;
 2. the search's simulations per second (``az`` with a time budget) and MCTS's iterations per
    second (:func:`benchmarks.tournament_report.measure_mcts_speed`) from the same positions;
-3. matches, seats rotated (:func:`agents.tournament.run_tournament`, ``--games`` games
+3. matches, seats rotated (:func:`agents.apps.tournament.run_tournament`, ``--games`` games
    each): ``az`` against ``mcts_large`` (an ``mcts`` whose fixed budget takes about
    ``--move-seconds`` a move here; ``az`` gets the simulations that take as long), and
    ``az_policy`` against ``greedy`` and against ``pretrained`` (the shipped PPO policy).
@@ -32,7 +32,7 @@ import numpy as np
 
 import agents
 import envs
-from agents import tournament as T
+from agents.apps import tournament as T
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "az"
 MATCHES = ("az_vs_mcts_large", "policy_vs_greedy", "policy_vs_pretrained")

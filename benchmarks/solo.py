@@ -54,7 +54,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from agents.mcts import MCTSAgent
+from agents.players.mcts import MCTSAgent
 from agents.yardstick import TITLES, solo_outcome, yardstick  # noqa: F401 (re-exported)
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "solo.md"
@@ -104,7 +104,7 @@ def play_one(job):
 
 
 class _EndWatch:
-    """The raw env as :meth:`agents.mcts.MCTSAgent.search` sees it, noting whether any
+    """The raw env as :meth:`agents.players.mcts.MCTSAgent.search` sees it, noting whether any
     iteration played a determinization to the end of the game (``saw_end``): the search
     mutates the copy ``determinize`` hands it, so the previous copy is checked whenever a
     new one is asked for, and once more by :meth:`check` after the search."""
@@ -130,7 +130,7 @@ class _EndWatch:
 
 class _EndWatchingMCTS(MCTSAgent):
     """MCTS noting in ``saw_end`` whether its last search reached the end of the game in
-    some iteration (the search itself is :class:`agents.mcts.MCTSAgent`'s)."""
+    some iteration (the search itself is :class:`agents.players.mcts.MCTSAgent`'s)."""
 
     saw_end = False
 

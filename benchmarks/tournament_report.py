@@ -10,7 +10,7 @@ For each game (default: every game in ``envs.GAMES``, at its default player coun
 1. measures MCTS iterations per second (determinize + tree + the game's default playout:
    the greedy evaluation at the leaf, in numba)
    from a few positions of a random game;
-2. runs :func:`agents.tournament.run_tournament` with ``random greedy mcts`` and
+2. runs :func:`agents.apps.tournament.run_tournament` with ``random greedy mcts`` and
    ``--games`` games per table (per pairing at two seats), seats rotated;
 3. writes ``benchmarks/results/<game>/``: ``table.md`` (results and head-to-head
    tables), ``agents.csv``, ``games.csv``, ``head_to_head.csv``, ``results.json``,
@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from agents import tournament as T
-from agents.mcts import MCTSAgent
+from agents.apps import tournament as T
+from agents.players.mcts import MCTSAgent
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 

@@ -14,7 +14,7 @@ from numba import njit
 import agents
 import envs
 from envs.registry import spec_for
-from agents.greedy import evaluate_state, rank_rewards
+from agents.players.greedy import evaluate_state, rank_rewards
 from agents.settings import search_settings
 from envs.shell import CityEnv
 from envs.spec import GameConfig, GameSpec

@@ -300,7 +300,7 @@ def test_shipped_network_is_hash_checked_and_apart_from_the_policies(tmp_path):
 
 @pytest.mark.skipif(not _shipped(), reason="no shipped network yet")
 def test_shipped_agents_in_a_tournament():
-    from agents import tournament as T
+    from agents.apps import tournament as T
 
     res = T.run_tournament(GAME, ["az", "az_policy", "greedy"], games=2, workers=1, seed=0, progress=False,
                            agent_options={"az": {"simulations": 16}})

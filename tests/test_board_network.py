@@ -1,4 +1,4 @@
-"""agents.boards / agents.networks.BoardPolicy: the board network reads each fixed-board
+"""agents.players.boards / agents.players.networks.BoardPolicy: the board network reads each fixed-board
 game's planes and points its actions at the right cells; its numpy twin (shipped policies
 play without torch) computes torch's logits; train.py trains, saves and exports it."""
 import json
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import envs
-from agents.boards import BOARD_SPECS, board_geometry, board_planes, region_planes
+from agents.players.boards import BOARD_SPECS, board_geometry, board_planes, region_planes
 from agents.pretrained import board_numpy
 from kernels import kingdomino_duel as KD
 
@@ -19,7 +19,7 @@ from stored_policy import as_stored  # noqa: E402
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
-from agents.networks import BoardExtractor, BoardPolicy  # noqa: E402
+from agents.players.networks import BoardExtractor, BoardPolicy  # noqa: E402
 
 KD_GAME = "kingdomino_duel_v0"
 
@@ -100,7 +100,7 @@ def test_legal_placements_point_at_empty_cells_of_my_map():
 
 def _reference_regions(kind_of, weight_of, n_kinds, rows, cols):
     """Plain-Python region features of one map (dicts cell -> kind / weight), as
-    :func:`agents.boards.region_planes` documents them, unscaled: (2 + 2*kinds, cells)."""
+    :func:`agents.players.boards.region_planes` documents them, unscaled: (2 + 2*kinds, cells)."""
     cells = rows * cols
     nbrs = {c: [r * cols + q for r, q in ((c // cols - 1, c % cols), (c // cols, c % cols + 1),
                                          (c // cols + 1, c % cols), (c // cols, c % cols - 1))
@@ -209,8 +209,8 @@ def test_train_board_policy_exports_and_plays(tmp_path):
     logits are the model's and which plays a legal game without torch's help."""
     import train
     from agents import pretrained
-    from agents.policy import load_model
-    from agents.pretrained.export import export
+    from agents.players.policy import load_model
+    from agents.learning.training.export import export
 
     run = tmp_path / "run"
     summary = train.main(["--game", KD_GAME, "--policy", "board", "--timesteps", "256", "--n-envs", "2",

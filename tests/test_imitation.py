@@ -1,4 +1,4 @@
-"""The imitation warm start (agents.imitation): greedy-labelled samples, the supervised
+"""The imitation warm start (agents.learning.imitation): greedy-labelled samples, the supervised
 pre-training of a MaskablePPO policy, and its train.py settings."""
 import dataclasses
 
@@ -7,8 +7,8 @@ import pytest
 
 import agents
 import envs
-from agents import imitation
-from agents.greedy import evaluate_state
+from agents.learning import imitation
+from agents.players.greedy import evaluate_state
 from envs.vector import opponent_seed
 
 GAME = "kingdomino_duel_v0"

@@ -1,4 +1,4 @@
-"""agents.networks: the structured Expancity policy points its action logits at the right cells."""
+"""agents.players.networks: the structured Expancity policy points its action logits at the right cells."""
 import os
 import sys
 
@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.networks import ExpancityExtractor, ExpancityPolicy  # noqa: E402
+from agents.players.networks import ExpancityExtractor, ExpancityPolicy  # noqa: E402
 from envs.single_agent import SingleAgentEnv  # noqa: E402
 
 LEGAL_PLANE = EK.WIN_PLANES.index("legal_cell")
@@ -116,7 +116,7 @@ def test_policy_trains_saves_and_plays_legal_moves(tmp_path):
     model.learn(128)
     path = str(tmp_path / "ex.zip")
     model.save(path)
-    from agents import policy_files   # what train.py writes beside its models
+    from agents.players import policy_files   # what train.py writes beside its models
     policy_files.write_config(tmp_path, policy_files.config_from_model(
         model, "expancity_v0", {"reward_mode": "score"}))
     bot = agents.make("policy", path=path, deterministic=False, seed=0)

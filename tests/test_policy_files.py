@@ -1,4 +1,4 @@
-"""Policy files load without unpickling (agents.policy_files, agents.policy): a crafted
+"""Policy files load without unpickling (agents.players.policy_files, agents.players.policy): a crafted
 file runs no code, a model saved with its policy.json plays exactly as MaskablePPO.load's
 copy, and trust_pickle / the convert command are the explicit ways past the default."""
 import base64
@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 import envs  # noqa: E402
-from agents import policy_files  # noqa: E402
+from agents.players import policy_files  # noqa: E402
 from agents.base import policy_observation  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -156,10 +156,10 @@ def test_an_old_run_is_converted_once(saved, tmp_path):
         agents.make("policy", path=str(old / "final_model.zip"))
     with pytest.raises(ValueError, match="trust_pickle"):
         policy_files.convert(old / "final_model.zip")
-    run = subprocess.run([sys.executable, "-m", "agents.policy_files", "convert",
+    run = subprocess.run([sys.executable, "-m", "agents.players.policy_files", "convert",
                           str(old / "final_model.zip")], cwd=REPO, capture_output=True, text=True)
     assert run.returncode == 2 and "--trust-pickle" in run.stderr   # the flag is required
-    run = subprocess.run([sys.executable, "-m", "agents.policy_files", "convert",
+    run = subprocess.run([sys.executable, "-m", "agents.players.policy_files", "convert",
                           str(old / "final_model.zip"), "--trust-pickle"], cwd=REPO,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
@@ -174,7 +174,7 @@ def test_an_old_run_is_converted_once(saved, tmp_path):
 
 
 def test_the_command_lines_pass_trust_pickle_to_policy_agents():
-    from agents import play, tournament
+    from agents.apps import play, tournament
 
     assert tournament.trusting_pickle({"p": {"path": "x"}}, ["p=policy", "random"]) == \
         {"p": {"trust_pickle": True, "path": "x"}}

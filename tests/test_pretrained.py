@@ -16,7 +16,7 @@ from agents import pretrained
 from agents.base import policy_observation
 from agents.loop import play_game
 from agents.pretrained import expancity_numpy
-from agents.pretrained import export as export_module
+from agents.learning.training import export as export_module
 from tests.stored_policy import as_stored
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -177,7 +177,7 @@ def test_sampled_play_is_legal_and_seeded():
 
 
 def test_tournament_accepts_it():
-    from agents import tournament
+    from agents.apps import tournament
     game = SHIPPED[0]
     options = dict(pretrained.load_record(game)["options"])
     options.pop("reward_mode", None)   # a training setting: the tournament ranks by score
@@ -202,7 +202,7 @@ def _torch_expancity_logits(policy, obs):
 
 def _expancity_policy(seed):
     import torch
-    from agents.networks import ExpancityPolicy
+    from agents.players.networks import ExpancityPolicy
     env = envs.make("expancity_v0")
     agent = env.possible_agents[0]
     torch.manual_seed(seed)
@@ -247,8 +247,8 @@ def test_export_from_a_run(tmp_path, capsys):
     """A run directory (summary.json + final_model.npz) exports to a policy that computes the
     run's own actor logits, with the changed settings recorded as overridden."""
     from sb3_contrib import MaskablePPO
-    from agents.policy import PolicyAgent, export_numpy_actor
-    from agents.pretrained.export import export
+    from agents.players.policy import PolicyAgent, export_numpy_actor
+    from agents.learning.training.export import export
 
     game = "smartphone_inc_v0"   # its default network is sb3's MLP
     cfg = train.defaults_for(game).resolved()

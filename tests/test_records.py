@@ -252,7 +252,7 @@ def test_play_game_records_the_game():
 
 
 def test_tournament_saves_one_record_per_game(tmp_path):
-    from agents import tournament as T
+    from agents.apps import tournament as T
 
     game = "kingdomino_duel_v0"
     out, saved = tmp_path / "out", tmp_path / "records"

@@ -1,4 +1,4 @@
-"""The web app's JSON API (agents/serve.py), through Starlette's TestClient.
+"""The web app's JSON API (agents/apps/serve.py), through Starlette's TestClient.
 
 Skipped when the optional extra "web" (Starlette, httpx) is not installed.  The page
 itself is driven in a real browser by tests/test_browser.py.
@@ -17,7 +17,7 @@ with warnings.catch_warnings():   # Starlette 1.x prefers the httpx2 fork; httpx
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from agents.serve import create_app  # noqa: E402
+from agents.apps.serve import create_app  # noqa: E402
 from envs import records  # noqa: E402
 
 LOCAL = "http://127.0.0.1:8000"   # the address the app serves by default
@@ -253,9 +253,9 @@ def test_other_seats_secret_choices_are_not_listed_until_the_end(client):
 def test_the_server_answers_while_an_agent_thinks(monkeypatch):
     import threading
 
-    import agents.serve as serve
+    import agents.apps.serve as serve
     from agents.base import Agent, _REGISTRY
-    from agents.random_agent import RandomAgent
+    from agents.players.random_agent import RandomAgent
 
     thinking, may_answer = threading.Event(), threading.Event()
 
@@ -454,7 +454,7 @@ def test_the_client_cookie(client):
 
 
 def test_one_browser_cannot_evict_anothers_games(monkeypatch):
-    import agents.serve as serve
+    import agents.apps.serve as serve
 
     monkeypatch.setattr(serve, "MAX_GAMES", 4)
     monkeypatch.setattr(serve, "GAMES_PER_CLIENT", 2)

@@ -12,7 +12,7 @@ import pytest
 
 import agents
 import envs
-from agents.greedy import evaluate_state
+from agents.players.greedy import evaluate_state
 from agents.settings import search_settings
 from kernels import outcome
 from kernels import smartphone_inc as SI

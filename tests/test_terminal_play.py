@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import play
+from agents.apps import play
 from envs import records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ class Terminal:
     def __init__(self, args, cwd):
         master, slave = os.openpty()
         env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen([sys.executable, "-m", "agents.play", *args], cwd=cwd, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "agents.apps.play", *args], cwd=cwd, env=env,
                                      stdin=slave, stdout=slave, stderr=slave, close_fds=True)
         os.close(slave)
         self.master, self.pending = master, ""

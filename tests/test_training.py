@@ -243,7 +243,7 @@ def test_tiny_training_outputs(trained, game):
         assert os.path.exists(os.path.join(d, name)), name
     config = json.load(open(os.path.join(d, "policy.json")))   # the network, to load it safely
     assert config["game"] == game and config["network"] == train.defaults_for(game).policy
-    # the torch-free copy exists exactly for flat MLP actors (agents.networks ones need torch)
+    # the torch-free copy exists exactly for flat MLP actors (agents.players.networks ones need torch)
     flat_mlp = train.defaults_for(game).policy == "mlp"
     assert os.path.exists(os.path.join(d, "final_model.npz")) == flat_mlp
     assert os.listdir(os.path.join(d, "pool"))
@@ -293,7 +293,7 @@ def test_policy_agent_plays_legal_games(trained, game):
     mask = mask.astype(bool)
     fast = bot.logits(observation, mask)
     assert np.all(np.isneginf(fast[~mask])) and np.all(np.isfinite(fast[mask]))
-    # flat MLP actors play through the numpy copy of the actor; agents.networks ones need torch
+    # flat MLP actors play through the numpy copy of the actor; agents.players.networks ones need torch
     flat_mlp = train.defaults_for(game).policy == "mlp"
     assert (bot._layers is not None) == flat_mlp
     if not flat_mlp:
@@ -313,7 +313,7 @@ def test_policy_agent_plays_legal_games(trained, game):
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_every_saved_model_loads_without_unpickling(trained, game, monkeypatch):
-    """The run's policy.json rebuilds each network (flat MLP and agents.networks alike), and
+    """The run's policy.json rebuilds each network (flat MLP and agents.players.networks alike), and
     the weights alone are read: the final, best and checkpoint models play exactly as
     MaskablePPO.load's copies, with unpickling made impossible."""
     import pickle
@@ -329,7 +329,7 @@ def test_every_saved_model_loads_without_unpickling(trained, game, monkeypatch):
         raise AssertionError("unpickled")
     monkeypatch.setattr(cloudpickle, "loads", refuse)
     monkeypatch.setattr(pickle, "loads", refuse)
-    from agents import policy
+    from agents.players import policy
     monkeypatch.setattr(policy, "_MODEL_CACHE", {})
     env = envs.make(game)
     env.reset(seed=5)
@@ -360,7 +360,7 @@ def test_init_model_continues_without_unpickling(trained, tmp_path):
 def test_policy_in_tournament(trained):
     game = envs.GAMES[0]
     path = os.path.join(trained[game], "final_model.zip")
-    from agents.tournament import run_tournament
+    from agents.apps.tournament import run_tournament
 
     result = run_tournament(game, ["policy", "random"], games=4, progress=False,
                             agent_options={"policy": {"path": path}})
@@ -369,7 +369,7 @@ def test_policy_in_tournament(trained):
 
 
 def test_snapshot_pool(tmp_path, trained):
-    from agents.policy import PolicyAgent, SnapshotPool
+    from agents.players.policy import PolicyAgent, SnapshotPool
 
     pool = SnapshotPool(str(tmp_path), num_opponents=2, latest_prob=0.5)
     rng = np.random.default_rng(0)
@@ -505,7 +505,7 @@ def test_a_run_is_reproduced_by_its_config_and_seed(tmp_path):
     """Two batched runs with the same settings and seed, self-play snapshots sampling among
     the opponents, end with identical weights: what a shipped policy's recorded config and
     seed promise (its record holds the weights' hash)."""
-    from agents.policy import load_model
+    from agents.players.policy import load_model
     from agents.pretrained import weights_sha256
 
     hashes = []

@@ -1,4 +1,4 @@
-"""agents.networks.ActionValuesPolicy: it starts as greedy's choice, its numpy twin computes
+"""agents.players.networks.ActionValuesPolicy: it starts as greedy's choice, its numpy twin computes
 torch's logits, and train.py trains, exports and plays it -- also in envs made without the
 ``action_values`` option."""
 import numpy as np
@@ -11,7 +11,7 @@ from envs.shell import flat_observation
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
-from agents.networks import ActionValuesPolicy  # noqa: E402
+from agents.players.networks import ActionValuesPolicy  # noqa: E402
 from tests.stored_policy import as_stored  # noqa: E402
 
 KD_GAME = "kingdomino_duel_v0"
@@ -114,7 +114,7 @@ def test_fixed_head_keeps_the_lean_through_training(tmp_path, learn_head):
     """``--no-learn-head``: PPO leaves the per-action head at its start (zero weights, the
     tie-break lean) and tunes the rest; the saved model reloads with it."""
     import train
-    from agents.policy import load_model
+    from agents.players.policy import load_model
 
     run = tmp_path / "run"
     train.main(["--game", KD_GAME, "--policy", "values", "--net-arch", "32,32", "--tie-break", "8",
@@ -142,7 +142,7 @@ def test_learn_head_setting_is_checked():
     env = envs.make(KD_GAME, action_values=True)
     from envs.shell import flat_observation_space
     space = flat_observation_space(env.observation_space(env.possible_agents[0]))
-    from agents.networks import ActionValuesExtractor
+    from agents.players.networks import ActionValuesExtractor
     with pytest.raises(ValueError, match="learn_head must be True or False"):
         ActionValuesExtractor(space, env.action_space(env.possible_agents[0]).n, learn_head=0)
 
@@ -175,8 +175,8 @@ def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):
     play it in an env made without the option (asking the env for the same values)."""
     import train
     from agents import pretrained
-    from agents.policy import load_model
-    from agents.pretrained.export import export
+    from agents.players.policy import load_model
+    from agents.learning.training.export import export
 
     run = tmp_path / "run"
     summary = train.main(["--game", KD_GAME, "--policy", "values", "--net-arch", "32,32",

@@ -62,9 +62,9 @@ try:
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 except ImportError as exc:   # the optional extra is missing
-    raise ImportError('agents.serve needs the "web" extra: pip install -e ".[web]"') from exc
+    raise ImportError('agents.apps.serve needs the "web" extra: pip install -e ".[web]"') from exc
 
-PERSON = "human"   # the person's seat in the record's players (as agents.play writes it)
+PERSON = "human"   # the person's seat in the record's players (as agents.apps.play writes it)
 # Agents a person can pick as opponents: those that need no file ("policy" needs a path).
 OPPONENTS = ("random", "greedy", "mcts", "az", "az_policy")
 LEARNED = ("az", "az_policy")   # need the game's shipped network (catalog: each game's "learned")
@@ -171,7 +171,7 @@ def catalog():
                    for o in spec.options if o.kind in OPTION_KINDS and o.name != "num_players"]
         games.append({"id": game_id, "player_counts": list(spec.player_counts), "options": options,
                       "learned": game_id in learned})
-    return {"games": games, "opponents": [name for name in OPPONENTS if name in base._REGISTRY]}
+    return {"games": games, "opponents": [name for name in OPPONENTS if name in base.known_agents()]}
 
 
 def new_game(body, agent_options):
@@ -351,7 +351,7 @@ def create_app(agent_options=None, hosts=DEFAULT_HOSTS):
     ``hosts``: the names requests may be addressed to (the ``Host`` header without port)."""
     agent_options = {"mcts": {"simulations": 200}, "az": {"simulations": 200}, **(agent_options or {})}
     games: OrderedDict[str, Game] = OrderedDict()
-    web = resources.files("agents").joinpath("web")
+    web = resources.files("agents.apps").joinpath("web")
     # Read once, here: no request waits on a file.
     page = web.joinpath("index.html").read_text()
     assets = {name: (web.joinpath(name).read_text(), kind)

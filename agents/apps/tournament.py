@@ -53,6 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.rating.elo import wilson_interval
+
 _MASK63 = (1 << 63) - 1
 
 
@@ -199,17 +201,6 @@ def run_jobs(jobs, workers=1, backend="process", progress=True, desc="games"):
 
 
 # ---------------------------------------------------------------------- results
-def wilson_interval(successes, n, z=1.96):
-    """95 % Wilson score interval of a proportion (``successes`` may be fractional)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def summarize(results, labels):
     """Per-agent statistics, openskill ratings and head-to-head matrix from game results."""
     from openskill.models import PlackettLuce
@@ -524,7 +515,7 @@ def main(argv=None):
     except json.JSONDecodeError as exc:
         raise SystemExit(f"bad JSON option: {exc}") from exc
     # Use the importable module's functions (not __main__'s) so spawned workers find them.
-    from agents import tournament as mod
+    from agents.apps import tournament as mod
 
     if args.trust_pickle:
         agent_options = mod.trusting_pickle(agent_options, args.agents)

@@ -1,4 +1,7 @@
-"""Training of the agents that learn (the planned home of ``train.py``'s machinery).
+"""Training of the agents that learn.
 
+:mod:`agents.learning.training`: ``train.py``'s machinery (masked self-play PPO) and the export
+of a run as a shipped policy; :mod:`agents.learning.imitation`: the greedy/MCTS warm start;
 :mod:`agents.learning.alphazero`: self-play training of the learned search's network.
+Learning code imports players and the core package, never the apps or ``train``.
 """

@@ -15,7 +15,7 @@ PPO from a random network spends most of a short budget rediscovering what the o
    updates refine the imitated actor instead of scrambling it.
 
 ``train.py --warm-start mcts`` distils the search instead (:func:`search_samples`): games
-in which every seat is an :class:`agents.mcts.MCTSAgent`, played in worker processes, each
+in which every seat is an :class:`agents.players.mcts.MCTSAgent`, played in worker processes, each
 decision labelled with the share of the root's visits every legal move received, and
 :func:`pretrain` fits the actor to those shares by cross-entropy (or, ``target="move"``,
 to the move the search plays).
@@ -24,7 +24,7 @@ A sample is the mover's observation and legal mask, so the policy learns from wh
 seat sees; only the teacher looks at the game, through its own determinization.  Search
 samples of games made with ``action_values=True`` hold the flat observation
 (:func:`envs.shell.flat_observation`: the observation, then the action values), the input
-of :class:`agents.networks.ActionValuesPolicy`.
+of :class:`agents.players.networks.ActionValuesPolicy`.
 """
 from __future__ import annotations
 
@@ -195,11 +195,11 @@ def greedy_samples(game_id, num_samples, *, explore=0.2, gamma=0.995, shaping=0.
 
 def _search_game(job):
     """Every decision of one game of ``game_id`` in which every seat is an
-    :class:`agents.mcts.MCTSAgent` (``simulations`` per move, ``ordered_expansion``, seat
+    :class:`agents.players.mcts.MCTSAgent` (``simulations`` per move, ``ordered_expansion``, seat
     ``k`` seeded with :func:`envs.vector.opponent_seed` of the game seed and ``k``), as a
     dict of arrays (see :func:`search_samples`)."""
     import envs
-    from agents.mcts import MCTSAgent
+    from agents.players.mcts import MCTSAgent
     from envs.shell import flat_observation
     from envs.vector import opponent_seed
 
@@ -275,7 +275,7 @@ def search_samples(game_id, num_samples, *, simulations=400, ordered_expansion=F
                    gamma=0.995, shaping=0.0, reward_scale=1.0, seed=0, workers=1, reward_mode="rank",
                    log=None, **options):
     """``num_samples`` decisions of games of ``game_id`` in which
-    every seat is an :class:`agents.mcts.MCTSAgent` with ``simulations`` iterations per
+    every seat is an :class:`agents.players.mcts.MCTSAgent` with ``simulations`` iterations per
     move (and ``ordered_expansion``: untried moves expanded best first by greedy's
     evaluation), each labelled with the search's visit shares at the root -- the
     distillation target of :func:`pretrain`.

@@ -9,7 +9,7 @@ One architecture for every game (an MLP; torch's twin for training is
   non-zeros, so this is 7x fewer multiplications than a dense product);
 * policy: ``logits[a] = wp[a] . h2 + bp[a] + mix0 * f1[a] + mix1 * f2[a]`` with
   ``(mix0, mix1) = wm . h2 + bm`` and ``f1, f2`` the two action-value inputs of
-  :func:`agents.features.action_value_features` (greedy's one-ply value of each legal action
+  :func:`agents.players.features.action_value_features` (greedy's one-ply value of each legal action
   below the best one, as the env's ``action_values`` option gives them): the network starts
   from greedy's judgement and learns when to lean on it and how to correct it;
   only the legal actions' logits are computed;
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.features import VALUE_CLIP
+from agents.players.features import VALUE_CLIP
 
 KIND = "az_mlp"
 NET_ARRAYS = ("scale", "w1t", "b1", "w2", "b2", "wp", "bp", "wm", "bm", "wv", "bv")
@@ -120,7 +120,7 @@ def masked_softmax(logits, legal, out):
 
 def batch_forward(arrays, obs, action_values, masks, value_scale):
     """numpy twin of :func:`forward` over a batch (tests and checks): ``(logits, values)``."""
-    from agents.features import action_value_features
+    from agents.players.features import action_value_features
     x = np.asarray(obs, np.float32) / arrays["scale"]
     h = np.maximum(x @ arrays["w1t"] + arrays["b1"], 0.0)
     h = np.maximum(h @ arrays["w2"].T + arrays["b2"], 0.0)

@@ -1,5 +1,5 @@
 """The learned search in numba: PUCT / Gumbel selection guided by :mod:`agents.players.az_net`,
-over determinizations (information-set MCTS, as :mod:`agents.mcts`).
+over determinizations (information-set MCTS, as :mod:`agents.players.mcts`).
 
 Every simulation
 
@@ -57,7 +57,7 @@ class SearchParams(NamedTuple):
     rank_weight: float = 0.5         # share of the rank reward in a finished game's value
     solo_center: float = 0.0         # one seat: value tanh((solo value - center) / scale)
     solo_scale: float = 10.0
-    value_scale: float = 5.0         # the action-value inputs' unit (agents.features)
+    value_scale: float = 5.0         # the action-value inputs' unit (agents.players.features)
     c_visit: float = 50.0            # Gumbel sigma(q) = (c_visit + max visits) * c_scale * q
     c_scale: float = 0.1
     win_bonus: float = 10.0          # one seat with automata: a won game's extra points
@@ -153,7 +153,7 @@ class SearchFunctions(NamedTuple):
 def search_functions(kernel):
     """The jitted functions of the learned search for ``kernel`` (any seat count: it is read
     from the sizes of the value arrays), compiled once per process (not cached on disk: they close over the kernel's functions,
-    as :mod:`agents.mcts`'s iteration does)."""
+    as :mod:`agents.players.mcts`'s iteration does)."""
     step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
     k_observe, k_determinize, k_init = kernel.observe, kernel.determinize, kernel.init
     k_ranks = kernel.ranks

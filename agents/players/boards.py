@@ -1,6 +1,6 @@
 """Where a game's fixed board sits in its observation, and which actions point at it.
 
-The board network (:class:`agents.networks.BoardPolicy`) and its numpy twin
+The board network (:class:`agents.players.networks.BoardPolicy`) and its numpy twin
 (:mod:`agents.pretrained.board_numpy`) both read a game's board through
 :func:`board_geometry`; this module needs numpy alone, so a shipped policy plays without
 torch.

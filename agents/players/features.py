@@ -5,7 +5,7 @@ VALUE_CLIP = 5.0
 
 
 def action_value_features(values, value_scale):
-    """The two per-action inputs of :class:`agents.networks.ActionValuesExtractor` from
+    """The two per-action inputs of :class:`agents.players.networks.ActionValuesExtractor` from
     ``values`` (a torch tensor or numpy array; each legal action's value below the best):
     the value in units of ``value_scale`` clipped to ``[-VALUE_CLIP, 0]``, and 1 for the
     best actions (0 below)."""

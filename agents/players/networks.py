@@ -16,7 +16,7 @@ coordinates, so that cell (x, y) sits at row ``cy + K//2 - y``, column ``x - cx 
 of the crop centred on (cx, cy).  A cell outside the crop gets only its kind's bias.
 
 :class:`BoardPolicy` is the same design for any game with a fixed board, built from a
-declaration (:data:`agents.boards.BOARD_SPECS`: which observation parts are the board's
+declaration (:data:`agents.players.boards.BOARD_SPECS`: which observation parts are the board's
 planes, which action blocks point at its cells) instead of written per game.
 
 :class:`ActionValuesPolicy` scores every action from what it does: it reads the
@@ -31,8 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.boards import board_geometry, board_planes, region_planes
-from agents.features import action_value_features
+from agents.players.boards import board_geometry, board_planes, region_planes
+from agents.players.features import action_value_features
 from kernels import expancity as EK
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -198,9 +198,9 @@ class ExpancityPolicy(_ExtractorLogitsPolicy):
 class BoardExtractor(BaseFeaturesExtractor):
     """Observation -> ``[action logits, value features]`` for :class:`BoardPolicy`.
 
-    Convolutions over the game's board planes (:data:`agents.boards.BOARD_SPECS`), with
+    Convolutions over the game's board planes (:data:`agents.players.boards.BOARD_SPECS`), with
     the sizes of the connected regions around each cell
-    (:func:`agents.boards.region_planes`), give every cell a feature vector; an MLP over
+    (:func:`agents.players.boards.region_planes`), give every cell a feature vector; an MLP over
     the whole observation (plus the pooled cells) gives the table's context, broadcast
     back to the cells.  A 1x1 head scores every cell, and each
     pointing action's logit is its cell's score for its choice plus a learned bias per
@@ -254,7 +254,7 @@ class BoardExtractor(BaseFeaturesExtractor):
 
 class BoardPolicy(_ExtractorLogitsPolicy):
     """MaskablePPO policy with :class:`BoardExtractor`'s per-cell action scores, for the
-    games of :data:`agents.boards.BOARD_SPECS`.  ``features_extractor_kwargs`` must name
+    games of :data:`agents.players.boards.BOARD_SPECS`.  ``features_extractor_kwargs`` must name
     the ``game``; it may set ``channels`` (default 32), ``conv_layers`` (3) and ``hidden``
     (128)."""
 
@@ -266,7 +266,7 @@ class BoardPolicy(_ExtractorLogitsPolicy):
 class ActionValuesExtractor(BaseFeaturesExtractor):
     """``[observation, action values]`` -> ``[action logits, value features]`` for
     :class:`ActionValuesPolicy`: ``logits = head(g) + w1(g) * f1 + w2(g) * f2`` where ``g``
-    is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.features.action_value_features`.
+    is an MLP of the scaled observation and ``f1, f2`` are :func:`agents.players.features.action_value_features`.
     ``tie_break``: the head's bias starts falling linearly by this many logits from the first
     action to the last, so that among actions greedy values alike the untrained policy
     leans to the lower ids (0: no lean).  ``learn_head=False`` keeps ``head`` as it starts

@@ -1,6 +1,6 @@
 """The ``"policy"`` agent: plays a masked policy saved by ``train.py`` (sb3-contrib MaskablePPO).
 
-Policy files are read without unpickling (:mod:`agents.policy_files`): a ``.zip`` needs its
+Policy files are read without unpickling (:mod:`agents.players.policy_files`): a ``.zip`` needs its
 run's ``policy.json``, unless ``trust_pickle=True`` is given for a file you trust.
 
 >>> import agents
@@ -32,10 +32,10 @@ def load_model(path, device="cpu", trust_pickle=False, config=None):
     """The model saved at ``path`` (a ``.zip`` of ``train.py`` or ``model.save``), read
     without unpickling: the network from its ``policy.json`` (``config``: another one, a
     path or a dict), the weights with ``torch.load(weights_only=True)``; an object with
-    ``.policy`` (:class:`agents.policy_files.LoadedPolicy`).  ``trust_pickle=True`` loads
+    ``.policy`` (:class:`agents.players.policy_files.LoadedPolicy`).  ``trust_pickle=True`` loads
     the whole MaskablePPO model with ``MaskablePPO.load`` instead, which unpickles the zip's
     metadata and so runs any code a crafted file holds: only for files you trust
-    (:mod:`agents.policy_files` says why and how to convert an old file once).
+    (:mod:`agents.players.policy_files` says why and how to convert an old file once).
 
     Loaded models are cached by (path, modification time, device, how): tournaments build
     a fresh agent for every game, and the agents only read the model."""
@@ -45,7 +45,7 @@ def load_model(path, device="cpu", trust_pickle=False, config=None):
     except ImportError as exc:   # pragma: no cover - depends on the install
         raise ImportError("the policy agent needs the training extras: pip install 'cityzoo[train]' "
                           "(torch, stable-baselines3, sb3-contrib)") from exc
-    from agents import policy_files
+    from agents.players import policy_files
 
     path = str(path)
     if not os.path.exists(path) and os.path.exists(path + ".zip"):
@@ -167,7 +167,7 @@ class PolicyAgent(Agent):
     trust_pickle:
         ``True`` loads a ``.zip`` with ``MaskablePPO.load``, which unpickles its metadata and
         so runs any code a crafted file holds -- only for a file you trust, saved without
-        ``policy.json``; see :mod:`agents.policy_files`.  Default ``False``: never unpickle.
+        ``policy.json``; see :mod:`agents.players.policy_files`.  Default ``False``: never unpickle.
     config:
         The ``policy.json`` (path or dict) of a ``.zip``, when it is not beside the file.
     """

@@ -12,19 +12,19 @@ it takes to build the network again --
                     a policy plays a revised game as well as it can)
 ``options``         the game options of the training env (the observation's layout)
 ``network``         ``"mlp"``, ``"expancity"``, ``"board"`` or ``"values"`` (the ``--policy``
-                    names of ``train.py``: :mod:`agents.networks`)
+                    names of ``train.py``: :mod:`agents.players.networks`)
 ``policy_kwargs``   ``net_arch`` and ``features_extractor_kwargs`` of the network
 
 -- and the weights are read from the zip's ``policy.pth`` with ``torch.load(...,
 weights_only=True)``, which accepts tensors and plain containers only.  The numpy actors
-(``.npz``, :func:`agents.policy.export_numpy_actor`) are read with
+(``.npz``, :func:`agents.players.policy.export_numpy_actor`) are read with
 ``numpy.load(allow_pickle=False)`` and need no ``policy.json``.
 
 A model's ``policy.json`` is looked for in the model's directory, then in its parent (a
 run's ``checkpoints/`` and ``pool/`` share the run's).  A model saved without one (a run of
 an older ``train.py``) is converted once, by unpickling it -- only for a file you trust::
 
-    python -m agents.policy_files convert runs/kingdomino_duel_v0/final_model.zip --trust-pickle
+    python -m agents.players.policy_files convert runs/kingdomino_duel_v0/final_model.zip --trust-pickle
 """
 from __future__ import annotations
 
@@ -39,13 +39,13 @@ from envs import safe_json
 
 CONFIG_NAME = "policy.json"
 FORMAT, VERSION = "cityzoo-policy", 1
-# --policy name -> class name in agents.networks (None: sb3-contrib's MLP policy)
+# --policy name -> class name in agents.players.networks (None: sb3-contrib's MLP policy)
 NETWORKS = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy",
             "values": "ActionValuesPolicy"}
 POLICY_KWARGS = ("net_arch", "features_extractor_kwargs")
 MAX_CONFIG_BYTES = 1 << 20
 
-CONVERT = "python -m agents.policy_files convert {path} --trust-pickle"
+CONVERT = "python -m agents.players.policy_files convert {path} --trust-pickle"
 WHY = ("a stable-baselines3 zip stores part of its metadata as pickled Python, and unpickling "
        "a crafted file runs its code")
 
@@ -57,7 +57,7 @@ def network_class(name):
     if NETWORKS[name] is None:
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
         return MaskableActorCriticPolicy
-    from agents import networks
+    from agents.players import networks
     return getattr(networks, NETWORKS[name])
 
 
@@ -302,7 +302,7 @@ def convert(path, game=None, options=None, trust_pickle=False):
                          "(--trust-pickle) for a file you trust")
     import numpy as np
 
-    from agents.policy import export_numpy_actor, load_model
+    from agents.players.policy import export_numpy_actor, load_model
 
     model = load_model(path, trust_pickle=True)
     summary = _run_summary(path) or {}
@@ -334,7 +334,7 @@ def convert(path, game=None, options=None, trust_pickle=False):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m agents.policy_files",
+        prog="python -m agents.players.policy_files",
         description="Convert a policy saved without policy.json (an older train.py run) so "
                     "that it loads without unpickling.")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -16,7 +16,7 @@ made without the ``action_values`` option it asks for the same values,
 :func:`agents.base.policy_observation`).  Without ``game=`` it plays the game of the environment it is given.
 
 Regenerate a file from a training run (``train.py`` or ``benchmarks.training_report``)
-with :mod:`agents.pretrained.export`:
+with :mod:`agents.learning.training.export`:
 
     python -m agents.pretrained export runs/training_report/kingdomino_duel_v0
 """
@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from agents.base import Agent, policy_observation, register
-from agents.policy import numpy_actor_layers
+from agents.players.policy import numpy_actor_layers
 from agents.pretrained import board_numpy, expancity_numpy, values_numpy
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
@@ -88,7 +88,7 @@ def weights_sha256(arrays):
 
 def as_float32(arrays):
     """A policy file's arrays as the actors compute with them: an int8 matrix times its
-    per-row scale (``name + ROW_SCALE``, see :func:`agents.pretrained.export.int8_rows`),
+    per-row scale (``name + ROW_SCALE``, see :func:`agents.learning.training.export.int8_rows`),
     float16 widened, the rest as it is; the scales themselves dropped."""
     out = {}
     for name, value in arrays.items():
@@ -127,7 +127,7 @@ def checked_arrays(game, directory=MODELS_DIR, prefix=""):
 
 
 class _MlpActor:
-    """A flat MLP actor (:func:`agents.policy.export_numpy_actor`'s arrays)."""
+    """A flat MLP actor (:func:`agents.players.policy.export_numpy_actor`'s arrays)."""
 
     def __init__(self, arrays):
         self.layers, self.n_obs, self.n_actions = numpy_actor_layers(arrays)

@@ -1,5 +1,5 @@
 """``python -m agents.pretrained export RUN_DIR`` / ``restore GAME NPZ`` / ``list``: see
-:mod:`agents.pretrained.export`."""
+:mod:`agents.learning.training.export`."""
 import argparse
 import sys
 
@@ -27,7 +27,7 @@ def main(argv=None):
     sub.add_parser("list", help="the games with a shipped policy and their recorded figures")
     args = p.parse_args(argv)
     if args.command in ("export", "restore"):
-        from agents.pretrained import export as exporting
+        from agents.learning.training import export as exporting
         if args.command == "export":
             record = exporting.export(args.run_dir, args.to, args.note, args.check_games)
         else:

@@ -1,8 +1,8 @@
-"""The board policy network (:class:`agents.networks.BoardPolicy`) in numpy.
+"""The board policy network (:class:`agents.players.networks.BoardPolicy`) in numpy.
 
 As for Expancity (:mod:`agents.pretrained.expancity_numpy`), a shipped board policy plays
 without torch, so its actor's forward pass is written here a second time, layer for layer:
-the board convolutions (over the same region planes, :func:`agents.boards.region_planes`),
+the board convolutions (over the same region planes, :func:`agents.players.boards.region_planes`),
 the table MLP, the per-cell scores read at the cell each pointing action points to, the
 kind biases and the other actions' logits.  ``export_arrays`` (torch side) and
 :class:`BoardActor` (numpy side) agree on the array names; ``tests/test_board_network.py``
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.boards import board_geometry, board_planes, region_planes
+from agents.players.boards import board_geometry, board_planes, region_planes
 from agents.pretrained.numpy_layers import conv1x1, conv3x3, relu
 
 KIND = "board"

@@ -1,4 +1,4 @@
-"""Expancity's structured policy network (:class:`agents.networks.ExpancityPolicy`) in numpy.
+"""Expancity's structured policy network (:class:`agents.players.networks.ExpancityPolicy`) in numpy.
 
 The pretrained Expancity policy ships as plain arrays and plays without torch, so its
 forward pass is written here a second time, operation for operation: the crop's

@@ -1,4 +1,4 @@
-"""The action-values policy network (:class:`agents.networks.ActionValuesPolicy`) in numpy.
+"""The action-values policy network (:class:`agents.players.networks.ActionValuesPolicy`) in numpy.
 
 A shipped policy plays without torch, so its actor's forward pass is written here a second
 time: the MLP over the scaled observation, its logits, and the two weighted features of
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.features import action_value_features
+from agents.players.features import action_value_features
 from agents.pretrained.numpy_layers import relu
 
 KIND = "values"

@@ -191,3 +191,14 @@ def tally(labels, results):
         games[i, j] += 1
         games[j, i] += 1
     return points, games
+
+
+def wilson_interval(successes, n, z=1.96):
+    """95 % Wilson score interval of a proportion (``successes`` may be fractional)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -489,7 +489,7 @@ def save(ladder, directory=None):
 
 def rate_tournament(lad, result):
     """Ratings on ``lad``'s scale of the agents of a two-seat tournament ``result``
-    (:func:`agents.tournament.run_tournament`): agents that are rungs of the ladder (same
+    (:func:`agents.apps.tournament.run_tournament`): agents that are rungs of the ladder (same
     agent name and options) keep their published rating, the others are fitted from their
     games (:func:`agents.rating.elo.fit`).  Returns ``{label: {"rating", "halfwidth",
     "rung"}}`` for every agent whose rating is finite; ``ValueError`` when the tournament

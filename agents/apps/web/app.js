@@ -1,5 +1,5 @@
 "use strict";
-// The play page of agents/serve.py: a setup form, then the table as the person's seat
+// The play page of agents/apps/serve.py: a setup form, then the table as the person's seat
 // sees it.  Every request carries the move counter last seen; the server refuses stale ones.
 // Pause before each agent move, so the moves can be followed (?delay=MS in the address).
 const AGENT_DELAY_MS = Number(new URLSearchParams(location.search).get("delay") ?? 450);

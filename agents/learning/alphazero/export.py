@@ -1,8 +1,8 @@
 """Ship a training run's network as ``agents/pretrained/models/az_<game>.npz`` + ``.json``.
 
-The file holds the smallest of :data:`agents.pretrained.export.STORAGES` (int8 rows,
+The file holds the smallest of :data:`agents.learning.training.export.STORAGES` (int8 rows,
 float16, float32) whose raw policy plays the trained network's move in at least
-:data:`agents.pretrained.export.SAME_MOVE_SHARE` of the decisions of a few games against
+:data:`agents.learning.training.export.SAME_MOVE_SHARE` of the decisions of a few games against
 greedy (:func:`decision_agreement`); the record holds the run's config, the search
 settings, the curve, the storage checks and ``weights_sha256`` (checked at every load).
 """
@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from agents.pretrained import AZ_PREFIX, MODELS_DIR, as_float32, weights_sha256
-from agents.pretrained.export import SAME_MOVE_SHARE, STORAGES, _versions
+from agents.learning.training.export import SAME_MOVE_SHARE, STORAGES, _versions
 
 
 def decision_agreement(trained, stored, record, games=6, seed=500):
@@ -24,7 +24,7 @@ def decision_agreement(trained, stored, record, games=6, seed=500):
     the ``trained`` arrays' move, over the decisions (more than one legal action) of
     ``games`` games of the trained policy (seat ``g % n``) against greedy."""
     import envs
-    from agents.greedy import GreedyAgent
+    from agents.players.greedy import GreedyAgent
     from agents.players.az import AZPolicyAgent
 
     env = envs.make(record["game"], **record.get("options", {}))

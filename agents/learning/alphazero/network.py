@@ -8,13 +8,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.features import VALUE_CLIP
+from agents.players.features import VALUE_CLIP
 from agents.players.az_net import KIND
 
 
 def observation_scale(spec, cfg):
     """A fixed per-value divisor bringing every observation value into [-1, 1] (as the PPO
-    policies' :func:`agents.networks._obs_scale`)."""
+    policies' :func:`agents.players.networks._obs_scale`)."""
     low, high = spec.observation_bounds(cfg)
     low = np.broadcast_to(np.asarray(low, np.float64), (cfg.obs_size,))
     high = np.broadcast_to(np.asarray(high, np.float64), (cfg.obs_size,))

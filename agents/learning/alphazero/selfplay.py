@@ -111,7 +111,7 @@ class Workers:
         except ImportError as exc:  # pragma: no cover - depends on the machine
             raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
         if not ray.is_initialized():
-            from agents.tournament import _REPO_ROOT
+            from agents.runner import _REPO_ROOT
             path = os.pathsep.join(x for x in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if x)
             ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": path}})

@@ -4,8 +4,8 @@
 writes ``<game>.npz`` (the actor's arrays in the smallest :data:`STORAGES` form that still
 plays the trained actor's moves, see :func:`store`) and ``<game>.json`` (its record, see
 :mod:`agents.pretrained`).  A flat MLP actor is taken from the run's ``final_model.npz`` (no
-torch needed); a structured network (:class:`agents.networks.ExpancityPolicy`,
-:class:`agents.networks.BoardPolicy`, :class:`agents.networks.ActionValuesPolicy`) from
+torch needed); a structured network (:class:`agents.players.networks.ExpancityPolicy`,
+:class:`agents.players.networks.BoardPolicy`, :class:`agents.players.networks.ActionValuesPolicy`) from
 ``final_model.zip`` through its numpy twin (:mod:`agents.pretrained.expancity_numpy`,
 :mod:`agents.pretrained.board_numpy`, :mod:`agents.pretrained.values_numpy`), whose logits are
 checked against torch's on observations of real play before anything is written.
@@ -40,7 +40,7 @@ def _actor_arrays(run_dir, config):
     if config.get("policy", MLP) == MLP:
         npz = os.path.join(run_dir, "final_model.npz")
         if not os.path.exists(npz):   # a run from before train.py wrote it: export from torch
-            from agents.policy import export_numpy_actor, load_model
+            from agents.players.policy import export_numpy_actor, load_model
             export_numpy_actor(load_model(os.path.join(run_dir, "final_model.zip")), npz)
         with np.load(npz, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -49,7 +49,7 @@ def _actor_arrays(run_dir, config):
     if config["policy"] not in NUMPY_TWINS:
         raise ValueError(f"no numpy export for policy {config['policy']!r}")
     export_arrays, actor = NUMPY_TWINS[config["policy"]]
-    from agents.policy import load_model
+    from agents.players.policy import load_model
     model = load_model(os.path.join(run_dir, "final_model.zip"))
     arrays = export_arrays(model)
     _check_against_torch(model, actor(arrays), config)
@@ -61,7 +61,7 @@ def _check_against_torch(model, actor, config, games=2, atol=1e-4):
     """Refuse an export whose numpy logits differ from torch's on observations of real play."""
     import torch
     import envs
-    from agents.random_agent import RandomAgent
+    from agents.players.random_agent import RandomAgent
     from envs.shell import flat_observation
 
     options = {k: v for k, v in (config.get("options") or {}).items()}
@@ -154,7 +154,7 @@ def decision_agreement(trained, shipped, game, options, games=10, seed=500):
     (the largest change of a legal action's logit)."""
     import envs
     from agents.base import policy_observation
-    from agents.greedy import GreedyAgent
+    from agents.players.greedy import GreedyAgent
 
     env = envs.make(game, **{k: v for k, v in (options or {}).items() if k != "reward_mode"})
     decisions = same = 0

@@ -1,0 +1,3 @@
+from agents.apps.scorecard import main
+
+main()

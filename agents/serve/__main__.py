@@ -1,0 +1,3 @@
+from agents.apps.serve import main  # the "web" extra is needed from here on
+
+main()

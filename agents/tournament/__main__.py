@@ -1,0 +1,3 @@
+from agents.apps.tournament import main
+
+main()
