@@ -151,13 +151,13 @@ class Server:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "agents.apps.serve", "--port", str(self.port), "--mcts-simulations", "50"],
+            [sys.executable, "-m", "agents.serve", "--port", str(self.port), "--mcts-simulations", "50"],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _wait_until(self._up, 120, "the web app to answer")
 
     def _up(self):
         if self.process.poll() is not None:
-            raise RuntimeError(f"agents.apps.serve exited: {self.process.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"agents.serve exited: {self.process.stderr.read().decode()[-2000:]}")
         try:
             with urllib.request.urlopen(self.url + "/api/catalog", timeout=5):
                 return True

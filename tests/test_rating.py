@@ -179,7 +179,7 @@ def test_solo_fit_ranks_by_seed_comparisons():
 ])
 def test_bad_scorecard_commands_fail_at_once_with_one_line(argv, needle):
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "agents.apps.scorecard", *argv], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "agents.scorecard", *argv], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2
     assert needle in proc.stderr

@@ -24,7 +24,7 @@ class Terminal:
     def __init__(self, args, cwd):
         master, slave = os.openpty()
         env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen([sys.executable, "-m", "agents.apps.play", *args], cwd=cwd, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "agents.play", *args], cwd=cwd, env=env,
                                      stdin=slave, stdout=slave, stderr=slave, close_fds=True)
         os.close(slave)
         self.master, self.pending = master, ""
