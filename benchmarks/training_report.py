@@ -3,7 +3,8 @@
     python -m benchmarks.training_report                         # every game, default budgets
     python -m benchmarks.training_report --games kingdomino_duel_v0 --timesteps 20000
 
-For each game it runs :func:`train.train` (per-game defaults of ``train.GAME_DEFAULTS``,
+For each game it runs :func:`agents.learning.training.run.train` (per-game defaults of
+``agents.learning.training.recipes.GAME_DEFAULTS``,
 its default opponents) in ``RUNS/<game>/`` (models, snapshots, logs: not committed) and writes
 into ``benchmarks/results/<game>/``:
 
@@ -31,7 +32,9 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import envs  # noqa: E402
-import train  # noqa: E402
+from agents.learning.training.config import OPPONENT_MODES  # noqa: E402
+from agents.learning.training.evaluation import win_interval  # noqa: E402
+from agents.learning.training.recipes import defaults_for  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 NOTES_HEADING = "## Why these defaults"
@@ -42,9 +45,10 @@ def run_game(game, args):
                ("timesteps", "n_envs", "vec_env", "eval_every", "eval_games", "final_eval_games",
                 "opponents")
                if getattr(args, name) is not None}
-    cfg = replace(train.defaults_for(game), seed=args.seed, out=os.path.join(args.runs, game),
+    cfg = replace(defaults_for(game), seed=args.seed, out=os.path.join(args.runs, game),
                   progress=not args.no_progress, **changes)
-    summary = train.train(cfg)
+    from agents.learning.training.run import train   # torch: only when a game is trained
+    summary = train(cfg)
     run = os.path.join(args.runs, game)
     out = os.path.join(args.results, game)
     os.makedirs(out, exist_ok=True)
@@ -86,7 +90,7 @@ def markdown(summary):
              "| opponent | win rate | 95% interval | mean reward |", "| --- | --- | --- | --- |"]
     intervals = summary.get("final_win_intervals") or {}
     for name, rate in summary["final_win_rates"].items():
-        low, high = intervals.get(name) or train.win_interval(rate, summary["final_eval_games"])
+        low, high = intervals.get(name) or win_interval(rate, summary["final_eval_games"])
         lines.append(f"| {name} | {rate:.1%} | {low:.1%}–{high:.1%} | "
                      f"{summary['final_mean_rewards'][name]:+.3f} |")
     lines += ["", "![learning curve](training.png)", ""]
@@ -103,8 +107,8 @@ def main(argv=None):
     p.add_argument("--eval-every", type=int, default=None)
     p.add_argument("--eval-games", type=int, default=None)
     p.add_argument("--final-eval-games", type=int, default=None)
-    p.add_argument("--opponents", default=None, choices=train.OPPONENT_MODES,
-                   help="default: each game's own (train.GAME_DEFAULTS, else mix)")
+    p.add_argument("--opponents", default=None, choices=OPPONENT_MODES,
+                   help="default: each game's own (the recipes' GAME_DEFAULTS, else mix)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--runs", default=os.path.join(ROOT, "runs", "training_report"),
                    help="where the runs (models, snapshots) go")

@@ -30,19 +30,19 @@ def learner_steps_per_second(cfg, timesteps):
     import torch
     from sb3_contrib import MaskablePPO
 
-    import train
+    from agents.learning.training import environments, model as training_model
 
     torch.set_num_threads(int(cfg.torch_threads))
     torch.distributions.Distribution.set_default_validate_args(False)
     with tempfile.TemporaryDirectory() as out:
-        venv = train.make_vec_env(cfg, out)
+        venv = environments.make_vec_env(cfg, out)
         try:
-            model = MaskablePPO(train.policy_class(cfg.policy), venv, seed=cfg.seed, device="cpu",
+            model = MaskablePPO(training_model.policy_class(cfg.policy), venv, seed=cfg.seed, device="cpu",
                                 learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
                                 batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
                                 gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
                                 clip_range=cfg.clip_range,
-                                policy_kwargs=train.policy_kwargs(cfg), verbose=0)
+                                policy_kwargs=training_model.policy_kwargs(cfg), verbose=0)
             model.learn(cfg.n_steps * cfg.n_envs)             # compile and warm up
             update_seconds = [0.0]
             run_updates = model.train
@@ -62,7 +62,7 @@ def learner_steps_per_second(cfg, timesteps):
 
 
 def main(argv=None):
-    import train
+    from agents.learning.training.recipes import defaults_for
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--timesteps", type=int, default=8192, help="timed learner decisions per cell")
@@ -79,7 +79,7 @@ def main(argv=None):
           "batched updates) |")
     print("|---|---|---|---|---|---|---|")
     for game in args.games:
-        base = replace(train.defaults_for(game), opponents=args.opponents, out=os.devnull)
+        base = replace(defaults_for(game), opponents=args.opponents, out=os.devnull)
         rates = {}
         for kind in ("aec", "batched"):
             cfg = replace(base, env=kind)

@@ -346,8 +346,10 @@ def test_pretrain_refuses_bad_samples_and_settings(samples):
 
 
 def test_train_config_warm_start_fields():
-    train = pytest.importorskip("train")
-    base = train.TrainConfig(game=GAME)
+    from agents.learning.training.command import parse_config
+    from agents.learning.training.config import TrainConfig
+    from agents.learning.training.recipes import GAME_DEFAULTS
+    base = TrainConfig(game=GAME)
     assert base.warm_start == "none"
     for changes, name in ((dict(warm_start="alphazero"), "warm_start"),
                           (dict(warm_start_samples=0), "warm_start_samples"),
@@ -360,16 +362,16 @@ def test_train_config_warm_start_fields():
                           (dict(warm_start="greedy", init_model="m.zip"), "warm_start")):
         with pytest.raises(ValueError, match=name):
             dataclasses.replace(base, **changes)
-    cfg = train.parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "greedy", "--warm-start-samples",
+    cfg = parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "greedy", "--warm-start-samples",
                               "5000", "--warm-start-epochs", "2", "--warm-start-explore", "0.1"])
     assert (cfg.warm_start, cfg.warm_start_samples, cfg.warm_start_epochs,
             cfg.warm_start_explore) == ("greedy", 5000, 2, 0.1)
-    cfg = train.parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "mcts", "--warm-start-simulations",
+    cfg = parse_config(["--game", GAME, "--policy", "mlp", "--warm-start", "mcts", "--warm-start-simulations",
                               "50", "--warm-start-workers", "1"])
     assert (cfg.warm_start, cfg.warm_start_simulations, cfg.warm_start_workers) == ("mcts", 50, 1)
     assert base.warm_start_target == "visits"          # the common default
-    assert cfg.warm_start_target == train.GAME_DEFAULTS[GAME].warm_start_target
-    cfg = train.parse_config(["--game", GAME, "--policy", "values", "--warm-start", "mcts",
+    assert cfg.warm_start_target == GAME_DEFAULTS[GAME].warm_start_target
+    cfg = parse_config(["--game", GAME, "--policy", "values", "--warm-start", "mcts",
                               "--warm-start-target", "move"])
     assert (cfg.warm_start, cfg.warm_start_target, cfg.env_options["action_values"]) == ("mcts", "move", True)
 
@@ -378,13 +380,15 @@ def test_train_config_warm_start_fields():
 def test_train_with_warm_start_reports_it(tmp_path):
     """train.py end to end with a tiny warm start: the summary records the pre-training and
     the untrained-network evaluation is replaced by the imitating one."""
-    train = pytest.importorskip("train")
+    pytest.importorskip("sb3_contrib")
+    from agents.learning.training.recipes import defaults_for
+    from agents.learning.training.run import train as run_training
     cfg = dataclasses.replace(
-        train.defaults_for(GAME), policy="mlp", warm_start="greedy", warm_start_samples=3000,
+        defaults_for(GAME), policy="mlp", warm_start="greedy", warm_start_samples=3000,
         warm_start_epochs=2, timesteps=512, n_envs=4, n_steps=128, eval_every=0,
         final_eval_games=4, out=str(tmp_path), progress=False, plot=False, tensorboard=False,
         verbose=0)
-    summary = train.train(cfg)
+    summary = run_training(cfg)
     stats = summary["warm_start"]
     assert stats["samples"] == 3000 and 0.0 < stats["holdout_accuracy"] <= 1.0
     assert summary["config"]["warm_start"] == "greedy"
@@ -393,13 +397,15 @@ def test_train_with_warm_start_reports_it(tmp_path):
 @pytest.mark.slow
 def test_train_with_mcts_warm_start(tmp_path):
     """train.py distils a small MCTS before PPO: the summary records the search teacher."""
-    train = pytest.importorskip("train")
+    pytest.importorskip("sb3_contrib")
+    from agents.learning.training.recipes import defaults_for
+    from agents.learning.training.run import train as run_training
     cfg = dataclasses.replace(
-        train.defaults_for(GAME), policy="mlp", warm_start="mcts", warm_start_samples=400,
+        defaults_for(GAME), policy="mlp", warm_start="mcts", warm_start_samples=400,
         warm_start_simulations=20, warm_start_workers=1, warm_start_epochs=2, timesteps=512,
         n_envs=4, n_steps=128, eval_every=0, final_eval_games=4, out=str(tmp_path),
         progress=False, plot=False, tensorboard=False, verbose=0)
-    summary = train.train(cfg)
+    summary = run_training(cfg)
     assert summary["warm_start"]["samples"] == 400
     assert summary["config"]["warm_start"] == "mcts"
     assert summary["config"]["warm_start_simulations"] == 20
@@ -409,14 +415,16 @@ def test_train_with_mcts_warm_start(tmp_path):
 def test_train_values_policy_with_mcts_warm_start(tmp_path):
     """train.py distils MCTS into the values policy: the samples carry the env's action
     values (the policy's input size), and the pre-trained actor is what PPO starts from."""
-    train = pytest.importorskip("train")
+    pytest.importorskip("sb3_contrib")
+    from agents.learning.training.recipes import defaults_for
+    from agents.learning.training.run import train as run_training
     cfg = dataclasses.replace(
-        train.defaults_for(GAME), policy="values", net_arch=(32, 32), warm_start="mcts",
+        defaults_for(GAME), policy="values", net_arch=(32, 32), warm_start="mcts",
         warm_start_samples=300, warm_start_simulations=20, warm_start_workers=1,
         warm_start_epochs=2, warm_start_target="move", timesteps=256, n_envs=2, n_steps=64,
         batch_size=64, n_epochs=1, eval_every=0, final_eval_games=2, out=str(tmp_path),
         progress=False, plot=False, tensorboard=False, verbose=0)
-    summary = train.train(cfg)
+    summary = run_training(cfg)
     assert summary["warm_start"]["samples"] == 300
     assert 0.0 < summary["warm_start"]["holdout_accuracy"] <= 1.0
     assert summary["config"]["warm_start_target"] == "move"

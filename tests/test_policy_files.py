@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 import envs  # noqa: E402
-from agents.players import policy_files  # noqa: E402
+from agents.players import policy, policy_files  # noqa: E402
 from agents.base import policy_observation  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -155,11 +155,11 @@ def test_an_old_run_is_converted_once(saved, tmp_path):
     with pytest.raises(ValueError, match="convert"):
         agents.make("policy", path=str(old / "final_model.zip"))
     with pytest.raises(ValueError, match="trust_pickle"):
-        policy_files.convert(old / "final_model.zip")
-    run = subprocess.run([sys.executable, "-m", "agents.players.policy_files", "convert",
+        policy.convert(old / "final_model.zip")
+    run = subprocess.run([sys.executable, "-m", "agents.players.policy", "convert",
                           str(old / "final_model.zip")], cwd=REPO, capture_output=True, text=True)
     assert run.returncode == 2 and "--trust-pickle" in run.stderr   # the flag is required
-    run = subprocess.run([sys.executable, "-m", "agents.players.policy_files", "convert",
+    run = subprocess.run([sys.executable, "-m", "agents.players.policy", "convert",
                           str(old / "final_model.zip"), "--trust-pickle"], cwd=REPO,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
@@ -170,7 +170,7 @@ def test_an_old_run_is_converted_once(saved, tmp_path):
                        atol=1e-4)
     # the wrong game is caught: its observation differs
     with pytest.raises(ValueError, match="does not give the observation"):
-        policy_files.convert(old / "final_model.zip", game="tiny_towns_v0", trust_pickle=True)
+        policy.convert(old / "final_model.zip", game="tiny_towns_v0", trust_pickle=True)
 
 
 def test_the_command_lines_pass_trust_pickle_to_policy_agents():
@@ -181,6 +181,6 @@ def test_the_command_lines_pass_trust_pickle_to_policy_agents():
     assert tournament.trusting_pickle({}, ["random"]) == {}
     assert play.trusting_pickle({"policy": {"path": "x", "trust_pickle": False}}, ["policy"]) == \
         {"policy": {"path": "x", "trust_pickle": False}}
-    import train
-    assert train.parse_config(["--game", GAME, "--trust-pickle"]).trust_pickle is True
-    assert train.parse_config(["--game", GAME]).trust_pickle is False
+    from agents.learning.training.command import parse_config
+    assert parse_config(["--game", GAME, "--trust-pickle"]).trust_pickle is True
+    assert parse_config(["--game", GAME]).trust_pickle is False

@@ -11,7 +11,7 @@ import pytest
 
 import agents
 import envs
-import train
+from agents.learning.training.recipes import GAME_DEFAULTS, changes, defaults_for
 from agents import pretrained
 from agents.base import policy_observation
 from agents.loop import play_game
@@ -88,15 +88,15 @@ def test_weights_are_the_recorded_ones(game):
 
 @pytest.mark.parametrize("game", SHIPPED)
 def test_recorded_config_is_the_game_default(game):
-    """The run that made the policy used ``train.GAME_DEFAULTS`` except the fields its record
+    """The run that made the policy used ``GAME_DEFAULTS`` except the fields its record
     lists as overridden.  A setting added to ``train.py`` after the run is acceptable only
     while the game's defaults leave it at the common default (an option the run did not
     have, left off)."""
     record = pretrained.load_record(game)
-    defaults = json.loads(json.dumps(train.defaults_for(game).resolved().summary(), default=list))
+    defaults = json.loads(json.dumps(defaults_for(game).resolved().summary(), default=list))
     assert set(record["overridden"]) <= set(record["config"]) <= set(defaults)
     newer = set(defaults) - set(record["config"])
-    assert not newer & set(train._changes(train.defaults_for(game))), (
+    assert not newer & set(changes(defaults_for(game))), (
         f"{game}'s defaults now set {newer}, which the shipped policy was not trained with")
     assert record["config"] == {**{k: defaults[k] for k in record["config"]}, **record["overridden"]}
     assert record["seed"] == record["config"]["seed"]
@@ -251,7 +251,7 @@ def test_export_from_a_run(tmp_path, capsys):
     from agents.learning.training.export import export
 
     game = "smartphone_inc_v0"   # its default network is sb3's MLP
-    cfg = train.defaults_for(game).resolved()
+    cfg = defaults_for(game).resolved()
     assert cfg.policy == "mlp"
     model = MaskablePPO("MlpPolicy", envs.SingleAgentEnv(game), seed=0,
                         policy_kwargs=dict(net_arch=[16]), n_steps=64, batch_size=64)

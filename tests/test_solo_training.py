@@ -12,6 +12,8 @@ from envs import records
 
 pytest.importorskip("sb3_contrib")
 import train  # noqa: E402
+from agents.learning.training.command import parse_config  # noqa: E402
+from agents.learning.training.recipes import GAME_DEFAULTS, SOLO_DEFAULTS, defaults_for  # noqa: E402
 from agents.yardstick import TITLES  # noqa: E402
 
 SOLO_GAMES = ("tiny_towns_v0", "between_two_cities_v0", "smartphone_inc_v0")
@@ -113,20 +115,20 @@ def test_no_opponents_needs_a_solo_game(tmp_path):
 
 def test_solo_defaults():
     for game in SOLO_GAMES:
-        cfg = train.parse_config(["--game", game, "--num-players", "1"])
-        assert cfg == train.SOLO_DEFAULTS[game] == train.defaults_for(game, num_players=1)
+        cfg = parse_config(["--game", game, "--num-players", "1"])
+        assert cfg == SOLO_DEFAULTS[game] == defaults_for(game, num_players=1)
         assert cfg.options["num_players"] == 1 and cfg.opponents == "none"
         # without --num-players: the multi-seat defaults, unchanged
-        assert train.parse_config(["--game", game]) == train.GAME_DEFAULTS[game]
+        assert parse_config(["--game", game]) == GAME_DEFAULTS[game]
     # an option given as --option num_players=1 finds the solo defaults too
-    cfg = train.parse_config(["--game", "tiny_towns_v0", "--option", "num_players=1"])
+    cfg = parse_config(["--game", "tiny_towns_v0", "--option", "num_players=1"])
     assert cfg.opponents == "none" and cfg.options["num_players"] == 1
     # flags still override the solo defaults
-    cfg = train.parse_config(["--game", "smartphone_inc_v0", "--num-players", "1",
+    cfg = parse_config(["--game", "smartphone_inc_v0", "--num-players", "1",
                               "--shaping", "0"])
     assert cfg.shaping == 0.0 and cfg.opponents == "none"
     # Between Two Cities' difficulty is a game option of its solo mode
-    cfg = train.parse_config(["--game", "between_two_cities_v0", "--num-players", "1",
+    cfg = parse_config(["--game", "between_two_cities_v0", "--num-players", "1",
                               "--option", "difficulty=4"])
     assert cfg.options["difficulty"] == 4
     assert envs.make(cfg.game, **cfg.options).unwrapped.cfg.options["difficulty"] == 4

@@ -18,6 +18,11 @@ from tests.toy_game import ToySpec
 
 pytest.importorskip("sb3_contrib")
 import train  # noqa: E402
+from agents.learning.training.command import build_parser, parse_config  # noqa: E402
+from agents.learning.training.config import TrainConfig  # noqa: E402
+from agents.learning.training.evaluation import win_interval  # noqa: E402
+from agents.learning.training.model import policy_class  # noqa: E402
+from agents.learning.training.recipes import GAME_DEFAULTS, defaults_for  # noqa: E402
 
 
 def toy3(**kw):
@@ -242,9 +247,9 @@ def test_tiny_training_outputs(trained, game):
                  "best_model.zip", "policy.json"):
         assert os.path.exists(os.path.join(d, name)), name
     config = json.load(open(os.path.join(d, "policy.json")))   # the network, to load it safely
-    assert config["game"] == game and config["network"] == train.defaults_for(game).policy
+    assert config["game"] == game and config["network"] == defaults_for(game).policy
     # the torch-free copy exists exactly for flat MLP actors (agents.players.networks ones need torch)
-    flat_mlp = train.defaults_for(game).policy == "mlp"
+    flat_mlp = defaults_for(game).policy == "mlp"
     assert os.path.exists(os.path.join(d, "final_model.npz")) == flat_mlp
     assert os.listdir(os.path.join(d, "pool"))
     summary = json.load(open(os.path.join(d, "summary.json")))
@@ -256,10 +261,10 @@ def test_tiny_training_outputs(trained, game):
 
 
 def test_win_interval_is_wilson():
-    """train.win_interval: the Wilson 95% interval of the rate's wins, as the training
+    """win_interval: the Wilson 95% interval of the rate's wins, as the training
     report prints it (400 games at 55% lie about +-4.9 points wide)."""
-    assert train.win_interval(0.55, 400) == [0.501, 0.598]
-    assert train.win_interval(0.0, 400)[0] == 0.0 and train.win_interval(1.0, 50)[1] == 1.0
+    assert win_interval(0.55, 400) == [0.501, 0.598]
+    assert win_interval(0.0, 400)[0] == 0.0 and win_interval(1.0, 50)[1] == 1.0
     from benchmarks.training_report import markdown
     summary = {"game": "g", "config": {"timesteps": 1, "opponents": "mix", "seed": 0}, "timesteps": 1,
                "train_seconds": 1, "total_seconds": 1, "steps_per_second": 1, "final_eval_games": 400,
@@ -294,7 +299,7 @@ def test_policy_agent_plays_legal_games(trained, game):
     fast = bot.logits(observation, mask)
     assert np.all(np.isneginf(fast[~mask])) and np.all(np.isfinite(fast[mask]))
     # flat MLP actors play through the numpy copy of the actor; agents.players.networks ones need torch
-    flat_mlp = train.defaults_for(game).policy == "mlp"
+    flat_mlp = defaults_for(game).policy == "mlp"
     assert (bot._layers is not None) == flat_mlp
     if not flat_mlp:
         return
@@ -397,16 +402,16 @@ def test_help_lists_options(capsys):
     for flag in ("--game", "--num-players", "--timesteps", "--n-envs", "--opponents", "--seed",
                  "--out", "--eval-games", "--eval-every", "--lr", "--no-progress", "-v"):
         assert flag in text
-    assert all(g in train.GAME_DEFAULTS for g in envs.GAMES)
+    assert all(g in GAME_DEFAULTS for g in envs.GAMES)
 
 
 def test_every_setting_has_a_flag_and_help():
     """The command line is generated from TrainConfig: every field has a help text and a flag
     that sets it, and every flag sets a field."""
     import dataclasses
-    parser = train.build_parser()
+    parser = build_parser()
     by_dest = {a.dest: a for a in parser._actions if a.dest != "help"}
-    fields = {f.name: f for f in dataclasses.fields(train.TrainConfig)}
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
     assert set(by_dest) == set(fields)
     for name, f in fields.items():
         action = by_dest[name]
@@ -414,27 +419,27 @@ def test_every_setting_has_a_flag_and_help():
         flag = ("--no-" if f.default is True else "--") + name.replace("_", "-")
         assert flag in action.option_strings, name
     # each game's defaults are TrainConfig instances under their own name
-    for game, cfg in train.GAME_DEFAULTS.items():
-        assert isinstance(cfg, train.TrainConfig) and cfg.game == game
-        assert train.parse_config(["--game", game]) == cfg
+    for game, cfg in GAME_DEFAULTS.items():
+        assert isinstance(cfg, TrainConfig) and cfg.game == game
+        assert parse_config(["--game", game]) == cfg
     with pytest.raises(ValueError, match="opponents"):
-        train.TrainConfig(game="kingdomino_duel_v0", opponents="nobody")
+        TrainConfig(game="kingdomino_duel_v0", opponents="nobody")
 
 
 def test_per_game_defaults_and_overrides():
     def parse(*argv):
-        return train.parse_config(list(argv)).resolved()
+        return parse_config(list(argv)).resolved()
 
     cfg = parse("--game", "between_two_cities_v0")
     assert cfg.options["num_players"] == 2          # per-game default, not the game's 3
-    assert cfg.shaping == train.GAME_DEFAULTS["between_two_cities_v0"].shaping == 0.0
+    assert cfg.shaping == GAME_DEFAULTS["between_two_cities_v0"].shaping == 0.0
     cfg = parse("--game", "between_two_cities_v0", "--num-players", "3", "--shaping", "0.2")
     assert cfg.options["num_players"] == 3 and cfg.shaping == 0.2
     cfg = parse("--game", "kingdomino_duel_v0")
     assert "num_players" not in cfg.options          # the game's own default
     assert cfg.opponents == "greedy" and cfg.options["reward_mode"] == "score"
     assert cfg.policy == "values" and cfg.env_options == dict(cfg.options, action_values=True)
-    assert train.policy_class(cfg.policy).__name__ == "ActionValuesPolicy"
+    assert policy_class(cfg.policy).__name__ == "ActionValuesPolicy"
     assert cfg.timesteps == 400_000 and cfg.eval_every == 40_000 and cfg.snapshot_every == 20_000
     # its warm start distils MCTS into the values policy (samples carry the action values)
     assert (cfg.warm_start, cfg.warm_start_target, cfg.warm_start_simulations) == ("mcts", "move", 1500)
@@ -449,14 +454,14 @@ def test_per_game_defaults_and_overrides():
     assert not cfg.progress and not cfg.plot and cfg.tensorboard and cfg.verbose == 0
     assert cfg.out == "x"
     cfg = parse("--game", "tiny_towns_v0")
-    tt = train.GAME_DEFAULTS["tiny_towns_v0"]
+    tt = GAME_DEFAULTS["tiny_towns_v0"]
     assert cfg.opponents == tt.opponents and cfg.options["reward_mode"] == tt.reward_mode
     cfg = parse("--game", "tiny_towns_v0", "--opponents", "self", "--reward-mode", "rank")
     assert cfg.opponents == "self" and cfg.options["reward_mode"] == cfg.reward_mode == "rank"
     cfg = parse("--game", "expancity_v0")
     assert cfg.policy == "expancity" and cfg.reward_scale == 0.05 and cfg.torch_threads == 2
     assert cfg.vec_env == "dummy" and cfg.n_envs == 8 and cfg.batch_size <= 8 * cfg.n_steps
-    assert train.policy_class(cfg.policy).__name__ == "ExpancityPolicy"
+    assert policy_class(cfg.policy).__name__ == "ExpancityPolicy"
     cfg = parse("--game", "expancity_v0", "--policy", "mlp", "--reward-scale", "1",
                 "--torch-threads", "1", "--vec-env", "subproc")
     assert cfg.policy == "mlp" and cfg.reward_scale == 1.0 and cfg.torch_threads == 1
@@ -472,9 +477,9 @@ def test_per_game_defaults_and_overrides():
     # the summary records the settings, not the output switches
     summary = parse("--game", "kingdomino_duel_v0").summary()
     assert summary["timesteps"] == 400_000 and "progress" not in summary and "option" not in summary
-    assert train.policy_class("mlp") == "MlpPolicy"
+    assert policy_class("mlp") == "MlpPolicy"
     with pytest.raises(ValueError, match="policy"):
-        train.policy_class("transformer")
+        policy_class("transformer")
     with pytest.raises(SystemExit):
         parse("--game", "expancity_v0", "--policy", "transformer")
     with pytest.raises(SystemExit):

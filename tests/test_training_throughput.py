@@ -4,25 +4,26 @@ from dataclasses import replace
 
 import pytest
 
-import train
+from agents.learning.training.recipes import defaults_for
 from benchmarks import training_throughput
 
 pytest.importorskip("sb3_contrib")
+from agents.learning.training import model as training_model  # noqa: E402
 
 
 def test_rate_and_update_seconds_come_from_the_games_own_network(monkeypatch, tmp_path):
-    cfg = replace(train.defaults_for("tiny_towns_v0"), opponents="random", env="batched",
+    cfg = replace(defaults_for("tiny_towns_v0"), opponents="random", env="batched",
                   n_envs=2, n_steps=32, batch_size=32, n_epochs=1, out=str(tmp_path))
     cfg = cfg.resolved()
     asked = []
-    real = train.policy_kwargs
+    real = training_model.policy_kwargs
 
     def spy(c):
         kwargs = real(c)
         asked.append(kwargs)
         return kwargs
 
-    monkeypatch.setattr(train, "policy_kwargs", spy)
+    monkeypatch.setattr(training_model, "policy_kwargs", spy)
     rate, seconds, updates = training_throughput.learner_steps_per_second(cfg, 128)
     # the game's own extractor settings (Tiny Towns keeps its per-action head fixed), not
     # only its layer sizes

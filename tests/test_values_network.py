@@ -96,15 +96,16 @@ def test_tie_break_orders_equally_valued_actions(tie_break):
 
 
 def test_tie_break_setting_is_checked():
-    import train
-    assert train.policy_kwargs(train.parse_config(
+    from agents.learning.training.command import parse_config
+    from agents.learning.training.model import policy_kwargs
+    assert policy_kwargs(parse_config(
         ["--game", KD_GAME, "--policy", "values", "--tie-break", "8"]))["features_extractor_kwargs"]["tie_break"] == 8.0
     with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
-        train.parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "-1"])
+        parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "-1"])
     with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
-        train.parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "nan"])
+        parse_config(["--game", KD_GAME, "--policy", "values", "--tie-break", "nan"])
     with pytest.raises(ValueError, match="tie_break applies to policy 'values' only"):
-        train.parse_config(["--game", KD_GAME, "--policy", "mlp", "--tie-break", "8"])
+        parse_config(["--game", KD_GAME, "--policy", "mlp", "--tie-break", "8"])
     with pytest.raises(ValueError, match="tie_break must be a finite number >= 0"):
         _policy(KD_GAME, {}, tie_break=-2.0)
 
@@ -132,13 +133,15 @@ def test_fixed_head_keeps_the_lean_through_training(tmp_path, learn_head):
 
 
 def test_learn_head_setting_is_checked():
-    import train
-    assert train.policy_kwargs(train.parse_config(
+    from agents.learning.training.command import parse_config
+    from agents.learning.training.config import TrainConfig
+    from agents.learning.training.model import policy_kwargs
+    assert policy_kwargs(parse_config(
         ["--game", KD_GAME, "--policy", "values", "--no-learn-head"]))["features_extractor_kwargs"]["learn_head"] is False
     with pytest.raises(ValueError, match="learn_head=False applies to policy 'values' only"):
-        train.parse_config(["--game", KD_GAME, "--policy", "mlp", "--no-learn-head"])
+        parse_config(["--game", KD_GAME, "--policy", "mlp", "--no-learn-head"])
     with pytest.raises(ValueError, match="learn_head must be True or False"):
-        train.TrainConfig(game=KD_GAME, policy="values", learn_head="no")
+        TrainConfig(game=KD_GAME, policy="values", learn_head="no")
     env = envs.make(KD_GAME, action_values=True)
     from envs.shell import flat_observation_space
     space = flat_observation_space(env.observation_space(env.possible_agents[0]))
@@ -163,10 +166,10 @@ def test_numpy_twin_computes_torch_logits():
 def test_greedy_warm_start_is_refused_with_the_values_policy():
     """The values policy starts as greedy's choice: a greedy warm start is refused (by name),
     a search one is not."""
-    import train
+    from agents.learning.training.command import parse_config
     with pytest.raises(ValueError, match="warm_start 'greedy'"):
-        train.parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "greedy"])
-    assert train.parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "mcts"]).warm_start == "mcts"
+        parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "greedy"])
+    assert parse_config(["--game", KD_GAME, "--policy", "values", "--warm-start", "mcts"]).warm_start == "mcts"
 
 
 def test_train_values_policy_exports_and_plays_in_plain_envs(tmp_path):

@@ -17,11 +17,15 @@ cityzoo[train]``).
 """
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import sys
 
 import numpy as np
 
 from agents.base import Agent, policy_observation, register
+from agents.players import policy_files   # light: the file format, torch only when loading
 
 
 _MODEL_CACHE = {}
@@ -39,13 +43,11 @@ def load_model(path, device="cpu", trust_pickle=False, config=None):
 
     Loaded models are cached by (path, modification time, device, how): tournaments build
     a fresh agent for every game, and the agents only read the model."""
-    import os
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:   # pragma: no cover - depends on the install
         raise ImportError("the policy agent needs the training extras: pip install 'cityzoo[train]' "
                           "(torch, stable-baselines3, sb3-contrib)") from exc
-    from agents.players import policy_files
 
     path = str(path)
     if not os.path.exists(path) and os.path.exists(path + ".zip"):
@@ -105,7 +107,6 @@ def export_numpy_actor(policy, path):
     """Write the actor of ``policy`` (a MaskablePPO model or policy with a flat MLP actor) to
     ``path`` as a small ``.npz`` that :class:`PolicyAgent` plays without torch.  Written to a
     temporary file first and renamed, so readers never see a partial file."""
-    import os
     policy = getattr(policy, "policy", policy)
     layers = _numpy_actor(policy)
     if layers is None:
@@ -288,7 +289,6 @@ SNAPSHOT_PREFIX = "snapshot_"
 
 def snapshot_steps(path):
     """The training step count encoded in a snapshot file name (``snapshot_<steps>.zip``)."""
-    import os
     name = os.path.basename(str(path))
     try:
         return int(name[len(SNAPSHOT_PREFIX):].split(".")[0])
@@ -337,7 +337,6 @@ class SnapshotPool:
 
     def snapshots(self):
         """Snapshot paths, oldest first."""
-        import os
         try:
             names = os.listdir(self.directory)
         except FileNotFoundError:
@@ -386,3 +385,81 @@ class SnapshotPool:
     def __repr__(self):
         return (f"SnapshotPool({self.directory!r}, latest_prob={self.latest_prob}, "
                 f"baselines={self.baselines}, baseline_prob={self.baseline_prob})")
+
+
+# ------------------------------------------------------------------ convert
+# An sb3 zip saved without policy.json (an older train.py run) gets one, by unpickling it once.
+def _run_summary(model_path):
+    folder = os.path.dirname(os.path.abspath(model_path))
+    for directory in (folder, os.path.dirname(folder)):
+        candidate = os.path.join(directory, "summary.json")
+        if os.path.isfile(candidate):
+            with open(candidate) as f:
+                return json.load(f)
+    return None
+
+
+def convert(path, game=None, options=None, trust_pickle=False):
+    """Write the ``policy.json`` (and, for a flat MLP, the numpy actor ``<name>.npz``) of an
+    sb3 zip saved without one, by unpickling it once: ``trust_pickle`` must be True, as a
+    crafted file runs code when unpickled.  ``game``/``options`` default to the run's
+    ``summary.json`` (in the model's directory or the one above).  Returns the paths written."""
+    if not trust_pickle:
+        raise ValueError(f"converting {str(path)!r} unpickles it ({policy_files.WHY}): pass trust_pickle=True "
+                         "(--trust-pickle) for a file you trust")
+    model = load_model(path, trust_pickle=True)
+    summary = _run_summary(path) or {}
+    game = game or summary.get("game")
+    if game is None:
+        raise ValueError(f"which game was {str(path)!r} trained on? pass --game (no summary.json found)")
+    if options is None:
+        options = dict(summary.get("options") or {})
+    options = dict(options)
+    network = policy_files.network_name(model.policy)
+    if network == "values":   # that network reads the env's action values after the observation
+        options.setdefault("action_values", True)
+    config = policy_files.config_from_model(model, game, options)
+    space = policy_files.spaces(config)[0]
+    trained = model.policy.observation_space
+    if space.shape != trained.shape or not (np.array_equal(space.low, trained.low)
+                                            and np.array_equal(space.high, trained.high)):
+        raise ValueError(f"{game} with the options {options} does not give the observation "
+                         f"{str(path)!r} was trained on: pass its --game and --env-options")
+    written = [policy_files.write_config(os.path.dirname(os.path.abspath(str(path))), config)]
+    npz = os.path.splitext(str(path))[0] + ".npz"
+    try:
+        export_numpy_actor(model, npz)
+        written.append(npz)
+    except ValueError:   # a structured network: its zip and policy.json are what loads it
+        pass
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.players.policy",
+        description="Convert a policy saved without policy.json (an older train.py run) so "
+                    "that it loads without unpickling.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    conv = sub.add_parser("convert", help="unpickle a trusted sb3 zip once and write its policy.json")
+    conv.add_argument("path", help="the model's .zip")
+    conv.add_argument("--trust-pickle", action="store_true", required=True,
+                      help="required: converting unpickles the file, which runs any code it holds")
+    conv.add_argument("--game", default=None, help="the game id (default: from the run's summary.json)")
+    conv.add_argument("--env-options", default=None,
+                      help="JSON: the game options of training (default: from summary.json)")
+    args = parser.parse_args(argv)
+    try:
+        options = None if args.env_options is None else json.loads(args.env_options)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("--env-options must be a JSON object")
+        written = convert(args.path, game=args.game, options=options, trust_pickle=args.trust_pickle)
+    except (ValueError, json.JSONDecodeError) as exc:
+        print("error: " + " ".join(str(exc).split()), file=sys.stderr)
+        return 2
+    print("wrote " + ", ".join(written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

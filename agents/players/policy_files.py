@@ -24,7 +24,7 @@ A model's ``policy.json`` is looked for in the model's directory, then in its pa
 run's ``checkpoints/`` and ``pool/`` share the run's).  A model saved without one (a run of
 an older ``train.py``) is converted once, by unpickling it -- only for a file you trust::
 
-    python -m agents.players.policy_files convert runs/kingdomino_duel_v0/final_model.zip --trust-pickle
+    python -m agents.players.policy convert runs/kingdomino_duel_v0/final_model.zip --trust-pickle
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ NETWORKS = {"mlp": None, "expancity": "ExpancityPolicy", "board": "BoardPolicy",
 POLICY_KWARGS = ("net_arch", "features_extractor_kwargs")
 MAX_CONFIG_BYTES = 1 << 20
 
-CONVERT = "python -m agents.players.policy_files convert {path} --trust-pickle"
+CONVERT = "python -m agents.players.policy convert {path} --trust-pickle"
 WHY = ("a stable-baselines3 zip stores part of its metadata as pickled Python, and unpickling "
        "a crafted file runs its code")
 
@@ -279,84 +279,3 @@ def load_zip(path, device="cpu", config=None):
     policy.set_training_mode(False)
     return LoadedPolicy(policy, config, optimizer, _plain_field(data, "num_timesteps"),
                         _plain_field(data, "_n_updates"))
-
-
-# ------------------------------------------------------------------ convert
-def _run_summary(model_path):
-    folder = os.path.dirname(os.path.abspath(model_path))
-    for directory in (folder, os.path.dirname(folder)):
-        candidate = os.path.join(directory, "summary.json")
-        if os.path.isfile(candidate):
-            with open(candidate) as f:
-                return json.load(f)
-    return None
-
-
-def convert(path, game=None, options=None, trust_pickle=False):
-    """Write the ``policy.json`` (and, for a flat MLP, the numpy actor ``<name>.npz``) of an
-    sb3 zip saved without one, by unpickling it once: ``trust_pickle`` must be True, as a
-    crafted file runs code when unpickled.  ``game``/``options`` default to the run's
-    ``summary.json`` (in the model's directory or the one above).  Returns the paths written."""
-    if not trust_pickle:
-        raise ValueError(f"converting {str(path)!r} unpickles it ({WHY}): pass trust_pickle=True "
-                         "(--trust-pickle) for a file you trust")
-    import numpy as np
-
-    from agents.players.policy import export_numpy_actor, load_model
-
-    model = load_model(path, trust_pickle=True)
-    summary = _run_summary(path) or {}
-    game = game or summary.get("game")
-    if game is None:
-        raise ValueError(f"which game was {str(path)!r} trained on? pass --game (no summary.json found)")
-    if options is None:
-        options = dict(summary.get("options") or {})
-    options = dict(options)
-    network = network_name(model.policy)
-    if network == "values":   # that network reads the env's action values after the observation
-        options.setdefault("action_values", True)
-    config = config_from_model(model, game, options)
-    space = spaces(config)[0]
-    trained = model.policy.observation_space
-    if space.shape != trained.shape or not (np.array_equal(space.low, trained.low)
-                                            and np.array_equal(space.high, trained.high)):
-        raise ValueError(f"{game} with the options {options} does not give the observation "
-                         f"{str(path)!r} was trained on: pass its --game and --env-options")
-    written = [write_config(os.path.dirname(os.path.abspath(str(path))), config)]
-    npz = os.path.splitext(str(path))[0] + ".npz"
-    try:
-        export_numpy_actor(model, npz)
-        written.append(npz)
-    except ValueError:   # a structured network: its zip and policy.json are what loads it
-        pass
-    return written
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.players.policy_files",
-        description="Convert a policy saved without policy.json (an older train.py run) so "
-                    "that it loads without unpickling.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    conv = sub.add_parser("convert", help="unpickle a trusted sb3 zip once and write its policy.json")
-    conv.add_argument("path", help="the model's .zip")
-    conv.add_argument("--trust-pickle", action="store_true", required=True,
-                      help="required: converting unpickles the file, which runs any code it holds")
-    conv.add_argument("--game", default=None, help="the game id (default: from the run's summary.json)")
-    conv.add_argument("--env-options", default=None,
-                      help="JSON: the game options of training (default: from summary.json)")
-    args = parser.parse_args(argv)
-    try:
-        options = None if args.env_options is None else json.loads(args.env_options)
-        if options is not None and not isinstance(options, dict):
-            raise ValueError("--env-options must be a JSON object")
-        written = convert(args.path, game=args.game, options=options, trust_pickle=args.trust_pickle)
-    except (ValueError, json.JSONDecodeError) as exc:
-        print("error: " + " ".join(str(exc).split()), file=sys.stderr)
-        return 2
-    print("wrote " + ", ".join(written))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

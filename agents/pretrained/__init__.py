@@ -6,8 +6,9 @@
 
 Each game's policy is a numpy file ``agents/pretrained/models/<game>.npz`` (the actor's
 weights only, played with numpy alone: no torch) next to ``<game>.json``, the record of
-how it was made: the exact training config (``train.TrainConfig`` fields, resolved), the
-fields that differ from ``train.GAME_DEFAULTS`` (``overridden``), the game options, the
+how it was made: the exact training config (fields of
+:class:`agents.learning.training.config.TrainConfig`, resolved), the fields that differ from
+the game's recipe (:data:`agents.learning.training.recipes.GAME_DEFAULTS`: ``overridden``), the game options, the
 final evaluation of the run, library versions, and ``weights_sha256``, a hash of the arrays
 themselves (names, dtypes, shapes and bytes; a zip archive's timestamps would make a file
 hash change at every export).  The agent reads only ``env.observe(agent)``, as a player

@@ -15,11 +15,19 @@ from __future__ import annotations
 import json
 import os
 import time
+from importlib import metadata
 
 import numpy as np
 
+import envs
+from agents.base import policy_observation
+from agents.learning.training.recipes import defaults_for
+from agents.players.greedy import GreedyAgent
+from agents.players.policy import export_numpy_actor, load_model
+from agents.players.random_agent import RandomAgent
 from agents.pretrained import (MLP, MODELS_DIR, NUMPY_TWINS, ROW_SCALE, actor_from_arrays,
-                               clear_cache, weights_sha256)
+                               clear_cache, load_record, weights_sha256)
+from envs.shell import flat_observation
 
 
 def _json_value(value):
@@ -28,9 +36,9 @@ def _json_value(value):
 
 def overridden_fields(game, config):
     """``{field: value}`` of a run's recorded ``config`` that differ from the game's
-    defaults (``train.defaults_for(game)``, resolved as ``train.train`` resolves them)."""
-    import train
-    defaults = _json_value(train.defaults_for(game).resolved().summary())
+    defaults (:func:`~agents.learning.training.recipes.defaults_for`, resolved as a run resolves
+    them)."""
+    defaults = _json_value(defaults_for(game).resolved().summary())
     config = _json_value(config)
     return {name: value for name, value in config.items() if defaults.get(name, object()) != value}
 
@@ -40,7 +48,6 @@ def _actor_arrays(run_dir, config):
     if config.get("policy", MLP) == MLP:
         npz = os.path.join(run_dir, "final_model.npz")
         if not os.path.exists(npz):   # a run from before train.py wrote it: export from torch
-            from agents.players.policy import export_numpy_actor, load_model
             export_numpy_actor(load_model(os.path.join(run_dir, "final_model.zip")), npz)
         with np.load(npz, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -49,7 +56,6 @@ def _actor_arrays(run_dir, config):
     if config["policy"] not in NUMPY_TWINS:
         raise ValueError(f"no numpy export for policy {config['policy']!r}")
     export_arrays, actor = NUMPY_TWINS[config["policy"]]
-    from agents.players.policy import load_model
     model = load_model(os.path.join(run_dir, "final_model.zip"))
     arrays = export_arrays(model)
     _check_against_torch(model, actor(arrays), config)
@@ -59,10 +65,7 @@ def _actor_arrays(run_dir, config):
 
 def _check_against_torch(model, actor, config, games=2, atol=1e-4):
     """Refuse an export whose numpy logits differ from torch's on observations of real play."""
-    import torch
-    import envs
-    from agents.players.random_agent import RandomAgent
-    from envs.shell import flat_observation
+    import torch   # here: exporting a flat MLP run (and restoring a file) needs no torch
 
     options = {k: v for k, v in (config.get("options") or {}).items()}
     if getattr(actor, "needs_action_values", False):
@@ -152,10 +155,6 @@ def decision_agreement(trained, shipped, game, options, games=10, seed=500):
     (seat ``g % 2`` of game ``g``, its masked argmax) and ``GreedyAgent(seed=g)``, from env
     seeds ``seed, seed + 1, ...``: ``{"decisions", "same_move", "max_logit_change"}``
     (the largest change of a legal action's logit)."""
-    import envs
-    from agents.base import policy_observation
-    from agents.players.greedy import GreedyAgent
-
     env = envs.make(game, **{k: v for k, v in (options or {}).items() if k != "reward_mode"})
     decisions = same = 0
     worst = 0.0
@@ -183,7 +182,6 @@ def decision_agreement(trained, shipped, game, options, games=10, seed=500):
 
 
 def _versions():
-    from importlib import metadata
     out = {}
     for name in ("cityzoo", "numpy", "numba", "torch", "stable-baselines3", "sb3-contrib"):
         try:
@@ -223,7 +221,8 @@ def export(run_dir, directory=MODELS_DIR, note="", check_games=10):
                              "win_intervals": summary.get("final_win_intervals", {})},
         "versions": _versions(),
         "exported": time.strftime("%Y-%m-%d", time.gmtime()),
-        "provenance": (f"train.train with train.GAME_DEFAULTS[{game!r}] (fields in 'overridden' "
+        "provenance": (f"agents.learning.training.run.train with GAME_DEFAULTS[{game!r}] of "
+                       f"agents.learning.training.recipes (fields in 'overridden' "
                        f"changed), seed {config.get('seed')}, run by "
                        f"'python -m benchmarks.training_report --games {game}' and exported by "
                        f"'python -m agents.pretrained export RUN_DIR'. {note}").strip(),
@@ -237,7 +236,6 @@ def restore(game, trained_npz, directory=MODELS_DIR, check_games=10):
     change of :data:`STORAGES`; every other field of its record stays.  The arrays must
     have the record's ``trained_weights_sha256``.  Returns the new record."""
     _check_games(check_games)
-    from agents.pretrained import load_record
     record = load_record(game, directory)
     with np.load(trained_npz) as data:
         trained = {name: data[name] for name in data.files}
