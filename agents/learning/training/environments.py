@@ -68,7 +68,6 @@ def make_vec_env(cfg, out):
     ``--env batched``: one :class:`envs.vector_sb3.SB3SeatVecEnv` of ``n_envs`` games, the
     learner's seat rotating from game to game; ``--env aec``: ``n_envs`` SingleAgentEnvs
     (subprocesses when > 1), the learner's seat drawn at random each game."""
-
     opponents = training_opponents(cfg, out)
     if cfg.env == "batched":
         venv = SB3SeatVecEnv(cfg.game, cfg.n_envs, opponents=opponents, seat="rotate",

@@ -34,7 +34,6 @@ def evaluate(learner, opponent_name, game, options, n_games, seed=0, save_to=Non
     among the winners; reward = its rank (or score) reward; margin = its final score minus
     the mean of the others'.  ``save_to``: a ``.jsonl`` path that receives every game's
     :mod:`envs.records` record."""
-
     env = envs.make(game, **options)
     n = len(env.possible_agents)
     opponent = agents.make(opponent_name, seed=seed)
@@ -105,7 +104,6 @@ def evaluate_solo(learner, game, options, n_games, seed=0, save_to=None):
     automata), ``titles`` (Tiny Towns) -- plus ``mean_reward`` (the learner's game reward)
     and ``scores`` (each game's final score, in game order).  Game ``i`` has the seed
     ``seed * 1_000_003 + i``; ``save_to`` as for :func:`evaluate`."""
-
     env = envs.make(game, **options)
     me = env.possible_agents[0]
     outcomes, rewards = [], []
