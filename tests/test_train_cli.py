@@ -38,7 +38,8 @@ REFUSALS = {
     "no opponents in a game with seats": (["--game", KD, "--opponents", "none"], "opponents='none' is for solo games"),
     "opponents in a solo game": (["--game", "tiny_towns_v0", "--num-players", "1", "--opponents", "greedy"],
                                  "has no other seat"),
-    "missing model to continue": (["--game", KD, "--init-model", "no/such/model.zip"], "--init-model"),
+    "missing model to continue": (["--game", "tiny_towns_v0", "--init-model", "no/such/model.zip"],
+                                  "--init-model 'no/such/model.zip': no such file"),
 }
 
 
