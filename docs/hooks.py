@@ -11,7 +11,7 @@ A page asks for a generated block with an HTML comment on a line of its own:
 ``<!-- cityzoo:actions GAME -->``
     the action ids as the kernel declares them (``kernels.<game>.ACTIONS``, named blocks);
 ``<!-- cityzoo:train_defaults all -->`` (or ``solo``)
-    each game's default training recipe, from ``train.GAME_DEFAULTS`` (``train.SOLO_DEFAULTS``);
+    each game's default training recipe, from ``agents.learning.training.recipes.GAME_DEFAULTS`` (``SOLO_DEFAULTS``);
 ``<!-- cityzoo:observation GAME -->``
     the observation's named parts and shapes with the default options
     (``spec.observation_layout``, the parts ``split_observation`` returns).
@@ -94,8 +94,8 @@ TRAIN_COLUMNS = ("policy", "timesteps", "opponents", "reward_mode", "shaping", "
 
 
 def train_defaults_table(which):
-    import train
-    table = {"all": train.GAME_DEFAULTS, "solo": train.SOLO_DEFAULTS}[which]
+    from agents.learning.training.recipes import GAME_DEFAULTS, SOLO_DEFAULTS
+    table = {"all": GAME_DEFAULTS, "solo": SOLO_DEFAULTS}[which]
     rows = ["| game | " + " | ".join(f"`{c}`" for c in TRAIN_COLUMNS) + " |",
             "|---" * (len(TRAIN_COLUMNS) + 1) + "|"]
     for game, cfg in table.items():

@@ -1,8 +1,8 @@
 """``train.py``'s command line: the parser generated from :class:`~.config.TrainConfig`, the
 checks a command makes before any work (:func:`check`), and the plan it prints (:func:`plan`).
 
-Everything here is light (numpy, the game registry): ``train.py`` refuses a bad command in
-about a second, before torch is imported."""
+Everything here is light (numpy, the game registry, the agents' registry; no torch):
+``train.py`` refuses a bad command in about a second, before torch is imported."""
 from __future__ import annotations
 
 import argparse
@@ -14,9 +14,13 @@ import textwrap
 import typing
 from dataclasses import replace
 
+import agents
 import agents.learning.training as training_package
+from agents.base import known_agents
 from agents.learning.training.config import TrainConfig
+from agents.learning.training.evaluation import check_solo_settings, solo_automata
 from agents.learning.training.recipes import GAME_DEFAULTS, SOLO_DEFAULTS, changes, defaults_for
+from envs.registry import GAMES
 
 
 def _show(value, sep=","):
@@ -147,8 +151,6 @@ def check(cfg):
     game, evaluation opponent or option, a player count the game does not allow, settings
     a solo game has no use for, a missing ``--init-model``.  Cheap checks first; the last
     ones build the game once (its option checks) and each evaluation opponent."""
-    from envs.registry import GAMES   # the registry alone: no kernel is compiled here
-
     if cfg.game not in GAMES:
         raise ValueError(f"--game {cfg.game!r} is not a cityzoo game; games: {', '.join(GAMES)}")
     for name, least in _AT_LEAST.items():
@@ -165,8 +167,6 @@ def check(cfg):
         raise ValueError(f"--net-arch layer sizes must be >= 1, got {','.join(map(str, cfg.net_arch))}")
     if cfg.num_players is not None and cfg.num_players < 1:
         raise ValueError(f"--num-players must be >= 1, got {cfg.num_players}")
-    from agents.base import known_agents
-
     known = known_agents()
     for name in cfg.eval_opponents:
         if name not in known:
@@ -177,15 +177,11 @@ def check(cfg):
     if cfg.out and os.path.exists(cfg.out) and not os.path.isdir(cfg.out):
         raise ValueError(f"--out {cfg.out!r} is a file, not a directory")
     # the game's own checks (player count, options): build it once
-    from agents.learning.training.evaluation import check_solo_settings, solo_automata
-
     try:
         automata = solo_automata(cfg)
     except ValueError as exc:
         raise ValueError(f"{cfg.game}: {exc}") from None
     check_solo_settings(cfg, automata)
-    import agents
-
     for name in cfg.eval_opponents:   # as the evaluation builds them: by name alone
         try:
             agents.make(name)
@@ -216,7 +212,7 @@ def warm_start_cost(cfg):
         seconds, per = MCTS_WARM_START_SECONDS[cfg.game]
         estimate = seconds * work / per
         shown = f"{estimate / 60:.0f} min" if estimate >= 90 else f"{max(estimate, 1):.0f} s"
-        text += f", expected about {shown} on two free cores"
+        text += f", expected about {shown} on two free cores (plus the search's compilation, the first time)"
     else:
         text += ", time not measured for this game (it grows with decisions x iterations)"
     return text + "; --warm-start none skips it"
@@ -225,8 +221,6 @@ def warm_start_cost(cfg):
 def plan(cfg, given=frozenset(), notes=()):
     """The lines ``train.py`` prints before it works: the recipe and what the command line
     changed, the warm start and its expected cost, the evaluation schedule, the output."""
-    from agents.learning.training.recipes import GAME_DEFAULTS, SOLO_DEFAULTS
-
     run = cfg.resolved()
     solo = cfg.num_players == 1
     if solo and cfg.game in SOLO_DEFAULTS:
