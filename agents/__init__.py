@@ -30,5 +30,6 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | set(_CLASSES))
 
+
 __all__ = ["AZAgent", "AZPolicyAgent", "Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
            "RandomAgent", "make", "play_game", "register"]
