@@ -1,156 +1,131 @@
-"""The layout of ``agents/`` (docs/code_map.md): nothing imports upward, nobody imports
-``train``, and the agents modules import each other without cycles.
-
-Layers, from the bottom: the core package (``agents`` itself: base, loop, runner, specs,
-settings, yardstick), the players (``agents.players``, ``agents.pretrained``), the rating
-ladders (``agents.rating``), the learning code (``agents.learning``), and the apps
-(``agents.apps``, the entry packages ``agents.tournament`` ..., and every ``__main__``).  A
-module may import its own layer and the layers below it.  The core reaches the players only
-through the registry's lazy factories (``agents.base.BUILTIN_AGENTS``: module names as
-text), which is what keeps ``import agents`` light.  Every import statement counts,
-function-local ones too."""
-import ast
-import pathlib
-
+"""The declaration helpers every game is written with: state/observation layouts,
+action blocks and option tables."""
+import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-LAYERS = ("core", "players", "rating", "learning", "apps")
-ENTRY_PACKAGES = ("agents.tournament", "agents.play", "agents.serve", "agents.scorecard")
+import envs
+from envs.options import Option, validate
+from envs.registry import spec_for
+from kernels.layout import ActionBlocks, Layout
 
 
-def module_name(path):
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+def test_layout_offsets_views_and_bounds():
+    lay = Layout("demo")
+    assert lay.add("turn") == 0
+    assert lay.add("board", (2, 3), low=-1, high=5) == 1
+    assert lay.add("bag", 4, high=np.arange(4)) == 7
+    assert lay.add("tmp", (3,), scratch=True) == 11
+    assert lay.size == 14 and lay.scratch_size == 3
+    assert lay.parts() == [("turn", (1,)), ("board", (2, 3)), ("bag", (4,))]
+    state = np.arange(14)
+    assert lay.view(state, "board").tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert lay.view(state, "turn").shape == ()
+    lay.view(state, "bag")[:] = -1          # a view, not a copy
+    assert state[7:11].tolist() == [-1] * 4
+    batch = np.zeros((5, 14))
+    assert lay.view(batch, "board").shape == (5, 2, 3)
+    low, high = lay.bounds()
+    assert low.dtype == np.float32 and low[1:7].tolist() == [-1] * 6 and high[7:11].tolist() == [0, 1, 2, 3]
+    assert set(lay.views(state)) == {"turn", "board", "bag"}
+    assert "tmp" in lay.views(state, include_scratch=True)
+    assert "board" in lay.describe()
 
 
-def layer(module):
-    """The layer of an agents module (see the module docstring)."""
-    if module.endswith(".__main__") or any(module == p or module.startswith(p + ".")
-                                           for p in ("agents.apps",) + ENTRY_PACKAGES):
-        return "apps"
-    for prefix, name in (("agents.players", "players"), ("agents.pretrained", "players"),
-                         ("agents.rating", "rating"), ("agents.learning", "learning")):
-        if module == prefix or module.startswith(prefix + "."):
-            return name
-    return "core"
+def test_layout_refuses_mistakes():
+    lay = Layout("demo")
+    lay.add("a")
+    with pytest.raises(ValueError, match="twice"):
+        lay.add("a")
+    with pytest.raises(ValueError, match="identifier"):
+        lay.add("no good")
+    with pytest.raises(ValueError, match="low > high"):
+        lay.add("b", 2, low=3, high=1)
+    lay.add("s", 2, scratch=True)
+    with pytest.raises(ValueError, match="after scratch"):
+        lay.add("late")
+    with pytest.raises(ValueError, match="no field 'zz'"):
+        lay.offset("zz")
+    with pytest.raises(ValueError, match="slots"):
+        lay.view(np.zeros(5), "a")
 
 
-def modules(*folders):
-    out = {}
-    for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            out[module_name(path)] = path
-    return out
+def test_action_blocks_decode():
+    blocks = ActionBlocks("demo", [("pick", 3), ("place", 10), ("pass", 1)])
+    assert blocks.num_actions == 14
+    assert blocks.offset("place") == 3 and blocks.action("place", 4) == 7
+    assert blocks.decode(0) == ("pick", 0) and blocks.decode(12) == ("place", 9)
+    assert blocks.decode(np.int64(13)) == ("pass", 0)
+    assert blocks.block_of.tolist() == [0] * 3 + [1] * 10 + [2]
+    for bad in (-1, 14, 2.0, True, "3", None):
+        with pytest.raises(ValueError, match="action"):
+            blocks.decode(bad)
+    with pytest.raises(ValueError, match="no action block"):
+        blocks.offset("swap")
+    with pytest.raises(ValueError, match="outside"):
+        blocks.action("pick", 3)
+    with pytest.raises(ValueError, match="twice"):
+        ActionBlocks("demo", [("a", 1), ("a", 2)])
 
 
-def imports(path, known, text=None):
-    """The modules ``path`` imports (every import statement; ``from package import module``
-    names the module), as ``(module, line)``; ``text``: its source, if not the file's."""
-    tree = ast.parse(path.read_text() if text is None else text, filename=str(path))
-    own = module_name(path)
-    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(alias.name, node.lineno) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[:len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                found.append((sub if sub in known else base, node.lineno))
-    return found
+TABLE = (
+    Option("num_players", "int", 2, "seats", low=1, high=4),
+    Option("variant", "choice", "standard", "rules variant", choices=("standard", "advanced")),
+    Option("monuments", "bool", True, "use monuments"),
+    Option("first", "int", None, "first seat", low=0, high=3, none_ok=True),
+    Option("cards", "list", None, "card names", none_ok=True,
+           check=lambda v: v if v is None or all(isinstance(c, str) for c in v)
+           else (_ for _ in ()).throw(ValueError(f"cards must hold names, got {v!r}"))),
+)
 
 
-AGENTS = modules("agents")
+def test_option_table_fills_defaults_and_normalises():
+    assert validate(TABLE, {}, "demo") == {"num_players": 2, "variant": "standard", "monuments": True,
+                                           "first": None, "cards": None}
+    got = validate(TABLE, {"num_players": np.int64(3), "monuments": np.bool_(False), "cards": ("a", "b"),
+                           "variant": np.str_("advanced")}, "demo")
+    assert got["num_players"] == 3 and type(got["num_players"]) is int
+    assert got["variant"] == "advanced" and type(got["variant"]) is str
+    assert got["monuments"] is False and got["cards"] == ["a", "b"]
 
 
-def test_the_layers_cover_every_module():
-    assert {layer(m) for m in AGENTS} == set(LAYERS)
-    assert layer("agents.players.greedy") == "players" and layer("agents.learning.training.run") == "learning"
-    assert layer("agents.pretrained.__main__") == "apps" and layer("agents.base") == "core"
+@pytest.mark.parametrize("bad, name", [
+    ({"nope": 1}, "unknown option 'nope'"), ({"num_players": 5}, "num_players"),
+    ({"num_players": 2.0}, "num_players"), ({"num_players": True}, "num_players"),
+    ({"variant": "Standard"}, "variant"), ({"monuments": 1}, "monuments"),
+    ({"first": "0"}, "first"), ({"cards": {"a", "b"}}, "unordered"), ({"cards": [1]}, "cards"),
+    ({"cards": "ab"}, "cards"),
+])
+def test_option_table_refuses_with_the_option_named(bad, name):
+    with pytest.raises(ValueError, match=name):
+        validate(TABLE, bad, "demo")
 
 
-def test_no_module_imports_upward():
-    wrong = []
-    for module, path in AGENTS.items():
-        for target, line in imports(path, AGENTS):
-            if upward(module, [target]):
-                wrong.append(f"{path.relative_to(ROOT)}:{line} ({layer(module)}) imports "
-                             f"{target} ({layer(target)})")
-    assert not wrong, "\n".join(wrong)
+def test_every_game_declares_its_options():
+    """Each game's options come from one table on its spec: every documented option is a
+    row, and an unknown option is refused by name."""
+    for game in envs.GAMES:
+        spec = spec_for(game)
+        names = [o.name for o in spec.options]
+        assert "num_players" in names, game
+        assert all(o.doc for o in spec.options), game
+        defaults = spec.configure()
+        assert set(defaults.options) <= set(names), game
+        with pytest.raises(ValueError, match="unknown option 'colour_blind'"):
+            spec.configure(colour_blind=True)
 
 
-def test_the_core_names_its_players_only_as_text():
-    """The registry's lazy factories: ``agents.make("greedy")`` and ``agents.GreedyAgent``
-    import the player on first use."""
-    from agents import base
-
-    for name, target in base.BUILTIN_AGENTS.items():
-        module_name_, _, attr = target.partition(":")
-        assert (ROOT / (module_name_.replace(".", "/") + ".py")).exists() or (
-            ROOT / module_name_.replace(".", "/") / "__init__.py").exists(), target
-        assert base.builtin_class(name).__name__ == attr and base.agent_class(name).name == name
-
-
-@pytest.mark.parametrize("folder", ["agents", "envs", "kernels", "benchmarks", "examples"])
-def test_nobody_imports_train(folder):
-    """``train.py`` is the command line over :mod:`agents.learning.training`; code uses the
-    package (only tests of the command itself run ``train.main``)."""
-    users = [f"{path.relative_to(ROOT)}:{line}" for module, path in modules(folder).items()
-             for target, line in imports(path, AGENTS) if target == "train"]
-    assert not users, users
-
-
-def test_no_import_cycles_among_agents_modules():
-    graph = {m: {t for t, _ in imports(p, AGENTS) if t in AGENTS and t != m} for m, p in AGENTS.items()}
-    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
-
-    def visit(node):    # Tarjan's strongly connected components
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph[node]):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    assert not cycles, cycles
-
-
-def upward(module, targets):
-    return [t for t in targets if (t == "agents" or t.startswith("agents."))
-            and LAYERS.index(layer(t)) > LAYERS.index(layer(module))]
-
-
-def test_the_checks_can_fail():
-    """The checks above see what they look for: a player importing an app (also in a
-    function, and relatively) or the learning code, and ``import train``."""
-    path = ROOT / "agents" / "players" / "probe.py"
-    text = ("from agents.apps import tournament\n"
-            "def f():\n    from ..learning.training import run\n    import train\n")
-    targets = [t for t, _ in imports(path, AGENTS, text=text)]
-    assert targets == ["agents.apps.tournament", "agents.learning.training.run", "train"]
-    assert upward("agents.players.probe", targets) == targets[:2]
-    assert upward("agents.apps.probe", targets) == []
+def test_every_game_declares_its_state_and_observation():
+    """The state and observation of every game come from declared layouts: the shell's
+    sizes, the observation parts and bounds are read from them."""
+    for game in envs.GAMES:
+        spec = spec_for(game)
+        kernel = spec.kernel
+        assert isinstance(kernel.STATE, Layout), game
+        cfg = spec.configure()
+        assert cfg.state_size == kernel.STATE.size, game
+        assert cfg.scratch == kernel.STATE.scratch_size, game
+        assert isinstance(kernel.ACTIONS, ActionBlocks) and kernel.ACTIONS.num_actions == spec.num_actions, game
+        parts = spec.observation_layout(cfg)
+        assert sum(int(np.prod(s)) for _, s in parts) == cfg.obs_size, game
+        low, high = spec.observation_bounds(cfg)
+        assert np.shape(low) == (cfg.obs_size,) and np.all(np.asarray(low) <= np.asarray(high)), game
