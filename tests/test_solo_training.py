@@ -94,22 +94,32 @@ def test_tiny_solo_runs_report_the_yardstick(tmp_path):
             assert summary["final_solo"]["mean_margin"] == pytest.approx(np.mean(margins))
 
 
+def _refusal(capsys, run):
+    """The one line train.py prints when it refuses a command (exit status 2)."""
+    with pytest.raises(SystemExit) as exc:
+        run()
+    assert exc.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error: ")
+    return lines[0]
+
+
 @pytest.mark.parametrize("argv, problem", [
     (["--opponents", "greedy"], "opponents='greedy'"),
     (["--opponents", "mix"], "opponents='mix'"),
     (["--eval-opponents", "random"], "eval_opponents"),
-    (["--eval-games", "0"], "eval_games"),
+    (["--eval-games", "0"], "--eval-games must be an integer >= 1"),
 ])
-def test_meaningless_solo_settings_are_refused(tmp_path, argv, problem):
-    with pytest.raises(ValueError, match=problem):
-        _run("smartphone_inc_v0", tmp_path / "run", *argv)
+def test_meaningless_solo_settings_are_refused(tmp_path, capsys, argv, problem):
+    line = _refusal(capsys, lambda: _run("smartphone_inc_v0", tmp_path / "run", *argv))
+    assert problem in line
     assert not os.path.exists(tmp_path / "run")     # refused before anything is written
 
 
-def test_no_opponents_needs_a_solo_game(tmp_path):
-    with pytest.raises(ValueError, match="opponents='none'"):
-        train.main(["--game", "smartphone_inc_v0", "--opponents", "none", "--out",
-                    str(tmp_path / "run"), *TINY])
+def test_no_opponents_needs_a_solo_game(tmp_path, capsys):
+    line = _refusal(capsys, lambda: train.main(["--game", "smartphone_inc_v0", "--opponents", "none",
+                                                "--out", str(tmp_path / "run"), *TINY]))
+    assert "opponents='none'" in line
     assert not os.path.exists(tmp_path / "run")
 
 
