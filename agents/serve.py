@@ -493,22 +493,36 @@ def create_app(agent_options=None, hosts=DEFAULT_HOSTS):
     return door
 
 
+def port_number(text):
+    """argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {text!r}")
+    return port
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(
+    from envs import cli
+
+    parser = cli.ArgumentParser(
         prog="python -m agents.serve",
         description="Play cityzoo games against agents in the browser (local play: "
                     "docs/security.md).")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="also answer requests addressed to NAME (this machine's LAN address "
                              "or name, when listening beyond 127.0.0.1 on purpose); repeatable")
-    parser.add_argument("--mcts-simulations", type=int, default=200,
+    parser.add_argument("--mcts-simulations", type=cli.positive_int, default=200,
                         help="MCTS's search budget per move (default 200: a second or less)")
     args = parser.parse_args(argv)
-    if args.mcts_simulations < 1:
-        parser.error("--mcts-simulations must be at least 1")
+    for name in args.allow_host:
+        if not _host_name(name):
+            parser.error(f"argument --allow-host: not a host name: {name!r}")
     hosts = list(DEFAULT_HOSTS) + [_host_name(h) for h in args.allow_host]
     if args.host not in ("127.0.0.1", "localhost", "::1") and not args.allow_host:
         print(f"cityzoo: listening on {args.host}, but only requests addressed to "
@@ -518,6 +532,8 @@ def main(argv=None):
 
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"cityzoo: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+    print("cityzoo: the first game of each title against greedy or mcts waits about 40 s while "
+          "their search kernels compile (once per game while the server runs)", flush=True)
     uvicorn.run(create_app({"mcts": {"simulations": args.mcts_simulations}}, hosts=hosts),
                 host=args.host, port=args.port, log_level="warning")
 

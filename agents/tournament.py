@@ -40,7 +40,6 @@ Records
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
 import json

@@ -102,7 +102,7 @@ def json_object(text) -> dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"is not valid JSON ({exc})") from None
+        raise argparse.ArgumentTypeError(f"bad JSON ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"must be a JSON object ({{...}}), got {text!r}")
     return value

@@ -16,7 +16,6 @@ makes a page of a few hundred kilobytes.
 """
 from __future__ import annotations
 
-import argparse
 import html
 import json
 import sys
@@ -137,12 +136,14 @@ def build_html(record, allow_files=False) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
+    from envs import cli
+
+    parser = cli.ArgumentParser(
         prog="python -m envs.view",
         description="Write a recorded game as one self-contained HTML page (no server needed).")
     parser.add_argument("record", help="a record file: .json (one game) or .jsonl (one game a line)")
     parser.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    parser.add_argument("--index", type=int, default=0,
+    parser.add_argument("--index", type=cli.non_negative_int, default=0,
                         help="which game of a .jsonl file to show (0-based; default 0)")
     parser.add_argument("--allow-files", "--allow-data-path", action="store_true",
                         help="let the record's options open the files they name (such as "
