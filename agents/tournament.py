@@ -141,7 +141,7 @@ def play_job(job):
     """Play one scheduled game; return its result (a plain dict).  Top-level, so that
     spawned processes and ray workers can import it.  An agent's error is raised as an
     :class:`agents.cli.AgentFailure` that names the agent's label and the game."""
-    from agents.cli import build_blamed
+    from agents.cli import AgentFailure, build_blamed
     from agents.loop import play_game
 
     env = _env_for(job["game"], job["num_players"], job["env_options"])
@@ -158,6 +158,8 @@ def play_job(job):
                                          seed=job["env_seed"], players=list(job["seats"]))
     try:
         record = play_game(env, bots, seed=job["env_seed"], record=game_record)
+    except AgentFailure:
+        raise                      # already names the agent and the game
     except RuntimeError as exc:
         raise RuntimeError(f"game {job['index']}: {exc}") from exc
     n = job["num_players"]
