@@ -305,6 +305,41 @@ def test_the_viewer_steps_with_the_arrow_keys(browser, tmp_path):
     assert browser.js("document.getElementById('chart').innerHTML") == ""
 
 
+def test_the_viewer_shows_the_exact_seed_and_one_colour_per_seat(browser, tmp_path):
+    from envs import records
+    from envs.view import main
+    from test_viewer import random_record
+
+    seed = 1234567890123209511            # above 2**53: a JavaScript number ends in ...209500
+    players = ["greedy", "mcts"]
+    record = random_record("kingdomino_duel_v0", seed=seed, players=players)
+    path, page = tmp_path / "game.json", tmp_path / "game.html"
+    records.save(record, path)
+    assert main([str(path), "-o", str(page)]) == 0
+    browser.open(page.as_uri())
+    assert browser.js("document.getElementById('title').textContent").split("seed ")[1] == str(record["seed"])
+    seen = set()
+    for k, name in enumerate(players):
+        # Kingdomino Duel's picture: the seat's disc, then its name in bold
+        picture = browser.js(f"""(() => {{
+            const t = [...document.querySelectorAll('#picture svg text')].find(e =>
+                e.getAttribute('font-weight') === 'bold' && e.textContent.startsWith({json.dumps(name)}));
+            return getComputedStyle(t.previousElementSibling).fill; }})()""")
+        listed = browser.js(f"getComputedStyle(document.querySelector('#moves li .seat[data-seat=\"{k}\"]'))"
+                            ".backgroundColor")
+        charted = browser.js(f"getComputedStyle(document.querySelector('#chart polyline[data-seat=\"{k}\"]'))"
+                             ".stroke")
+        assert picture == listed == charted, (name, picture, listed, charted)
+        seen.add(picture)
+    assert len(seen) == 2
+    # A seat's view keeps the final result back until the last position.
+    browser.js("(() => { const s = document.getElementById('seat'); s.value = '1';"
+               " s.dispatchEvent(new Event('change')); })()")
+    assert browser.js("document.getElementById('final').hidden") is True
+    browser.press("End", 35)
+    assert browser.js("document.getElementById('final').hidden") is False
+
+
 def embedded_moves(page):
     from test_viewer import embedded_data
 
