@@ -55,6 +55,7 @@ from agents import base
 from envs import records, safe_json
 from envs.options import refuse_file_options
 from envs.registry import spec_for
+from envs.registry import title as game_title
 
 try:
     from starlette.applications import Starlette
@@ -166,10 +167,12 @@ def catalog():
     games = []
     for game_id in envs.GAMES:
         spec = spec_for(game_id)
-        options = [{"name": o.name, "kind": o.kind, "default": o.default, "choices": list(o.choices),
+        options = [{"name": o.name, "label": o.label, "kind": o.kind, "default": o.default,
+                    "choices": list(o.choices),
                     "low": o.low, "high": o.high, "none_ok": o.none_ok, "doc": o.doc}
                    for o in spec.options if o.kind in OPTION_KINDS and o.name != "num_players"]
-        games.append({"id": game_id, "player_counts": list(spec.player_counts), "options": options,
+        games.append({"id": game_id, "title": game_title(game_id),
+                      "player_counts": list(spec.player_counts), "options": options,
                       "learned": game_id in learned})
     return {"games": games, "opponents": [name for name in OPPONENTS if name in base._REGISTRY]}
 
@@ -190,6 +193,8 @@ def new_game(body, agent_options):
     except ValueError as exc:
         raise RequestError(400, str(exc)) from None
     seed = body.get("seed")
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)   # the page sends the digits typed: a JavaScript number rounds 63 bits
     seed = base.new_game_seed() if seed is None else _int(seed, "seed", 0, 2**63 - 1)
     try:
         env = envs.make(game_id, **options)

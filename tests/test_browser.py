@@ -261,6 +261,24 @@ def test_play_a_game_by_clicking_until_the_final_scores(browser, server):
     assert browser.js("document.querySelectorAll('#moves li').length") == len(record["actions"])
 
 
+def test_the_setup_form_reads_well(browser, server):
+    """Game titles and option labels in the form, and a number box wide enough for its
+    placeholder."""
+    browser.open(f"{server.url}/")
+    browser.wait("document.body.dataset.ready === '1'")
+    titles = browser.js("[...document.getElementById('game').options].map(o => o.textContent)")
+    assert titles[:2] == ["Kingdomino Duel", "Tiny Towns"]
+    browser.js("""(() => { const g = document.getElementById("game"); g.value = "tiny_towns_v0";
+        g.dispatchEvent(new Event("change")); })()""")
+    label = browser.js("document.querySelector('[data-option=\"first_player\"]').parentElement.textContent")
+    assert label.startswith("First player")
+    fits = browser.js("""(() => { const box = document.querySelector('[data-option="first_player"]');
+        const probe = document.createElement("span"); probe.style.font = getComputedStyle(box).font;
+        probe.textContent = box.placeholder; document.body.append(probe);
+        const room = box.clientWidth - probe.offsetWidth; probe.remove(); return room; })()""")
+    assert fits > 0, "the first_player box is narrower than its placeholder"
+
+
 def test_clicking_the_board_plays_the_move(browser, server):
     start_game(browser, server, "kingdomino_duel_v0", opponents=["random"])
     before = browser.js("document.body.dataset.counter")
