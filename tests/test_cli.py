@@ -184,3 +184,45 @@ def test_the_tournament_says_so_before_the_first_game(monkeypatch, capsys):
     with pytest.raises(KeyboardInterrupt):
         T.main(["--game", KD, "--agents", "random", "a=random", "--workers", "1"])
     assert "compiling" not in said[1]
+
+
+# ------------------------------------------------------------------ import names
+@pytest.mark.parametrize("own, argv", [
+    ("agents.py", ["-m", "benchmarks.solo", "--games", "1"]),
+    ("envs/__init__.py", ["-m", "agents.tournament", "--game", KD]),
+    ("kernels.py", ["-m", "envs.view", "game.json", "-o", "game.html"]),
+])
+def test_a_module_of_the_users_that_hides_ours_is_named_in_one_line(own, argv, tmp_path):
+    """The user's project (the current folder, first on sys.path under ``python -m``) has
+    its own agents/envs/kernels: the command stops before anything else, in one line."""
+    (tmp_path / own).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / own).write_text("x = 1\n")
+    name = own.split("/")[0].removesuffix(".py")
+    proc = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=_env())
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"'import {name}' finds '{tmp_path / own.split('/')[0]}'" in lines[0]
+    assert f"not cityzoo's {name} package" in lines[0] and "Import names" in lines[0]
+
+
+def test_our_packages_are_told_from_a_stranger(monkeypatch):
+    import types
+
+    from envs import import_names
+
+    assert all(import_names.is_ours(name) for name in ("agents", "envs", "kernels"))
+    monkeypatch.setitem(sys.modules, "agents", types.ModuleType("agents"))   # a user's agents.py
+    assert not import_names.is_ours("agents")
+    with pytest.raises(ImportError, match="not cityzoo's agents package"):
+        import_names.check(("envs", "agents"))
+
+
+def test_importing_envs_beside_a_kernels_module_raises_a_clear_import_error(tmp_path):
+    (tmp_path / "kernels.py").write_text("x = 1\n")
+    proc = subprocess.run([sys.executable, "-c", "import envs"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=_env())
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1].startswith("ImportError: cityzoo cannot start: "
+                                                           "'import kernels' finds")
