@@ -60,7 +60,9 @@ def _fail(message):
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from agents import specs
+    from agents.cli import AgentFailure
     from agents.rating import ladder as ladders
+    from envs.cli import fail
 
     options = args.options
     if args.trust_pickle:
@@ -90,6 +92,8 @@ def main(argv=None):
                     log=log, ladder=lad)
     except ValueError as exc:
         _fail(str(exc).splitlines()[0])
+    except AgentFailure as exc:          # an agent's error in a game: one line naming it
+        fail(exc, "python -m agents.scorecard", status=1)
     print(format_card(card))
     if args.json:
         with open(args.json, "w") as f:
