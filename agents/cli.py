@@ -20,8 +20,8 @@ from envs.cli import fail, one_line
 
 # Agents whose first move compiles jitted search code for the game.  These closures over
 # the game's kernel are not cached on disk, so every new process compiles them again;
-# measured on the development machine (2 cores, busy): greedy about 25 s and MCTS another
-# 20 s for Kingdomino Duel (about 45 s together).
+# measured on the development machine (2 cores, busy): greedy 23-27 s and MCTS another
+# 20 s for Kingdomino Duel, whose kernels compile fastest (Tiny Towns' take about 3 times as long).
 SEARCH_AGENTS = ("greedy", "mcts", "az", "az_policy")
 
 
@@ -118,8 +118,8 @@ def compile_notice(names, game, workers=1):
     if not slow:
         return None
     where = f" in each of the {workers} worker processes" if workers > 1 else ""
-    return (f"compiling the search kernels of {', '.join(slow)} for {game}{where}: about 40 s "
-            "before the first game (compiled anew in every process)")
+    return (f"compiling the search kernels of {', '.join(slow)} for {game}{where}: 20 s to a "
+            "minute or more before the first game (compiled anew in every process)")
 
 
 def say(message, stream=None):

@@ -537,8 +537,8 @@ def main(argv=None):
 
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"cityzoo: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
-    print("cityzoo: the first game of each title against greedy or mcts waits about 40 s while "
-          "their search kernels compile (once per game while the server runs)", flush=True)
+    print("cityzoo: the first game of each title against greedy or mcts waits 20 s to a minute "
+          "while their search kernels compile (once per title while the server runs)", flush=True)
     uvicorn.run(create_app({"mcts": {"simulations": args.mcts_simulations}}, hosts=hosts),
                 host=args.host, port=args.port, log_level="warning")
 
