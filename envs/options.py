@@ -67,6 +67,8 @@ class Option:
             text = "a mapping"
         else:
             text = "a file path"
+        if self.kind == "custom":      # the doc says everything accepted, None included
+            return text
         return ("None or " + text) if self.none_ok else text
 
     def validate(self, value):
@@ -127,10 +129,14 @@ def validate(table, given, game_id):
 
 
 def table_markdown(table):
-    """The option table as Markdown rows (for the README and docs)."""
+    """The option table as Markdown rows (the docs' option tables are generated from it)."""
+    def cell(text):
+        return str(text).replace("|", "\\|").replace("\n", " ")
     rows = ["| option | accepts | default | meaning |", "|---|---|---|---|"]
     for o in table:
-        rows.append(f"| `{o.name}` | {o.describe()} | `{o.default!r}` | {o.doc} |")
+        accepts = o.describe()
+        accepts = "see the meaning" if accepts == o.doc else cell(accepts)
+        rows.append(f"| `{o.name}` | {accepts} | `{o.default!r}` | {cell(o.doc)} |")
     return "\n".join(rows)
 
 

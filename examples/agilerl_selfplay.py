@@ -3,7 +3,7 @@
     python examples/agilerl_selfplay.py --steps 2000 [--game kingdomino_duel_v0]
 
 AgileRL 2.58 needs ``pettingzoo<1.27`` and its own ``tensordict``, so it lives in a virtual
-environment of its own (README "Use with your library"; ``.ci/run`` builds one the same way).
+environment of its own (docs/libraries.md; ``.ci/run`` builds one the same way).
 
 What it shows, in the manner of AgileRL's self-play tutorial for turn-based PettingZoo games
 (connect four):

@@ -20,8 +20,8 @@ What it shows:
   ``illegal_action="raise"``.)  In training the mask keeps every move legal.
 * ``ray.init(num_cpus=2)``: a local Ray cluster the size of a small machine.
 
-Installing: ``pip install "ray[rllib]"`` pins ``gymnasium==1.2.2``; see the README section
-"Use with your library" for running RLlib next to cityzoo's newer gymnasium.
+Installing: ``pip install "ray[rllib]"`` pins ``gymnasium==1.2.2``; see docs/libraries.md
+("Use with your library") for running RLlib next to cityzoo's newer gymnasium.
 """
 import argparse
 import warnings

@@ -6,7 +6,7 @@ person would, and presses the arrow keys in the viewer.  Without a ``chromium`` 
 the tests are skipped -- except when ``CITYZOO_REQUIRE_BROWSER=1`` (set by ``.ci/run``),
 where a missing browser is a failure.
 
-The screenshots of the README (``docs/images/play-<game>.png``, ``view-<game>.png``) are
+The screenshots of the README and docs (``docs/images/play-<game>.png``, ``view-<game>.png``) are
 taken by the same code::
 
     python tests/test_browser.py --screenshots docs/images

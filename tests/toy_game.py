@@ -1,4 +1,4 @@
-"""A tiny race game: the worked example of adding a game (README, "Adding a game").
+"""A tiny race game: the worked example of adding a game (docs/adding_a_game.md).
 
 Seats take turns adding 1, 2 or 3 to a shared counter; whoever reaches ``target`` or
 more scores 1 and the game ends.  Each seat also holds a secret die roll (hidden

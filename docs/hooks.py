@@ -1,0 +1,130 @@
+"""MkDocs hook: the manual's generated parts, so that each fact is written in one place.
+
+A page asks for a generated block with an HTML comment on a line of its own:
+
+``<!-- cityzoo:options GAME -->``
+    the game's option table, from its declaration (``envs.registry.spec_for(GAME).options``,
+    rendered by ``envs.options.table_markdown``);
+``<!-- cityzoo:glance GAME -->``
+    the game's id, seat counts, action count and observation size with the default options,
+    read from the game's spec;
+``<!-- cityzoo:actions GAME -->``
+    the action ids as the kernel declares them (``kernels.<game>.ACTIONS``, named blocks);
+``<!-- cityzoo:train_defaults all -->`` (or ``solo``)
+    each game's default training recipe, from ``train.GAME_DEFAULTS`` (``train.SOLO_DEFAULTS``);
+``<!-- cityzoo:observation GAME -->``
+    the observation's named parts and shapes with the default options
+    (``spec.observation_layout``, the parts ``split_observation`` returns).
+
+``expand(markdown)`` does the replacement; ``tests/test_docs.py`` checks it against the
+declarations.  An unknown directive or game fails the build.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:       # mkdocs loads this file by path: make the packages importable
+    sys.path.insert(0, str(ROOT))
+
+DIRECTIVE = re.compile(r"^<!-- cityzoo:(\w+) ([\w.]+) -->$", re.M)
+
+
+def options_table(game):
+    from envs.options import table_markdown
+    from envs.registry import spec_for
+    return table_markdown(spec_for(game).options)
+
+
+def _seat_counts(spec):
+    opt = next((o for o in spec.options if o.name == "num_players"), None)
+    if opt is None:
+        return "?"
+    if opt.kind == "choice":
+        return ", ".join(str(c) for c in opt.choices)
+    return f"{opt.low}–{opt.high}" if opt.low != opt.high else str(opt.low)
+
+
+def glance_table(game):
+    from envs.registry import spec_for
+    spec = spec_for(game)
+    cfg = spec.configure()
+    rows = ["| | |", "|---|---|",
+            f"| id | `{game}` (`envs.make(\"{game}\")`) |",
+            f"| seats (`num_players`) | {_seat_counts(spec)} |",
+            f"| actions | `Discrete({spec.num_actions})` with an `int8` action mask |",
+            f"| observation (default options) | `Box({cfg.obs_size},)` `float32` |",
+            f"| rules revision | {spec.rules_revision} |"]
+    return "\n".join(rows)
+
+
+def actions_table(game):
+    import importlib
+    blocks = importlib.import_module("kernels." + game.removesuffix("_v0")).ACTIONS
+    rows = ["| ids | block | actions |", "|---|---|---|"]
+    for name in blocks.names():
+        first, size = blocks.offset(name), blocks.size(name)
+        ids = str(first) if size == 1 else f"{first}–{first + size - 1}"
+        rows.append(f"| {ids} | `{name}` | {size} |")
+    return "\n".join(rows)
+
+
+def observation_table(game):
+    from envs.registry import spec_for
+    spec = spec_for(game)
+    parts = spec.observation_layout(spec.configure())
+    # per-seat parts (player0_x, player1_x, ...) are listed once, with their count
+    grouped = {}
+    for name, shape in parts:
+        key = re.sub(r"^player\d+_", "player{i}_", name)
+        entry = grouped.setdefault(key, [tuple(shape), 0])
+        entry[1] += 1
+    rows = ["| part | shape | values |", "|---|---|---|"]
+    for key, (shape, count) in grouped.items():
+        size = 1
+        for n in shape:
+            size *= n
+        many = f" (× {count}, one per seat slot)" if count > 1 else ""
+        rows.append(f"| `{key}` | {shape}{many} | {size * count} |")
+    return "\n".join(rows)
+
+
+TRAIN_COLUMNS = ("policy", "timesteps", "opponents", "reward_mode", "shaping", "warm_start", "tie_break", "learn_head",
+                 "learning_rate", "lr_schedule")
+
+
+def train_defaults_table(which):
+    import train
+    table = {"all": train.GAME_DEFAULTS, "solo": train.SOLO_DEFAULTS}[which]
+    rows = ["| game | " + " | ".join(f"`{c}`" for c in TRAIN_COLUMNS) + " |",
+            "|---" * (len(TRAIN_COLUMNS) + 1) + "|"]
+    for game, cfg in table.items():
+        rows.append(f"| `{game}` | " + " | ".join(f"`{getattr(cfg, c)!r}`".replace("|", "\\|")
+                                                 for c in TRAIN_COLUMNS) + " |")
+    return "\n".join(rows)
+
+
+GENERATORS = {"options": options_table, "glance": glance_table, "actions": actions_table,
+              "observation": observation_table, "train_defaults": train_defaults_table}
+
+
+def expand(markdown):
+    """``markdown`` with every ``<!-- cityzoo:KIND GAME -->`` line replaced by its block."""
+    import envs
+
+    def one(match):
+        kind, game = match.groups()
+        if kind not in GENERATORS:
+            raise ValueError(f"docs: unknown generated block {kind!r} (known: {', '.join(GENERATORS)})")
+        if kind == "train_defaults":
+            if game not in ("all", "solo"):
+                raise ValueError(f"docs: cityzoo:train_defaults takes 'all' or 'solo', not {game!r}")
+        elif game not in envs.GAMES:
+            raise ValueError(f"docs: unknown game {game!r} in a cityzoo:{kind} block")
+        return GENERATORS[kind](game)
+
+    return DIRECTIVE.sub(one, markdown)
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    return expand(markdown)
