@@ -35,6 +35,7 @@ from pathlib import Path
 import agents
 import envs
 from agents.base import new_game_seed, seat_seeds
+from agents.cli import AgentFailure, Blamed
 from envs import records
 from envs.spec import as_seat
 
@@ -71,8 +72,9 @@ class TerminalGame:
         for k, s in enumerate(others):
             name = opponents[k % len(opponents)]
             self.names[s] = name
-            self.bots[s] = agents.make(name, **{"seed": agent_seeds[s],
-                                                **agent_options.get(name, {})})
+            # an agent's error is one line naming it (agents.cli.AgentFailure)
+            self.bots[s] = Blamed(agents.make(name, **{"seed": agent_seeds[s],
+                                                       **agent_options.get(name, {})}), name)
         self.record = records.new_record(game, options, seed,
                                          players=["human" if b is None else n
                                                   for n, b in zip(self.names, self.bots)])
@@ -287,12 +289,17 @@ def main(argv=None, read=input, write=print):
                                read=read, write=write)
     except (TypeError, ValueError) as exc:   # TypeError: an option the agent does not take
         cli.fail(f"cannot start the game: {exc}", prog)
+    except AgentFailure as exc:
+        cli.fail(exc, prog, status=1)
     # The seed shows every hidden card: only a seed the person chose is shown before the end.
     shown_seed = f", seed {seed}" if args.seed is not None else ""
     write(f"{args.game}{shown_seed}: you are {session.who(session.seat)} against "
           + (", ".join(session.who(s) for s in range(session.num_players) if s != session.seat)
              or "the game's solo rules") + ".  Type ? for help.")
-    record = session.run()
+    try:
+        record = session.run()
+    except AgentFailure as exc:
+        cli.fail(exc, prog, status=1)
     write(f"The game's seed was {seed}.")
     path = records.save(record, record_path(args.save, args.game, seed))
     write(f"Record saved to {path}; watch it with: python -m envs.view {path} -o game.html")

@@ -226,3 +226,14 @@ def test_importing_envs_beside_a_kernels_module_raises_a_clear_import_error(tmp_
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1].startswith("ImportError: cityzoo cannot start: "
                                                            "'import kernels' finds")
+
+
+def test_terminal_play_reports_an_agent_error_in_one_line(failing_agent, capsys):
+    from agents import play
+
+    with pytest.raises(SystemExit) as info:
+        play.main(["--game", KD, "--opponents", failing_agent, "--seed", "1", "--save", "unused.json"],
+                  read=lambda prompt: "1", write=lambda text: None)
+    assert info.value.code == 1
+    assert capsys.readouterr().err == ("python -m agents.play: error: agent 'failing' failed: "
+                                       "RuntimeError: no move today\n")
