@@ -58,13 +58,17 @@ def clash_message(name):
             f"another folder (see {DOC})")
 
 
-def check(names):
-    """Refuse to go on when one of ``names`` is not ours: one line and exit status 2 while a
-    ``python -m`` command starts, else ``ImportError`` with the same line."""
+def check(names, command=None):
+    """Refuse to go on when one of ``names`` is not ours: one line and exit status 2 when a
+    command is starting, else ``ImportError`` with the same line.  ``command``: None
+    detects a ``python -m`` command (runpy imports its packages with ``sys.argv[0] ==
+    "-m"``); a script such as ``train.py`` passes ``command=__name__ == "__main__"``."""
+    if command is None:
+        command = sys.argv[:1] == ["-m"]
     for name in names:
         if not is_ours(name):
             message = clash_message(name)
-            if sys.argv[:1] == ["-m"]:     # runpy is importing the command's packages
+            if command:
                 print(message, file=sys.stderr, flush=True)
                 raise SystemExit(2)
             raise ImportError(message)

@@ -217,6 +217,9 @@ def test_our_packages_are_told_from_a_stranger(monkeypatch):
     assert not import_names.is_ours("agents")
     with pytest.raises(ImportError, match="not cityzoo's agents package"):
         import_names.check(("envs", "agents"))
+    with pytest.raises(SystemExit) as info:           # a script's check (train.py)
+        import_names.check(("agents",), command=True)
+    assert info.value.code == 2
 
 
 def test_importing_envs_beside_a_kernels_module_raises_a_clear_import_error(tmp_path):
