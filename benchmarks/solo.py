@@ -41,7 +41,6 @@ trained policy observes the level, so it plays every level from the start.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -490,13 +489,15 @@ def report(results, command, seconds, seed, policies=None):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=20, help="games per cell (default 20)")
-    p.add_argument("--slow-games", type=int, default=5,
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.solo", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=cli.positive_int, default=20, help="games per cell (default 20)")
+    p.add_argument("--slow-games", type=cli.non_negative_int, default=5,
                    help=f"games per cell for {', '.join(SLOW_AGENTS)} (default 5)")
     p.add_argument("--games-of", nargs="+", default=[], metavar="[MODE/]LABEL=N",
                    help="games per cell of one agent, in every mode or in one (0: not played)")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=cli.positive_int, default=2)
     p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
     p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
     p.add_argument("--agents", nargs="+", choices=list(AGENTS), default=list(AGENTS))
@@ -510,16 +511,22 @@ def build_parser():
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    if args.games < 1 or args.slow_games < 0 or args.workers < 1:
-        raise ValueError("--games and --workers must be >= 1, --slow-games >= 0")
+    from envs.cli import fail
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
     policies = {}
     for item in args.policy:
         game, sep, path = item.partition("=")
         if not sep or game not in {g for g, _, _ in MODES.values()}:
-            raise ValueError(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}")
+            fail(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}", parser.prog)
+        if not os.path.exists(path):
+            fail(f"--policy {item!r}: no such file or run directory", parser.prog)
         policies[game] = path
-    games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+    try:
+        games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+    except ValueError as exc:
+        fail(exc, parser.prog)
     jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies, games_of)
     start = time.time()
     results = run(jobs, args.workers, args.results)

@@ -19,7 +19,6 @@ that checks them (``tests/test_smartphone_inc.py``, marked slow).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -116,14 +115,14 @@ def report(play, command, seconds):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=200, help="games played (default 200; 0: on paper only)")
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.steve_strength", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=cli.non_negative_int, default=200, help="games played (default 200; 0: on paper only)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=cli.positive_int, default=1)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = p.parse_args(argv)
-    if args.games < 0 or args.workers < 1:
-        raise ValueError("--games must be >= 0 and --workers >= 1")
     start = time.time()
     play = measure(args.games, args.seed, args.workers) if args.games else None
     command = "python -m benchmarks.steve_strength " + " ".join(sys.argv[1:] if argv is None else argv)

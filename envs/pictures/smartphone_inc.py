@@ -582,6 +582,12 @@ def _decision(cv, ctx, x, y, w):
     return y
 
 
+def seat_colours(state, cfg) -> list:
+    """Every seat's colour as drawn: its company's colour (the game's ``colours`` option)."""
+    return [COMPANY_COLOURS[K.COLOURS[int(state[K.company_base(c) + K.C_COLOUR])]]
+            for c in range(cfg.num_players)]
+
+
 def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     """The picture of ``state``: everything (``observer=None``) or what seat ``observer``
     sees; with ``clickable`` the legal moves of the company to move are clickable (regions,
