@@ -237,6 +237,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.spec import GameConfig, GameSpec, Option
+from envs.between_two_cities_readouts import remembered_tiles, tile_name  # noqa: F401  (public here too)
 from kernels import between_two_cities as K
 
 _RANKS = {"most": 0, "second": 1, "other": 2}
@@ -301,35 +302,7 @@ def score_cities(cities):
             for i, g in enumerate(grids)]
 
 
-def tile_name(tile):
-    """Name of tile code ``tile``: ``0..8`` a single of that kind, ``9..32`` duplex ``tile - 9``."""
-    if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)) \
-            or not 0 <= int(tile) < K.N_TILES:
-        raise ValueError(f"tile must be an integer tile code in [0, {K.N_TILES}), got {tile!r}")
-    t = int(tile)
-    if t < K.N_KINDS:
-        return K.KIND_NAMES[t]
-    d = t - K.N_KINDS
-    a, b = K.DUPLEX_HALVES[d]
-    sep = "/" if K.DUPLEX_STACKED[d] else "|"
-    return f"duplex {d} [{K.KIND_NAMES[a]}{sep}{K.KIND_NAMES[b]}]"
-
-
 # ---------------------------------------------------------------------------- spec
-def remembered_tiles(state, seat):
-    """What ``seat`` remembers and the table never saw: the tiles it passed last (now in a
-    neighbour's hand) and the duplexes it discarded face down.  Empty in solo modes."""
-    if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
-        return []
-    lines = []
-    for label, base in (("passed last", K.PASSED_LAST), ("duplexes discarded face down", K.DUPLEX_DISCARDS)):
-        counts = state[base + seat * K.N_TILES: base + (seat + 1) * K.N_TILES]
-        if counts.any():
-            lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
-                                                  for t in range(K.N_TILES) if counts[t]))
-    return lines
-
-
 class Spec(GameSpec):
     game_id = "between_two_cities_v0"
     kernel = K

@@ -191,6 +191,7 @@ import yaml
 
 from envs.options import Option
 from envs.spec import GameConfig, GameSpec
+from envs.expancity_readouts import bottom_cards  # noqa: F401  (public here too)
 from kernels import expancity as K
 
 DIR_NAMES = ("N", "E", "S", "W")
@@ -260,13 +261,6 @@ def _check_obs_window(obs_window):
     if not (obs_window == 0 or (obs_window >= 5 and obs_window % 2 == 1)):
         raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.W}, got {obs_window!r}")
     return obs_window
-
-
-def bottom_cards(state, seat):
-    """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
-    head = int(state[K.QUEUE_HEAD])
-    return [int(state[K.QUEUE + (head + i) % K.NCON]) for i in range(int(state[K.QUEUE_LEN]))
-            if state[K.QUEUE_OWNER + (head + i) % K.NCON] == seat]
 
 
 class Spec(GameSpec):
@@ -452,7 +446,7 @@ class Spec(GameSpec):
 
     def picture(self, state, cfg, observer=None, clickable=False):
         from envs.pictures.expancity import draw
-        return draw(state, cfg, observer, clickable)
+        return draw(state, cfg, observer, clickable, action_label=self.action_label)
 
     # ------------------------------------------------------- hidden information
     # Both re-draws are the kernel's (``kernels.expancity.reseed`` / ``determinize``, documented

@@ -177,6 +177,7 @@ import numpy as np
 
 from envs.options import Option
 from envs.spec import GameConfig, GameSpec
+from envs.smartphone_inc_readouts import STEVE_COVERED, plan_cells  # noqa: F401  (public here too)
 from kernels import smartphone_inc as K
 
 ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PUP: "P+", K.RES: "Re", K.LOG: "Lo",
@@ -215,27 +216,6 @@ def _check_colours(cols):
 
 def _cell(i):
     return f"({i // K.CANVAS_C},{i % K.CANVAS_C})"
-
-
-STEVE_COVERED = -1   # plan_cells' layer of the cell Steve's marker covers this round
-
-
-def plan_cells(state, c):
-    """Company ``c``'s plan of the round seen from above: ``(icon, layer)``, one entry per
-    cell of the planning canvas (``K.CANVAS_R`` x ``K.CANVAS_C``, row-major).  ``icon`` is the
-    visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
-    placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
-    icon = np.zeros(K.NCELL, dtype=np.int64)
-    src = np.zeros(K.NCELL, dtype=np.int64)
-    if c == state[K.STEVE]:
-        icon[:] = -1
-        cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(K.NSTEVE):
-            icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
-            src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
-        return icon, src
-    K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
-    return icon, src
 
 
 @functools.lru_cache(maxsize=1)
@@ -484,7 +464,7 @@ class Spec(GameSpec):
 
     def picture(self, state, cfg, observer=None, clickable=False):
         from envs.pictures.smartphone_inc import draw
-        return draw(state, cfg, observer, clickable)
+        return draw(state, cfg, observer, clickable, action_label=self.action_label)
 
     def end_infos(self, state, cfg):
         """With Steve: his final score and rank (he is no agent, so not in ``scores``)."""

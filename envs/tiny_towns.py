@@ -226,22 +226,10 @@ Version history
 import numpy as np
 
 from envs.spec import GameConfig, GameSpec, Option
+from envs.tiny_towns_readouts import CARD_CODES, CODES, pending_placement_text  # noqa: F401  (public here too)
 from kernels import tiny_towns as K
 
 PHASE_NAMES = K.PHASE_NAMES
-CODES = {
-    "Cottage": "Co", "Farm": "Fa", "Granary": "Gr", "Greenhouse": "Gh", "Orchard": "Or",
-    "Well": "We", "Fountain": "Fo", "Millstone": "Mi", "Shed": "Sh", "Chapel": "Ch", "Abbey": "Ab",
-    "Cloister": "Cl", "Temple": "Te", "Tavern": "Ta", "Almshouse": "Al", "Inn": "In",
-    "Feast Hall": "FH", "Theater": "Th", "Bakery": "Ba", "Market": "Ma", "Tailor": "Tl",
-    "Factory": "Fc", "Bank": "Bk", "Trading Post": "TP", "Warehouse": "Wh",
-    "Architect's Guild": "AG", "Archive of the Second Age": "AR", "Barrett Castle": "BC",
-    "Cathedral of Caterina": "CC", "Fort Ironweed": "FI", "Grand Mausoleum of the Rodina": "GM",
-    "Grove University": "GU", "Mandras Palace": "MP", "Obelisk of the Crescent": "OC",
-    "Opaleye's Watch": "OW", "Shrine of the Elder Tree": "SE", "Silva Forum": "SF",
-    "The Sky Baths": "SB", "The Starloom": "SL", "Statue of the Bondmaker": "SM",
-}
-CARD_CODES = [CODES[n] for n in K.CARD_NAMES]
 RES_LETTERS = "whbgs"
 _TOKEN_TO_CARD = {t: i for i, t in enumerate(K.CARD_TOKENS)}
 _NAME_TO_CARD = {n.lower(): i for i, n in enumerate(K.CARD_NAMES)}
@@ -384,24 +372,6 @@ def _check_buildings(value):
 
 
 # ------------------------------------------------------------------------- Spec
-def pending_placement_text(state, seat):
-    """``seat``'s placement of this round so far, before the placements are revealed
-    ("placing wood -> square 5, swapping ..."), or "" when it has none under way."""
-    b = K._player_base(seat)
-    res = int(state[b + K.O_PEND_RESOURCE])
-    if res < 0:
-        res = int(state[b + K.O_PEND_OFFERED])
-    if res < 0:
-        return ""
-    dest = int(state[b + K.O_PEND_DEST])
-    text = f"placing {K.RES_IDS[res]}" + ("" if dest < 0 else " -> set aside" if dest == 16 else f" -> square {dest}")
-    swap = int(state[b + K.O_PEND_SWAP_RES])
-    if swap >= 0:
-        square = int(state[b + K.O_PEND_SWAP_SQUARE])
-        text += f", Factory swap for {K.RES_IDS[swap]}" + ("" if square < 0 else f" from square {square}")
-    return text
-
-
 class Spec(GameSpec):
     game_id = "tiny_towns_v0"
     kernel = K

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.between_two_cities import remembered_tiles
 from envs.pictures import legal_for_viewer
 from envs.pictures.canvas import HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast, text_width
+from envs.between_two_cities_readouts import remembered_tiles
 from kernels import between_two_cities as K
 
 KIND_FILLS = ("#4285f4", "#787878", "#db4437", "#e67c28", "#c83ca0", "#962828", "#8cc8f0", "#4caf50",

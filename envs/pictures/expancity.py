@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.expancity import Spec, bottom_cards
 from envs.pictures.canvas import INK, MUTED, SEAT_COLOURS, Canvas, contrast, put_behind, text_width, wrap_text
+from envs.expancity_readouts import bottom_cards
 from kernels import expancity as K
 
 _ZONE_FILL = {"city_hall": "#bdbdbd", "residential": "#cde8bb", "commercial": "#c3d5f3"}
@@ -60,7 +60,7 @@ def _name(key, width=None, size=10):
 class _Context:
     """What one drawing needs: the state, what the viewer may see, and legal clicks."""
 
-    def __init__(self, state, cfg, observer, clickable):
+    def __init__(self, state, cfg, observer, clickable, action_label):
         self.state, self.cfg, self.observer = state, cfg, observer
         self.info = getattr(cfg, "info", K.DEFAULT_INFO)
         self.n = int(state[K.NUM_PLAYERS])
@@ -71,7 +71,9 @@ class _Context:
         self.legal = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
         if clickable and self.current >= 0 and self.sees(self.current):
             K.legal_mask(state.copy(), self.legal)
-        self._label = None
+        if clickable and action_label is None:
+            raise ValueError("action_label (the adapter's, to title clickable moves) is needed with clickable=True")
+        self._label = action_label
 
     def sees(self, seat):
         """May the viewer see ``seat``'s hand and secret contracts?"""
@@ -81,8 +83,6 @@ class _Context:
         return int(a) if self.legal[a] else None
 
     def label(self, a):
-        if self._label is None:    # the adapter words every action
-            self._label = Spec().action_label
         return self._label(self.state, self.cfg, int(a))
 
 
@@ -438,12 +438,13 @@ def _header(cv, ctx, width):
     cv.text(width - 16, 26, f"showing {view}", size=11, fill=MUTED, anchor="end")
 
 
-def draw(state, cfg, observer=None, clickable=False) -> Canvas:
+def draw(state, cfg, observer=None, clickable=False, action_label=None) -> Canvas:
     """The picture of ``state``: everything (``observer=None``) or what seat ``observer``
     sees; with ``clickable`` the legal moves of the player to move are clickable (board
     cells for placements, tiles for build/roof, buttons and drawn cards) in that player's
-    own view and the omniscient one."""
-    ctx = _Context(state, cfg, observer, clickable)
+    own view and the omniscient one, titled by ``action_label(state, cfg, action)`` (the
+    adapter's, needed with ``clickable``)."""
+    ctx = _Context(state, cfg, observer, clickable, action_label)
     geo = _board_geometry(state)
     cs, _, _, cols, rows = geo
     board_left, board_top = 40, 64

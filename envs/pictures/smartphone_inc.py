@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pictures.canvas import INK, MUTED, Canvas, contrast, put_behind, text_width, wrap_text
-from envs.smartphone_inc import STEVE_COVERED, Spec, plan_cells
+from envs.smartphone_inc_readouts import STEVE_COVERED, plan_cells
 from kernels import smartphone_inc as K
 
 COMPANY_COLOURS = {"green": "#2e9e44", "blue": "#2f5fd0", "black": "#222222", "yellow": "#e3c21b",
@@ -88,7 +88,7 @@ _CELL = 20
 class _Context:
     """The state, who looks, and the legal clicks of the company to move."""
 
-    def __init__(self, state, cfg, observer, clickable):
+    def __init__(self, state, cfg, observer, clickable, action_label):
         self.state, self.cfg, self.observer = state, cfg, observer
         self.n = int(state[K.NUM_COMPANIES])
         self.steve = int(state[K.STEVE])
@@ -104,7 +104,9 @@ class _Context:
         # Moves are the mover's to click (in its own view, or the omniscient one).
         if clickable and self.current >= 0 and observer in (None, self.current):
             K.legal_mask(state.copy(), self.legal)
-        self._label = None
+        if clickable and action_label is None:
+            raise ValueError("action_label (the adapter's, to title clickable moves) is needed with clickable=True")
+        self._label = action_label
 
     def base(self, c):
         return K.company_base(c)
@@ -127,8 +129,6 @@ class _Context:
         return a if self.legal[a] else None
 
     def label(self, a):
-        if self._label is None:    # the adapter words every action
-            self._label = Spec().action_label
         return self._label(self.state, self.cfg, int(a))
 
 
@@ -582,11 +582,12 @@ def _decision(cv, ctx, x, y, w):
     return y
 
 
-def draw(state, cfg, observer=None, clickable=False) -> Canvas:
+def draw(state, cfg, observer=None, clickable=False, action_label=None) -> Canvas:
     """The picture of ``state``: everything (``observer=None``) or what seat ``observer``
     sees; with ``clickable`` the legal moves of the company to move are clickable (regions,
-    technologies, display tiles, own tiles, buttons) in its own view and the omniscient one."""
-    ctx = _Context(state, cfg, observer, clickable)
+    technologies, display tiles, own tiles, buttons) in its own view and the omniscient one,
+    titled by ``action_label(state, cfg, action)`` (the adapter's, needed with ``clickable``)."""
+    ctx = _Context(state, cfg, observer, clickable, action_label)
     map_w = 5 * _REGION_W + 4 * _REGION_GAP
     side_x, side_w = 16 + map_w + 24, 420
     width = side_x + side_w + 16

@@ -16,7 +16,7 @@ import numpy as np
 from envs.pictures import if_legal, legal_for_viewer
 from envs.pictures.canvas import (HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast,
                                   text_width)
-from envs.tiny_towns import CARD_CODES, pending_placement_text   # shared with the text table
+from envs.tiny_towns_readouts import CARD_CODES, pending_placement_text   # shared with the text table
 from kernels import tiny_towns as K
 
 # Card colours by type (cottage, red, grey, orange, green, yellow, black, monument).
