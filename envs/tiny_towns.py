@@ -226,7 +226,8 @@ Version history
 import numpy as np
 
 from envs.spec import GameConfig, GameSpec, Option
-from envs.tiny_towns_readouts import CARD_CODES, CODES, pending_placement_text  # noqa: F401  (public here too)
+from envs.tiny_towns_readouts import (CARD_CODES, CODES, pending_placement_text,  # noqa: F401  (public here too)
+                                      recipe_inline, recipe_table)
 from kernels import tiny_towns as K
 
 PHASE_NAMES = K.PHASE_NAMES
@@ -484,10 +485,10 @@ class Spec(GameSpec):
         kept = int(state[b + K.O_KEPT])
         if state[K.G_MONUMENTS] and not state[b + K.O_MONUMENT_BUILT]:
             if kept >= 0:
-                lines.append(f"secret monument: {K.CARD_NAMES[kept]}")
+                lines.append(f"secret monument: {K.CARD_NAMES[kept]} (pattern {recipe_inline(kept)})")
             else:
-                dealt = [K.CARD_NAMES[int(m)] for m in state[b + K.O_DEALT:b + K.O_DEALT + K.MAX_MONUMENTS_DEALT]
-                         if m >= 0]
+                dealt = [f"{K.CARD_NAMES[int(m)]} (pattern {recipe_inline(m)})"
+                         for m in state[b + K.O_DEALT:b + K.O_DEALT + K.MAX_MONUMENTS_DEALT] if m >= 0]
                 if dealt:
                     lines.append("dealt monuments (keep one): " + ", ".join(dealt))
         pending = pending_placement_text(state, seat)
@@ -546,6 +547,7 @@ class Spec(GameSpec):
         cards = ", ".join(K.CARD_NAMES[int(state[K.G_CARDS_IN_PLAY + k])] for k in range(7))
         variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
         lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
+        lines.extend(recipe_table([int(state[K.G_CARDS_IN_PLAY + k]) for k in range(7)]))
         ph = int(state[K.G_PHASE])
         if K._builds_hidden(state):     # which step of a build step it is stays hidden (R6)
             ph = K.PH_BUILD

@@ -39,3 +39,44 @@ def pending_placement_text(state, seat):
         square = int(state[b + K.O_PEND_SWAP_SQUARE])
         text += f", Factory swap for {K.RES_IDS[swap]}" + ("" if square < 0 else f" from square {square}")
     return text
+
+
+# ----------------------------------------------------------------------------- recipes
+# A card's recipe is the resource pattern of the game data (kernels/data/tiny_towns.yaml,
+# read by the kernel into ``K.PATTERNS``): rows top to bottom, a resource letter per cell the
+# pattern needs, "." a cell it ignores.  It may be built turned or mirrored.
+RECIPE_RULE = "build any rotation or mirror image of a pattern; . is any square"
+RESOURCE_KEY = ", ".join(f"{code} {name}" for code, name in zip(K.RES_CODES, K.RES_IDS))
+
+
+def recipe_rows(card):
+    """Card ``card``'s pattern, one string per row, as the data prints it (``[".H", "BG"]``)."""
+    return list(K.PATTERNS[int(card)])
+
+
+def recipe_lines(card):
+    """The pattern's rows spaced for the terminal (``[". H", "B G"]``)."""
+    return [" ".join(row) for row in recipe_rows(card)]
+
+
+def recipe_inline(card):
+    """The pattern on one line, rows separated by " / " (``". H / B G"``)."""
+    return " / ".join(recipe_lines(card))
+
+
+def recipe_table(cards, width=78):
+    """The cards' codes, names and patterns as blocks side by side, wrapped at ``width``
+    characters, under a line saying how patterns are read."""
+    blocks = [[f"{CARD_CODES[c]} {K.CARD_NAMES[c]}"] + recipe_lines(c) for c in cards]
+    lines = [f"recipes ({RECIPE_RULE};", f"  {RESOURCE_KEY}):"]
+    row = []
+    for block in blocks + [None]:
+        col = max(len(line) for line in block) + 3 if block else 0
+        if row and (block is None or 2 + sum(w for w, _ in row) + col > width):
+            height = max(len(b) for _, b in row)
+            lines.extend(("  " + "".join(b[i].ljust(w) if i < len(b) else " " * w for w, b in row)).rstrip()
+                         for i in range(height))
+            row = []
+        if block:
+            row.append((col, block))
+    return lines

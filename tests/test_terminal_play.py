@@ -206,7 +206,10 @@ def test_the_table_shows_what_only_the_person_knows():
 
     screens = "\n".join(map(str, shown)).split("=" * 72)[1:]
     first, second = screens[0], screens[1]
-    assert "Only you know:" in first and "dealt monuments (keep one): " + ", ".join(monuments(0)) in first
+    # each dealt monument with its pattern (rows of the data, cells spaced, rows split by " / ")
+    dealt = [f"{name} (pattern {' / '.join(' '.join(row) for row in K.PATTERNS[K.CARD_NAMES.index(name)])})"
+             for name in monuments(0)]
+    assert "Only you know:" in first and "dealt monuments (keep one): " + ", ".join(dealt) in first
     kept = K.CARD_NAMES[int(state[K._player_base(0) + K.O_KEPT])]
     assert f"secret monument: {kept}" in second
     assert not any(name in first + second for name in monuments(1))

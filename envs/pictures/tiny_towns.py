@@ -1,6 +1,6 @@
-"""Picture of a Tiny Towns table: the cards in play (named, by colour), every town with its
-buildings (short codes explained by the card row) and loose cubes, scores, the turn and the
-round's resource.
+"""Picture of a Tiny Towns table: the cards in play (named, by colour, each with its recipe:
+the resource pattern of the game data), every town with its buildings (short codes explained
+by the card row) and loose cubes, scores, the turn and the round's resource.
 
 Hidden: each player's secret monument (dealt and kept) until it is built, the placements a
 player commits during a round until they are all revealed -- another seat sees only that the
@@ -16,7 +16,8 @@ import numpy as np
 from envs.pictures import if_legal, legal_for_viewer
 from envs.pictures.canvas import (HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast,
                                   text_width)
-from envs.tiny_towns_readouts import CARD_CODES, pending_placement_text   # shared with the text table
+from envs.tiny_towns_readouts import (CARD_CODES, RECIPE_RULE, pending_placement_text,  # shared with the text table
+                                      recipe_inline, recipe_rows)
 from kernels import tiny_towns as K
 
 # Card colours by type (cottage, red, grey, orange, green, yellow, black, monument).
@@ -26,7 +27,8 @@ RES_FILLS = ("#8a5a2b", "#f0dc3c", "#c83228", "#50aae6", "#b4b4b4")
 CELL, GAP, MARGIN = 46, 3, 14
 BOARD = 4 * CELL + 3 * GAP
 PANEL_W, PANEL_H = BOARD + 40, BOARD + 134
-CARD_W, CARD_H = 100, 46
+CARD_W, CARD_H = 100, 98
+RECIPE_CELL = 16   # a pattern cell on a card in play
 
 
 def _card_fill(card):
@@ -38,7 +40,7 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
     width = max(2 * MARGIN + cols * (PANEL_W + MARGIN) - MARGIN, 2 * MARGIN + 7 * (CARD_W + 6))
-    top = 112
+    top = 58 + CARD_H + 26
     height = top + rows * (PANEL_H + MARGIN) + 64
     c = Canvas(width, height, background=PAPER)
     mask = legal_for_viewer(K, state, observer, clickable)
@@ -114,11 +116,28 @@ def _cards_in_play(c, state, y, mask):
         act = if_legal(mask, K.A_TYPE + t)
         c.rect(x, y, CARD_W, CARD_H, fill=fill, stroke=HIGHLIGHT if act is not None else INK,
                stroke_width=3 if act is not None else 1, rx=5, action=act,
-               title=f"{K.CARD_NAMES[card]} ({K.TYPE_IDS[t]})")
+               title=f"{K.CARD_NAMES[card]} ({K.TYPE_IDS[t]}): pattern {recipe_inline(card)}")
         ink = contrast(fill)
         c.text(x + 6, y + 17, CARD_CODES[card], size=14, fill=ink, bold=True)
         c.text(x + CARD_W - 6, y + 17, K.TYPE_IDS[t], size=10, fill=ink, anchor="end")
         c.fit_text(x + 6, y + 37, K.CARD_NAMES[card], CARD_W - 12, size=13, fill=ink)
+        rows = recipe_rows(card)
+        w = len(rows[0]) * RECIPE_CELL
+        _recipe(c, card, x + (CARD_W - w) / 2, y + 45, RECIPE_CELL)
+    c.text(MARGIN, y + CARD_H + 15, f"recipes: {RECIPE_RULE} (grey)", size=11, fill=MUTED)
+
+
+def _recipe(c, card, x, y, cell):
+    """Card ``card``'s resource pattern with its top-left corner at (x, y): a cube of the
+    resource on each cell the pattern needs, a plain cell where any square will do."""
+    for r, row in enumerate(recipe_rows(card)):
+        for col, code in enumerate(row):
+            cx, cy = x + col * cell, y + r * cell
+            if code == ".":
+                c.rect(cx + 1, cy + 1, cell - 2, cell - 2, fill="#d8d2c0", stroke="#a09880", rx=2,
+                       title="any square")
+            else:
+                _cube(c, cx + 1, cy + 1, cell - 2, K.RES_CODES.index(code))
 
 
 def _town(c, state, p, x, y, rank, observer, mask):
@@ -206,13 +225,15 @@ def _holdings(c, state, p, b, x, y, mine, mask):
     if state[K.G_MONUMENTS]:
         if state[b + K.O_MONUMENT_BUILT]:
             c.text(x, y, "monument built:", size=12, fill=INK)
-            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 20, size=12, fill=INK, bold=True)
+            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 64, size=12, fill=INK, bold=True)
+            _recipe(c, kept, x + PANEL_W - 20 - 10 * len(recipe_rows(kept)[0]), y - 10, 10)
         elif not mine:
             c.text(x, y, "monument: secret (face down)" if kept >= 0 else "monument: choosing",
                    size=12, fill=MUTED)
         elif kept >= 0:
             c.text(x, y, "secret monument:", size=12, fill="#6a2c91")
-            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 20, size=12, fill="#6a2c91", bold=True)
+            c.fit_text(x, y + 15, K.CARD_NAMES[kept], PANEL_W - 64, size=12, fill="#6a2c91", bold=True)
+            _recipe(c, kept, x + PANEL_W - 20 - 10 * len(recipe_rows(kept)[0]), y - 10, 10)
         else:
             dealt = [int(state[b + K.O_DEALT + i]) for i in range(K.MAX_MONUMENTS_DEALT)]
             c.text(x, y, "dealt monuments, keep one:", size=12, fill="#6a2c91")
@@ -221,8 +242,11 @@ def _holdings(c, state, p, b, x, y, mine, mask):
                     continue
                 act = if_legal(mask, K.A_KEEP + i) if int(state[K.G_ACTOR]) == p else None
                 c.rect(x + i * 108, y + 5, 104, 22, fill="#e9dcf2", stroke=HIGHLIGHT if act is not None else INK,
-                       stroke_width=3 if act is not None else 1, rx=4, action=act, title=K.CARD_NAMES[m])
-                c.fit_text(x + i * 108 + 4, y + 21, K.CARD_NAMES[m], 96, size=11, fill=INK)
+                       stroke_width=3 if act is not None else 1, rx=4, action=act,
+                       title=f"{K.CARD_NAMES[m]}: pattern {recipe_inline(m)}")
+                c.fit_text(x + i * 108 + 4, y + 21, K.CARD_NAMES[m], 98 - 6 * len(recipe_rows(m)[0]), size=11,
+                           fill=INK)
+                _recipe(c, m, x + i * 108 + 101 - 6 * len(recipe_rows(m)[0]), y + 7, 6)
             return
     y += 30
     extra = []
