@@ -406,6 +406,17 @@ class Spec(GameSpec):
                                 for cc in range(c0, c0 + 4)))
         return rows
 
+    def _city_lines(self, state, c):
+        """City ``c``'s rows, under the column numbers of the canvas and each led by its row
+        number: the ``(row,col)`` a placement names.  An empty city has no coordinates yet."""
+        rows = self._city_rows(state, c)
+        b = K.BOXES + c * K.BOX_SIZE
+        if state[b + K.BOX_CELLS] == 0:
+            return ["  " + row for row in rows]
+        r0, c0 = int(state[b + K.BOX_MIN_ROW]), int(state[b + K.BOX_MIN_COL])
+        head = "".join(str(cc) if cc < K.CANVAS else " " for cc in range(c0, c0 + 4)).rstrip()
+        return [f"    {head}"] + [f"  {r0 + k if r0 + k < K.CANVAS else ' '} {row}" for k, row in enumerate(rows)]
+
     def _city_names(self, state):
         mode = int(state[K.MODE])
         nc = int(state[K.NUM_CITIES])
@@ -449,8 +460,7 @@ class Spec(GameSpec):
                 kc = state[K.KIND_COUNTS + c * K.N_KINDS: K.KIND_COUNTS + (c + 1) * K.N_KINDS]
                 lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.N_KINDS) if kc[k]))
                 continue
-            for row in self._city_rows(state, c):
-                lines.append("  " + row)
+            lines.extend(self._city_lines(state, c))
         if mode in (K.MODE_STD, K.MODE_2P):
             ns = int(state[K.NUM_SEATS])
             if state[K.PHASE] == K.PH_PICK:

@@ -363,11 +363,20 @@ class Spec(GameSpec):
             return f"CELL{_cell_name(i)} [{what}]"
         return "PASS"
 
+    board_squares = K.NUM_CELLS
+
+    def action_square(self, state, cfg, action):
+        block, i = K.ACTIONS.decode(action)
+        return i if block == "cell" else None
+
     # -------------------------------------------------------------- rendering
     def _map_lines(self, state, p):
-        lines = []
+        """A kingdom map under a header of column numbers, each row led by its row number and
+        the number of its first cell: cell (r,c) is number # + c = 7r + c (terminal play lists
+        a CELL move under that number)."""
+        lines = [" r  #  " + "".join(f"{c:<4}" for c in range(K.COLS)).rstrip()]
         for r in range(K.ROWS):
-            row = []
+            row = [f"{r:>2} {r * K.COLS:>2}: "]
             for c in range(K.COLS):
                 i = r * K.COLS + c
                 f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
@@ -378,7 +387,7 @@ class Spec(GameSpec):
                 else:
                     x = int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])
                     row.append(f"{f}{'+' * x}{' ' * (2 - x)}")
-            lines.append(" ".join(row))
+            lines.append(row[0] + " ".join(row[1:]))
         return lines
 
     def private_text(self, state, cfg, seat):
@@ -406,9 +415,9 @@ class Spec(GameSpec):
         out.append("families: " + ", ".join(f"{i}={k}" for i, k in enumerate(K.FAMILY_KEYS))
                    + "; '+' = cross, CC = castle")
         maps = [self._map_lines(state, p) for p in range(2)]
-        out.append(f"{'player_0 (score %d)' % sc[0]:<30}{'player_1 (score %d)' % sc[1]}")
+        out.append(f"{'player_0 (score %d)' % sc[0]:<40}{'player_1 (score %d)' % sc[1]}")
         for a, b in zip(*maps):
-            out.append(f"{a:<30}{b}")
+            out.append(f"{a:<40}{b}".rstrip())
         dice = []
         for d in range(K.NUM_DICE):
             h = int(state[K.DIE_HOLDER + d])

@@ -366,15 +366,21 @@ class Spec(GameSpec):
 
     def _plan_lines(self, state, c):
         """Company ``c``'s plan of the round: its choices in words, then the icons seen from
-        above (two letters a cell, ``xx`` the cell Steve's marker covers)."""
+        above (two letters a cell, ``xx`` the cell Steve's marker covers), the rows that hold
+        any led by their row number under a header of column numbers: the ``(row,col)`` the
+        moves name."""
         lines = [] if c == state[K.STEVE] else ["plan: " + self.plan_text(state, c)]
         icon, src = plan_cells(state, c)
+        rows = []
         for r in range(K.CANVAS_R):
             row = icon[r * K.CANVAS_C:(r + 1) * K.CANVAS_C]
             if (row >= 0).any():
-                lines.append(" ".join("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == STEVE_COVERED
-                                                         else ICON_SHORT[int(i)]) for j, i in enumerate(row)))
-        return lines
+                rows.append(f"{r:>2} " + " ".join("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == STEVE_COVERED
+                                                                      else ICON_SHORT[int(i)])
+                                                  for j, i in enumerate(row)).rstrip())
+        if rows:
+            lines.append("   " + " ".join(f"{j:<2}" for j in range(K.CANVAS_C)).rstrip())
+        return lines + rows
 
     def private_text(self, state, cfg, seat):
         """``seat``'s plan of the round while the plans are still secret."""

@@ -460,6 +460,20 @@ class Spec(GameSpec):
             return "PASS"
         return "SET_ASIDE"
 
+    board_squares = 16
+
+    def action_square(self, state, cfg, action):
+        block, i = K.ACTIONS.decode(action)
+        return i if block == "square" else None
+
+    def _board_lines(self, state, b, indent="   "):
+        """A town's 4 x 4 squares under a header of column offsets, each row led by the
+        number of its first square: square = row number + offset (as the labels count)."""
+        lines = [indent + "    " + " ".join(f"+{c:<2}" for c in range(4)).rstrip()]
+        lines.extend(f"{indent}{4 * r:>2}  " + " ".join(self._cell(state, b, 4 * r + c) for c in range(4)).rstrip()
+                     for r in range(4))
+        return lines
+
     def _cell(self, state, b, q):
         """Square q of the player record at ``b`` (its own, or the copy the others see)."""
         c = int(state[b + K.O_BUILDING + q])
@@ -537,8 +551,7 @@ class Spec(GameSpec):
             if opal:
                 head += f", Opaleye set aside {opal}"
             lines.append(head)
-            lines.extend("  " + " ".join(self._cell(state, live, 4 * r + c) for c in range(4)).rstrip()
-                         for r in range(4))
+            lines.extend(self._board_lines(state, live, indent="  "))
         return lines
 
     def render_ansi(self, state, cfg):
@@ -578,8 +591,7 @@ class Spec(GameSpec):
             extra = f", Opaleye set aside {opal}" if opal else ""
             lines.append(f"player_{p}: {status}, score {score}, namings {int(state[b + K.O_MB_TURNS])}, "
                          f"cave uses {int(state[b + K.O_CAVE_USES])}{mon}{extra}")
-            for r in range(4):
-                lines.append("   " + " ".join(self._cell(state, b, 4 * r + c) for c in range(4)))
+            lines.extend(self._board_lines(state, b))
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
