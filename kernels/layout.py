@@ -27,9 +27,11 @@ adapter's ``observation_layout`` and ``observation_bounds`` are read from it::
 Action ids are declared as consecutive named blocks (:class:`ActionBlocks`);
 :meth:`ActionBlocks.decode` turns an id back into ``(block name, index in block)``.
 
-For tests, rendering and debugging, :meth:`Layout.view` and :meth:`Layout.views` give
-named, shaped views of a state or observation array.
+For tests, rendering and debugging, :meth:`Layout.view`, :meth:`Layout.views` and
+:meth:`Layout.fields` give named, shaped views of a state or observation array.
 """
+from types import SimpleNamespace
+
 import numpy as np
 
 
@@ -116,16 +118,26 @@ class Layout:
         return low, high
 
     def view(self, array, name):
-        """``array``'s field ``name`` as a view with the declared shape (scalars: 0-d)."""
+        """``array``'s field ``name`` as a view with the declared shape (scalars: 0-d).
+        ``array`` holds the whole layout, or its game fields only (a state without its
+        scratch tail, as ``CityEnv.game_state()`` gives it) for a game field."""
         array = np.asarray(array)
-        if array.shape[-1] != self._size:
-            raise ValueError(f"{self.name}: expected arrays of {self._size} slots, got {array.shape}")
+        game_part = self._size - self.scratch_size
+        if array.shape[-1] != self._size and (array.shape[-1] != game_part or self._field(name)[4]):
+            raise ValueError(f"{self.name}: expected arrays of {self._size} slots"
+                             f"{f' (or {game_part} without scratch)' if game_part < self._size else ''}, "
+                             f"got {array.shape}")
         lead = array.shape[:-1]
         return array[..., self.slice(name)].reshape(lead + self.shape(name))
 
     def views(self, array, include_scratch=False):
         """``{name: view}`` of every field of ``array``."""
         return {n: self.view(array, n) for n, f in self._fields.items() if include_scratch or not f[4]}
+
+    def fields(self, array, include_scratch=False):
+        """Every field of ``array`` as an attribute (``STATE.fields(state).phase``, a 0-d view
+        for a one-slot field): how presentation code reads a state by its declared names."""
+        return SimpleNamespace(**self.views(array, include_scratch))
 
     def describe(self):
         """One line per field: offset, shape, bounds -- for docs and debugging."""
