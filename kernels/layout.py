@@ -30,8 +30,6 @@ Action ids are declared as consecutive named blocks (:class:`ActionBlocks`);
 For tests, rendering and debugging, :meth:`Layout.view`, :meth:`Layout.views` and
 :meth:`Layout.fields` give named, shaped views of a state or observation array.
 """
-from types import SimpleNamespace
-
 import numpy as np
 
 
@@ -42,6 +40,7 @@ class Layout:
         self.name = name
         self._fields = {}        # name -> (offset, shape, low, high, scratch)
         self._size = 0
+        self._scratch_size = 0
         self._scratch_started = False
 
     # ------------------------------------------------------------------ declaring
@@ -72,6 +71,7 @@ class Layout:
         offset = self._size
         self._fields[name] = (offset, shape, low, high, bool(scratch))
         self._size += length
+        self._scratch_size += length if scratch else 0
         return offset
 
     # ------------------------------------------------------------------ reading
@@ -83,7 +83,7 @@ class Layout:
     @property
     def scratch_size(self):
         """Number of trailing scratch slots."""
-        return sum(self.length(n) for n, f in self._fields.items() if f[4])
+        return self._scratch_size
 
     def names(self):
         return list(self._fields)
@@ -122,13 +122,17 @@ class Layout:
         ``array`` holds the whole layout, or its game fields only (a state without its
         scratch tail, as ``CityEnv.game_state()`` gives it) for a game field."""
         array = np.asarray(array)
+        self._check_length(array, self._field(name)[4])
+        lead = array.shape[:-1]
+        return array[..., self.slice(name)].reshape(lead + self.shape(name))
+
+    def _check_length(self, array, scratch):
+        """``array`` spans the layout, or its game fields only when no scratch is wanted."""
         game_part = self._size - self.scratch_size
-        if array.shape[-1] != self._size and (array.shape[-1] != game_part or self._field(name)[4]):
+        if array.shape[-1] != self._size and (array.shape[-1] != game_part or scratch):
             raise ValueError(f"{self.name}: expected arrays of {self._size} slots"
                              f"{f' (or {game_part} without scratch)' if game_part < self._size else ''}, "
                              f"got {array.shape}")
-        lead = array.shape[:-1]
-        return array[..., self.slice(name)].reshape(lead + self.shape(name))
 
     def views(self, array, include_scratch=False):
         """``{name: view}`` of every field of ``array``."""
@@ -136,8 +140,11 @@ class Layout:
 
     def fields(self, array, include_scratch=False):
         """Every field of ``array`` as an attribute (``STATE.fields(state).phase``, a 0-d view
-        for a one-slot field): how presentation code reads a state by its declared names."""
-        return SimpleNamespace(**self.views(array, include_scratch))
+        for a one-slot field): how presentation code reads a state by its declared names.
+        Each view is made on first use (a picture reads a few of a state's many fields)."""
+        array = np.asarray(array)
+        self._check_length(array, include_scratch)
+        return _FieldViews(self, array, include_scratch)
 
     def describe(self):
         """One line per field: offset, shape, bounds -- for docs and debugging."""
@@ -224,3 +231,20 @@ class ActionBlocks:
 
     def __repr__(self):
         return f"ActionBlocks({self.name!r}, {', '.join(f'{b}:{self._sizes[b]}' for b in self._names)})"
+
+
+class _FieldViews:
+    """The fields of one array by name (:meth:`Layout.fields`), each view made on first use."""
+
+    def __init__(self, layout, array, include_scratch):
+        self._layout, self._array, self._scratch = layout, array, include_scratch
+
+    def __getattr__(self, name):      # only for names not made yet
+        field = self._layout._fields.get(name)
+        if name.startswith("_") or field is None or (field[4] and not self._scratch):
+            raise AttributeError(f"{self._layout.name} has no field {name!r}")
+        offset, shape = field[0], field[1]
+        length = int(np.prod(shape)) if shape else 1
+        view = self._array[..., offset:offset + length].reshape(self._array.shape[:-1] + shape)
+        setattr(self, name, view)
+        return view
