@@ -27,11 +27,12 @@ def tile_name(tile):
 def remembered_tiles(state, seat):
     """What ``seat`` remembers and the table never saw: the tiles it passed last (now in a
     neighbour's hand) and the duplexes it discarded face down.  Empty in solo modes."""
-    if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
+    st = K.STATE.fields(state)
+    if int(st.mode) not in (K.MODE_STD, K.MODE_2P):
         return []
     lines = []
-    for label, base in (("passed last", K.PASSED_LAST), ("duplexes discarded face down", K.DUPLEX_DISCARDS)):
-        counts = state[base + seat * K.N_TILES: base + (seat + 1) * K.N_TILES]
+    for label, counts in (("passed last", st.passed_last[seat]),
+                          ("duplexes discarded face down", st.duplex_discards[seat])):
         if counts.any():
             lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
                                                   for t in range(K.N_TILES) if counts[t]))

@@ -30,6 +30,8 @@ Action ids are declared as consecutive named blocks (:class:`ActionBlocks`);
 For tests, rendering and debugging, :meth:`Layout.view`, :meth:`Layout.views` and
 :meth:`Layout.fields` give named, shaped views of a state or observation array.
 """
+import math
+
 import numpy as np
 
 
@@ -244,7 +246,10 @@ class _FieldViews:
         if name.startswith("_") or field is None or (field[4] and not self._scratch):
             raise AttributeError(f"{self._layout.name} has no field {name!r}")
         offset, shape = field[0], field[1]
-        length = int(np.prod(shape)) if shape else 1
-        view = self._array[..., offset:offset + length].reshape(self._array.shape[:-1] + shape)
+        array = self._array
+        if array.ndim == 1 and not shape:          # the common case: one slot of one state
+            view = array[offset:offset + 1].reshape(())
+        else:
+            view = array[..., offset:offset + math.prod(shape)].reshape(array.shape[:-1] + shape)
         setattr(self, name, view)
         return view
