@@ -18,14 +18,15 @@ def plan_cells(state, c):
     cell of the planning canvas (``K.CANVAS_R`` x ``K.CANVAS_C``, row-major).  ``icon`` is the
     visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
     placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
+    st = K.STATE.fields(state)
     icon = np.zeros(K.NCELL, dtype=np.int64)
     src = np.zeros(K.NCELL, dtype=np.int64)
-    if c == state[K.STEVE]:
+    if c == st.steve:
         icon[:] = -1
-        cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
+        cov = K.STEVE_CYCLE[(int(st.round) - 1) % len(K.STEVE_CYCLE)]
         for v in range(K.NSTEVE):
             icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
             src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
         return icon, src
-    K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
+    K.paint(state, c, icon, src, int(K.PLAN.fields(st.plans[c]).count))
     return icon, src
