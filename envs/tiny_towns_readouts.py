@@ -23,20 +23,29 @@ CODES = {
 CARD_CODES = [CODES[n] for n in K.CARD_NAMES]
 
 
+def player_record(state, p, viewer=K.EVERYTHING):
+    """Seat ``p``'s record as ``viewer`` sees it (a seat, ``K.TABLE`` or ``K.EVERYTHING``):
+    its declared fields by name (``K.PLAYER``), of its own record or of the copy the others
+    see while the constructions of a round are hidden (``K.seen_base`` decides which)."""
+    st = K.STATE.fields(state)
+    own = int(K.seen_base(state, p, viewer)) == int(K._player_base(p))
+    return K.PLAYER.fields((st.players if own else st.shown_players)[p])
+
+
 def pending_placement_text(state, seat):
     """``seat``'s placement of this round so far, before the placements are revealed
     ("placing wood -> square 5, swapping ..."), or "" when it has none under way."""
-    b = K._player_base(seat)
-    res = int(state[b + K.O_PEND_RESOURCE])
+    rec = player_record(state, seat)
+    res = int(rec.pending_resource)
     if res < 0:
-        res = int(state[b + K.O_PEND_OFFERED])
+        res = int(rec.pending_offered)
     if res < 0:
         return ""
-    dest = int(state[b + K.O_PEND_DEST])
+    dest = int(rec.pending_dest)
     text = f"placing {K.RES_IDS[res]}" + ("" if dest < 0 else " -> set aside" if dest == 16 else f" -> square {dest}")
-    swap = int(state[b + K.O_PEND_SWAP_RES])
+    swap = int(rec.pending_swap_resource)
     if swap >= 0:
-        square = int(state[b + K.O_PEND_SWAP_SQUARE])
+        square = int(rec.pending_swap_square)
         text += f", Factory swap for {K.RES_IDS[swap]}" + ("" if square < 0 else f" from square {square}")
     return text
 
