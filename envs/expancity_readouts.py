@@ -10,6 +10,7 @@ from kernels import expancity as K
 
 def bottom_cards(state, seat):
     """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
-    head = int(state[K.QUEUE_HEAD])
-    return [int(state[K.QUEUE + (head + i) % K.NCON]) for i in range(int(state[K.QUEUE_LEN]))
-            if state[K.QUEUE_OWNER + (head + i) % K.NCON] == seat]
+    st = K.STATE.fields(state)
+    head = int(st.queue_head)
+    return [int(st.queue[(head + i) % K.NCON]) for i in range(int(st.queue_len))
+            if st.queue_owner[(head + i) % K.NCON] == seat]

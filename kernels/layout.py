@@ -141,9 +141,11 @@ class Layout:
         return {n: self.view(array, n) for n, f in self._fields.items() if include_scratch or not f[4]}
 
     def fields(self, array, include_scratch=False):
-        """Every field of ``array`` as an attribute (``STATE.fields(state).phase``, a 0-d view
-        for a one-slot field): how presentation code reads a state by its declared names.
-        Each view is made on first use (a picture reads a few of a state's many fields)."""
+        """Every field of ``array`` as an attribute (``STATE.fields(state).board[p, q]``): how
+        presentation code reads a state by its declared names.  A field is a view with its
+        declared shape, except a one-slot field of a single (1-d) array, which reads as its
+        value (``STATE.fields(state).phase``, a numpy scalar).  Each is read on first use (a
+        picture reads a few of a state's many fields)."""
         array = np.asarray(array)
         self._check_length(array, include_scratch)
         return _FieldViews(self, array, include_scratch)
@@ -236,20 +238,22 @@ class ActionBlocks:
 
 
 class _FieldViews:
-    """The fields of one array by name (:meth:`Layout.fields`), each view made on first use."""
+    """The fields of one array by name (:meth:`Layout.fields`), each read on first use: a
+    one-slot field of a single array as its value (a numpy scalar), any other field as a view
+    with its declared shape."""
 
     def __init__(self, layout, array, include_scratch):
         self._layout, self._array, self._scratch = layout, array, include_scratch
 
-    def __getattr__(self, name):      # only for names not made yet
+    def __getattr__(self, name):      # only for names not read yet
         field = self._layout._fields.get(name)
         if name.startswith("_") or field is None or (field[4] and not self._scratch):
             raise AttributeError(f"{self._layout.name} has no field {name!r}")
         offset, shape = field[0], field[1]
         array = self._array
-        if array.ndim == 1 and not shape:          # the common case: one slot of one state
-            view = array[offset:offset + 1].reshape(())
+        if array.ndim == 1 and len(shape) < 2:     # the common cases, without a reshape
+            value = array[offset] if not shape else array[offset:offset + shape[0]]
         else:
-            view = array[..., offset:offset + math.prod(shape)].reshape(array.shape[:-1] + shape)
-        setattr(self, name, view)
-        return view
+            value = array[..., offset:offset + math.prod(shape)].reshape(array.shape[:-1] + shape)
+        setattr(self, name, value)
+        return value

@@ -138,7 +138,7 @@ def test_fields_are_named_views_of_the_array():
     layout.add("work", 2, scratch=True)
     state = np.arange(layout.size, dtype=np.int64)
     f = layout.fields(state)
-    assert f.phase.shape == () and int(f.phase) == 0
+    assert f.phase.shape == () and int(f.phase) == 0       # a one-slot field: its value
     assert f.board.shape == (2, 3) and f.board[1, 2] == 6
     assert not hasattr(f, "work") and layout.fields(state, include_scratch=True).work.tolist() == [7, 8]
     state[4] = 40                         # views, not copies: they follow the state
@@ -149,3 +149,6 @@ def test_fields_are_named_views_of_the_array():
         layout.fields(game_part, include_scratch=True)
     with pytest.raises(ValueError, match="expected arrays of 9 slots"):
         layout.fields(state[:5])
+    batch = np.stack([state, state + 100])                 # a batch of states: views throughout
+    fb = layout.fields(batch)
+    assert fb.phase.tolist() == [0, 100] and fb.board.shape == (2, 2, 3) and fb.board[1, 1, 2] == 106
