@@ -74,6 +74,7 @@ class Layout:
         self._fields[name] = (offset, shape, low, high, bool(scratch))
         self._size += length
         self._scratch_size += length if scratch else 0
+        self.__dict__.pop("_readers", None)      # fields() makes its reader classes again
         return offset
 
     # ------------------------------------------------------------------ reading
@@ -146,9 +147,15 @@ class Layout:
         declared shape, except a one-slot field of a single (1-d) array, which reads as its
         value (``STATE.fields(state).phase``, a numpy scalar).  Each is read on first use (a
         picture reads a few of a state's many fields)."""
-        array = np.asarray(array)
-        self._check_length(array, include_scratch)
-        return _FieldViews(self, array, include_scratch)
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
+        if array.shape[-1] != self._size:
+            self._check_length(array, include_scratch)
+        try:
+            return self._readers[include_scratch](array)
+        except (AttributeError, KeyError):     # the first call (or the first since an add)
+            self.__dict__.setdefault("_readers", {})[include_scratch] = _reader_class(self, include_scratch)
+            return self._readers[include_scratch](array)
 
     def describe(self):
         """One line per field: offset, shape, bounds -- for docs and debugging."""
@@ -237,23 +244,29 @@ class ActionBlocks:
         return f"ActionBlocks({self.name!r}, {', '.join(f'{b}:{self._sizes[b]}' for b in self._names)})"
 
 
-class _FieldViews:
-    """The fields of one array by name (:meth:`Layout.fields`), each read on first use: a
-    one-slot field of a single array as its value (a numpy scalar), any other field as a view
-    with its declared shape."""
+def _reader_class(layout, include_scratch):
+    """A class whose instances wrap one array and read each field of ``layout`` as a
+    property (one per field, made once per layout): a one-slot field of a single (1-d) array
+    as its value, any other field as a view with its declared shape."""
+    def reader(offset, shape):
+        length = math.prod(shape)
+        if not shape:
+            return property(lambda self: self._array[..., offset] if self._array.ndim > 1
+                            else self._array[offset])
+        if len(shape) == 1:
+            return property(lambda self: self._array[..., offset:offset + length])
+        return property(lambda self: self._array[..., offset:offset + length].reshape(
+            self._array.shape[:-1] + shape))
 
-    def __init__(self, layout, array, include_scratch):
-        self._layout, self._array, self._scratch = layout, array, include_scratch
+    namespace = {"__slots__": (), "__doc__": f"The fields of one {layout.name} array by name."}
+    for name, (offset, shape, _, _, scratch) in layout._fields.items():
+        if include_scratch or not scratch:
+            namespace[name] = reader(offset, shape)
+    return type("Fields", (_Fields,), namespace)
 
-    def __getattr__(self, name):      # only for names not read yet
-        field = self._layout._fields.get(name)
-        if name.startswith("_") or field is None or (field[4] and not self._scratch):
-            raise AttributeError(f"{self._layout.name} has no field {name!r}")
-        offset, shape = field[0], field[1]
-        array = self._array
-        if array.ndim == 1 and len(shape) < 2:     # the common cases, without a reshape
-            value = array[offset] if not shape else array[offset:offset + shape[0]]
-        else:
-            value = array[..., offset:offset + math.prod(shape)].reshape(array.shape[:-1] + shape)
-        setattr(self, name, value)
-        return value
+
+class _Fields:
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        self._array = array
