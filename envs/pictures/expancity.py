@@ -186,7 +186,7 @@ def _draw_placements(cv, ctx, geo, left, top):
 
 
 def _draw_board(cv, ctx, geo, left, top):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     cs, gx, gy, cols, rows = geo
     cv.rect(left, top, cols * cs, rows * cs, fill="#f4f1e8", stroke="#b9b2a0")
     for i in range(cols):   # coordinates on the margins: x along the top, y down the left
@@ -321,7 +321,7 @@ def _player_box(cv, ctx, p, x, y):
 
 def _decision_box(cv, ctx, x, y):
     """What the player to move is deciding now (the drawn pairs only for who may see them)."""
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     p = ctx.current
     if p < 0:
         return y
@@ -373,7 +373,7 @@ def _decision_box(cv, ctx, x, y):
 
 
 def _goals_and_supply(cv, ctx, x, y):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     cv.text(x, y + 14, "Public goals (scored after turn 60; ties split)", size=12, fill=INK, bold=True)
     y += 16
     for k in range(K.GOALS_IN_PLAY):
@@ -393,7 +393,7 @@ def _goals_and_supply(cv, ctx, x, y):
 
 
 def _legend(cv, ctx, x, y):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     cv.text(x, y + 14, "Legend", size=12, fill=INK, bold=True)
     y += 22
     keys = ctx.info["type_keys"]

@@ -202,7 +202,7 @@ def _region_action(ctx, r):
 
 
 def _region(cv, ctx, r, x, y, far):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     a = _region_action(ctx, r)
     size = K.SIZES[int(K.REG_SIZE[r])]
     retailer = int(st.retailer[r])
@@ -287,7 +287,7 @@ def _tech_cost(st, t):
 
 
 def _technologies(cv, ctx, x, y, w):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     cv.text(x, y + 12, "Technologies", size=13, fill=INK, bold=True)
     cv.text(x + w, y + 12, "coloured squares: research markers", size=9, fill=MUTED, anchor="end")
     y += 18
@@ -333,7 +333,7 @@ def _technologies(cv, ctx, x, y, w):
 
 
 def _display(cv, ctx, x, y, w):
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     cv.text(x, y + 12, "Improvement tiles on display", size=13, fill=INK, bold=True)
     y += 20
     cx = x
@@ -378,7 +378,6 @@ def _plan_bottom(ctx, c, y):
 
 def _plan(cv, ctx, c, x, y):
     """Company ``c``'s plan of the round seen from above (rows and columns in use only)."""
-    s, st = ctx.state, ctx.st
     icon, src = plan_cells(ctx.state, c)
     used = np.flatnonzero(icon >= 0)
     if used.size == 0:
@@ -537,7 +536,7 @@ def _decision(cv, ctx, x, y, w):
     """The decision owed now, with buttons for the moves that have no place on the map."""
     if ctx.over:
         return y
-    s, st = ctx.state, ctx.st
+    st = ctx.st
     c = ctx.current
     text = f"{ctx.name(c)}: {_DECISION_TEXT.get(ctx.pending, ctx.pending)}"
     co = K.COMPANY.fields(ctx.st.companies[c])
