@@ -12,7 +12,8 @@ fill the seats); no opponents at all is a solo game where the game has one.
 On your turn the table is shown as your seat sees it (``env.text(observer=seat)``: the
 public table, then what only you know -- your hidden hand, secret cards or the choices of
 a move not yet revealed), with whose turn it is, the phase, the scores and your legal
-moves, numbered.  Type a move's number to play it, ``?``
+moves, numbered (a move on one square of a board by the number the table prints on that
+square, see :func:`numbered_moves`).  Type a move's number to play it, ``?``
 for help, ``l`` to show the table and moves again, ``u`` to take back your last move
 (with the agents' moves after it), ``q`` to quit.  The agents' moves are printed as they
 are played, as your seat sees them: a secret choice (a kept card, a pick) shows as its
@@ -46,6 +47,22 @@ Commands:
   u       undo: take back your last move and the agents' moves after it
   ?       this help
   q       quit (the unfinished game's record is saved)"""
+
+
+def numbered_moves(env):
+    """{number: action} of the legal moves, as the terminal lists them.  A move naming one
+    board square alone gets the number the table prints on that square (when no two moves
+    name the same one); the other moves follow from the board's size on.  Without such moves:
+    1, 2, 3, ..."""
+    raw = env.unwrapped
+    legal = env.legal_actions()
+    state = raw.game_state()
+    squares = [raw.spec.action_square(state, raw.cfg, a) for a in legal]
+    named = [s for s in squares if s is not None]
+    if not named or len(set(named)) < len(named):
+        return dict(enumerate(legal, 1))
+    others = iter(range(raw.spec.board_squares, raw.spec.board_squares + len(legal)))
+    return dict(sorted((next(others) if s is None else s, a) for s, a in zip(squares, legal)))
 
 
 class TerminalGame:
@@ -102,7 +119,7 @@ class TerminalGame:
                    f"phase: {env.phase}")
         self.write(f"Scores: {self.scores_line()}")
         self.write("Your legal moves:")
-        for number, action in enumerate(env.legal_actions(), 1):
+        for number, action in numbered_moves(env).items():
             self.write(f"  {number:3d}. {env.action_label(action)}")
 
     # ----------------------------------------------------------------- playing
@@ -124,10 +141,11 @@ class TerminalGame:
     def human_turn(self):
         """Ask until a move is played, the last move is undone or the player quits."""
         self.show_turn()
-        legal = self.env.legal_actions()
+        menu = numbered_moves(self.env)
+        numbers = f"{min(menu)}-{max(menu)}"
         while True:
             try:
-                text = self.read(f"Your move (1-{len(legal)}, ? for help): ").strip().lower()
+                text = self.read(f"Your move ({numbers}, ? for help): ").strip().lower()
             except (EOFError, KeyboardInterrupt):
                 text = "q"
             if text in ("q", "quit", "exit"):
@@ -140,12 +158,12 @@ class TerminalGame:
             elif text in ("u", "undo"):
                 if self.undo():
                     return
-            elif text.isascii() and text.isdigit() and 1 <= int(text) <= len(legal):
-                label = self.play(self.seat, legal[int(text) - 1])
+            elif text.isascii() and text.isdigit() and int(text) in menu:
+                label = self.play(self.seat, menu[int(text)])
                 self.write(f"You play: {label}")
                 return
             else:
-                self.write(f"{text!r} is not a move: type a number from 1 to {len(legal)}, "
+                self.write(f"{text!r} is not a move: type a number of the list ({numbers}), "
                            "or ? for help.")
 
     def undo(self):

@@ -164,6 +164,15 @@ class GameSpec:
     def action_label(self, state, cfg, action) -> str:
         return str(action)
 
+    # Squares of a board the terminal table numbers (0 .. board_squares - 1); 0: none.
+    board_squares = 0
+
+    def action_square(self, state, cfg, action):
+        """The board square that ``action`` names and nothing else (a number as the terminal
+        table prints it, below :attr:`board_squares`), or None.  Terminal play lists such a
+        move under its square's number."""
+        return None
+
     def render_ansi(self, state, cfg) -> str:
         """The table as text: what every seat sees (nothing hidden; see :meth:`private_text`)."""
         raise NotImplementedError
