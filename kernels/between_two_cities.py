@@ -63,6 +63,7 @@ from numba import njit
 
 from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
 
 _D = data_files.load("between_two_cities", __file__)
 
@@ -1450,41 +1451,25 @@ def scores(state, out):
 
 
 @njit(cache=True)
-def all_ranks(state, out):
-    """Rank of every participant (automata included) into ``out[:num participants]``."""
+def ranks(state, out):
+    """Rank of every participant (automata included) into ``out`` (as many as it holds)."""
     tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
     city_totals(state, tot)
     _ranks_from_totals(state, tot, out)
 
 
+all_ranks = ranks      # the name the presentation code knows
+
+
 @njit(cache=True)
 def _ranks_from_totals(state, tot, out):
-    """Ranks of the participants given the city totals ``tot`` (section 7)."""
-    np_ = state[NUM_PARTICIPANTS]
-    keys = state[SCR_RANK_KEYS: SCR_RANK_KEYS + MAX_SEATS * RANK_KEY]
-    for p in range(np_):
-        _participant_key(state, p, tot, keys[p * RANK_KEY: (p + 1) * RANK_KEY])
-    for p in range(np_):
-        better = 0
-        for q in range(np_):
-            if q == p:
-                continue
-            for j in range(RANK_KEY):
-                a = keys[q * RANK_KEY + j]
-                b = keys[p * RANK_KEY + j]
-                if a != b:
-                    if a > b:
-                        better += 1
-                    break
-        out[p] = 1 + better
-
-
-@njit(cache=True)
-def ranks(state, out):
-    tmp = np.zeros(MAX_SEATS, dtype=np.int64)
-    all_ranks(state, tmp)
-    for p in range(min(out.shape[0], state[NUM_PARTICIPANTS])):
-        out[p] = tmp[p]
+    """Ranks of the participants given the city totals ``tot`` (section 7): score, then
+    the tie-break items in order; participants equal on all of them share the rank."""
+    num = state[NUM_PARTICIPANTS]
+    keys = state[SCR_RANK_KEYS: SCR_RANK_KEYS + MAX_SEATS * RANK_KEY].reshape((MAX_SEATS, RANK_KEY))
+    for p in range(num):
+        _participant_key(state, p, tot, keys[p])
+    ranks_lexicographic(keys, num, out)
 
 
 @njit(cache=True)

@@ -69,7 +69,7 @@ from numba import njit
 
 from kernels import data_files
 from kernels import rng
-from kernels.outcome import ranks_by_value
+from kernels.outcome import ranks_lexicographic
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "expancity"
@@ -1639,7 +1639,8 @@ def scores(state, out):
 def ranks(state, out):
     """1-based ranks by final VP into ``out``; players tied on VP share the better rank,
     whatever else differs: the rulebook names no tie-break (ruling 21)."""
-    ranks_by_value(state[SCORE:SCORE + state[NUM_PLAYERS]], out)
+    n = state[NUM_PLAYERS]
+    ranks_lexicographic(state[SCORE:SCORE + n].reshape((n, 1)), n, out)
 
 
 # =================================================================== observation

@@ -45,6 +45,7 @@ from numba import njit
 
 from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
 
 # Spells: ids fixed by their meaning in the code; the data says which family grants which.
 SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
@@ -342,6 +343,7 @@ COMPONENT_LABELS = STATE.add("component_labels", NUM_CELLS, scratch=True)
 COMPONENT_STACK = STATE.add("component_stack", NUM_CELLS, scratch=True)
 COMPONENT_SIZES = STATE.add("component_sizes", NUM_CELLS, scratch=True)
 COMPONENT_CROSSES = STATE.add("component_crosses", NUM_CELLS, scratch=True)
+RANK_KEYS = STATE.add("rank_keys", (2, 2), scratch=True)      # [seat] (score, largest domain)
 SCRATCH = COMPONENT_LABELS                                # first scratch slot
 STATE_SIZE = STATE.size
 
@@ -974,14 +976,11 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    s0, l0 = _player_score(state, ZERO)
-    s1, l1 = _player_score(state, ONE)
-    out[0] = 1
-    out[1] = 1
-    if s0 > s1 or (s0 == s1 and l0 > l1):
-        out[1] = 2
-    elif s1 > s0 or (s0 == s1 and l1 > l0):
-        out[0] = 2
+    """Score decides, then the largest domain; a tie on both is shared."""
+    keys = state[RANK_KEYS:RANK_KEYS + 4].reshape((2, 2))
+    keys[0, 0], keys[0, 1] = _player_score(state, ZERO)
+    keys[1, 0], keys[1, 1] = _player_score(state, ONE)
+    ranks_lexicographic(keys, 2, out)
 
 
 # ====================================================================== greedy heuristic

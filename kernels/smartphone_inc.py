@@ -96,6 +96,7 @@ from numba import njit
 from kernels import rng
 from kernels.data_files import Checker, load
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
 
 _ICON_SET = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
 _EFFECT_SET = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
@@ -667,6 +668,7 @@ SCR_TOP = STATE.add("scr_top", NCELL, scratch=True)             # cells under th
 SCR_GAIN = STATE.add("scr_gain", MAX_CO, scratch=True)          # leadership VP per company
 SCR_GEN = STATE.add("scr_gen", 2, scratch=True)                 # determinize's generator
 SCR_MASK = STATE.add("scr_mask", NUM_ACTIONS, scratch=True)     # a re-drawn plan's choices
+SCR_RANK_KEYS = STATE.add("scr_rank_keys", (MAX_CO, 3), scratch=True)   # ranks' keys per company
 STATE_SIZE = STATE.size
 SCRATCH_START = STATE.size - STATE.scratch_size   # the game lies before it; scratch after
 # Slots whose change makes hidden choices public at once (the plan reveal): a search copy
@@ -2008,16 +2010,15 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    """1-based rank of each company (out may hold the seats only, or every company)."""
+    """1-based rank of each company (out may hold the seats only, or every company): VP
+    decide, then technologies, then patents; a tie on all three is shared."""
     n = state[NUM_COMPANIES]
-    for c in range(min(out.shape[0], n)):
-        kc = (total_score(state, c), _num_techs(state, c), _num_patents(state, c))
-        r = 1
-        for q in range(n):
-            kq = (total_score(state, q), _num_techs(state, q), _num_patents(state, q))
-            if kq > kc:
-                r += 1
-        out[c] = r
+    keys = state[SCR_RANK_KEYS:SCR_RANK_KEYS + MAX_CO * 3].reshape((MAX_CO, 3))
+    for c in range(n):
+        keys[c, 0] = total_score(state, c)
+        keys[c, 1] = _num_techs(state, c)
+        keys[c, 2] = _num_patents(state, c)
+    ranks_lexicographic(keys, n, out)
 
 
 # ============================================================================= observation

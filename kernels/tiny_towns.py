@@ -66,6 +66,7 @@ from numba import njit
 from kernels import data_files, rng
 from kernels.grid import anchor_bitboard, fitting_anchors, image_shifts
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
 
 GAME = "tiny_towns"
 
@@ -667,6 +668,8 @@ G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
 SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
 KEY_WILD = SCRATCH_KEY + NRES       # _build_key's wild and loose-cube bitboards follow its
 KEY_CUBES = SCRATCH_KEY + NRES + 1  # NRES resource bitboards
+SCRATCH_SCORE_PARTS = STATE.add("scratch_score_parts", (NCARDS + 2,), scratch=True)   # scores' breakdown
+SCRATCH_RANK_KEYS = STATE.add("scratch_rank_keys", (MAXP, 4), scratch=True)          # ranks' keys per seat
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size
@@ -2205,7 +2208,7 @@ def _town_score(state, p, bld, shrine_val, parts, viewer):
 
 @njit(cache=True)
 def scores(state, out):
-    parts = np.zeros(NCARDS + 2, dtype=np.int64)
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NCARDS + 2]
     for p in range(state[G_NUM_PLAYERS]):
         out[p] = _player_score(state, p, parts)
 
@@ -2230,34 +2233,15 @@ def _tie_keys(state, p):
 
 @njit(cache=True)
 def ranks(state, out):
+    """Score decides, then the tie-breaks of :func:`_tie_keys` in order; a tie on all of
+    them is shared."""
     n = state[G_NUM_PLAYERS]
-    sc = np.zeros(n, dtype=np.int64)
-    scores(state, sc)
-    k1 = np.zeros(n, dtype=np.int64)
-    k2 = np.zeros(n, dtype=np.int64)
-    k3 = np.zeros(n, dtype=np.int64)
+    keys = state[SCRATCH_RANK_KEYS:SCRATCH_RANK_KEYS + MAXP * 4].reshape((MAXP, 4))
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NCARDS + 2]
     for p in range(n):
-        a, bb, c = _tie_keys(state, p)
-        k1[p] = a
-        k2[p] = bb
-        k3[p] = c
-    for p in range(n):
-        rk = 1
-        for j in range(n):
-            if j == p:
-                continue
-            better = False
-            if sc[j] != sc[p]:
-                better = sc[j] > sc[p]
-            elif k1[j] != k1[p]:
-                better = k1[j] > k1[p]
-            elif k2[j] != k2[p]:
-                better = k2[j] > k2[p]
-            elif k3[j] != k3[p]:
-                better = k3[j] > k3[p]
-            if better:
-                rk += 1
-        out[p] = rk
+        keys[p, 0] = _player_score(state, p, parts)
+        keys[p, 1], keys[p, 2], keys[p, 3] = _tie_keys(state, p)
+    ranks_lexicographic(keys, n, out)
 
 
 # ==================================================================== greedy potential

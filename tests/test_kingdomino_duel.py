@@ -1312,7 +1312,7 @@ def test_observation_is_declared():
     assert low.shape == high.shape == (872,) and not low.any()
     assert np.all(high[:-2] == 1) and np.allclose(high[-2:], K.SCORE_OBS_MAX)
     assert K.DIE_OBS.size == 21 and K.ROW_OBS.size == 6
-    assert K.STATE_SIZE == K.STATE.size and cfg.scratch == K.STATE.scratch_size == 4 * K.NUM_CELLS
+    assert K.STATE_SIZE == K.STATE.size and cfg.scratch == K.STATE.scratch_size == 4 * K.NUM_CELLS + 4   # domains, rank keys
     assert K.SCRATCH == K.STATE_SIZE - cfg.scratch
     import envs
     env = envs.make("kingdomino_duel_v0")
