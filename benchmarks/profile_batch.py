@@ -20,7 +20,8 @@ from numba import njit
 import envs
 from benchmarks.batched import _options
 from kernels import rng
-from kernels.playout import per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
 
 
 @per_kernel

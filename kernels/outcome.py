@@ -7,7 +7,7 @@ so a seat tied with an automaton shares its place with it.
 import numpy as np
 from numba import njit
 
-from kernels.playout import per_kernel
+from kernels.compile_memo import per_kernel
 
 
 @njit(cache=True)

@@ -8,6 +8,7 @@ import envs
 from envs.between_two_cities import Spec, score_cities, score_city
 from kernels import between_two_cities as K
 from kernels import playout
+from kernels.rng import new_generator
 from tests import driver
 from tests import reference_between_two_cities as REF
 
@@ -839,7 +840,7 @@ def test_random_playout_speed_smoke():
     st = np.zeros(cfg.state_size, dtype=np.int64)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     K.init(st, cfg.config, 1)
-    gen = playout.new_generator(1)
+    gen = new_generator(1)
     # the same loop as kernels.playout.random_playout, compiled here without numba's
     # on-disk cache (the shared cached one breaks when its cache index names kernels
     # of other processes: ReferenceError "underlying object has vanished")

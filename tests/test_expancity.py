@@ -14,6 +14,7 @@ from envs import expancity as E  # noqa: E402
 from envs.shell import CityEnv  # noqa: E402
 from kernels import expancity as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 from tests import driver  # noqa: E402
 
 SPEC = E.Spec()
@@ -911,7 +912,7 @@ def test_determinize_keeps_public_counts_and_observer_knowledge():
     cfg = SPEC.configure(num_players=3)
     st = K.new_state()
     K.init(st, cfg.config, 5)
-    gen = playout.new_generator(3)
+    gen = new_generator(3)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for _ in range(250):
         K.legal_mask(st, mask)
@@ -1182,7 +1183,7 @@ def _random_state(n, seed, steps):
     cfg = SPEC.configure(num_players=n)
     st = K.new_state()
     K.init(st, cfg.config, seed)
-    gen = playout.new_generator(seed)
+    gen = new_generator(seed)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for _ in range(steps):
         if K.current_player(st) < 0:

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernels import smartphone_inc as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 import reference_smartphone_inc as R  # noqa: E402
 from tests import driver  # noqa: E402
 from numba import njit  # noqa: E402
@@ -1068,7 +1069,7 @@ def test_determinism_and_copy():
         assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
         if step + 1 == 40:
             c = a.copy()
-            g1, g2 = playout.new_generator(5), playout.new_generator(5)
+            g1, g2 = new_generator(5), new_generator(5)
             PLAYOUT(K.step, K.legal_mask, K.current_player, c, mask, g1, 100000)
             d = a.copy()
             PLAYOUT(K.step, K.legal_mask, K.current_player, d, mask, g2, 100000)

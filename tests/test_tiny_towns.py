@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_tiny_towns as R  # noqa: E402
 from kernels import tiny_towns as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 from envs import tiny_towns as TT  # noqa: E402
 from envs.tiny_towns import score_town  # noqa: E402
 from tests import driver  # noqa: E402
@@ -1169,7 +1170,7 @@ def test_playout_kernel():
     from numba import njit
     loop = playout.random_playout
     st = new_state(4, seed=1)
-    gen = playout.new_generator(0)
+    gen = new_generator(0)
     m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     n = loop(K.step, K.legal_mask, K.current_player, st, m, gen, 100000)
     assert K.current_player(st) == -1 and n > 0
