@@ -304,12 +304,12 @@ def score_cities(cities):
 def tile_name(tile):
     """Name of tile code ``tile``: ``0..8`` a single of that kind, ``9..32`` duplex ``tile - 9``."""
     if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)) \
-            or not 0 <= int(tile) < K.N_TILES:
-        raise ValueError(f"tile must be an integer tile code in [0, {K.N_TILES}), got {tile!r}")
+            or not 0 <= int(tile) < K.NUM_TILE_CODES:
+        raise ValueError(f"tile must be an integer tile code in [0, {K.NUM_TILE_CODES}), got {tile!r}")
     t = int(tile)
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         return K.KIND_NAMES[t]
-    d = t - K.N_KINDS
+    d = t - K.NUM_KINDS
     a, b = K.DUPLEX_HALVES[d]
     sep = "/" if K.DUPLEX_STACKED[d] else "|"
     return f"duplex {d} [{K.KIND_NAMES[a]}{sep}{K.KIND_NAMES[b]}]"
@@ -323,10 +323,10 @@ def remembered_tiles(state, seat):
         return []
     lines = []
     for label, base in (("passed last", K.PASSED_LAST), ("duplexes discarded face down", K.DUPLEX_DISCARDS)):
-        counts = state[base + seat * K.N_TILES: base + (seat + 1) * K.N_TILES]
+        counts = state[base + seat * K.NUM_TILE_CODES: base + (seat + 1) * K.NUM_TILE_CODES]
         if counts.any():
             lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
-                                                  for t in range(K.N_TILES) if counts[t]))
+                                                  for t in range(K.NUM_TILE_CODES) if counts[t]))
     return lines
 
 
@@ -452,10 +452,10 @@ class Spec(GameSpec):
         tiles it has picked this turn (a solo player's hand is on the table already)."""
         if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
             return []
-        hand = state[K.HANDS + seat * K.N_TILES: K.HANDS + (seat + 1) * K.N_TILES]
+        hand = state[K.HANDS + seat * K.NUM_TILE_CODES: K.HANDS + (seat + 1) * K.NUM_TILE_CODES]
         if int(state[K.PHASE]) == K.PH_END:
             return []
-        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.N_TILES) if hand[t])
+        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.NUM_TILE_CODES) if hand[t])
                              or "empty")]
         if state[K.PHASE] == K.PH_PICK:
             picked = [tile_name(t) for t in state[K.CHOSEN + 2 * seat: K.CHOSEN + 2 * seat + 2] if t >= 0]
@@ -470,11 +470,11 @@ class Spec(GameSpec):
         lines = [f"Between Two Cities - {self._progress(state)}"]
         names = self._city_names(state)
         for c in range(nc):
-            fc = int(state[K.KIND_COUNTS + c * K.N_KINDS + K.FACTORY])
+            fc = int(state[K.KIND_COUNTS + c * K.NUM_KINDS + K.FACTORY])
             lines.append(f"{names[c]}: score {int(tot[c])}, factories {fc}")
             if mode in (K.MODE_SIMPLE, K.MODE_FULL) and c == K.DLC:
-                kc = state[K.KIND_COUNTS + c * K.N_KINDS: K.KIND_COUNTS + (c + 1) * K.N_KINDS]
-                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.N_KINDS) if kc[k]))
+                kc = state[K.KIND_COUNTS + c * K.NUM_KINDS: K.KIND_COUNTS + (c + 1) * K.NUM_KINDS]
+                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.NUM_KINDS) if kc[k]))
                 continue
             for row in self._city_rows(state, c):
                 lines.append("  " + row)
@@ -493,13 +493,13 @@ class Spec(GameSpec):
                 lines.append(f"waiting for the {side} city: {', '.join(w) or '-'}")
             if mode == K.MODE_FULL:
                 for a, nm in ((1, "A"), (2, "B")):
-                    h = state[K.HANDS + a * K.N_TILES: K.HANDS + (a + 1) * K.N_TILES]
+                    h = state[K.HANDS + a * K.NUM_TILE_CODES: K.HANDS + (a + 1) * K.NUM_TILE_CODES]
                     cd = int(state[K.LAST_CARD + a - 1])
                     card = f"card {int(K.CARD_IDS[cd])}" if cd >= 0 else "no card"
                     lines.append(f"automaton {nm} hand: " + ", ".join(
-                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.N_TILES) if h[t]) + f" ({card})")
+                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.NUM_TILE_CODES) if h[t]) + f" ({card})")
             lines.append("player_0 hand: " + ", ".join(
-                f"{tile_name(t)} x{int(state[K.HANDS + t])}" for t in range(K.N_TILES) if state[K.HANDS + t]))
+                f"{tile_name(t)} x{int(state[K.HANDS + t])}" for t in range(K.NUM_TILE_CODES) if state[K.HANDS + t]))
         out = np.zeros(K.MAX_SEATS, dtype=np.int64)
         K.scores(state, out)
         lines.append("scores: " + ", ".join(str(int(x)) for x in out[:int(state[K.NUM_PARTICIPANTS])]))

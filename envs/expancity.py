@@ -258,15 +258,15 @@ def _check_goal_ids(goal_ids):
 
 def _check_obs_window(obs_window):
     if not (obs_window == 0 or (obs_window >= 5 and obs_window % 2 == 1)):
-        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.W}, got {obs_window!r}")
+        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.GRID_SIDE}, got {obs_window!r}")
     return obs_window
 
 
 def bottom_cards(state, seat):
     """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
     head = int(state[K.QUEUE_HEAD])
-    return [int(state[K.QUEUE + (head + i) % K.NCON]) for i in range(int(state[K.QUEUE_LEN]))
-            if state[K.QUEUE_OWNER + (head + i) % K.NCON] == seat]
+    return [int(state[K.QUEUE + (head + i) % K.NUM_CONTRACTS]) for i in range(int(state[K.QUEUE_LEN]))
+            if state[K.QUEUE_OWNER + (head + i) % K.NUM_CONTRACTS] == seat]
 
 
 class Spec(GameSpec):
@@ -286,7 +286,7 @@ class Spec(GameSpec):
         Option("data_path", "path", None, "a corrected copy of the data file (same schema, "
                "checked field by field at load)", none_ok=True),
         Option("obs_window", "int", 21, "side of the observation's spatial crop (odd, >= 5); "
-               "0: no crop", low=0, high=K.W, check=_check_obs_window),
+               "0: no crop", low=0, high=K.GRID_SIDE, check=_check_obs_window),
     )
 
     def build_config(self, opts):
@@ -342,7 +342,7 @@ class Spec(GameSpec):
         nt = int(state[K.NUM_TILES])
         if block == "place":
             s, r = divmod(i, K.PLACE_SLOT)
-            anchor, d = divmod(r, K.NDIRS)
+            anchor, d = divmod(r, K.NUM_DIRS)
             typ = int(state[K.HAND + K.HAND_SLOTS * p + s]) if p >= 0 else -1
             name = keys[typ] if typ >= 0 else "(empty slot)"
             if anchor < nt:
@@ -406,7 +406,7 @@ class Spec(GameSpec):
 
         hand = [keys[int(t)] for t in state[K.HAND + K.HAND_SLOTS * seat:K.HAND + K.HAND_SLOTS * (seat + 1)] if t >= 0]
         lines = ["hand: " + (", ".join(hand) or "empty")]
-        lines += ["secret contract " + contract(c) for c in range(K.NCON) if state[K.HELD + seat * K.NCON + c]]
+        lines += ["secret contract " + contract(c) for c in range(K.NUM_CONTRACTS) if state[K.HELD + seat * K.NUM_CONTRACTS + c]]
         lines += ["put under the deck: contract " + contract(c) for c in bottom_cards(state, seat)]
         if int(state[K.CURRENT]) == seat and int(state[K.PHASE]) == K.PH_CONTRACT_KEEP:
             lines += [f"drawn, keep one: contract {contract(int(c))}" for c in state[K.CONTRACT_PAIR:K.CONTRACT_PAIR + 2]
@@ -440,7 +440,7 @@ class Spec(GameSpec):
                      f"{int(state[K.POOL_SIZE] + state[K.QUEUE_LEN])}, roofs left res "
                      f"{int(state[K.ROOFS_LEFT + K.KIND_RES])} com {int(state[K.ROOFS_LEFT + K.KIND_COM])}")
         for p in range(n):
-            rev = [c + 1 for c in range(K.NCON) if state[K.REVEALED + p * K.NCON + c]]
+            rev = [c + 1 for c in range(K.NUM_CONTRACTS) if state[K.REVEALED + p * K.NUM_CONTRACTS + c]]
             hs = sum(1 for s in range(K.HAND_SLOTS) if state[K.HAND + K.HAND_SLOTS * p + s] >= 0)
             goal = f" (goals {int(state[K.GOAL_POINTS + p])})" if state[K.PHASE] == K.PH_GAME_OVER else ""
             lines.append(

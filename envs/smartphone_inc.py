@@ -179,8 +179,8 @@ from envs.options import Option
 from envs.spec import GameConfig, GameSpec
 from kernels import smartphone_inc as K
 
-ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PUP: "P+", K.RES: "Re", K.LOG: "Lo",
-              K.PROD: "Pr", K.PDOWN: "P-"}
+ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PRICE_UP: "P+", K.RES: "Re", K.LOG: "Lo",
+              K.PROD: "Pr", K.PRICE_DOWN: "P-"}
 _SIDE_MODE = {"front": 0, "back": 1, "random": 2}
 _SIDE_WORDS = "'front', 'back' or 'random'"
 
@@ -225,12 +225,12 @@ def plan_cells(state, c):
     cell of the planning canvas (``K.CANVAS_R`` x ``K.CANVAS_C``, row-major).  ``icon`` is the
     visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
     placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
-    icon = np.zeros(K.NCELL, dtype=np.int64)
-    src = np.zeros(K.NCELL, dtype=np.int64)
+    icon = np.zeros(K.NUM_CELLS, dtype=np.int64)
+    src = np.zeros(K.NUM_CELLS, dtype=np.int64)
     if c == state[K.STEVE]:
         icon[:] = -1
         cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(K.NSTEVE):
+        for v in range(K.NUM_STEVE_CELLS):
             icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
             src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
         return icon, src
@@ -240,7 +240,7 @@ def plan_cells(state, c):
 
 @functools.lru_cache(maxsize=1)
 def _pad_table():
-    plans = np.zeros((4 * K.NARR, 9), dtype=np.int64)
+    plans = np.zeros((4 * K.NUM_ARRANGEMENTS, 9), dtype=np.int64)
     K.pad_plan_outcomes(plans)
     plans.setflags(write=False)
     return plans
@@ -291,12 +291,12 @@ class Spec(GameSpec):
             raise ValueError("steve=False is impossible with num_players=1 (Steve is mandatory solo)")
         ts = opts["tech_sides"]
         if isinstance(ts, str):
-            sides = [_SIDE_MODE[ts]] * K.NTECH
+            sides = [_SIDE_MODE[ts]] * K.NUM_TECHS
         else:
             sides = [_SIDE_MODE[ts.get(tid, "front")] for tid in K.TECH_IDS]
         ncomp = n + steve
         cols = opts["colours"]
-        colv = [-1] * K.MAX_CO
+        colv = [-1] * K.MAX_SEATS
         if cols is not None:
             if len(cols) != ncomp:
                 raise ValueError(f"colours must be None or a list of {ncomp} distinct colours from "
@@ -306,8 +306,8 @@ class Spec(GameSpec):
         config = np.zeros(K.CONFIG_SIZE, dtype=np.int64)
         config[K.CFG_NUM_PLAYERS] = n
         config[K.CFG_STEVE] = int(steve)
-        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NTECH] = sides
-        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_CO] = colv
+        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NUM_TECHS] = sides
+        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_SEATS] = colv
         norm = {"num_players": n, "steve": steve, "tech_sides": ts, "colours": cols}
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
                           options=norm, num_participants=ncomp, scratch=K.STATE.scratch_size)
@@ -352,7 +352,7 @@ class Spec(GameSpec):
                 return "tile face down (+1 good)"
             d, o, lv = x >> 2, (x >> 1) & 1, x & 1
             tname = ""
-            if 0 <= c < K.MAX_CO and state[K.PLAN_STAGE] == K.P_TILE_PLACE:
+            if 0 <= c < K.MAX_SEATS and state[K.PLAN_STAGE] == K.P_TILE_PLACE:
                 tt = int(state[K.company_base(c) + K.C_TILES + state[K.PICKED_TILE]])
                 i0, i1 = K.TT_ICONS[tt, o], K.TT_ICONS[tt, 1 - o]
                 tname = f" {K.ICON_NAMES[i0]} on {_cell(K.DOM_A[d])}, {K.ICON_NAMES[i1]} on {_cell(K.DOM_B[d])}"
@@ -361,9 +361,9 @@ class Spec(GameSpec):
             t = int(state[K.DISPLAY + x])
             return f"take display slot {x} [{'-' if t < 0 else '/'.join(K.TILE_TYPES[t])}]"
         if blk == "research":
-            return "stop research" if x == K.NTECH else f"research marker on {K.TECH_NAMES[x]}"
+            return "stop research" if x == K.NUM_TECHS else f"research marker on {K.TECH_NAMES[x]}"
         if blk == "logistics":
-            return "stop logistics" if x == K.NREG else f"logistics marker on {K.REGION_NAMES[x]}"
+            return "stop logistics" if x == K.NUM_REGIONS else f"logistics marker on {K.REGION_NAMES[x]}"
         if blk == "office_target":
             kind = {K.OT_WIFI: "Wi-Fi office", K.OT_GAMEPAD: "Gamepad office", K.OT_EXTRA: "extra office",
                     K.OT_MOVE: "move office to"}.get(
@@ -380,7 +380,7 @@ class Spec(GameSpec):
         return "price -1" if x == 0 else "price +1"   # bonus_price
 
     def _tile_name(self, state, c, k):
-        if not 0 <= c < K.MAX_CO or k >= state[K.company_base(c) + K.C_NUM_TILES]:
+        if not 0 <= c < K.MAX_SEATS or k >= state[K.company_base(c) + K.C_NUM_TILES]:
             return "?"
         return "/".join(K.TILE_TYPES[int(state[K.company_base(c) + K.C_TILES + k])])
 
@@ -435,13 +435,13 @@ class Spec(GameSpec):
         lines.append("Technologies: " + ", ".join(
             f"{K.TECH_NAMES[t]}[{'front' if state[K.TECH_SIDE + t] == 0 else 'back'}, cost {int(K.TECH_COST[t])}"
             f"{'' if state[K.PATENT + t] < 0 else ', patent ' + self._company(state, int(state[K.PATENT + t]))}]"
-            for t in range(K.NTECH)))
+            for t in range(K.NUM_TECHS)))
         lines.append("Display: " + " ".join(
             "--" if state[K.DISPLAY + s] < 0 else "/".join(K.TILE_TYPES[int(state[K.DISPLAY + s])])
             for s in range(K.DISPLAY_SIZE))
             + f"   stack {int(state[K.STACK_SIZE])}, tokens {int(state[K.TOKENS_LEFT])}")
         lines.append("Regions:")
-        for r in range(K.NREG):
+        for r in range(K.NUM_REGIONS):
             offs = [int(state[K.OFFICES + r * K.MAX_SLOTS + s]) for s in range(int(K.REG_NSLOT[r]))]
             txt = " ".join("-" if o < 0 else self._colour(state, o)[:3] for o in offs)
             t = int(state[K.RETAILER + r])
@@ -457,8 +457,8 @@ class Spec(GameSpec):
                 nm = str(code) if code < 100 else K.TECH_IDS[code - 100]
                 who = int(state[K.BUYERS + r * K.MAX_BUY + b])
                 buys.append(nm + ("" if who < 0 else "*" + self._colour(state, who)[:3]))
-            marks = " ".join(f"{self._colour(state, c)[:3]}:{int(state[K.MARKERS + r * K.MAX_CO + c])}"
-                             for c in range(n) if state[K.MARKERS + r * K.MAX_CO + c])
+            marks = " ".join(f"{self._colour(state, c)[:3]}:{int(state[K.MARKERS + r * K.MAX_SEATS + c])}"
+                             for c in range(n) if state[K.MARKERS + r * K.MAX_SEATS + c])
             lines.append(f"  {K.REGION_NAMES[r]:<14}{K.SIZES[K.REG_SIZE[r]]} cost {int(K.REG_COST[r])} "
                          f"offices [{txt}] buyers [{' '.join(buys)}]" + (f" markers {marks}" if marks else ""))
         lines.append("Companies:")
@@ -466,8 +466,8 @@ class Spec(GameSpec):
         K.scores(state, sc)
         for c in range(n):
             b = K.company_base(c)
-            techs = ",".join(K.TECH_IDS[t] for t in range(K.NTECH) if state[b + K.C_OWNS + t])
-            tm = ",".join(f"{K.TECH_IDS[t]}:{int(state[b + K.C_TECH_MARKERS + t])}" for t in range(K.NTECH)
+            techs = ",".join(K.TECH_IDS[t] for t in range(K.NUM_TECHS) if state[b + K.C_OWNS + t])
+            tm = ",".join(f"{K.TECH_IDS[t]}:{int(state[b + K.C_TECH_MARKERS + t])}" for t in range(K.NUM_TECHS)
                           if state[b + K.C_TECH_MARKERS + t])
             tiles = " ".join("/".join(K.TILE_TYPES[int(state[b + K.C_TILES + k])])
                              for k in range(int(state[b + K.C_NUM_TILES])))
@@ -477,9 +477,9 @@ class Spec(GameSpec):
                          f"{' committed' if state[b + K.C_COMMITTED] and not state[K.REVEALED] else ''}")
             if state[K.REVEALED]:
                 lines += ["      " + line for line in self._plan_lines(state, c)]
-                o = state[b + K.C_OUTCOME:b + K.C_OUTCOME + K.NOUT]
-                lines.append(f"      outcome: C+d {o[K.O_GOODS]} prod {o[K.O_PROD]} IMP {o[K.O_IMP]}/"
-                             f"{o[K.O_IMP_COVERED]} shift {o[K.O_PRICE_SHIFT]} RES {o[K.O_RES]} LOG {o[K.O_LOG]}")
+                o = state[b + K.C_OUTCOME:b + K.C_OUTCOME + K.PLAN_OUTCOME_SIZE]
+                lines.append(f"      outcome: C+d {o[K.PO_GOODS]} prod {o[K.PO_PROD]} IMP {o[K.PO_IMP]}/"
+                             f"{o[K.PO_IMP_COVERED]} shift {o[K.PO_PRICE_SHIFT]} RES {o[K.PO_RES]} LOG {o[K.PO_LOG]}")
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):

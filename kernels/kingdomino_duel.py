@@ -244,7 +244,7 @@ LIGHTNING = np.array([1 if _SPELL_DATA[k]["lightning"] else 0 for k in SPELL_KEY
 BONUS_POINTS = int(_SPELL_DATA["domain_bonus"]["points_per_domain"])
 MAX_ROUNDS = int(DATA["limits"]["max_rounds"])
 
-NEIGH = grid.neighbor_table(ROWS, COLS)      # [cell, dir] -> neighbour cell, -1 off the map
+NEIGHBORS = grid.neighbor_table(ROWS, COLS)      # [cell, dir] -> neighbour cell, -1 off the map
 NUM_DIRS = len(grid.DIRS)                    # N, E, S, W
 
 # ------------------------------------------------------------------ action ids
@@ -414,7 +414,7 @@ def _anchored(state, p, c, f):
     """Some orthogonal neighbour of ``c`` is the castle or a drawn cell of family ``f``."""
     base = MAP_FAMILY + p * NUM_CELLS
     for d in range(4):
-        q = NEIGH[c, d]
+        q = NEIGHBORS[c, d]
         if q >= 0:
             v = state[base + q]
             if v == CASTLE_CODE or v == f:
@@ -425,7 +425,7 @@ def _anchored(state, p, c, f):
 @njit(cache=True)
 def _adjacent(a, b):
     for d in range(4):
-        if NEIGH[a, d] == b:
+        if NEIGHBORS[a, d] == b:
             return True
     return False
 
@@ -459,7 +459,7 @@ def _normal_placements(state, p, f0, f1, ignore_conn, mask):
             continue
         aa = ignore_conn or _anchored(state, p, a, f0)
         for d in range(4):
-            b = NEIGH[a, d]
+            b = NEIGHBORS[a, d]
             if b >= 0 and state[base + b] == EMPTY:
                 if aa or _anchored(state, p, b, f1):
                     if mask.shape[0] == 0:
@@ -497,7 +497,7 @@ def _exists_fixed(state, p, f0, f1, ignore_conn, split):
             first_a = c
             if f0 == f1:
                 for d in range(4):
-                    q = NEIGH[c, d]
+                    q = NEIGHBORS[c, d]
                     if q >= 0 and state[base + q] == EMPTY:
                         return True
         if _anchored(state, p, c, f1):
@@ -568,7 +568,7 @@ def score_arrays(fam, cr, bonus, seen, stack):
     for s in range(NUM_CELLS):
         if fam[s] < 0 or seen[s] != 0:
             continue
-        size, crosses = grid.flood_fill_sum(s, fam, cr, NEIGH, seen, stack)
+        size, crosses = grid.flood_fill_sum(s, fam, cr, NEIGHBORS, seen, stack)
         total += size * crosses
         if fam[s] == bonus:
             total += BONUS_POINTS
@@ -936,7 +936,7 @@ def step(state, action):
     elif ph == PH_PLACE_DOMINO:
         k = action - A_PLACE
         a = k // NUM_DIRS
-        _draw_pair(state, p, a, NEIGH[a, k % NUM_DIRS])
+        _draw_pair(state, p, a, NEIGHBORS[a, k % NUM_DIRS])
         _end_step3(state)
     elif ph == PH_SPLIT_FIRST:
         state[SPLIT_FIRST_CELL] = action - A_CELL
@@ -1039,7 +1039,7 @@ def potential(state, p):
     frontier = state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS]    # first the labelling stack
     size = state[COMPONENT_SIZES: COMPONENT_SIZES + NUM_CELLS]
     crosses = state[COMPONENT_CROSSES: COMPONENT_CROSSES + NUM_CELLS]
-    n = grid.label_components(fam, NEIGH, labels, frontier)
+    n = grid.label_components(fam, NEIGHBORS, labels, frontier)
     for k in range(n):
         size[k] = 0
         crosses[k] = 0
@@ -1056,11 +1056,11 @@ def potential(state, p):
         if fam[e] != EMPTY:
             continue
         empty += 1
-        if not grid.touches(e, fam, NEIGH, np.int64(EMPTY)):
+        if not grid.touches(e, fam, NEIGHBORS, np.int64(EMPTY)):
             dead += 1
             continue
         for d in range(4):
-            q = NEIGH[e, d]
+            q = NEIGHBORS[e, d]
             if q < 0:
                 continue
             if q == CASTLE_CELL:
@@ -1070,7 +1070,7 @@ def potential(state, p):
                 continue
             seen = False                 # count a free cell once per domain
             for d2 in range(d):
-                q2 = NEIGH[e, d2]
+                q2 = NEIGHBORS[e, d2]
                 if q2 >= 0 and labels[q2] == k:
                     seen = True
             if not seen:

@@ -343,9 +343,9 @@ TYPE_IDS = [t["id"] for t in DATA["building_types"]]
 CARD_NAMES = [b["name"] for b in DATA["buildings"]] + [m["name"] for m in DATA["monuments"]]
 NUM_BUILDING_CARDS = len(DATA["buildings"])        # 25 building cards
 NUM_MONUMENTS = len(DATA["monuments"])        # 15 monuments
-NCARDS = NUM_BUILDING_CARDS + NUM_MONUMENTS
-NRES = 5
-NTYPES = 7
+NUM_CARDS = NUM_BUILDING_CARDS + NUM_MONUMENTS
+NUM_RESOURCES = 5
+NUM_TYPES = 7
 
 
 def _card_token(name):
@@ -355,13 +355,13 @@ def _card_token(name):
 CARD_TOKENS = [_card_token(n) for n in CARD_NAMES]
 CARD_ID = {n: i for i, n in enumerate(CARD_NAMES)}
 
-CARD_TYPE = np.full(NCARDS, 7, dtype=np.int64)        # 7 = monument
+CARD_TYPE = np.full(NUM_CARDS, 7, dtype=np.int64)        # 7 = monument
 for _i, _b in enumerate(DATA["buildings"]):
     CARD_TYPE[_i] = TYPE_IDS.index(_b["type"])
 # type key for "distinct type" counts: building types 0..6, Barrett Castle = cottage,
 # every other monument its own type (10 + card)
-TYPE_KEY = np.zeros(NCARDS, dtype=np.int64)
-for _i in range(NCARDS):
+TYPE_KEY = np.zeros(NUM_CARDS, dtype=np.int64)
+for _i in range(NUM_CARDS):
     TYPE_KEY[_i] = CARD_TYPE[_i] if _i < NUM_BUILDING_CARDS else 10 + _i
 for _i, _m in enumerate(DATA["monuments"]):
     if _m.get("type") == "cottage":
@@ -391,7 +391,7 @@ M_STARLOOM = CARD_ID["The Starloom"]
 M_STATUE = CARD_ID["Statue of the Bondmaker"]
 
 # flat VP of every card (0 where the score is not flat)
-FLAT_VP = np.zeros(NCARDS, dtype=np.int64)
+FLAT_VP = np.zeros(NUM_CARDS, dtype=np.int64)
 for _i, _c in enumerate(DATA["buildings"] + DATA["monuments"]):
     if _c["score"]["kind"] == "flat":
         FLAT_VP[_i] = _c["score"]["value"]
@@ -459,15 +459,15 @@ BANK_BAN_LIFT = 1 if _DV["bank_ban_lifted_when_all_five_banked"] else 0
 CAVE_USES = DATA["cave_rule"]["uses_per_game"]
 TH_DECK_PER = DATA["town_hall"]["deck"]["per_resource"]
 TH_DISCARD = DATA["town_hall"]["discard_face_down_after_shuffle"]
-TH_DRAWS = NRES * TH_DECK_PER - TH_DISCARD
+TH_DRAWS = NUM_RESOURCES * TH_DECK_PER - TH_DISCARD
 SOLO_DECK_PER = DATA["solo"]["deck"]["per_resource"]
 SOLO_DISPLAY = DATA["solo"]["display"]
-SOLO_DECK = NRES * SOLO_DECK_PER
-SOLO_REMOVED = np.zeros(NCARDS, dtype=np.int64)
+SOLO_DECK = NUM_RESOURCES * SOLO_DECK_PER
+SOLO_REMOVED = np.zeros(NUM_CARDS, dtype=np.int64)
 for _n in DATA["solo"]["removed_cards"] + DATA["solo"]["removed_monuments"]:
     SOLO_REMOVED[CARD_ID[_n]] = 1
-DECK_CARDS = np.zeros((NTYPES, 4), dtype=np.int64)     # the colour decks
-_cnt = [0] * NTYPES
+DECK_CARDS = np.zeros((NUM_TYPES, 4), dtype=np.int64)     # the colour decks
+_cnt = [0] * NUM_TYPES
 for _i in range(NUM_BUILDING_CARDS):
     _t = CARD_TYPE[_i]
     if _t > 0:
@@ -501,10 +501,10 @@ MAX_PATTERN_CELLS = max(sum(ch != "." for row in p for ch in row) for p in PATTE
 # offsets (dr, dc, value) in the rules' t order
 # (grid.d4_transforms orders and de-duplicates images differently, so the action encoding
 # of docs/rules/tiny_towns.md (section 11.2) needs its own table)
-PATTERN_CELLS = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
-PATTERN_SIZE = np.zeros(NCARDS, dtype=np.int64)
-TRANSFORM_DISTINCT = np.zeros((NCARDS, 8), dtype=np.int64)
-TRANSFORM_BOX = np.zeros((NCARDS, 8, 2), dtype=np.int64)
+PATTERN_CELLS = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
+PATTERN_SIZE = np.zeros(NUM_CARDS, dtype=np.int64)
+TRANSFORM_DISTINCT = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+TRANSFORM_BOX = np.zeros((NUM_CARDS, 8, 2), dtype=np.int64)
 for _c, _p in enumerate(PATTERNS):
     _seen = set()
     for _t in range(8):
@@ -519,9 +519,9 @@ for _c, _p in enumerate(PATTERNS):
             TRANSFORM_DISTINCT[_c, _t] = 1
 # bitboards (bit q: square q): the anchors keeping each distinct image on the board (0 for
 # a repeated image), and the image's squares anchored at square 0
-PATTERN_ANCHORS = np.zeros((NCARDS, 8), dtype=np.int64)
-PATTERN_BITS = np.zeros((NCARDS, 8), dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_ANCHORS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+PATTERN_BITS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _t in range(8):
         if TRANSFORM_DISTINCT[_c, _t]:
             PATTERN_ANCHORS[_c, _t] = anchor_bitboard(*TRANSFORM_BOX[_c, _t], 4, 4)
@@ -529,11 +529,11 @@ for _c in range(NCARDS):
             PATTERN_BITS[_c, _t] |= 1 << (4 * _r + _cc)
 # the images as grid.fitting_anchors reads them (bit shift and resource of each square),
 # and each card's distinct images (the transforms t worth searching)
-PATTERN_SHIFT = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
-PATTERN_VALUE = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
-DISTINCT_TS = np.zeros((NCARDS, 8), dtype=np.int64)
-NUM_DISTINCT = np.zeros(NCARDS, dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_SHIFT = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+PATTERN_VALUE = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+DISTINCT_TS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+NUM_DISTINCT = np.zeros(NUM_CARDS, dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _t in range(8):
         _n = PATTERN_SIZE[_c]
         PATTERN_SHIFT[_c, _t, :_n], PATTERN_VALUE[_c, _t, :_n] = image_shifts(PATTERN_CELLS[_c, _t, :_n], 4)
@@ -546,8 +546,8 @@ MAX_MONUMENTS_DEALT = 2
 ACTIONS = ActionBlocks("tiny_towns actions", [
     ("construct", 8 * 8 * 16),      # 128 * slot + 16 * transform + anchor square
     ("square", 16),
-    ("resource", NRES),
-    ("type", NTYPES),
+    ("resource", NUM_RESOURCES),
+    ("type", NUM_TYPES),
     ("keep", MAX_MONUMENTS_DEALT),
     ("pass", 1),
     ("set_aside", 1),
@@ -570,7 +570,7 @@ PHASE_NAMES = ("keep", "name", "choose", "take", "dest", "swap", "swap_square", 
 PH_KEEP, PH_NAME, PH_CHOOSE, PH_TAKE, PH_DEST, PH_SWAP, PH_SWAP_SQUARE, PH_BUILD, PH_TOKEN, \
     PH_BUILD_RESOURCE, PH_GROVE_TYPE, PH_GROVE_SQUARE, PH_GUILD_TARGET, PH_GUILD_TYPE, PH_OPALEYE_TYPE, \
     PH_OPALEYE_SQUARE, PH_GAME_OVER = range(len(PHASE_NAMES))
-NPHASES = len(PHASE_NAMES)
+NUM_PHASES = len(PHASE_NAMES)
 # stages of a round
 ST_KEEP, ST_NAME, ST_COMMIT, ST_BUILD, ST_END = range(5)
 # return targets after a BUILD_RESOURCE step
@@ -583,18 +583,18 @@ CFG_TOWN_HALL = CONFIG.add("town_hall")              # 0 standard, 1 town hall
 CFG_MONUMENTS = CONFIG.add("monuments")
 CFG_CAVE_RULE = CONFIG.add("cave_rule")
 CFG_FIRST_PLAYER = CONFIG.add("first_player")        # -1 random
-CFG_CARDS = CONFIG.add("cards", (NTYPES,))           # card per colour deck, -1 random (slot 0 unused)
+CFG_CARDS = CONFIG.add("cards", (NUM_TYPES,))           # card per colour deck, -1 random (slot 0 unused)
 CONFIG_SIZE = CONFIG.size
 
 # ------------------------------------------------------------------------ state layout
-MAXP = 6
+MAX_SEATS = 6
 # one player's record (offsets inside the record)
 PLAYER = Layout("tiny_towns player record")
 O_CUBE = PLAYER.add("cube", (16,))                    # loose cube per square, -1 none
 O_BUILDING = PLAYER.add("building", (16,))            # card per square, -1 none
 O_BUILDING_RES = PLAYER.add("building_resource", (16,))   # Factory/Bank/Statue cube, -1 none
 O_PLACED_ROUND = PLAYER.add("placed_round", (16,))    # round a building was placed
-O_WAREHOUSE = PLAYER.add("warehouse", (16, NRES))     # Warehouse stock per square and resource
+O_WAREHOUSE = PLAYER.add("warehouse", (16, NUM_RESOURCES))     # Warehouse stock per square and resource
 O_STATUS = PLAYER.add("status")                       # 0 still building, 1 complete
 O_DONE_ROUND = PLAYER.add("done_round")               # round the town was completed
 O_MB_TURNS = PLAYER.add("master_builder_turns")
@@ -603,7 +603,7 @@ O_DEALT = PLAYER.add("dealt_monuments", (MAX_MONUMENTS_DEALT,))
 O_KEPT = PLAYER.add("kept_monument")
 O_MONUMENT_BUILT = PLAYER.add("monument_built")
 O_SHRINE = PLAYER.add("shrine_value")
-O_OPALEYE_ASIDE = PLAYER.add("opaleye_aside", (NTYPES,))   # set-aside flags per type
+O_OPALEYE_ASIDE = PLAYER.add("opaleye_aside", (NUM_TYPES,))   # set-aside flags per type
 O_BUILT_TYPES = PLAYER.add("built_types")             # bitmask of types constructed this round
 O_COMMITTED = PLAYER.add("committed")
 O_PEND_OFFERED = PLAYER.add("pending_offered")        # resource offered / chosen this round
@@ -626,22 +626,22 @@ G_ROUND = STATE.add("round")
 G_PHASE = STATE.add("phase")
 G_ACTOR = STATE.add("actor")
 G_STAGE = STATE.add("stage")
-G_ORDER = STATE.add("turn_order", (MAXP,))
+G_ORDER = STATE.add("turn_order", (MAX_SEATS,))
 G_ORDER_LEN = STATE.add("turn_order_len")
 G_ORDER_POS = STATE.add("turn_order_pos")
 G_MASTER_BUILDER = STATE.add("master_builder")
 G_MAYOR = STATE.add("mayor")
 G_RESOURCE = STATE.add("round_resource")              # public resource of the round (named / drawn), -1 otherwise
 G_TH_FREE_ROUND = STATE.add("town_hall_free_round")   # town hall: 0 drawn, 1 free
-G_UNSEEN = STATE.add("unseen", (NRES,))               # unseen cards per resource (town hall since last shuffle; solo face-down)
+G_UNSEEN = STATE.add("unseen", (NUM_RESOURCES,))               # unseen cards per resource (town hall since last shuffle; solo face-down)
 G_DRAWS_LEFT = STATE.add("draws_left")                # town hall draws left before a reshuffle
-G_DISPLAY = STATE.add("solo_display", (NRES,))        # solo display counts
+G_DISPLAY = STATE.add("solo_display", (NUM_RESOURCES,))        # solo display counts
 G_NEVER_SEEN = STATE.add("solo_never_seen")           # solo: face-down cards never seen
 G_UNDER_DECK = STATE.add("solo_under_deck", (15,))    # solo known cards under the deck, in order
 G_UNDER_DECK_LEN = STATE.add("solo_under_deck_len")
 G_SOLO_TAKEN = STATE.add("solo_taken")                # solo: resource of the card taken this round
 G_RNG = STATE.add("rng", (2,))
-G_CARDS_IN_PLAY = STATE.add("cards_in_play", (NTYPES,))   # card in play per type
+G_CARDS_IN_PLAY = STATE.add("cards_in_play", (NUM_TYPES,))   # card in play per type
 G_TOKEN_CARD = STATE.add("token_card")                # construction waiting for its token
 G_TOKEN_VACATED = STATE.add("token_vacated")          # bitmask of vacated squares
 G_TOKEN_ANYWHERE = STATE.add("token_anywhere")        # token may go on any empty square
@@ -654,22 +654,22 @@ G_OPALEYE_MOVED = STATE.add("opaleye_moved")
 G_OPALEYE_OWNER = STATE.add("opaleye_owner")
 G_OPALEYE_TYPES_LEFT = STATE.add("opaleye_types_left")    # bitmask
 G_OPALEYE_TYPE = STATE.add("opaleye_type")
-G_FACE_UP = STATE.add("town_hall_face_up", (NRES,))   # town hall face-up discards since the last shuffle
+G_FACE_UP = STATE.add("town_hall_face_up", (NUM_RESOURCES,))   # town hall face-up discards since the last shuffle
 G_GROVE_TYPE = STATE.add("grove_type")
 G_OPALEYE_STARTED = STATE.add("opaleye_started")
 # Each player's record as the other seats see it during the build stage: a copy taken when
 # the placements are revealed.  A player's constructions of the round go to its own record
 # only and reach the others' views (observation, text, pictures, their build offers) when the
 # last builder is done (rules R6); outside the build stage the copy is not read.
-G_SHOWN = STATE.add("shown_players", (MAXP, PLAYER_SIZE))
-G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
+G_SHOWN = STATE.add("shown_players", (MAX_SEATS, PLAYER_SIZE))
+G_PLAYERS = STATE.add("players", (MAX_SEATS, PLAYER_SIZE))
 # scratch tail (carries no game information): the bitboards of _build_key; init shuffles
 # the monument pool here
 SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
-KEY_WILD = SCRATCH_KEY + NRES       # _build_key's wild and loose-cube bitboards follow its
-KEY_CUBES = SCRATCH_KEY + NRES + 1  # NRES resource bitboards
-SCRATCH_SCORE_PARTS = STATE.add("scratch_score_parts", (NCARDS + 2,), scratch=True)   # scores' breakdown
-SCRATCH_RANK_KEYS = STATE.add("scratch_rank_keys", (MAXP, 4), scratch=True)          # ranks' keys per seat
+KEY_WILD = SCRATCH_KEY + NUM_RESOURCES       # _build_key's wild and loose-cube bitboards follow its
+KEY_CUBES = SCRATCH_KEY + NUM_RESOURCES + 1  # NUM_RESOURCES resource bitboards
+SCRATCH_SCORE_PARTS = STATE.add("scratch_score_parts", (NUM_CARDS + 2,), scratch=True)   # scores' breakdown
+SCRATCH_RANK_KEYS = STATE.add("scratch_rank_keys", (MAX_SEATS, 4), scratch=True)          # ranks' keys per seat
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size
@@ -687,12 +687,12 @@ CONTEXT_FIRST_IDLE = 3      # phase, actor and turn order position are not reset
 ROUND_NORM = 100.0
 # one player's piece, seen from the observer (offsets inside the piece); squares planes:
 PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
-    0, 1, 1 + NRES, 1 + NRES + NTYPES, 2 + NRES + NTYPES, 2 + 2 * NRES + NTYPES, 2 + 3 * NRES + NTYPES
+    0, 1, 1 + NUM_RESOURCES, 1 + NUM_RESOURCES + NUM_TYPES, 2 + NUM_RESOURCES + NUM_TYPES, 2 + 2 * NUM_RESOURCES + NUM_TYPES, 2 + 3 * NUM_RESOURCES + NUM_TYPES
 OBS_PLANES = PLANE_PLACED + 1
 _PLAYER_OBS_FIELDS = (
     ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
     ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
-    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NTYPES,)),
+    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NUM_TYPES,)),
     ("committed", ()),
 )
 PLAYER_OBS = Layout("tiny_towns player observation")
@@ -713,47 +713,47 @@ P_COMMITTED = PLAYER_OBS.offset("committed")
 OBS_PLAYER = PLAYER_OBS.size
 
 OBS = Layout("tiny_towns observation")      # every part in [0, 1]
-for _i in range(MAXP):
+for _i in range(MAX_SEATS):
     for _name, _shape in _PLAYER_OBS_FIELDS:
         _off = OBS.add(f"player{_i}_{_name}", _shape)
         assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
 # public
 OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
-OBS_NUM_PLAYERS = OBS.add("num_players", (MAXP,))
+OBS_NUM_PLAYERS = OBS.add("num_players", (MAX_SEATS,))
 OBS_TOWN_HALL = OBS.add("town_hall")
 OBS_SOLO = OBS.add("solo")
 OBS_MONUMENTS = OBS.add("monuments")
 OBS_CAVE_RULE = OBS.add("cave_rule")
 OBS_ROUND = OBS.add("round")
-OBS_PHASE = OBS.add("phase", (NPHASES + 1,))           # last: "another player is placing"
-OBS_ACTOR = OBS.add("actor", (MAXP,))
-OBS_RESOURCE = OBS.add("round_resource", (NRES,))
+OBS_PHASE = OBS.add("phase", (NUM_PHASES + 1,))           # last: "another player is placing"
+OBS_ACTOR = OBS.add("actor", (MAX_SEATS,))
+OBS_RESOURCE = OBS.add("round_resource", (NUM_RESOURCES,))
 OBS_IMPOSED = OBS.add("imposed_on_me")
 OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
-OBS_UNSEEN = OBS.add("unseen", (NRES,))
+OBS_UNSEEN = OBS.add("unseen", (NUM_RESOURCES,))
 OBS_DRAWS_LEFT = OBS.add("draws_left")
-OBS_FACE_UP = OBS.add("face_up_discards", (NRES,))
-OBS_DISPLAY = OBS.add("solo_display", (NRES,))
+OBS_FACE_UP = OBS.add("face_up_discards", (NUM_RESOURCES,))
+OBS_DISPLAY = OBS.add("solo_display", (NUM_RESOURCES,))
 OBS_NEVER_SEEN = OBS.add("solo_never_seen")
-OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NRES))
+OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NUM_RESOURCES))
 OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
 # private
 OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
 OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
-OBS_PEND_OFFERED = OBS.add("pending_offered", (NRES,))
-OBS_PEND_RESOURCE = OBS.add("pending_resource", (NRES,))
+OBS_PEND_OFFERED = OBS.add("pending_offered", (NUM_RESOURCES,))
+OBS_PEND_RESOURCE = OBS.add("pending_resource", (NUM_RESOURCES,))
 OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
-OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NRES,))
+OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NUM_RESOURCES,))
 OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
 OBS_COMMITTED = OBS.add("committed")
 # step context (public, except another player's build step: hidden until the reveal)
-OBS_TOKEN_CARD = OBS.add("token_card", (NCARDS,))
+OBS_TOKEN_CARD = OBS.add("token_card", (NUM_CARDS,))
 OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
 OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
-OBS_GROVE_TYPE = OBS.add("grove_type", (NTYPES,))
+OBS_GROVE_TYPE = OBS.add("grove_type", (NUM_TYPES,))
 OBS_GUILD_LEFT = OBS.add("guild_left")
 OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
-OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NTYPES,))
+OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NUM_TYPES,))
 OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
 OBS_SIZE = OBS.size
 
@@ -766,7 +766,7 @@ def _player_base(p):
 
 # Viewers of a player's record besides a seat (see seen_base).
 EVERYTHING = -1     # everything as it stands, hidden constructions included
-TABLE = MAXP        # what every seat sees: the public table
+TABLE = MAX_SEATS        # what every seat sees: the public table
 
 
 @njit(cache=True)
@@ -890,7 +890,7 @@ def _build_key(state, p):
     b = _player_base(p)
     wild = 0
     cubes = 0
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[SCRATCH_KEY + r] = 0
     for q in range(16):
         v = state[b + O_CUBE + q]
@@ -899,14 +899,14 @@ def _build_key(state, p):
             cubes |= 1 << q
         elif state[b + O_BUILDING + q] == C_TPOST:
             wild |= 1 << q
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[SCRATCH_KEY + r] |= wild
     state[KEY_WILD] = wild
     state[KEY_CUBES] = cubes
     # How many squares hold each resource 0..4 and wilds (5), 5 bits per count packed in
     # one integer: no array to allocate (cold start and run time).
-    have = _popcount(wild) << (5 * NRES)
-    for r in range(NRES):
+    have = _popcount(wild) << (5 * NUM_RESOURCES)
+    for r in range(NUM_RESOURCES):
         have += _popcount(state[SCRATCH_KEY + r] & ~wild) << (5 * r)
     return have
 
@@ -916,11 +916,11 @@ def _enough_cubes(have, card):
     """The counts ``have`` of :func:`_build_key` cover ``card``'s pattern, wilds filling the
     gaps: a cheap necessary condition before the placement search."""
     short = 0
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         h = (have >> (5 * r)) & 31
         if PATTERN_NEED[card, r] > h:
             short += PATTERN_NEED[card, r] - h
-    return short <= have >> (5 * NRES)
+    return short <= have >> (5 * NUM_RESOURCES)
 
 
 @njit(cache=True)
@@ -937,8 +937,8 @@ def _slot_card(state, p, slot):
 
 
 # resources of each card's pattern, by type (the same in every transform)
-PATTERN_NEED = np.zeros((NCARDS, 5), dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_NEED = np.zeros((NUM_CARDS, 5), dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _k in range(PATTERN_SIZE[_c]):
         PATTERN_NEED[_c, PATTERN_CELLS[_c, 0, _k, 2]] += 1
 
@@ -1028,16 +1028,16 @@ def _commit_mask(state, p, ph, mask):
     b = _player_base(p)
     if ph == PH_CHOOSE:
         if state[G_SOLO]:
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if state[G_DISPLAY + r] > 0:
                     mask[A_RESOURCE + r] = 1
         else:
             m = _naming_mask(state, p)
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if m >> r & 1:
                     mask[A_RESOURCE + r] = 1
     elif ph == PH_TAKE:
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             mask[A_RESOURCE + r] = 1
     elif ph == PH_DEST:
         imp = state[b + O_PEND_IMPOSED]
@@ -1061,7 +1061,7 @@ def _commit_mask(state, p, ph, mask):
             mask[A_PASS] = 1          # padding step: the cube did not go to a Warehouse
         else:
             if _n_empty(state, p) > 0:
-                for r in range(NRES):
+                for r in range(NUM_RESOURCES):
                     if state[b + O_WAREHOUSE + q * 5 + r] > 0:
                         mask[A_RESOURCE + r] = 1
             if _warehouse_count(state, p, q) < WAREHOUSE_CAP:
@@ -1228,11 +1228,11 @@ def _start_round(state):
         else:
             state[G_TH_FREE_ROUND] = 0
             if state[G_DRAWS_LEFT] == 0:
-                for i in range(NRES):
+                for i in range(NUM_RESOURCES):
                     state[G_UNSEEN + i] = TH_DECK_PER
                     state[G_FACE_UP + i] = 0
                 state[G_DRAWS_LEFT] = TH_DRAWS
-            state[G_RESOURCE] = _draw_weighted(state, G_UNSEEN, NRES)
+            state[G_RESOURCE] = _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)
             state[G_DRAWS_LEFT] -= 1
         state[G_STAGE] = ST_COMMIT
     else:
@@ -1373,7 +1373,7 @@ def _run(state):
                         state[G_UNDER_DECK + state[G_UNDER_DECK_LEN]] = state[G_SOLO_TAKEN]
                         state[G_UNDER_DECK_LEN] += 1
                     if state[G_NEVER_SEEN] > 0:
-                        r = _draw_weighted(state, G_UNSEEN, NRES)
+                        r = _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)
                         state[G_NEVER_SEEN] -= 1
                     else:
                         r = state[G_UNDER_DECK]
@@ -1415,7 +1415,7 @@ def _opaleye_next(state):
                 b = _player_base(p)
                 cons = state[_player_base((p + 1) % n) + O_BUILT_TYPES] | state[_player_base((p + n - 1) % n) + O_BUILT_TYPES]
                 pend = 0
-                for k in range(NTYPES):
+                for k in range(NUM_TYPES):
                     if state[b + O_OPALEYE_ASIDE + k] and (cons >> k) & 1:
                         pend |= 1 << k
                 state[G_OPALEYE_OWNER] = p
@@ -1447,7 +1447,7 @@ def _put_building(state, p, q, card):
     state[b + O_CUBE + q] = -1
     state[b + O_BUILDING_RES + q] = -1
     state[b + O_PLACED_ROUND + q] = state[G_ROUND]
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[b + O_WAREHOUSE + q * 5 + r] = 0
 
 
@@ -1516,7 +1516,7 @@ def init(state, config, seed):
     state[G_MONUMENTS] = config[CFG_MONUMENTS]
     state[G_CAVE_RULE] = config[CFG_CAVE_RULE]
     rng.seed_rng(state, G_RNG, seed)
-    for p in range(MAXP):
+    for p in range(MAX_SEATS):
         b = _player_base(p)
         for q in range(16):
             state[b + O_CUBE + q] = -1
@@ -1537,7 +1537,7 @@ def init(state, config, seed):
         state[b + O_PEND_STAGE] = -1
     # cards in play
     state[G_CARDS_IN_PLAY] = C_COTTAGE
-    for k in range(1, NTYPES):
+    for k in range(1, NUM_TYPES):
         c = config[CFG_CARDS + k]
         if c < 0:
             while True:
@@ -1568,10 +1568,10 @@ def init(state, config, seed):
     for i in range(15):
         state[G_UNDER_DECK + i] = -1
     if state[G_SOLO]:
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             state[G_UNSEEN + r] = SOLO_DECK_PER
         for i in range(SOLO_DISPLAY):
-            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NRES)] += 1
+            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)] += 1
         state[G_NEVER_SEEN] = SOLO_DECK - SOLO_DISPLAY
     state[G_TOKEN_CARD] = -1
     state[G_OPALEYE_OWNER] = -1
@@ -1607,7 +1607,7 @@ def legal_mask(state, mask):
         mask[A_KEEP + 1] = 1
     elif ph == PH_NAME:
         m = _naming_mask(state, p)
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             if m >> r & 1:
                 mask[A_RESOURCE + r] = 1
     elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
@@ -1626,14 +1626,14 @@ def legal_mask(state, mask):
         q = state[G_RESOURCE_CELL]
         if state[b + O_BUILDING + q] == C_BANK:
             m = _bank_res_mask(state, p, q)
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if not (m >> r) & 1:
                     mask[A_RESOURCE + r] = 1
         else:
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 mask[A_RESOURCE + r] = 1
     elif ph == PH_GROVE_TYPE:
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if _type_allowed(state, p, k, np.bool_(False)):
                 mask[A_TYPE + k] = 1
     elif ph == PH_GROVE_SQUARE or ph == PH_OPALEYE_SQUARE:
@@ -1649,11 +1649,11 @@ def legal_mask(state, mask):
     elif ph == PH_GUILD_TYPE:
         q = state[G_GUILD_CELL]
         c = state[b + O_BUILDING + q]
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if k != CARD_TYPE[c] and _type_allowed(state, p, k, c == C_BANK):
                 mask[A_TYPE + k] = 1
     elif ph == PH_OPALEYE_TYPE:
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if state[b + O_OPALEYE_ASIDE + k] == 0:
                 mask[A_TYPE + k] = 1
 
@@ -1846,10 +1846,10 @@ def _popcount(x):
 
 @njit(cache=True)
 def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
-    """Score of a town (no loose cubes) for a given fed bitmask; parts[card], parts[NCARDS]=empty."""
-    for i in range(NCARDS + 1):
+    """Score of a town (no loose cubes) for a given fed bitmask; parts[card], parts[NUM_CARDS]=empty."""
+    for i in range(NUM_CARDS + 1):
         parts[i] = 0
-    cnt = np.zeros(NCARDS, dtype=np.int64)
+    cnt = np.zeros(NUM_CARDS, dtype=np.int64)
     for q in range(16):
         if bld[q] >= 0:
             cnt[bld[q]] += 1
@@ -1903,7 +1903,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
                     w += BARRETT_WEIGHT
                     if (fed >> nq) & 1:
                         fw += BARRETT_WEIGHT
-                if ty < NTYPES:
+                if ty < NUM_TYPES:
                     if (FOUNTAIN_TYPES >> ty) & 1:
                         grey = True
                     if (MILLSTONE_TYPES >> ty) & 1:
@@ -1988,10 +1988,10 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
         elif c == M_ARCHIVE or c == M_SKYBATHS:
             seen = 0
             for qq in range(16):
-                if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NTYPES:
+                if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NUM_TYPES:
                     seen |= 1 << TYPE_KEY[bld[qq]]
             k = _popcount(seen)
-            v = k if c == M_ARCHIVE else SKYBATHS_PER * (NTYPES - k)
+            v = k if c == M_ARCHIVE else SKYBATHS_PER * (NUM_TYPES - k)
         elif c == M_SHRINE:
             v = shrine_val
         elif c == M_STARLOOM:
@@ -2045,7 +2045,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
         if bld[q] < 0:
             ne += 1
     v = ne * (EMPTY_VP_CATHEDRAL if cnt[M_CATHEDRAL] > 0 else EMPTY_VP)
-    parts[NCARDS] = v
+    parts[NUM_CARDS] = v
     tot += v
     return tot
 
@@ -2053,7 +2053,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
 @njit(cache=True)
 def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
     """Best-feeding score of one town: ``bld`` card per square (-1 none), ``wh`` Warehouse cubes
-    per square.  Writes the breakdown of the best feeding into ``parts`` (NCARDS + 2 long:
+    per square.  Writes the breakdown of the best feeding into ``parts`` (NUM_CARDS + 2 long:
     per card, then empty squares, then the chosen fed bitmask) and returns the total."""
     feedable = 0
     fed0 = 0
@@ -2115,7 +2115,7 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
     for q in range(16):
         if bld[q] == C_TEMPLE:
             has_temple = True
-    tmp = np.zeros(NCARDS + 1, dtype=np.int64)
+    tmp = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     best = -(1 << 40)
     bestfed = 0
     kg = min(ngh, ng)
@@ -2162,7 +2162,7 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
             rr = sub + c
             sub = (((rr ^ sub) >> 2) // c) | rr
     _eval_town(bld, wh, bestfed, fh_right, solo, shrine_val, star_place, parts)
-    parts[NCARDS + 1] = bestfed
+    parts[NUM_CARDS + 1] = bestfed
     return best
 
 
@@ -2189,7 +2189,7 @@ def _town_score(state, p, bld, shrine_val, parts, viewer):
     b = seen_base(state, p, viewer)
     wh = np.zeros(16, dtype=np.int64)
     for q in range(16):
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             wh[q] += state[b + O_WAREHOUSE + q * 5 + r]
     fh_right = 0
     if n > 1:
@@ -2208,7 +2208,7 @@ def _town_score(state, p, bld, shrine_val, parts, viewer):
 
 @njit(cache=True)
 def scores(state, out):
-    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NCARDS + 2]
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NUM_CARDS + 2]
     for p in range(state[G_NUM_PLAYERS]):
         out[p] = _player_score(state, p, parts)
 
@@ -2236,8 +2236,8 @@ def ranks(state, out):
     """Score decides, then the tie-breaks of :func:`_tie_keys` in order; a tie on all of
     them is shared."""
     n = state[G_NUM_PLAYERS]
-    keys = state[SCRATCH_RANK_KEYS:SCRATCH_RANK_KEYS + MAXP * 4].reshape((MAXP, 4))
-    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NCARDS + 2]
+    keys = state[SCRATCH_RANK_KEYS:SCRATCH_RANK_KEYS + MAX_SEATS * 4].reshape((MAX_SEATS, 4))
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NUM_CARDS + 2]
     for p in range(n):
         keys[p, 0] = _player_score(state, p, parts)
         keys[p, 1], keys[p, 2], keys[p, 3] = _tie_keys(state, p)
@@ -2254,8 +2254,8 @@ _EST = {"Cottage": 3.0, "Farm": 1.0, "Granary": 1.0, "Greenhouse": 1.0, "Orchard
         "Tavern": 3.5, "Almshouse": 2.0, "Inn": 2.5, "Feast Hall": 2.5,
         "Theater": 3.0, "Bakery": 2.0, "Market": 2.0, "Tailor": 2.0,
         "Factory": 1.0, "Bank": 4.0, "Trading Post": 1.5, "Warehouse": 0.5}
-EST_VP = np.zeros(NCARDS, dtype=np.float64)
-for _i in range(NCARDS):
+EST_VP = np.zeros(NUM_CARDS, dtype=np.float64)
+for _i in range(NUM_CARDS):
     EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NUM_BUILDING_CARDS else max(4.0, float(FLAT_VP[_i]))
 POT_POWER = 1.5     # a placement with k of its n cubes is worth (k / n) ** POT_POWER of a built one
 POT_READY = 0.5     # a complete pattern is not built yet, and may score less in context
@@ -2348,7 +2348,7 @@ def _to_place(state, p):
         return 1 << state[b + O_PEND_RESOURCE]
     if state[G_SOLO]:
         m = 0
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             if state[G_DISPLAY + r] > 0:
                 m |= 1 << r
         return m
@@ -2397,10 +2397,10 @@ def potential(state, p):
     b = _player_base(p)
     if state[b + O_STATUS] == 1:
         return 0.0
-    parts = np.zeros(NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(NUM_CARDS + 2, dtype=np.int64)
     bld = state[b + O_BUILDING:b + O_BUILDING + 16]
     cur = _town_score(state, p, bld, state[b + O_SHRINE], parts, np.int64(EVERYTHING))
-    unfed = _unfed(bld, parts[NCARDS + 1])
+    unfed = _unfed(bld, parts[NUM_CARDS + 1])
     cards = np.empty(8, dtype=np.int64)
     worths = np.empty(8, dtype=np.float64)
     nc = 0
@@ -2423,7 +2423,7 @@ def potential(state, p):
         for q in range(16):
             if key[q] != -1:
                 continue
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if (rmask >> r) & 1:
                     key[q] = r
                     best = max(best, _pattern_value(key, cards, worths, nc, credit))
@@ -2442,7 +2442,7 @@ def potential(state, p):
                 continue
             alt[q] = card
             v = _town_score(state, p, alt, shrine, parts, np.int64(EVERYTHING))
-            gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NCARDS + 1]) - unfed) - POT_EMPTY)
+            gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NUM_CARDS + 1]) - unfed) - POT_EMPTY)
             alt[q] = -1
         if gain > -1e18:
             best += gain
@@ -2453,14 +2453,14 @@ def potential(state, p):
 @njit(cache=True)
 def public_phase(state, viewer):
     """The current decision as ``viewer`` (a seat or ``TABLE``) sees it: its ``PH_*``, but
-    ``NPHASES`` ("another player is placing") for a step of another player's secret
+    ``NUM_PHASES`` ("another player is placing") for a step of another player's secret
     placement, and ``PH_BUILD`` for any step of another player's hidden build step (which
     construction or on-build choice it is stays hidden until the reveal, R6)."""
     ph = state[G_PHASE]
     if state[G_ACTOR] == viewer or state[G_SOLO] or ph == PH_GAME_OVER:
         return ph
     if ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
-        return np.int64(NPHASES)
+        return np.int64(NUM_PHASES)
     if _builds_hidden(state):
         return np.int64(PH_BUILD)
     return ph
@@ -2478,7 +2478,7 @@ def observe(state, player, out):
     out[:] = 0.0
     n = state[G_NUM_PLAYERS]
     r = state[G_ROUND]
-    for rel in range(MAXP):
+    for rel in range(MAX_SEATS):
         if rel < n:
             p = (player + rel) % n
             b = seen_base(state, p, player)     # another player's constructions of the round: hidden
@@ -2498,7 +2498,7 @@ def observe(state, player, out):
                         out[base + PLANE_MONUMENT] = 1.0
                     if state[b + O_BUILDING_RES + q] >= 0:
                         out[base + PLANE_BUILDING_RES + state[b + O_BUILDING_RES + q]] = 1.0
-                    for k in range(NRES):
+                    for k in range(NUM_RESOURCES):
                         out[base + PLANE_WAREHOUSE + k] = state[b + O_WAREHOUSE + q * 5 + k] / 3.0
                     if state[b + O_PLACED_ROUND + q] == r:
                         out[base + PLANE_PLACED] = 1.0
@@ -2512,11 +2512,11 @@ def observe(state, player, out):
             if state[b + O_MONUMENT_BUILT]:
                 out[o + P_MONUMENT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
                 out[o + P_SHRINE] = state[b + O_SHRINE] / 8.0
-            for k in range(NTYPES):
+            for k in range(NUM_TYPES):
                 out[o + P_OPALEYE + k] = state[b + O_OPALEYE_ASIDE + k]
             out[o + P_COMMITTED] = state[b + O_COMMITTED]
     # public
-    for k in range(NTYPES):
+    for k in range(NUM_TYPES):
         out[OBS_CARDS + state[G_CARDS_IN_PLAY + k]] = 1.0
     out[OBS_NUM_PLAYERS + n - 1] = 1.0
     out[OBS_TOWN_HALL] = state[G_TOWN_HALL]
@@ -2537,15 +2537,15 @@ def observe(state, player, out):
     if state[G_TOWN_HALL] == 1:
         out[OBS_TH_ROUND + state[G_TH_FREE_ROUND]] = 1.0
     if not state[G_SOLO]:
-        for k in range(NRES):
+        for k in range(NUM_RESOURCES):
             out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0 if state[G_TOWN_HALL] == 1 else 0.0
     else:
-        for k in range(NRES):
+        for k in range(NUM_RESOURCES):
             out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0
     out[OBS_DRAWS_LEFT] = state[G_DRAWS_LEFT] / 10.0
-    for k in range(NRES):
+    for k in range(NUM_RESOURCES):
         out[OBS_FACE_UP + k] = state[G_FACE_UP + k] / 3.0
-    for k in range(NRES):
+    for k in range(NUM_RESOURCES):
         out[OBS_DISPLAY + k] = state[G_DISPLAY + k] / 3.0
     out[OBS_NEVER_SEEN] = state[G_NEVER_SEEN] / 12.0
     for i in range(15):
@@ -2696,7 +2696,7 @@ def determinize(state, observer, seed):
                     state[_player_base(p) + i] = state[G_SHOWN + p * PLAYER_SIZE + i]
     # monuments the observer has not seen
     if state[G_MONUMENTS]:
-        seen = np.zeros(NCARDS, dtype=np.int64)
+        seen = np.zeros(NUM_CARDS, dtype=np.int64)
         for i in range(2):
             if state[ob + O_DEALT + i] >= 0:
                 seen[state[ob + O_DEALT + i]] = 1
@@ -2706,7 +2706,7 @@ def determinize(state, observer, seed):
                 seen[state[b + O_KEPT]] = 1
         pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
         m = 0
-        for i in range(NUM_BUILDING_CARDS, NCARDS):
+        for i in range(NUM_BUILDING_CARDS, NUM_CARDS):
             if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
                 pool[m] = i
                 m += 1

@@ -32,10 +32,10 @@ def _solo(state):
 
 def tile_words(t):
     """Tile code ``t`` in words, as its tooltip says it ("duplex park over house")."""
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         return KIND_WORDS[t]
-    a, b = K.DUPLEX_HALVES[t - K.N_KINDS]
-    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.N_KINDS] else 'beside'} {KIND_WORDS[b]}"
+    a, b = K.DUPLEX_HALVES[t - K.NUM_KINDS]
+    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.NUM_KINDS] else 'beside'} {KIND_WORDS[b]}"
 
 
 def _city_owners(state, c):
@@ -72,7 +72,7 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     for line in memory:   # what a seat remembers of tiles that left its hand unseen by others
         c.fit_text(MARGIN, y + 14, line, width - 2 * MARGIN, size=12, fill=MUTED)
         y += 18
-    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.N_KINDS)],
+    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.NUM_KINDS)],
              width - 2 * MARGIN)
     return c
 
@@ -106,13 +106,13 @@ def _city(c, state, city, x, y, score, building, slots, mask):
            stroke_width=4 if building else 1, rx=8)
     c.text(x + 8, y + 17, f"city {city}", size=13, fill=INK, bold=True)
     c.text(x + CITY_W - 8, y + 17, f"{score} points", size=13, fill=INK, bold=True, anchor="end")
-    counts = state[K.KIND_COUNTS + city * K.N_KINDS: K.KIND_COUNTS + (city + 1) * K.N_KINDS]
+    counts = state[K.KIND_COUNTS + city * K.NUM_KINDS: K.KIND_COUNTS + (city + 1) * K.NUM_KINDS]
     factories = int(counts[K.KIND_NAMES.index("factory")])
     c.fit_text(x + 8, y + 33, f"{_city_owners(state, city)}; factories: {factories}", CITY_W - 16, size=11,
                fill=MUTED)
     gx, gy = x + 8, y + 42
     if _solo(state) and city == K.DLC:   # no layout: its buildings are only counted
-        for k in range(K.N_KINDS):
+        for k in range(K.NUM_KINDS):
             ry = gy + 4 + k * 21
             c.rect(gx, ry, 18, 18, fill=KIND_FILLS[k], stroke=INK, rx=2)
             c.text(gx + 24, ry + 14, f"{KIND_WORDS[k]}: {int(counts[k])}", size=12, fill=INK)
@@ -180,12 +180,12 @@ def _seats(c, state, y, observer, mask):
         tail = f"{int(scores[s])} points" + (f", rank {int(ranks[s])}" if ranks is not None else "")
         c.text(MARGIN + 20, ry + 31, tail + ("  (to move)" if s == mover else ""), size=11, fill=MUTED)
         x = MARGIN + 170
-        hand = state[K.HANDS + s * K.N_TILES: K.HANDS + (s + 1) * K.N_TILES]
+        hand = state[K.HANDS + s * K.NUM_TILE_CODES: K.HANDS + (s + 1) * K.NUM_TILE_CODES]
         sees_hand = observer is None or observer == s or (solo and (s == 0 or int(state[K.MODE]) == K.MODE_FULL))
         if sees_hand:
             c.text(x, ry + 22, "hand:", size=12, fill=INK)
             x += 40
-            for t in range(K.N_TILES):
+            for t in range(K.NUM_TILE_CODES):
                 if hand[t]:
                     act = pick + t if (mask is not None and s == mover and mask[pick + t]) else None
                     x = _chip(c, x, ry + 4, t, int(hand[t]), act) + 6
@@ -207,7 +207,7 @@ def _seats(c, state, y, observer, mask):
     if solo:
         waits = []
         for city, side in ((0, "left"), (2, "right")):
-            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.N_KINDS else tile_words(int(t)))
+            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.NUM_KINDS else tile_words(int(t)))
                      for k, t in enumerate(state[K.WAITING + 2 * city: K.WAITING + 2 * city + 2]) if t >= 0]
             waits.append(f"waiting for the {side} city: {', '.join(tiles) or '-'}")
         c.text(MARGIN, y + 14, ";  ".join(waits), size=12, fill=INK)
@@ -219,10 +219,10 @@ def _chip(c, x, y, t, count, action):
     """Tile ``t`` as a small picture (a duplex: two joined squares); returns the right edge."""
     stroke, sw = (HIGHLIGHT, 3) if action is not None else (INK, 1)
     title = tile_words(t) + (f" x{count}" if count > 1 else "")
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         halves, stacked = [t], False
     else:
-        halves, stacked = list(K.DUPLEX_HALVES[t - K.N_KINDS]), bool(K.DUPLEX_STACKED[t - K.N_KINDS])
+        halves, stacked = list(K.DUPLEX_HALVES[t - K.NUM_KINDS]), bool(K.DUPLEX_STACKED[t - K.NUM_KINDS])
     hw, hh = CHIP, (17 if stacked else CHIP)   # one half: a stacked duplex is two short halves
     for i, k in enumerate(halves):
         hx, hy = (x, y + i * hh) if stacked else (x + i * hw, y)

@@ -168,7 +168,7 @@ def _draw_placements(cv, ctx, geo, left, top):
     cells = {}
     for a in np.flatnonzero(ctx.legal[K.A_PLACE:K.A_PLACE + 2 * K.PLACE_SLOT]):
         slot, rest = divmod(int(a), K.PLACE_SLOT)
-        anchor, d = divmod(rest, K.NDIRS)
+        anchor, d = divmod(rest, K.NUM_DIRS)
         cell = (int(s[K.TILE_X + anchor] + K.DX[d]), int(s[K.TILE_Y + anchor] + K.DY[d]))
         cells.setdefault(cell, {})[slot] = K.A_PLACE + int(a)
     hand = K.HAND + K.HAND_SLOTS * ctx.current
@@ -262,7 +262,7 @@ def _player_box(cv, ctx, p, x, y):
              f"{int(s[K.TALLEST_COM + p])} floors"]
     if ctx.phase == K.PH_GAME_OVER:
         lines.append(f"goals scored: {int(s[K.GOAL_POINTS + p])} VP")
-    revealed = [c for c in range(K.NCON) if s[K.REVEALED + p * K.NCON + c]]
+    revealed = [c for c in range(K.NUM_CONTRACTS) if s[K.REVEALED + p * K.NUM_CONTRACTS + c]]
     body = [part for line in lines for part in wrap_text(line, w - 16, 11)]
     start = len(cv.shapes)
     ty = y + 20
@@ -286,7 +286,7 @@ def _player_box(cv, ctx, p, x, y):
         shown = hand if ctx.sees(p) else [None] * len(hand)
         ty = _chip_row(cv, x + 60, ty, right,
                        [lambda cx, cy, h=h: _tile_chip(cv, ctx, cx, cy, h) for h in shown])
-    held = [c for c in range(K.NCON) if s[K.HELD + p * K.NCON + c]]
+    held = [c for c in range(K.NUM_CONTRACTS) if s[K.HELD + p * K.NUM_CONTRACTS + c]]
     held_text = f"secret contracts: {int(s[K.NUM_HELD + p])}"
     cv.text(x + 8, ty + 13, held_text if ctx.sees(p) or not held else held_text + " (face down)", size=11, fill=INK)
     ty += 21

@@ -60,7 +60,7 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
 def _phase_text(state, observer):
     ph = int(state[K.G_PHASE])
     if observer is not None:   # the phase as the observer sees it, as in its observation
-        if int(K.public_phase(state, observer)) == K.NPHASES:
+        if int(K.public_phase(state, observer)) == K.NUM_PHASES:
             return "another player is placing"
         if K.context_hidden(state, observer):
             return "another player is building"
@@ -105,7 +105,7 @@ def _cube(c, x, y, size, res, action=None, title=None):
 
 def _cards_in_play(c, state, y, mask):
     """The seven cards everyone may build, named: they also explain the towns' codes."""
-    for t in range(K.NTYPES):
+    for t in range(K.NUM_TYPES):
         card = int(state[K.G_CARDS_IN_PLAY + t])
         if card < 0:
             continue
@@ -125,9 +125,9 @@ def _town(c, state, p, x, y, rank, observer, mask):
     viewer = K.EVERYTHING if observer is None else observer
     b = int(K.seen_base(state, p, viewer))     # another seat's constructions of the round: hidden
     # the score as the kernel counts it (best feeding), with its parts and the fed squares
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     score = int(K.score_seen(state, p, viewer, parts))
-    fed = int(parts[K.NCARDS + 1])
+    fed = int(parts[K.NUM_CARDS + 1])
     actor = int(state[K.G_ACTOR])
     to_move = actor == p and int(state[K.G_PHASE]) != K.PH_GAME_OVER
     c.rect(x, y, PANEL_W, PANEL_H, fill="#fffdf7", stroke=HIGHLIGHT if to_move else "#c8c0a8",
@@ -156,7 +156,7 @@ def _town(c, state, p, x, y, rank, observer, mask):
         c.text(gx - 4, gy + r * (CELL + GAP) + CELL / 2 + 4, str(4 * r), size=9, fill=MUTED, anchor="end")
     _holdings(c, state, p, b, x + 10, gy + BOARD + 18, mine, mask)
     built = sorted({int(card) for card in state[b + K.O_BUILDING: b + K.O_BUILDING + 16] if card >= 0})
-    breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NCARDS])}"]
+    breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NUM_CARDS])}"]
     lines = [("VP: ", [])]   # wrapped between parts: seven card types and a monument fit in two lines
     for part in breakdown:
         head, parts_of_line = lines[-1]
@@ -185,7 +185,7 @@ def _square(c, state, b, q, x, y, action, pending, fed):
         if res >= 0:
             _cube(c, x + CELL - 15, y + CELL - 15, 12, res)
         if card == K.C_WAREHOUSE:
-            stock = [(k, int(state[b + K.O_WAREHOUSE + 5 * q + k])) for k in range(K.NRES)]
+            stock = [(k, int(state[b + K.O_WAREHOUSE + 5 * q + k])) for k in range(K.NUM_RESOURCES)]
             for i, (k, cnt) in enumerate((k, cnt) for k, cnt in stock if cnt):
                 c.text(x + 4 + 14 * i, y + CELL - 4, f"{K.RES_CODES[k]}{cnt}", size=10, fill=ink)
         return
@@ -228,7 +228,7 @@ def _holdings(c, state, p, b, x, y, mine, mask):
     extra = []
     if state[K.G_CAVE_RULE]:
         extra.append(f"cave uses {int(state[b + K.O_CAVE_USES])}/{K.CAVE_USES}")
-    opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if state[b + K.O_OPALEYE_ASIDE + k]]
+    opal = [K.TYPE_IDS[k] for k in range(K.NUM_TYPES) if state[b + K.O_OPALEYE_ASIDE + k]]
     if opal:
         extra.append("Opaleye aside: " + ", ".join(opal))
     if mine:
@@ -246,7 +246,7 @@ def _footer(c, state, y, width, mask):
     Hall deck, and pass / set-aside buttons."""
     c.text(MARGIN, y + 13, "resources:", size=12, fill=INK)
     x = MARGIN + 66
-    for r in range(K.NRES):
+    for r in range(K.NUM_RESOURCES):
         act = if_legal(mask, K.A_RESOURCE + r)
         if act is not None:
             c.rect(x - 3, y - 2, 78, 22, fill=None, stroke=HIGHLIGHT, stroke_width=3, rx=4)
@@ -255,7 +255,7 @@ def _footer(c, state, y, width, mask):
         x += 80
     info = ""
     if state[K.G_SOLO]:
-        disp = [f"{K.RES_IDS[r]} x{int(state[K.G_DISPLAY + r])}" for r in range(K.NRES) if state[K.G_DISPLAY + r]]
+        disp = [f"{K.RES_IDS[r]} x{int(state[K.G_DISPLAY + r])}" for r in range(K.NUM_RESOURCES) if state[K.G_DISPLAY + r]]
         info = "display: " + (", ".join(disp) or "-")
     elif state[K.G_TOWN_HALL]:
         info = f"resource deck: {int(state[K.G_DRAWS_LEFT])} draws before the reshuffle"
