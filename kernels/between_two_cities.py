@@ -37,7 +37,7 @@ with exactly 16 cells, the supplies cover the largest game, no city can score be
 observation bound); :func:`load_data` runs the same check on any file.
 
 Cold start: constants passed between jitted functions are ``np.int64`` globals
-(``I_NO``, ``I_DLC``, ``I_RNG`` ...), since a plain int or bool constant reaches the
+(``I_NO``, ``I_RNG`` ...), since a plain int or bool constant reaches the
 callee as a Literal type and compiles one more specialisation of it and of everything it
 calls; the automata run at the end of ``init`` / ``step`` (flag ``AUTOMATA_DUE``) rather than
 inside the flow helpers, and ``_automaton_choice`` / ``_tile_gain`` are inlined into
@@ -64,6 +64,12 @@ from numba import njit
 from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
 from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 
 _D = data_files.load("between_two_cities", __file__)
 
@@ -553,188 +559,9 @@ CFG_DIFFICULTY = CONFIG.add("difficulty")
 # function compiles once (cold start: module docstring of envs.between_two_cities).
 I_NO, I_YES = np.int64(0), np.int64(1)
 I_ADD, I_REMOVE = np.int64(1), np.int64(-1)
-I_DLC = np.int64(DLC)
 I_RNG = np.int64(RNG)
 I_FACTORY, I_PARK = np.int64(FACTORY), np.int64(PARK)
 I_FIRST_KIND, I_LAST_KIND = np.int64(0), np.int64(NUM_KINDS - 1)
-
-
-# ============================================================================= scoring
-@njit(cache=True)
-def _shop_runs(g, dirs):
-    s = 0
-    for r in range(CANVAS):
-        run = 0
-        for c in range(CANVAS + 1):
-            if c < CANVAS and dirs[r * CANVAS + c] == 1:
-                run += 1
-            else:
-                if run > 0:
-                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
-                run = 0
-    for c in range(CANVAS):
-        run = 0
-        for r in range(CANVAS + 1):
-            if r < CANVAS and dirs[r * CANVAS + c] == 2:
-                run += 1
-            else:
-                if run > 0:
-                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
-                run = 0
-    return s
-
-
-@njit(cache=True)
-def _shop_score(g, dirs, cross):
-    """Best split of the shops of canvas ``g`` into straight lines (6.1)."""
-    nc = 0
-    for i in range(CANVAS_CELLS):
-        dirs[i] = 0
-        if g[i] != SHOP:
-            continue
-        r = i // CANVAS
-        c = i % CANVAS
-        h = (c > 0 and g[i - 1] == SHOP) or (c < CANVAS - 1 and g[i + 1] == SHOP)
-        v = (r > 0 and g[i - CANVAS] == SHOP) or (r < CANVAS - 1 and g[i + CANVAS] == SHOP)
-        if h and v:
-            cross[nc] = i
-            nc += 1
-            dirs[i] = 1
-        elif v:
-            dirs[i] = 2
-        else:
-            dirs[i] = 1
-    best = 0
-    for m in range(1 << nc):
-        for j in range(nc):
-            dirs[cross[j]] = 2 if (m >> j) & 1 else 1
-        s = _shop_runs(g, dirs)
-        if s > best:
-            best = s
-    return best
-
-
-@njit(cache=True)
-def _tavern_sets(kc):
-    """Points of the tavern sets of kind counts ``kc``: with the four tavern kinds' counts
-    sorted a0 >= a1 >= a2 >= a3, a3 sets of four, a2 - a3 of three, and so on."""
-    a0 = a1 = a2 = a3 = 0
-    for j in range(TAVERN_KINDS.shape[0]):   # insertion into the four scalars, largest first
-        x = kc[TAVERN_KINDS[j]]
-        if x > a0:
-            a0, a1, a2, a3 = x, a0, a1, a2
-        elif x > a1:
-            a1, a2, a3 = x, a1, a2
-        elif x > a2:
-            a2, a3 = x, a2
-        elif x > a3:
-            a3 = x
-    return (a3 * TAVERN_PTS[4] + (a2 - a3) * TAVERN_PTS[3] + (a1 - a2) * TAVERN_PTS[2]
-            + (a0 - a1) * TAVERN_PTS[1])
-
-
-@njit(cache=True)
-def _office_base(n):
-    return OFFICE_PTS[OFFICE_GROUP] * (n // OFFICE_GROUP) + OFFICE_PTS[n % OFFICE_GROUP]
-
-
-@njit(cache=True)
-def _park_group(k):
-    if k <= 3:
-        return PARK_PTS[k]
-    return PARK_PTS[3] + PARK_EXTRA * (k - 3)
-
-
-@njit(cache=True)
-def _other_types(kc):
-    n = 0
-    for t in HOUSE_OTHER_TYPES:
-        present = False
-        for k in range(NUM_KINDS):
-            if KIND_TYPE[k] == t and kc[k] > 0:
-                present = True
-        if present:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def score_grid(g, fpp, parts, dirs, seen, stack, cross):
-    """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
-    ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total.
-    ``dirs``, ``seen``, ``stack`` and ``cross`` are scratch (no allocation here)."""
-    kc = seen   # the kind counts, in seen's first NUM_KINDS slots until the parks' flood fill
-    for k in range(NUM_KINDS):
-        kc[k] = 0
-    for i in range(CANVAS_CELLS):
-        if g[i] >= 0:
-            kc[g[i]] += 1
-    parts[1] = kc[FACTORY] * fpp
-    parts[2] = _tavern_sets(kc)
-    parts[3] = _office_base(kc[OFFICE])
-    ot = _other_types(kc) * HOUSE_PER_TYPE
-    parts[0] = _shop_score(g, dirs, cross)
-    tlo = TAVERN_KINDS[0]
-    thi = TAVERN_KINDS[TAVERN_KINDS.shape[0] - 1]
-    bonus = 0
-    for i in range(CANVAS_CELLS):
-        if g[i] == OFFICE and grid.touches_range(i, g, NEIGHBORS, tlo, thi):
-            bonus += OFFICE_BONUS
-    parts[3] += bonus
-    # parks
-    for i in range(CANVAS_CELLS):
-        seen[i] = 0
-    ps = 0
-    for i in range(CANVAS_CELLS):
-        if g[i] != PARK or seen[i]:
-            continue
-        size = grid.flood_fill(i, g, NEIGHBORS, seen, stack)
-        ps += _park_group(size)
-    parts[4] = ps
-    hs = 0
-    for i in range(CANVAS_CELLS):
-        if g[i] == HOUSE:
-            if grid.touches(i, g, NEIGHBORS, I_FACTORY):
-                hs += HOUSE_FACTORY_PTS
-            else:
-                hs += ot
-    parts[5] = hs
-    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
-
-
-@njit(cache=True)
-def _score_dlc(kc, fpp, parts):
-    """Deep Learning City (6.8), difficulty adjustment excluded."""
-    n = kc[SHOP]
-    parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
-    parts[1] = kc[FACTORY] * fpp
-    parts[2] = _tavern_sets(kc)
-    # every office counts as next to a tavern, whether or not the city has one (ruling 19)
-    parts[3] = _office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
-    n = kc[PARK]
-    parts[4] = PARK_PTS[2] * (n // 2) + PARK_PTS[1] * (n % 2)
-    parts[5] = kc[HOUSE] * _other_types(kc) * HOUSE_PER_TYPE
-    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
-
-
-@njit(cache=True)
-def factory_points(counts, n, c):
-    """Points per factory of city ``c`` given the factory ``counts`` of ``n`` cities (6.2)."""
-    if counts[c] == 0:
-        return 0
-    m1 = 0
-    for i in range(n):
-        if counts[i] > m1:
-            m1 = counts[i]
-    m2 = -1
-    for i in range(n):
-        if counts[i] < m1 and counts[i] > m2:
-            m2 = counts[i]
-    if counts[c] == m1:
-        return FACTORY_PTS[0]
-    if counts[c] == m2:
-        return FACTORY_PTS[1]
-    return FACTORY_PTS[2]
 
 
 # ============================================================================= helpers
@@ -977,7 +804,185 @@ def _round_pass_dir(state, r):
     return ROUND_PASS[state[MODE], r]
 
 
-# ============================================================================= automata
+# ============================================================================= scoring
+@njit(cache=True)
+def _shop_runs(g, dirs):
+    s = 0
+    for r in range(CANVAS):
+        run = 0
+        for c in range(CANVAS + 1):
+            if c < CANVAS and dirs[r * CANVAS + c] == 1:
+                run += 1
+            else:
+                if run > 0:
+                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
+                run = 0
+    for c in range(CANVAS):
+        run = 0
+        for r in range(CANVAS + 1):
+            if r < CANVAS and dirs[r * CANVAS + c] == 2:
+                run += 1
+            else:
+                if run > 0:
+                    s += 16 * (run // 4) + LINE_PTS[run % 4] if run > 4 else LINE_PTS[run]
+                run = 0
+    return s
+
+
+@njit(cache=True)
+def _shop_score(g, dirs, cross):
+    """Best split of the shops of canvas ``g`` into straight lines (6.1)."""
+    nc = 0
+    for i in range(CANVAS_CELLS):
+        dirs[i] = 0
+        if g[i] != SHOP:
+            continue
+        r = i // CANVAS
+        c = i % CANVAS
+        h = (c > 0 and g[i - 1] == SHOP) or (c < CANVAS - 1 and g[i + 1] == SHOP)
+        v = (r > 0 and g[i - CANVAS] == SHOP) or (r < CANVAS - 1 and g[i + CANVAS] == SHOP)
+        if h and v:
+            cross[nc] = i
+            nc += 1
+            dirs[i] = 1
+        elif v:
+            dirs[i] = 2
+        else:
+            dirs[i] = 1
+    best = 0
+    for m in range(1 << nc):
+        for j in range(nc):
+            dirs[cross[j]] = 2 if (m >> j) & 1 else 1
+        s = _shop_runs(g, dirs)
+        if s > best:
+            best = s
+    return best
+
+
+@njit(cache=True)
+def _tavern_sets(kc):
+    """Points of the tavern sets of kind counts ``kc``: with the four tavern kinds' counts
+    sorted a0 >= a1 >= a2 >= a3, a3 sets of four, a2 - a3 of three, and so on."""
+    a0 = a1 = a2 = a3 = 0
+    for j in range(TAVERN_KINDS.shape[0]):   # insertion into the four scalars, largest first
+        x = kc[TAVERN_KINDS[j]]
+        if x > a0:
+            a0, a1, a2, a3 = x, a0, a1, a2
+        elif x > a1:
+            a1, a2, a3 = x, a1, a2
+        elif x > a2:
+            a2, a3 = x, a2
+        elif x > a3:
+            a3 = x
+    return (a3 * TAVERN_PTS[4] + (a2 - a3) * TAVERN_PTS[3] + (a1 - a2) * TAVERN_PTS[2]
+            + (a0 - a1) * TAVERN_PTS[1])
+
+
+@njit(cache=True)
+def _office_base(n):
+    return OFFICE_PTS[OFFICE_GROUP] * (n // OFFICE_GROUP) + OFFICE_PTS[n % OFFICE_GROUP]
+
+
+@njit(cache=True)
+def _park_group(k):
+    if k <= 3:
+        return PARK_PTS[k]
+    return PARK_PTS[3] + PARK_EXTRA * (k - 3)
+
+
+@njit(cache=True)
+def _other_types(kc):
+    n = 0
+    for t in HOUSE_OTHER_TYPES:
+        present = False
+        for k in range(NUM_KINDS):
+            if KIND_TYPE[k] == t and kc[k] > 0:
+                present = True
+        if present:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def score_grid(g, fpp, parts, dirs, seen, stack, cross):
+    """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
+    ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total.
+    ``dirs``, ``seen``, ``stack`` and ``cross`` are scratch (no allocation here)."""
+    kc = seen   # the kind counts, in seen's first NUM_KINDS slots until the parks' flood fill
+    for k in range(NUM_KINDS):
+        kc[k] = 0
+    for i in range(CANVAS_CELLS):
+        if g[i] >= 0:
+            kc[g[i]] += 1
+    parts[1] = kc[FACTORY] * fpp
+    parts[2] = _tavern_sets(kc)
+    parts[3] = _office_base(kc[OFFICE])
+    ot = _other_types(kc) * HOUSE_PER_TYPE
+    parts[0] = _shop_score(g, dirs, cross)
+    tlo = TAVERN_KINDS[0]
+    thi = TAVERN_KINDS[TAVERN_KINDS.shape[0] - 1]
+    bonus = 0
+    for i in range(CANVAS_CELLS):
+        if g[i] == OFFICE and grid.touches_range(i, g, NEIGHBORS, tlo, thi):
+            bonus += OFFICE_BONUS
+    parts[3] += bonus
+    # parks
+    for i in range(CANVAS_CELLS):
+        seen[i] = 0
+    ps = 0
+    for i in range(CANVAS_CELLS):
+        if g[i] != PARK or seen[i]:
+            continue
+        size = grid.flood_fill(i, g, NEIGHBORS, seen, stack)
+        ps += _park_group(size)
+    parts[4] = ps
+    hs = 0
+    for i in range(CANVAS_CELLS):
+        if g[i] == HOUSE:
+            if grid.touches(i, g, NEIGHBORS, I_FACTORY):
+                hs += HOUSE_FACTORY_PTS
+            else:
+                hs += ot
+    parts[5] = hs
+    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
+
+
+@njit(cache=True)
+def _score_dlc(kc, fpp, parts):
+    """Deep Learning City (6.8), difficulty adjustment excluded."""
+    n = kc[SHOP]
+    parts[0] = LINE_PTS[4] * (n // 4) + LINE_PTS[n % 4]
+    parts[1] = kc[FACTORY] * fpp
+    parts[2] = _tavern_sets(kc)
+    # every office counts as next to a tavern, whether or not the city has one (ruling 19)
+    parts[3] = _office_base(kc[OFFICE]) + kc[OFFICE] * OFFICE_BONUS
+    n = kc[PARK]
+    parts[4] = PARK_PTS[2] * (n // 2) + PARK_PTS[1] * (n % 2)
+    parts[5] = kc[HOUSE] * _other_types(kc) * HOUSE_PER_TYPE
+    return parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5]
+
+
+@njit(cache=True)
+def factory_points(counts, n, c):
+    """Points per factory of city ``c`` given the factory ``counts`` of ``n`` cities (6.2)."""
+    if counts[c] == 0:
+        return 0
+    m1 = 0
+    for i in range(n):
+        if counts[i] > m1:
+            m1 = counts[i]
+    m2 = -1
+    for i in range(n):
+        if counts[i] < m1 and counts[i] > m2:
+            m2 = counts[i]
+    if counts[c] == m1:
+        return FACTORY_PTS[0]
+    if counts[c] == m2:
+        return FACTORY_PTS[1]
+    return FACTORY_PTS[2]
+
+
+# ============================================================================ automata
 @njit(cache=True, inline='always')
 def _tile_gain(state, city, t):
     """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without the difficulty adjustment."""
@@ -1081,7 +1086,7 @@ def _run_automata(state):
                 state[w + 1] = t
 
 
-# ============================================================================= flow
+# ================================================================================ flow
 @njit(cache=True)
 def _begin_turn(state):
     for s in range(MAX_SEATS):
@@ -1229,7 +1234,7 @@ def placement_target(state, slots):
     return city
 
 
-# ============================================================================= contract
+# ============================================================================ contract
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
@@ -1472,6 +1477,150 @@ def _ranks_from_totals(state, tot, out):
     ranks_lexicographic(keys, num, out)
 
 
+# ========================================================================= observation
+# Cities, seats and factory counts are given relative to the observer (_relative_city);
+# every part not listed with a bound below is a 0/1 flag or one-hot.
+OBS = Layout("between_two_cities observation")
+# per relative city: one plane per kind (NUM_KINDS) then occupancy, over the 7x7 canvas
+OB_CITIES = OBS.add("cities", (MAX_CITIES, NUM_KINDS + 1, CANVAS, CANVAS))
+OB_OCCUPIED = NUM_KINDS                       # the occupancy plane's index
+OB_CITY = (NUM_KINDS + 1) * CANVAS_CELLS      # one city's block
+OB_HAND = OBS.add("own_hand", (NUM_TILE_CODES,), high=HAND_SINGLES)
+OB_CHOSEN = OBS.add("own_chosen", (2, NUM_TILE_CODES))
+OB_REVEALED = OBS.add("revealed_choices", (MAX_SEATS, 2, NUM_TILE_CODES))   # seats relative to the observer
+OB_COMMITTED = OBS.add("committed", (MAX_SEATS,), high=2)
+OB_PASSED = OBS.add("passed_last", (NUM_TILE_CODES,), high=HAND_SINGLES)
+OB_DUPLEX_DISCARDS = OBS.add("own_duplex_discards", (NUM_TILE_CODES,), high=HAND_DUPLEX)
+OB_ROUND = OBS.add("round", (6,))
+OB_TURN = OBS.add("turn", (3,))
+OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
+OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
+OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
+# the Deep Learning City's score includes its difficulty adjustment, which may be negative
+OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), low=min(0, int(DIFFICULTY_ADJUSTMENT.min())),
+                    high=MAX_CITY_SCORE)
+OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
+OB_MODE = OBS.add("mode", (4,))
+OB_ASSIGN = OBS.add("assign_at_selection", (1,))
+OB_AUTOMATON_HANDS = OBS.add("automaton_hands", (2, NUM_TILE_CODES), high=HAND_SINGLES)
+OB_DLC_KINDS = OBS.add("dlc_kind_counts", (NUM_KINDS,), high=CITY_SIDE * CITY_SIDE)
+OB_CARDS = OBS.add("last_automa_cards", (2, NUM_AUTOMA_CARDS))
+OB_DIFFICULTY = OBS.add("difficulty", (5,))
+OB_WAITING = OBS.add("waiting", (2, 2, NUM_TILE_CODES))   # left, right city x slot
+OBS_SIZE = OBS.size
+
+
+@njit(cache=True)
+def _relative_city(state, p, i):
+    """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
+    m = state[MODE]
+    nc = state[NUM_CITIES]
+    if i >= nc:
+        return -1
+    if m == MODE_2P:
+        if i < 2:
+            return 2 * p + i
+        return 2 * (1 - p) + i - 2
+    if m == MODE_SIMPLE or m == MODE_FULL:
+        if i == 0:
+            return 0
+        if i == 1:
+            return 2
+        return DLC
+    return (p + i) % nc
+
+
+@njit(cache=True)
+def round_and_turn(state):
+    m = state[MODE]
+    r = state[ROUND]
+    if m == MODE_SIMPLE:
+        if r < 3:
+            return 0, r
+        if r == 3:
+            return 1, 0
+        return 2, r - 4
+    return r, state[TURN]
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    out[:] = 0.0
+    m = state[MODE]
+    np_ = state[NUM_PARTICIPANTS]
+    solo = m == MODE_SIMPLE or m == MODE_FULL
+    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
+    _remembered_city_scores(state, tot)
+    for i in range(MAX_CITIES):
+        c = _relative_city(state, player, i)
+        if c < 0:
+            continue
+        out[OB_FACTORIES + i] = state[KIND_COUNTS + c * NUM_KINDS + FACTORY]
+        out[OB_SCORES + i] = tot[c]
+        if _is_dlc(state, c):
+            continue
+        base = OB_CITIES + i * OB_CITY
+        for cell in range(CANVAS_CELLS):
+            k = state[GRIDS + c * CANVAS_CELLS + cell]
+            if k >= 0:
+                out[base + k * CANVAS_CELLS + cell] = 1.0
+                out[base + OB_OCCUPIED * CANVAS_CELLS + cell] = 1.0
+    for t in range(NUM_TILE_CODES):
+        out[OB_HAND + t] = state[HANDS + player * NUM_TILE_CODES + t]
+        out[OB_PASSED + t] = state[PASSED_LAST + player * NUM_TILE_CODES + t]
+        out[OB_DUPLEX_DISCARDS + t] = state[DUPLEX_DISCARDS + player * NUM_TILE_CODES + t]
+    ph = state[PHASE]
+    if not solo:
+        for k in range(2):
+            t = state[CHOSEN + 2 * player + k]
+            if t >= 0:
+                out[OB_CHOSEN + k * NUM_TILE_CODES + t] = 1.0
+        for i in range(np_):
+            s = (player + i) % np_
+            out[OB_COMMITTED + i] = state[PICKS_MADE + s]
+            if ph == PH_PLACE:
+                for k in range(2):
+                    t = state[CHOSEN + 2 * s + k]
+                    if t >= 0:
+                        out[OB_REVEALED + (i * 2 + k) * NUM_TILE_CODES + t] = 1.0
+    if ph != PH_END:
+        rr, tt = round_and_turn(state)
+        out[OB_ROUND + rr] = 1.0
+        out[OB_TURN + min(tt, 2)] = 1.0
+        sub = state[SUBSTEP]
+        if ph == PH_PICK:
+            out[OB_STEP_KIND + sub] = 1.0
+        else:
+            out[OB_STEP_KIND + 2 + (sub % 2)] = 1.0
+            slots = state[SCR_SLOTS: SCR_SLOTS + 2]
+            city = placement_target(state, slots)
+            for i in range(MAX_CITIES):
+                if _relative_city(state, player, i) == city:
+                    out[OB_BUILDING + i] = 1.0
+    out[OB_NUM_SEATS + state[NUM_SEATS] - 1] = 1.0
+    out[OB_MODE + m] = 1.0
+    out[OB_ASSIGN] = state[ASSIGN_AT_SELECTION]
+    if solo:
+        if m == MODE_FULL:
+            for a in range(2):
+                for t in range(NUM_TILE_CODES):
+                    out[OB_AUTOMATON_HANDS + a * NUM_TILE_CODES + t] = state[HANDS + (a + 1) * NUM_TILE_CODES + t]
+                cd = state[LAST_CARD + a]
+                if cd >= 0:
+                    out[OB_CARDS + a * NUM_AUTOMA_CARDS + cd] = 1.0
+        for k in range(NUM_KINDS):
+            out[OB_DLC_KINDS + k] = state[KIND_COUNTS + DLC * NUM_KINDS + k]
+        if state[DIFFICULTY] >= 1:
+            out[OB_DIFFICULTY + state[DIFFICULTY] - 1] = 1.0
+        for ci in range(2):
+            c = 0 if ci == 0 else 2
+            for k in range(2):
+                t = state[WAITING + c * 2 + k]
+                if t >= 0:
+                    out[OB_WAITING + (ci * 2 + k) * NUM_TILE_CODES + t] = 1.0
+
+
+# ================================================================== hidden information
 @njit(cache=True)
 def reseed(state, seed):
     """Re-key the generator and reshuffle the undrawn supplies and automa cards.
@@ -1673,7 +1822,7 @@ def determinize(state, observer, seed):
     reseed(state, np.int64(rng.next_u64(state, I_RNG) >> np.uint64(2)))
 
 
-# ============================================================================= greedy heuristic
+# ==================================================================== greedy heuristic
 # Weights of :func:`potential` (a heuristic for the greedy baseline, not rules data); see the
 # Greedy baseline paragraph of envs/between_two_cities.py.
 POT_RHO = 0.8           # chance that each further building a pattern needs still arrives
@@ -1991,145 +2140,3 @@ def feature_potential(state, p):
     observes (:mod:`kernels.outcome`), stronger than greedy's as a one-ply choice."""
     return _potential(state, p, FEATURE_RHO, FEATURE_DENIAL, FEATURE_CENTRE)
 
-
-# ============================================================================= observation
-# Cities, seats and factory counts are given relative to the observer (_relative_city);
-# every part not listed with a bound below is a 0/1 flag or one-hot.
-OBS = Layout("between_two_cities observation")
-# per relative city: one plane per kind (NUM_KINDS) then occupancy, over the 7x7 canvas
-OB_CITIES = OBS.add("cities", (MAX_CITIES, NUM_KINDS + 1, CANVAS, CANVAS))
-OB_OCCUPIED = NUM_KINDS                       # the occupancy plane's index
-OB_CITY = (NUM_KINDS + 1) * CANVAS_CELLS      # one city's block
-OB_HAND = OBS.add("own_hand", (NUM_TILE_CODES,), high=HAND_SINGLES)
-OB_CHOSEN = OBS.add("own_chosen", (2, NUM_TILE_CODES))
-OB_REVEALED = OBS.add("revealed_choices", (MAX_SEATS, 2, NUM_TILE_CODES))   # seats relative to the observer
-OB_COMMITTED = OBS.add("committed", (MAX_SEATS,), high=2)
-OB_PASSED = OBS.add("passed_last", (NUM_TILE_CODES,), high=HAND_SINGLES)
-OB_DUPLEX_DISCARDS = OBS.add("own_duplex_discards", (NUM_TILE_CODES,), high=HAND_DUPLEX)
-OB_ROUND = OBS.add("round", (6,))
-OB_TURN = OBS.add("turn", (3,))
-OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
-OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
-OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
-# the Deep Learning City's score includes its difficulty adjustment, which may be negative
-OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), low=min(0, int(DIFFICULTY_ADJUSTMENT.min())),
-                    high=MAX_CITY_SCORE)
-OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
-OB_MODE = OBS.add("mode", (4,))
-OB_ASSIGN = OBS.add("assign_at_selection", (1,))
-OB_AUTOMATON_HANDS = OBS.add("automaton_hands", (2, NUM_TILE_CODES), high=HAND_SINGLES)
-OB_DLC_KINDS = OBS.add("dlc_kind_counts", (NUM_KINDS,), high=CITY_SIDE * CITY_SIDE)
-OB_CARDS = OBS.add("last_automa_cards", (2, NUM_AUTOMA_CARDS))
-OB_DIFFICULTY = OBS.add("difficulty", (5,))
-OB_WAITING = OBS.add("waiting", (2, 2, NUM_TILE_CODES))   # left, right city x slot
-OBS_SIZE = OBS.size
-
-
-@njit(cache=True)
-def _relative_city(state, p, i):
-    """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
-    m = state[MODE]
-    nc = state[NUM_CITIES]
-    if i >= nc:
-        return -1
-    if m == MODE_2P:
-        if i < 2:
-            return 2 * p + i
-        return 2 * (1 - p) + i - 2
-    if m == MODE_SIMPLE or m == MODE_FULL:
-        if i == 0:
-            return 0
-        if i == 1:
-            return 2
-        return DLC
-    return (p + i) % nc
-
-
-@njit(cache=True)
-def round_and_turn(state):
-    m = state[MODE]
-    r = state[ROUND]
-    if m == MODE_SIMPLE:
-        if r < 3:
-            return 0, r
-        if r == 3:
-            return 1, 0
-        return 2, r - 4
-    return r, state[TURN]
-
-
-@njit(cache=True)
-def observe(state, player, out):
-    out[:] = 0.0
-    m = state[MODE]
-    np_ = state[NUM_PARTICIPANTS]
-    solo = m == MODE_SIMPLE or m == MODE_FULL
-    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
-    _remembered_city_scores(state, tot)
-    for i in range(MAX_CITIES):
-        c = _relative_city(state, player, i)
-        if c < 0:
-            continue
-        out[OB_FACTORIES + i] = state[KIND_COUNTS + c * NUM_KINDS + FACTORY]
-        out[OB_SCORES + i] = tot[c]
-        if _is_dlc(state, c):
-            continue
-        base = OB_CITIES + i * OB_CITY
-        for cell in range(CANVAS_CELLS):
-            k = state[GRIDS + c * CANVAS_CELLS + cell]
-            if k >= 0:
-                out[base + k * CANVAS_CELLS + cell] = 1.0
-                out[base + OB_OCCUPIED * CANVAS_CELLS + cell] = 1.0
-    for t in range(NUM_TILE_CODES):
-        out[OB_HAND + t] = state[HANDS + player * NUM_TILE_CODES + t]
-        out[OB_PASSED + t] = state[PASSED_LAST + player * NUM_TILE_CODES + t]
-        out[OB_DUPLEX_DISCARDS + t] = state[DUPLEX_DISCARDS + player * NUM_TILE_CODES + t]
-    ph = state[PHASE]
-    if not solo:
-        for k in range(2):
-            t = state[CHOSEN + 2 * player + k]
-            if t >= 0:
-                out[OB_CHOSEN + k * NUM_TILE_CODES + t] = 1.0
-        for i in range(np_):
-            s = (player + i) % np_
-            out[OB_COMMITTED + i] = state[PICKS_MADE + s]
-            if ph == PH_PLACE:
-                for k in range(2):
-                    t = state[CHOSEN + 2 * s + k]
-                    if t >= 0:
-                        out[OB_REVEALED + (i * 2 + k) * NUM_TILE_CODES + t] = 1.0
-    if ph != PH_END:
-        rr, tt = round_and_turn(state)
-        out[OB_ROUND + rr] = 1.0
-        out[OB_TURN + min(tt, 2)] = 1.0
-        sub = state[SUBSTEP]
-        if ph == PH_PICK:
-            out[OB_STEP_KIND + sub] = 1.0
-        else:
-            out[OB_STEP_KIND + 2 + (sub % 2)] = 1.0
-            slots = state[SCR_SLOTS: SCR_SLOTS + 2]
-            city = placement_target(state, slots)
-            for i in range(MAX_CITIES):
-                if _relative_city(state, player, i) == city:
-                    out[OB_BUILDING + i] = 1.0
-    out[OB_NUM_SEATS + state[NUM_SEATS] - 1] = 1.0
-    out[OB_MODE + m] = 1.0
-    out[OB_ASSIGN] = state[ASSIGN_AT_SELECTION]
-    if solo:
-        if m == MODE_FULL:
-            for a in range(2):
-                for t in range(NUM_TILE_CODES):
-                    out[OB_AUTOMATON_HANDS + a * NUM_TILE_CODES + t] = state[HANDS + (a + 1) * NUM_TILE_CODES + t]
-                cd = state[LAST_CARD + a]
-                if cd >= 0:
-                    out[OB_CARDS + a * NUM_AUTOMA_CARDS + cd] = 1.0
-        for k in range(NUM_KINDS):
-            out[OB_DLC_KINDS + k] = state[KIND_COUNTS + DLC * NUM_KINDS + k]
-        if state[DIFFICULTY] >= 1:
-            out[OB_DIFFICULTY + state[DIFFICULTY] - 1] = 1.0
-        for ci in range(2):
-            c = 0 if ci == 0 else 2
-            for k in range(2):
-                t = state[WAITING + c * 2 + k]
-                if t >= 0:
-                    out[OB_WAITING + (ci * 2 + k) * NUM_TILE_CODES + t] = 1.0

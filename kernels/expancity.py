@@ -70,6 +70,12 @@ from numba import njit
 from kernels import data_files
 from kernels import rng
 from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "expancity"
@@ -190,84 +196,6 @@ METRICS = ("max_floors_done", "count_done_com", "count_done_res", "contracts_rev
            "sum_floors_done", "count_done_adj_special")
 M_MAX_FLOORS_DONE, M_COUNT_DONE_COM, M_COUNT_DONE_RES, M_CONTRACTS_REVEALED, \
     M_SUM_FLOORS_DONE, M_COUNT_DONE_ADJ_SPECIAL = range(len(METRICS))
-
-# ----------------------------------------------------------------- state layout
-STATE = Layout("expancity state")
-NUM_PLAYERS = STATE.add("num_players")
-PHASE = STATE.add("phase")                        # PH_*
-CURRENT = STATE.add("current")                    # seat to move (-1 at the end)
-TURN = STATE.add("turn")                          # 1..60
-ACTIONS_LEFT = STATE.add("actions_left")
-NUM_TILES = STATE.add("num_tiles")                # tiles placed, City Hall included
-BAG_SIZE = STATE.add("bag_size")
-PENDING_DRAWS = STATE.add("pending_draws")        # contract draws still owed this turn
-CONTRACT_PAIR = STATE.add("contract_pair", (2,))  # drawn contract pair (-1 none)
-TILE_PAIR = STATE.add("tile_pair", (2,))          # drawn tile pair, sorted (-1 none)
-ROOFS_LEFT = STATE.add("roofs_left", (2,))        # by kind: res, com
-GOALS = STATE.add("goals", (GOALS_IN_PLAY,))      # goal indices in play
-POOL_SIZE = STATE.add("pool_size")                # never-drawn contracts
-QUEUE_HEAD = STATE.add("queue_head")              # bottom-of-deck ring buffer: first card
-QUEUE_LEN = STATE.add("queue_len")                # ... and number of cards
-RNG = STATE.add("rng", (rng.RNG_SLOTS,))
-WINDOW_SIDE = STATE.add("window_side")            # side of the observation's crop (0 = none)
-DRAWN_THIS_TURN = STATE.add("drawn_this_turn")    # contracts kept so far this turn
-BLOB = STATE.add("blob", (BLOB_SIZE,))            # the compiled data (DATA_BLOB)
-# one entry per tile index (placement order, City Hall 0)
-TILE_X = STATE.add("tile_x", (MAX_TILES,))
-TILE_Y = STATE.add("tile_y", (MAX_TILES,))
-TILE_TYPE = STATE.add("tile_type", (MAX_TILES,))
-TILE_OWNER = STATE.add("tile_owner", (MAX_TILES,))    # -1 no building
-TILE_FLOORS = STATE.add("tile_floors", (MAX_TILES,))
-TILE_DONE = STATE.add("tile_done", (MAX_TILES,))      # roofed
-TILE_RAISED = STATE.add("tile_raised", (MAX_TILES,))  # turn of the last floor added (-1)
-TILE_SCORE = STATE.add("tile_score", (MAX_TILES,))    # frozen score once completed
-# one entry per seat
-HAND = STATE.add("hand", (MAX_SEATS, HAND_SLOTS))     # tile types, sorted, -1 empty (at the end)
-SUPPLY = STATE.add("supply", (MAX_SEATS,))
-RESERVE = STATE.add("reserve", (MAX_SEATS,))
-SCORE = STATE.add("score", (MAX_SEATS,))              # VP of buildings + contracts (+ goals at the end)
-UNFINISHED = STATE.add("unfinished", (MAX_SEATS,))    # unfinished buildings (U)
-TALLEST_RES = STATE.add("tallest_res", (MAX_SEATS,))  # floors of the tallest completed residential (R)
-TALLEST_COM = STATE.add("tallest_com", (MAX_SEATS,))  # floors of the tallest completed commercial (C)
-DONE_RES = STATE.add("done_res", (MAX_SEATS,))        # completed residential buildings
-DONE_COM = STATE.add("done_com", (MAX_SEATS,))        # completed commercial buildings
-DONE_FLOORS = STATE.add("done_floors", (MAX_SEATS,))  # floors of completed buildings
-NUM_HELD = STATE.add("num_held", (MAX_SEATS,))        # unrevealed contracts held
-NUM_REVEALED = STATE.add("num_revealed", (MAX_SEATS,))
-GOAL_POINTS = STATE.add("goal_points", (MAX_SEATS,))  # VP from goals (at the end)
-HELD = STATE.add("held", (MAX_SEATS, NUM_CONTRACTS))           # 1 = seat holds the card, unrevealed
-REVEALED = STATE.add("revealed", (MAX_SEATS, NUM_CONTRACTS))
-# contract deck: never-drawn pool (a set: its order is drawn when needed) + bottom queue
-POOL = STATE.add("pool", (NUM_CONTRACTS,))                 # 1 = never drawn
-QUEUE = STATE.add("queue", (NUM_CONTRACTS,))               # ring buffer of card ids put at the bottom
-QUEUE_OWNER = STATE.add("queue_owner", (NUM_CONTRACTS,))   # seat that put it there
-BAG = STATE.add("bag", (NUM_TYPES,))                 # tile counts in the bag
-SEEN = STATE.add("seen", (MAX_SEATS, NUM_CONTRACTS))           # contracts each seat has seen in a drawn pair
-# the buildings at each seat's last step 4 (public), so that a determinization knows which
-# contracts that seat would have revealed then: tiles placed, then owner, floors, completed
-SNAPSHOT_TILES = STATE.add("snapshot_tiles", (MAX_SEATS,))   # tiles placed then (0 = none yet)
-SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
-SNAP_RECORDS = 3
-SNAPSHOT = STATE.add("snapshot", (MAX_SEATS, SNAP_RECORDS, MAX_TILES))      # [seat, SNAP_*, tile]
-# The grid: cell (x, y) is cell (y + GRID_RADIUS) * GRID_SIDE + x + GRID_RADIUS, holding its tile + 1 (0: empty) in
-# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): the grid takes an eighth of
-# the memory of a word a cell, and a game's whole state a third.
-CELL_BITS = 8
-CELLS_PER_WORD = 64 // CELL_BITS
-WORD_SHIFT = 3                                    # cell >> WORD_SHIFT: its word
-assert CELLS_PER_WORD == 1 << WORD_SHIFT
-assert MAX_TILES + 1 < 1 << (CELL_BITS - 1)          # never the sign bit
-GRID = STATE.add("grid", ((GRID_SIDE * GRID_SIDE + CELLS_PER_WORD - 1) // CELLS_PER_WORD,))
-STATE_SIZE = STATE.size
-SCRATCH_SIZE = STATE.scratch_size                 # 0: determinization allocates its own
-
-# config vector handed to ``init``
-CONFIG = Layout("expancity config")
-CFG_NUM_PLAYERS = CONFIG.add("num_players")
-CFG_GOALS = CONFIG.add("goals", (GOALS_IN_PLAY,))  # goal indices, -1 = 3 at random
-CFG_WINDOW = CONFIG.add("window")                 # crop side (obs_window), 0 = none
-CFG_BLOB = CONFIG.add("blob", (BLOB_SIZE,))
-CONFIG_SIZE = CONFIG.size
 
 
 # =================================================================== data compiler
@@ -620,6 +548,85 @@ def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int64)
 
 
+# ----------------------------------------------------------------- state layout
+STATE = Layout("expancity state")
+NUM_PLAYERS = STATE.add("num_players")
+PHASE = STATE.add("phase")                        # PH_*
+CURRENT = STATE.add("current")                    # seat to move (-1 at the end)
+TURN = STATE.add("turn")                          # 1..60
+ACTIONS_LEFT = STATE.add("actions_left")
+NUM_TILES = STATE.add("num_tiles")                # tiles placed, City Hall included
+BAG_SIZE = STATE.add("bag_size")
+PENDING_DRAWS = STATE.add("pending_draws")        # contract draws still owed this turn
+CONTRACT_PAIR = STATE.add("contract_pair", (2,))  # drawn contract pair (-1 none)
+TILE_PAIR = STATE.add("tile_pair", (2,))          # drawn tile pair, sorted (-1 none)
+ROOFS_LEFT = STATE.add("roofs_left", (2,))        # by kind: res, com
+GOALS = STATE.add("goals", (GOALS_IN_PLAY,))      # goal indices in play
+POOL_SIZE = STATE.add("pool_size")                # never-drawn contracts
+QUEUE_HEAD = STATE.add("queue_head")              # bottom-of-deck ring buffer: first card
+QUEUE_LEN = STATE.add("queue_len")                # ... and number of cards
+RNG = STATE.add("rng", (rng.RNG_SLOTS,))
+WINDOW_SIDE = STATE.add("window_side")            # side of the observation's crop (0 = none)
+DRAWN_THIS_TURN = STATE.add("drawn_this_turn")    # contracts kept so far this turn
+BLOB = STATE.add("blob", (BLOB_SIZE,))            # the compiled data (DATA_BLOB)
+# one entry per tile index (placement order, City Hall 0)
+TILE_X = STATE.add("tile_x", (MAX_TILES,))
+TILE_Y = STATE.add("tile_y", (MAX_TILES,))
+TILE_TYPE = STATE.add("tile_type", (MAX_TILES,))
+TILE_OWNER = STATE.add("tile_owner", (MAX_TILES,))    # -1 no building
+TILE_FLOORS = STATE.add("tile_floors", (MAX_TILES,))
+TILE_DONE = STATE.add("tile_done", (MAX_TILES,))      # roofed
+TILE_RAISED = STATE.add("tile_raised", (MAX_TILES,))  # turn of the last floor added (-1)
+TILE_SCORE = STATE.add("tile_score", (MAX_TILES,))    # frozen score once completed
+# one entry per seat
+HAND = STATE.add("hand", (MAX_SEATS, HAND_SLOTS))     # tile types, sorted, -1 empty (at the end)
+SUPPLY = STATE.add("supply", (MAX_SEATS,))
+RESERVE = STATE.add("reserve", (MAX_SEATS,))
+SCORE = STATE.add("score", (MAX_SEATS,))              # VP of buildings + contracts (+ goals at the end)
+UNFINISHED = STATE.add("unfinished", (MAX_SEATS,))    # unfinished buildings (U)
+TALLEST_RES = STATE.add("tallest_res", (MAX_SEATS,))  # floors of the tallest completed residential (R)
+TALLEST_COM = STATE.add("tallest_com", (MAX_SEATS,))  # floors of the tallest completed commercial (C)
+DONE_RES = STATE.add("done_res", (MAX_SEATS,))        # completed residential buildings
+DONE_COM = STATE.add("done_com", (MAX_SEATS,))        # completed commercial buildings
+DONE_FLOORS = STATE.add("done_floors", (MAX_SEATS,))  # floors of completed buildings
+NUM_HELD = STATE.add("num_held", (MAX_SEATS,))        # unrevealed contracts held
+NUM_REVEALED = STATE.add("num_revealed", (MAX_SEATS,))
+GOAL_POINTS = STATE.add("goal_points", (MAX_SEATS,))  # VP from goals (at the end)
+HELD = STATE.add("held", (MAX_SEATS, NUM_CONTRACTS))           # 1 = seat holds the card, unrevealed
+REVEALED = STATE.add("revealed", (MAX_SEATS, NUM_CONTRACTS))
+# contract deck: never-drawn pool (a set: its order is drawn when needed) + bottom queue
+POOL = STATE.add("pool", (NUM_CONTRACTS,))                 # 1 = never drawn
+QUEUE = STATE.add("queue", (NUM_CONTRACTS,))               # ring buffer of card ids put at the bottom
+QUEUE_OWNER = STATE.add("queue_owner", (NUM_CONTRACTS,))   # seat that put it there
+BAG = STATE.add("bag", (NUM_TYPES,))                 # tile counts in the bag
+SEEN = STATE.add("seen", (MAX_SEATS, NUM_CONTRACTS))           # contracts each seat has seen in a drawn pair
+# the buildings at each seat's last step 4 (public), so that a determinization knows which
+# contracts that seat would have revealed then: tiles placed, then owner, floors, completed
+SNAPSHOT_TILES = STATE.add("snapshot_tiles", (MAX_SEATS,))   # tiles placed then (0 = none yet)
+SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
+SNAP_RECORDS = 3
+SNAPSHOT = STATE.add("snapshot", (MAX_SEATS, SNAP_RECORDS, MAX_TILES))      # [seat, SNAP_*, tile]
+# The grid: cell (x, y) is cell (y + GRID_RADIUS) * GRID_SIDE + x + GRID_RADIUS, holding its tile + 1 (0: empty) in
+# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): the grid takes an eighth of
+# the memory of a word a cell, and a game's whole state a third.
+CELL_BITS = 8
+CELLS_PER_WORD = 64 // CELL_BITS
+WORD_SHIFT = 3                                    # cell >> WORD_SHIFT: its word
+assert CELLS_PER_WORD == 1 << WORD_SHIFT
+assert MAX_TILES + 1 < 1 << (CELL_BITS - 1)          # never the sign bit
+GRID = STATE.add("grid", ((GRID_SIDE * GRID_SIDE + CELLS_PER_WORD - 1) // CELLS_PER_WORD,))
+STATE_SIZE = STATE.size
+SCRATCH_SIZE = STATE.scratch_size                 # 0: determinization allocates its own
+
+# config vector handed to ``init``
+CONFIG = Layout("expancity config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_GOALS = CONFIG.add("goals", (GOALS_IN_PLAY,))  # goal indices, -1 = 3 at random
+CFG_WINDOW = CONFIG.add("window")                 # crop side (obs_window), 0 = none
+CFG_BLOB = CONFIG.add("blob", (BLOB_SIZE,))
+CONFIG_SIZE = CONFIG.size
+
+
 # =================================================================== small helpers
 
 @njit(cache=True)
@@ -680,7 +687,7 @@ def _per_floor_at(state, t, kind):
     return v
 
 
-# =================================================================== random draws
+# ==================================================================== random draws
 
 @njit(cache=True)
 def _draw_tile(state):
@@ -739,7 +746,7 @@ def _queue_push(state, c, p):
     state[QUEUE_LEN] += 1
 
 
-# =================================================================== contract conditions
+# ====================================================== contract cards: conditions
 
 @njit(cache=True)
 def _sel_match(state, b, p, so):
@@ -921,7 +928,7 @@ def _cond_holds(state, c, p):
     return False
 
 
-# =================================================================== legality
+# ======================================================================== legality
 
 @njit(cache=True)
 def _can_build(state, p, t):
@@ -986,50 +993,7 @@ def _is_canonical_anchor(state, a, d):
     return True
 
 
-@njit(cache=True)
-def current_player(state):
-    if state[PHASE] == PH_GAME_OVER:
-        return -1
-    return state[CURRENT]
-
-
-@njit(cache=True)
-def legal_mask(state, mask):
-    for i in range(NUM_ACTIONS):
-        mask[i] = 0
-    ph = state[PHASE]
-    p = state[CURRENT]
-    nt = state[NUM_TILES]
-    if ph == PH_PLACE:
-        h = HAND + HAND_SLOTS * p
-        s1 = state[h + 1] >= 0 and state[h + 1] != state[h]
-        for a in range(nt):
-            for d in range(NUM_DIRS):
-                if _is_canonical_anchor(state, a, d):
-                    mask[A_PLACE + a * NUM_DIRS + d] = 1
-                    if s1:
-                        mask[A_PLACE + PLACE_SLOT + a * NUM_DIRS + d] = 1
-    elif ph == PH_ACTION:
-        if state[RESERVE + p] >= 1:
-            mask[A_GATHER] = 1
-        for t in range(1, nt):
-            if _can_build(state, p, t):
-                mask[A_BUILD + t] = 1
-    elif ph == PH_ROOF:
-        for t in range(1, nt):
-            if _can_roof(state, p, t):
-                mask[A_ROOF + t] = 1
-        mask[A_STOP] = 1
-    elif ph == PH_CONTRACT_KEEP:
-        mask[A_KEEP_CONTRACT] = 1
-        mask[A_KEEP_CONTRACT + 1] = 1
-    elif ph == PH_TILE_KEEP:
-        mask[A_KEEP_TILE] = 1
-        if state[TILE_PAIR + 1] != state[TILE_PAIR]:
-            mask[A_KEEP_TILE + 1] = 1
-
-
-# =================================================================== turn machinery
+# ================================================================== turn machinery
 
 @njit(cache=True)
 def _place_tile(state, typ, x, y):
@@ -1399,87 +1363,6 @@ def _continue_actions(state):
         _enter_roof(state)
 
 
-# =================================================================== hidden information
-
-@njit(cache=True)
-def reseed(state, seed):
-    """Re-key the generator from ``seed`` (a non-negative int64): every future draw (bag,
-    never-drawn contracts) changes, nothing seen does."""
-    rng.seed_rng(state, RNG, seed)
-
-
-@njit(cache=True)
-def determinize(state, observer, seed):
-    """Re-deal, in place, what seat ``observer`` has not seen, then re-key the generator;
-    False (state partly re-dealt) when no deal is consistent with the public record
-    (never for a real game) or ``observer`` is not a seat.
-
-    Tiles: the bag, the other seats' hand tiles and another seat's drawn tile pair are one
-    multiset, gathered in type order (SORTED: the deal cannot depend on where each hidden
-    tile sat), shuffled by the seeded generator and dealt back to the same places (hand
-    slots in seat order, then the pair, the rest to the bag).  Contracts: see
-    :func:`_deal_contracts` (cards in id order, a seeded random matching).  So the result
-    depends on the seed and on the observer's information only.  Simplification: the
-    observer's memory of the tile types it returned to the bag is not used."""
-    np_ = state[NUM_PLAYERS]
-    if observer < 0 or observer >= np_:
-        return False
-    key = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
-    rng.seed_rng(key, 0, seed)
-    pair = state[PHASE] == PH_TILE_KEEP and state[CURRENT] != observer
-    # the hidden tiles as counts per type, then as a sorted list
-    counts = np.zeros(NUM_TYPES, dtype=np.int64)
-    for typ in range(NUM_TYPES):
-        counts[typ] = state[BAG + typ]
-    for p in range(np_):
-        if p != observer:
-            for s in range(HAND_SLOTS):
-                typ = state[HAND + HAND_SLOTS * p + s]
-                if typ >= 0:
-                    counts[typ] += 1
-    if pair:
-        counts[state[TILE_PAIR]] += 1
-        counts[state[TILE_PAIR + 1]] += 1
-    total = 0
-    for typ in range(NUM_TYPES):
-        total += counts[typ]
-    pool = np.empty(total, dtype=np.int64)
-    n = 0
-    for typ in range(NUM_TYPES):
-        for _ in range(counts[typ]):
-            pool[n] = typ
-            n += 1
-    rng.shuffle(key, 0, pool, n)
-    # deal: the other hands keep their sizes, the pair its place, the rest is the bag
-    for p in range(np_):
-        if p == observer:
-            continue
-        size = 0
-        for s in range(HAND_SLOTS):
-            if state[HAND + HAND_SLOTS * p + s] >= 0:
-                size += 1
-            state[HAND + HAND_SLOTS * p + s] = -1
-        for _ in range(size):
-            n -= 1
-            _hand_add(state, p, pool[n])
-    if pair:
-        a = pool[n - 1]
-        b = pool[n - 2]
-        n -= 2
-        state[TILE_PAIR] = min(a, b)
-        state[TILE_PAIR + 1] = max(a, b)
-    for typ in range(NUM_TYPES):
-        state[BAG + typ] = 0
-    for i in range(n):
-        state[BAG + pool[i]] += 1
-    state[BAG_SIZE] = n
-    # contracts
-    if not _deal_contracts(state, observer, key, np.empty(STATE_SIZE, dtype=np.int64)):
-        return False
-    reseed(state, np.int64(rng.next_u64(key, 0) >> np.uint64(1)))
-    return True
-
-
 @njit(cache=True)
 def _roof_building(state, p, t):
     """Complete building t of p: score it by the formula and update p's records."""
@@ -1502,6 +1385,50 @@ def _roof_building(state, p, t):
         if f > state[TALLEST_COM + p]:
             state[TALLEST_COM + p] = f
     return sc
+
+
+# ======================================================================== contract
+@njit(cache=True)
+def current_player(state):
+    if state[PHASE] == PH_GAME_OVER:
+        return -1
+    return state[CURRENT]
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    for i in range(NUM_ACTIONS):
+        mask[i] = 0
+    ph = state[PHASE]
+    p = state[CURRENT]
+    nt = state[NUM_TILES]
+    if ph == PH_PLACE:
+        h = HAND + HAND_SLOTS * p
+        s1 = state[h + 1] >= 0 and state[h + 1] != state[h]
+        for a in range(nt):
+            for d in range(NUM_DIRS):
+                if _is_canonical_anchor(state, a, d):
+                    mask[A_PLACE + a * NUM_DIRS + d] = 1
+                    if s1:
+                        mask[A_PLACE + PLACE_SLOT + a * NUM_DIRS + d] = 1
+    elif ph == PH_ACTION:
+        if state[RESERVE + p] >= 1:
+            mask[A_GATHER] = 1
+        for t in range(1, nt):
+            if _can_build(state, p, t):
+                mask[A_BUILD + t] = 1
+    elif ph == PH_ROOF:
+        for t in range(1, nt):
+            if _can_roof(state, p, t):
+                mask[A_ROOF + t] = 1
+        mask[A_STOP] = 1
+    elif ph == PH_CONTRACT_KEEP:
+        mask[A_KEEP_CONTRACT] = 1
+        mask[A_KEEP_CONTRACT + 1] = 1
+    elif ph == PH_TILE_KEEP:
+        mask[A_KEEP_TILE] = 1
+        if state[TILE_PAIR + 1] != state[TILE_PAIR]:
+            mask[A_KEEP_TILE + 1] = 1
 
 
 @njit(cache=True)
@@ -1643,7 +1570,7 @@ def ranks(state, out):
     ranks_lexicographic(state[SCORE:SCORE + n].reshape((n, 1)), n, out)
 
 
-# =================================================================== observation
+# ===================================================================== observation
 
 def _limits(blob):
     """Upper bounds of the observed counters under the data ``blob`` (int64, DATA_BLOB)."""
@@ -2004,6 +1931,88 @@ def _observe_window(state, player, out):
                 out[c + WP_VACANT * ps] = 1.0
 
 
+# ============================================================== hidden information
+
+@njit(cache=True)
+def reseed(state, seed):
+    """Re-key the generator from ``seed`` (a non-negative int64): every future draw (bag,
+    never-drawn contracts) changes, nothing seen does."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Re-deal, in place, what seat ``observer`` has not seen, then re-key the generator;
+    False (state partly re-dealt) when no deal is consistent with the public record
+    (never for a real game) or ``observer`` is not a seat.
+
+    Tiles: the bag, the other seats' hand tiles and another seat's drawn tile pair are one
+    multiset, gathered in type order (SORTED: the deal cannot depend on where each hidden
+    tile sat), shuffled by the seeded generator and dealt back to the same places (hand
+    slots in seat order, then the pair, the rest to the bag).  Contracts: see
+    :func:`_deal_contracts` (cards in id order, a seeded random matching).  So the result
+    depends on the seed and on the observer's information only.  Simplification: the
+    observer's memory of the tile types it returned to the bag is not used."""
+    np_ = state[NUM_PLAYERS]
+    if observer < 0 or observer >= np_:
+        return False
+    key = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
+    rng.seed_rng(key, 0, seed)
+    pair = state[PHASE] == PH_TILE_KEEP and state[CURRENT] != observer
+    # the hidden tiles as counts per type, then as a sorted list
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    for typ in range(NUM_TYPES):
+        counts[typ] = state[BAG + typ]
+    for p in range(np_):
+        if p != observer:
+            for s in range(HAND_SLOTS):
+                typ = state[HAND + HAND_SLOTS * p + s]
+                if typ >= 0:
+                    counts[typ] += 1
+    if pair:
+        counts[state[TILE_PAIR]] += 1
+        counts[state[TILE_PAIR + 1]] += 1
+    total = 0
+    for typ in range(NUM_TYPES):
+        total += counts[typ]
+    pool = np.empty(total, dtype=np.int64)
+    n = 0
+    for typ in range(NUM_TYPES):
+        for _ in range(counts[typ]):
+            pool[n] = typ
+            n += 1
+    rng.shuffle(key, 0, pool, n)
+    # deal: the other hands keep their sizes, the pair its place, the rest is the bag
+    for p in range(np_):
+        if p == observer:
+            continue
+        size = 0
+        for s in range(HAND_SLOTS):
+            if state[HAND + HAND_SLOTS * p + s] >= 0:
+                size += 1
+            state[HAND + HAND_SLOTS * p + s] = -1
+        for _ in range(size):
+            n -= 1
+            _hand_add(state, p, pool[n])
+    if pair:
+        a = pool[n - 1]
+        b = pool[n - 2]
+        n -= 2
+        state[TILE_PAIR] = min(a, b)
+        state[TILE_PAIR + 1] = max(a, b)
+    for typ in range(NUM_TYPES):
+        state[BAG + typ] = 0
+    for i in range(n):
+        state[BAG + pool[i]] += 1
+    state[BAG_SIZE] = n
+    # contracts
+    if not _deal_contracts(state, observer, key, np.empty(STATE_SIZE, dtype=np.int64)):
+        return False
+    reseed(state, np.int64(rng.next_u64(key, 0) >> np.uint64(1)))
+    return True
+
+
+# ================================================================ greedy heuristic
 # The evaluation of kernels.outcome counts half of what unfinished buildings would score
 # if roofed now: they may never be finished.
 POTENTIAL_WEIGHT = 0.5
@@ -2022,3 +2031,4 @@ def potential(state, p):
                 f = state[BLOB + B_RULES + RU_COM_MIN_FLOORS]
             v += f * _per_floor_at(state, t, kind)
     return v
+

@@ -47,6 +47,12 @@ from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
 from kernels.outcome import ranks_lexicographic
 
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
+
 # Spells: ids fixed by their meaning in the code; the data says which family grants which.
 SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
               "domain_bonus", "add_cross")
@@ -353,54 +359,6 @@ CFG_NUM_PLAYERS = CONFIG.add("num_players")
 CFG_FIRST_START_PLAYER = CONFIG.add("first_start_player")  # -1: drawn from the seed
 CONFIG_SIZE = CONFIG.size
 
-# ------------------------------------------------------------------ observation layout
-SCORE_SCALE = 100.0
-# a loose upper bound of a score / SCORE_SCALE
-SCORE_OBS_MAX = float(NUM_CELLS * NUM_CELLS * MAX_CROSSES + BONUS_POINTS * NUM_CELLS) / SCORE_SCALE
-# Owner / holder one-hots of the observation.
-WHO_NONE, WHO_ME, WHO_OPPONENT = range(3)
-# One seat's map planes: one per family, then these three.
-PLANE_EMPTY = NUM_FAMILIES
-PLANE_CROSSED = NUM_FAMILIES + 1          # crosses >= 1
-PLANE_TWO_CROSSES = NUM_FAMILIES + 2      # crosses == 2
-SEAT_PLANES = NUM_FAMILIES + 3
-
-# One die's features (a row of the observation's ``dice``).
-DIE_OBS = Layout("kingdomino_duel die observation")
-DIE_OBS_FACE = DIE_OBS.add("face", NUM_FACES)               # face index one-hot
-DIE_OBS_FAMILY = DIE_OBS.add("family", NUM_FAMILIES + 1)    # family one-hot, last = '?'
-DIE_OBS_CROSSES = DIE_OBS.add("crosses", MAX_CROSSES + 1)   # printed crosses one-hot
-DIE_OBS_HOLDER = DIE_OBS.add("holder", 3)                   # WHO_* one-hot
-DIE_OBS_TURNED = DIE_OBS.add("turned")
-DIE_OBS_CASTLE_TARGET = DIE_OBS.add("castle_target")        # its holder's castle bonus is on it
-DIE_OBS_SIZE = DIE_OBS.size
-
-# One family's spellbook row (a row of the observation's ``spellbook``).
-ROW_OBS = Layout("kingdomino_duel spellbook row observation")
-ROW_OBS_MY_MARKS = ROW_OBS.add("my_marks")                  # marks / row length
-ROW_OBS_OPPONENT_MARKS = ROW_OBS.add("opponent_marks")      # marks / row length
-ROW_OBS_OWNER = ROW_OBS.add("owner", 3)                     # WHO_* one-hot of the row's spell
-ROW_OBS_USED = ROW_OBS.add("used")                          # the row's spell is used
-ROW_OBS_SIZE = ROW_OBS.size
-
-# The observation of one seat ("me"; the other seat is "the opponent").
-OBS = Layout("kingdomino_duel observation")
-OBS_MAPS = OBS.add("maps", (2, SEAT_PLANES, ROWS, COLS))          # [me / opponent, plane, row, col]
-OBS_CASTLE = OBS.add("castle", (ROWS, COLS))                      # the castle cell
-OBS_SPLIT_FIRST_CELL = OBS.add("split_first_cell", (ROWS, COLS))  # chosen this step, if any
-OBS_DICE = OBS.add("dice", (NUM_DICE, DIE_OBS_SIZE))              # [die] DIE_OBS record
-OBS_WILD_NAMES = OBS.add("wild_names", (2, NUM_FAMILIES + 1))     # [my slot] family, last: none
-OBS_SPELLBOOK = OBS.add("spellbook", (NUM_FAMILIES, ROW_OBS_SIZE))  # [family] ROW_OBS record
-OBS_CASTLE_USED = OBS.add("castle_used", 2)                       # me, opponent
-OBS_BONUS_FAMILY = OBS.add("bonus_family", (2, NUM_FAMILIES + 1))  # [me / opponent], last: none
-OBS_DECLARED = OBS.add("declared", 2)                             # my ignore, split this round
-OBS_IS_START_PLAYER = OBS.add("is_start_player")
-OBS_ROUND = OBS.add("round")                                      # round / MAX_ROUNDS
-OBS_PHASE = OBS.add("phase", NUM_PHASES)                          # PH_* one-hot
-OBS_FILLED = OBS.add("filled", 2)                                 # drawn cells / DRAWABLE_CELLS
-OBS_SCORES = OBS.add("scores", 2, high=SCORE_OBS_MAX)             # score / SCORE_SCALE
-OBS_SIZE = OBS.size
-
 
 # ====================================================================== helpers
 @njit(cache=True)
@@ -601,7 +559,7 @@ def refresh_scores(state):
         _refresh_score(state, p)
 
 
-# ====================================================================== flow
+# ========================================================================= flow
 @njit(cache=True)
 def _start_round(state):
     for d in range(NUM_DICE):
@@ -758,7 +716,7 @@ def _draw_pair(state, p, a, b):
     _refresh_score(state, p)
 
 
-# ====================================================================== contract
+# ===================================================================== contract
 @njit(cache=True)
 def init(state, config, seed):
     for i in range(STATE_SIZE):
@@ -983,7 +941,155 @@ def ranks(state, out):
     ranks_lexicographic(keys, 2, out)
 
 
-# ====================================================================== greedy heuristic
+# ================================================================== observation
+# ------------------------------------------------------------------ observation layout
+SCORE_SCALE = 100.0
+# a loose upper bound of a score / SCORE_SCALE
+SCORE_OBS_MAX = float(NUM_CELLS * NUM_CELLS * MAX_CROSSES + BONUS_POINTS * NUM_CELLS) / SCORE_SCALE
+# Owner / holder one-hots of the observation.
+WHO_NONE, WHO_ME, WHO_OPPONENT = range(3)
+# One seat's map planes: one per family, then these three.
+PLANE_EMPTY = NUM_FAMILIES
+PLANE_CROSSED = NUM_FAMILIES + 1          # crosses >= 1
+PLANE_TWO_CROSSES = NUM_FAMILIES + 2      # crosses == 2
+SEAT_PLANES = NUM_FAMILIES + 3
+
+# One die's features (a row of the observation's ``dice``).
+DIE_OBS = Layout("kingdomino_duel die observation")
+DIE_OBS_FACE = DIE_OBS.add("face", NUM_FACES)               # face index one-hot
+DIE_OBS_FAMILY = DIE_OBS.add("family", NUM_FAMILIES + 1)    # family one-hot, last = '?'
+DIE_OBS_CROSSES = DIE_OBS.add("crosses", MAX_CROSSES + 1)   # printed crosses one-hot
+DIE_OBS_HOLDER = DIE_OBS.add("holder", 3)                   # WHO_* one-hot
+DIE_OBS_TURNED = DIE_OBS.add("turned")
+DIE_OBS_CASTLE_TARGET = DIE_OBS.add("castle_target")        # its holder's castle bonus is on it
+DIE_OBS_SIZE = DIE_OBS.size
+
+# One family's spellbook row (a row of the observation's ``spellbook``).
+ROW_OBS = Layout("kingdomino_duel spellbook row observation")
+ROW_OBS_MY_MARKS = ROW_OBS.add("my_marks")                  # marks / row length
+ROW_OBS_OPPONENT_MARKS = ROW_OBS.add("opponent_marks")      # marks / row length
+ROW_OBS_OWNER = ROW_OBS.add("owner", 3)                     # WHO_* one-hot of the row's spell
+ROW_OBS_USED = ROW_OBS.add("used")                          # the row's spell is used
+ROW_OBS_SIZE = ROW_OBS.size
+
+# The observation of one seat ("me"; the other seat is "the opponent").
+OBS = Layout("kingdomino_duel observation")
+OBS_MAPS = OBS.add("maps", (2, SEAT_PLANES, ROWS, COLS))          # [me / opponent, plane, row, col]
+OBS_CASTLE = OBS.add("castle", (ROWS, COLS))                      # the castle cell
+OBS_SPLIT_FIRST_CELL = OBS.add("split_first_cell", (ROWS, COLS))  # chosen this step, if any
+OBS_DICE = OBS.add("dice", (NUM_DICE, DIE_OBS_SIZE))              # [die] DIE_OBS record
+OBS_WILD_NAMES = OBS.add("wild_names", (2, NUM_FAMILIES + 1))     # [my slot] family, last: none
+OBS_SPELLBOOK = OBS.add("spellbook", (NUM_FAMILIES, ROW_OBS_SIZE))  # [family] ROW_OBS record
+OBS_CASTLE_USED = OBS.add("castle_used", 2)                       # me, opponent
+OBS_BONUS_FAMILY = OBS.add("bonus_family", (2, NUM_FAMILIES + 1))  # [me / opponent], last: none
+OBS_DECLARED = OBS.add("declared", 2)                             # my ignore, split this round
+OBS_IS_START_PLAYER = OBS.add("is_start_player")
+OBS_ROUND = OBS.add("round")                                      # round / MAX_ROUNDS
+OBS_PHASE = OBS.add("phase", NUM_PHASES)                          # PH_* one-hot
+OBS_FILLED = OBS.add("filled", 2)                                 # drawn cells / DRAWABLE_CELLS
+OBS_SCORES = OBS.add("scores", 2, high=SCORE_OBS_MAX)             # score / SCORE_SCALE
+OBS_SIZE = OBS.size
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    """``player``'s view, written at the offsets of the :data:`OBS` declaration."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    me = player
+    opponent = 1 - player
+    # ---- maps: SEAT_PLANES planes for me, then for the opponent
+    for k in range(2):
+        p = me if k == 0 else opponent
+        planes = OBS_MAPS + SEAT_PLANES * NUM_CELLS * k
+        for c in range(NUM_CELLS):
+            f = state[MAP_FAMILY + p * NUM_CELLS + c]
+            if f >= 0:
+                out[planes + f * NUM_CELLS + c] = 1.0
+                x = state[MAP_CROSSES + p * NUM_CELLS + c]
+                if x >= 1:
+                    out[planes + PLANE_CROSSED * NUM_CELLS + c] = 1.0
+                if x >= 2:
+                    out[planes + PLANE_TWO_CROSSES * NUM_CELLS + c] = 1.0
+            elif f == EMPTY:
+                out[planes + PLANE_EMPTY * NUM_CELLS + c] = 1.0
+    out[OBS_CASTLE + CASTLE_CELL] = 1.0
+    if state[SPLIT_FIRST_CELL] >= 0:
+        out[OBS_SPLIT_FIRST_CELL + state[SPLIT_FIRST_CELL]] = 1.0
+    # ---- dice
+    for d in range(NUM_DICE):
+        die = OBS_DICE + DIE_OBS_SIZE * d
+        f = state[DIE_FACE + d]
+        out[die + DIE_OBS_FACE + f] = 1.0
+        out[die + DIE_OBS_FAMILY + DICE[d, f, 0]] = 1.0
+        out[die + DIE_OBS_CROSSES + DICE[d, f, 1]] = 1.0
+        h = state[DIE_HOLDER + d]
+        if h < 0:
+            out[die + DIE_OBS_HOLDER + WHO_NONE] = 1.0
+        elif h == me:
+            out[die + DIE_OBS_HOLDER + WHO_ME] = 1.0
+        else:
+            out[die + DIE_OBS_HOLDER + WHO_OPPONENT] = 1.0
+        out[die + DIE_OBS_TURNED] = float(state[DIE_TURNED + d])
+        if h >= 0 and state[SLOT_DIE + 2 * h] >= 0:
+            t = state[CASTLE_TARGET + h]
+            if t >= 0 and state[SLOT_DIE + 2 * h + t] == d:
+                out[die + DIE_OBS_CASTLE_TARGET] = 1.0
+    # ---- families I named for my two slots' '?' faces (last = none)
+    for s in range(2):
+        w = state[WILD_NAME + 2 * me + s]
+        out[OBS_WILD_NAMES + (NUM_FAMILIES + 1) * s + (w if w >= 0 else NUM_FAMILIES)] = 1.0
+    # ---- spellbook
+    for f in range(NUM_FAMILIES):
+        row = OBS_SPELLBOOK + ROW_OBS_SIZE * f
+        out[row + ROW_OBS_MY_MARKS] = state[MARKS + NUM_FAMILIES * me + f] / ROW_LEN[f]
+        out[row + ROW_OBS_OPPONENT_MARKS] = state[MARKS + NUM_FAMILIES * opponent + f] / ROW_LEN[f]
+        spell = FAMILY_SPELL[f]
+        o = state[SPELL_OWNER + spell]
+        if o < 0:
+            out[row + ROW_OBS_OWNER + WHO_NONE] = 1.0
+        elif o == me:
+            out[row + ROW_OBS_OWNER + WHO_ME] = 1.0
+        else:
+            out[row + ROW_OBS_OWNER + WHO_OPPONENT] = 1.0
+        out[row + ROW_OBS_USED] = float(state[SPELL_USED + spell])
+    # ---- castle bonus, domain_bonus family, declared spells, round, phase, progress
+    out[OBS_CASTLE_USED] = float(state[CASTLE_USED + me])
+    out[OBS_CASTLE_USED + 1] = float(state[CASTLE_USED + opponent])
+    for k in range(2):
+        p = me if k == 0 else opponent
+        w = state[BONUS_FAMILY + p]
+        out[OBS_BONUS_FAMILY + (NUM_FAMILIES + 1) * k + (w if w >= 0 else NUM_FAMILIES)] = 1.0
+    out[OBS_DECLARED] = float(state[DECLARED + 2 * me])
+    out[OBS_DECLARED + 1] = float(state[DECLARED + 2 * me + 1])
+    out[OBS_IS_START_PLAYER] = 1.0 if state[START_PLAYER] == me else 0.0
+    out[OBS_ROUND] = state[ROUND] / MAX_ROUNDS
+    out[OBS_PHASE + state[PHASE]] = 1.0
+    out[OBS_FILLED] = state[FILLED + me] / DRAWABLE_CELLS
+    out[OBS_FILLED + 1] = state[FILLED + opponent] / DRAWABLE_CELLS
+    s0 = state[SCORE + me]
+    s1 = state[SCORE + opponent]
+    out[OBS_SCORES] = s0 / SCORE_SCALE
+    out[OBS_SCORES + 1] = s1 / SCORE_SCALE
+
+
+# =========================================================== hidden information
+@njit(cache=True)
+def reseed(state, seed):
+    """Re-key the generator from ``seed`` (a non-negative int64; the adapter reduces any
+    integer modulo 2**63): every future roll is re-drawn, nothing seen changes.  Only the
+    two generator slots are written."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Nothing but the future rolls is hidden from ``observer`` (R32): the same re-keying
+    as :func:`reseed`."""
+    rng.seed_rng(state, RNG, seed)
+
+
+# ============================================================= greedy heuristic
 # Weights of :func:`potential`, in score points (tuned against RandomAgent and between
 # greedy variants; see the Greedy baseline paragraph of envs/kingdomino_duel.py).
 POT_CROSSLESS = 0.5     # per cell of a crossless domain that can still grow: one cross scores it
@@ -1128,99 +1234,3 @@ def potential(state, p):
         v += POT_CASTLE * empty / DRAWABLE_CELLS
     return v
 
-
-@njit(cache=True)
-def observe(state, player, out):
-    """``player``'s view, written at the offsets of the :data:`OBS` declaration."""
-    for i in range(OBS_SIZE):
-        out[i] = 0.0
-    me = player
-    opponent = 1 - player
-    # ---- maps: SEAT_PLANES planes for me, then for the opponent
-    for k in range(2):
-        p = me if k == 0 else opponent
-        planes = OBS_MAPS + SEAT_PLANES * NUM_CELLS * k
-        for c in range(NUM_CELLS):
-            f = state[MAP_FAMILY + p * NUM_CELLS + c]
-            if f >= 0:
-                out[planes + f * NUM_CELLS + c] = 1.0
-                x = state[MAP_CROSSES + p * NUM_CELLS + c]
-                if x >= 1:
-                    out[planes + PLANE_CROSSED * NUM_CELLS + c] = 1.0
-                if x >= 2:
-                    out[planes + PLANE_TWO_CROSSES * NUM_CELLS + c] = 1.0
-            elif f == EMPTY:
-                out[planes + PLANE_EMPTY * NUM_CELLS + c] = 1.0
-    out[OBS_CASTLE + CASTLE_CELL] = 1.0
-    if state[SPLIT_FIRST_CELL] >= 0:
-        out[OBS_SPLIT_FIRST_CELL + state[SPLIT_FIRST_CELL]] = 1.0
-    # ---- dice
-    for d in range(NUM_DICE):
-        die = OBS_DICE + DIE_OBS_SIZE * d
-        f = state[DIE_FACE + d]
-        out[die + DIE_OBS_FACE + f] = 1.0
-        out[die + DIE_OBS_FAMILY + DICE[d, f, 0]] = 1.0
-        out[die + DIE_OBS_CROSSES + DICE[d, f, 1]] = 1.0
-        h = state[DIE_HOLDER + d]
-        if h < 0:
-            out[die + DIE_OBS_HOLDER + WHO_NONE] = 1.0
-        elif h == me:
-            out[die + DIE_OBS_HOLDER + WHO_ME] = 1.0
-        else:
-            out[die + DIE_OBS_HOLDER + WHO_OPPONENT] = 1.0
-        out[die + DIE_OBS_TURNED] = float(state[DIE_TURNED + d])
-        if h >= 0 and state[SLOT_DIE + 2 * h] >= 0:
-            t = state[CASTLE_TARGET + h]
-            if t >= 0 and state[SLOT_DIE + 2 * h + t] == d:
-                out[die + DIE_OBS_CASTLE_TARGET] = 1.0
-    # ---- families I named for my two slots' '?' faces (last = none)
-    for s in range(2):
-        w = state[WILD_NAME + 2 * me + s]
-        out[OBS_WILD_NAMES + (NUM_FAMILIES + 1) * s + (w if w >= 0 else NUM_FAMILIES)] = 1.0
-    # ---- spellbook
-    for f in range(NUM_FAMILIES):
-        row = OBS_SPELLBOOK + ROW_OBS_SIZE * f
-        out[row + ROW_OBS_MY_MARKS] = state[MARKS + NUM_FAMILIES * me + f] / ROW_LEN[f]
-        out[row + ROW_OBS_OPPONENT_MARKS] = state[MARKS + NUM_FAMILIES * opponent + f] / ROW_LEN[f]
-        spell = FAMILY_SPELL[f]
-        o = state[SPELL_OWNER + spell]
-        if o < 0:
-            out[row + ROW_OBS_OWNER + WHO_NONE] = 1.0
-        elif o == me:
-            out[row + ROW_OBS_OWNER + WHO_ME] = 1.0
-        else:
-            out[row + ROW_OBS_OWNER + WHO_OPPONENT] = 1.0
-        out[row + ROW_OBS_USED] = float(state[SPELL_USED + spell])
-    # ---- castle bonus, domain_bonus family, declared spells, round, phase, progress
-    out[OBS_CASTLE_USED] = float(state[CASTLE_USED + me])
-    out[OBS_CASTLE_USED + 1] = float(state[CASTLE_USED + opponent])
-    for k in range(2):
-        p = me if k == 0 else opponent
-        w = state[BONUS_FAMILY + p]
-        out[OBS_BONUS_FAMILY + (NUM_FAMILIES + 1) * k + (w if w >= 0 else NUM_FAMILIES)] = 1.0
-    out[OBS_DECLARED] = float(state[DECLARED + 2 * me])
-    out[OBS_DECLARED + 1] = float(state[DECLARED + 2 * me + 1])
-    out[OBS_IS_START_PLAYER] = 1.0 if state[START_PLAYER] == me else 0.0
-    out[OBS_ROUND] = state[ROUND] / MAX_ROUNDS
-    out[OBS_PHASE + state[PHASE]] = 1.0
-    out[OBS_FILLED] = state[FILLED + me] / DRAWABLE_CELLS
-    out[OBS_FILLED + 1] = state[FILLED + opponent] / DRAWABLE_CELLS
-    s0 = state[SCORE + me]
-    s1 = state[SCORE + opponent]
-    out[OBS_SCORES] = s0 / SCORE_SCALE
-    out[OBS_SCORES + 1] = s1 / SCORE_SCALE
-
-
-@njit(cache=True)
-def reseed(state, seed):
-    """Re-key the generator from ``seed`` (a non-negative int64; the adapter reduces any
-    integer modulo 2**63): every future roll is re-drawn, nothing seen changes.  Only the
-    two generator slots are written."""
-    rng.seed_rng(state, RNG, seed)
-
-
-@njit(cache=True)
-def determinize(state, observer, seed):
-    """Nothing but the future rolls is hidden from ``observer`` (R32): the same re-keying
-    as :func:`reseed`."""
-    rng.seed_rng(state, RNG, seed)

@@ -98,6 +98,12 @@ from kernels.data_files import Checker, load
 from kernels.layout import ActionBlocks, Layout
 from kernels.outcome import ranks_lexicographic
 
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
+
 _ICON_SET = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
 _EFFECT_SET = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
                "research_discount", "free_small_office", "res_counts_as_log", "produce_per_two_techs",
@@ -1327,7 +1333,7 @@ def _plan_apply(state, c, a):
         state[PICKED_TILE] = 0
 
 
-# ============================================================================= flow
+# ====================================================================================== flow
 @njit(cache=True)
 def _start_phase(state, ph):
     state[PHASE] = ph
@@ -1714,7 +1720,7 @@ def legal_mask(state, mask):
         mask[A_BONUS_PRICE + 1] = 1
 
 
-# ============================================================================= Steve
+# ===================================================================================== Steve
 @njit(cache=True)
 def _steve_research_target(state, c):
     b = company_base(c)
@@ -1842,7 +1848,27 @@ def _run(state):
         return
 
 
-# ============================================================================= contract
+# ========================================================================= pad outcome table
+@njit(cache=True)
+def pad_plan_outcomes(out):
+    """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    o = np.zeros(PLAN_OUTCOME_SIZE, dtype=np.int64)
+    for sides in range(4):
+        for a in range(NUM_ARRANGEMENTS):
+            _reset_plan(st, 0)
+            st[plan_base(0) + PL_W_SIDE] = sides // 2
+            st[plan_base(0) + PL_B_SIDE] = sides % 2
+            st[plan_base(0) + PL_ARRANGE] = a
+            _eval_plan(st, 0, o)
+            i = sides * NUM_ARRANGEMENTS + a
+            out[i, 0] = sides
+            out[i, 1] = a
+            for k in range(PLAN_OUTCOME_SIZE):
+                out[i, 2 + k] = o[k]
+
+
+# ================================================================================== contract
 @njit(cache=True)
 def init(state, config, seed):
     for i in range(STATE_SIZE):
@@ -2021,7 +2047,7 @@ def ranks(state, out):
     ranks_lexicographic(keys, n, out)
 
 
-# ============================================================================= observation
+# =============================================================================== observation
 # Values are scaled to about [0, 1] and clipped at OBS_CLIP; each field's bounds are declared
 # with it.  Company slots are ego-centric (slot 0 = the observer, then seats in turn); a
 # "company one-hot" has MAX_SEATS + 1 entries, the last one meaning none.
@@ -2315,7 +2341,7 @@ def _write_plan_details(state, c, out, o):
         out[o + CO_PLAN_TILES + state[PICKED_TILE] * PT_SZ + PT_PICKED] = 1.0
 
 
-# ============================================================================= hidden information
+# ======================================================================== hidden information
 @njit(cache=True)
 def _random_plan(state, c, gen):
     """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
@@ -2373,27 +2399,7 @@ def determinize(state, observer, seed):
     reseed(state, seed)
 
 
-# ============================================================================= pad outcome table
-@njit(cache=True)
-def pad_plan_outcomes(out):
-    """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
-    st = np.zeros(STATE_SIZE, dtype=np.int64)
-    o = np.zeros(PLAN_OUTCOME_SIZE, dtype=np.int64)
-    for sides in range(4):
-        for a in range(NUM_ARRANGEMENTS):
-            _reset_plan(st, 0)
-            st[plan_base(0) + PL_W_SIDE] = sides // 2
-            st[plan_base(0) + PL_B_SIDE] = sides % 2
-            st[plan_base(0) + PL_ARRANGE] = a
-            _eval_plan(st, 0, o)
-            i = sides * NUM_ARRANGEMENTS + a
-            out[i, 0] = sides
-            out[i, 1] = a
-            for k in range(PLAN_OUTCOME_SIZE):
-                out[i, 2 + k] = o[k]
-
-
-# ============================================================================= greedy heuristic
+# ========================================================================== greedy heuristic
 def _pad_rows():
     """Outcome vector of every tile-less pad plan, row 120*sides + arrangement (same
     numbers as :func:`pad_plan_outcomes`, built in Python so importing compiles nothing)."""
@@ -2741,3 +2747,4 @@ def potential(state, p):
     for r in range(rd + 1, ROUNDS + 1):
         v += _best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
     return v
+

@@ -68,6 +68,12 @@ from kernels.grid import anchor_bitboard, fitting_anchors, image_shifts
 from kernels.layout import ActionBlocks, Layout
 from kernels.outcome import ranks_lexicographic
 
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
+
 GAME = "tiny_towns"
 
 # Helpers that only jitted code calls skip the Python and C entry points numba otherwise
@@ -683,80 +689,6 @@ BUILD_CONTEXT = np.array([G_PHASE, G_ACTOR, G_ORDER_POS, G_TOKEN_CARD, G_TOKEN_V
 IDLE_CONTEXT = np.array([PH_BUILD, 0, 0, -1, 0, 0, -1, RET_BUILD, 0, 0, -1, 0, -1, -1], dtype=np.int64)
 CONTEXT_FIRST_IDLE = 3      # phase, actor and turn order position are not reset
 
-# ------------------------------------------------------------------ observation layout
-ROUND_NORM = 100.0
-# one player's piece, seen from the observer (offsets inside the piece); squares planes:
-PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
-    0, 1, 1 + NUM_RESOURCES, 1 + NUM_RESOURCES + NUM_TYPES, 2 + NUM_RESOURCES + NUM_TYPES, 2 + 2 * NUM_RESOURCES + NUM_TYPES, 2 + 3 * NUM_RESOURCES + NUM_TYPES
-OBS_PLANES = PLANE_PLACED + 1
-_PLAYER_OBS_FIELDS = (
-    ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
-    ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
-    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NUM_TYPES,)),
-    ("committed", ()),
-)
-PLAYER_OBS = Layout("tiny_towns player observation")
-for _name, _shape in _PLAYER_OBS_FIELDS:
-    PLAYER_OBS.add(_name, _shape)
-P_SQUARES = PLAYER_OBS.offset("squares")
-P_PRESENT = PLAYER_OBS.offset("present")
-P_BUILDING = PLAYER_OBS.offset("building")
-P_COMPLETE = PLAYER_OBS.offset("complete")
-P_DONE_ROUND = PLAYER_OBS.offset("done_round")
-P_MB_TURNS = PLAYER_OBS.offset("master_builder_turns")
-P_HAMMER = PLAYER_OBS.offset("hammer")
-P_CAVE_LEFT = PLAYER_OBS.offset("cave_uses_left")
-P_MONUMENT = PLAYER_OBS.offset("monument_built")
-P_SHRINE = PLAYER_OBS.offset("shrine_value")
-P_OPALEYE = PLAYER_OBS.offset("opaleye_aside")
-P_COMMITTED = PLAYER_OBS.offset("committed")
-OBS_PLAYER = PLAYER_OBS.size
-
-OBS = Layout("tiny_towns observation")      # every part in [0, 1]
-for _i in range(MAX_SEATS):
-    for _name, _shape in _PLAYER_OBS_FIELDS:
-        _off = OBS.add(f"player{_i}_{_name}", _shape)
-        assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
-# public
-OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
-OBS_NUM_PLAYERS = OBS.add("num_players", (MAX_SEATS,))
-OBS_TOWN_HALL = OBS.add("town_hall")
-OBS_SOLO = OBS.add("solo")
-OBS_MONUMENTS = OBS.add("monuments")
-OBS_CAVE_RULE = OBS.add("cave_rule")
-OBS_ROUND = OBS.add("round")
-OBS_PHASE = OBS.add("phase", (NUM_PHASES + 1,))           # last: "another player is placing"
-OBS_ACTOR = OBS.add("actor", (MAX_SEATS,))
-OBS_RESOURCE = OBS.add("round_resource", (NUM_RESOURCES,))
-OBS_IMPOSED = OBS.add("imposed_on_me")
-OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
-OBS_UNSEEN = OBS.add("unseen", (NUM_RESOURCES,))
-OBS_DRAWS_LEFT = OBS.add("draws_left")
-OBS_FACE_UP = OBS.add("face_up_discards", (NUM_RESOURCES,))
-OBS_DISPLAY = OBS.add("solo_display", (NUM_RESOURCES,))
-OBS_NEVER_SEEN = OBS.add("solo_never_seen")
-OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NUM_RESOURCES))
-OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
-# private
-OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
-OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
-OBS_PEND_OFFERED = OBS.add("pending_offered", (NUM_RESOURCES,))
-OBS_PEND_RESOURCE = OBS.add("pending_resource", (NUM_RESOURCES,))
-OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
-OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NUM_RESOURCES,))
-OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
-OBS_COMMITTED = OBS.add("committed")
-# step context (public, except another player's build step: hidden until the reveal)
-OBS_TOKEN_CARD = OBS.add("token_card", (NUM_CARDS,))
-OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
-OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
-OBS_GROVE_TYPE = OBS.add("grove_type", (NUM_TYPES,))
-OBS_GUILD_LEFT = OBS.add("guild_left")
-OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
-OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NUM_TYPES,))
-OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
-OBS_SIZE = OBS.size
-
 
 # ============================================================================ helpers
 @njit(cache=True)
@@ -879,7 +811,7 @@ def _draw_weighted(state, off, n):
     return rng.draw_from_counts(state, G_RNG, off, n)
 
 
-# ===================================================================== construction
+# ======================================================================= construction
 @njit(cache=True, **JIT_ONLY)
 def _build_key(state, p):
     """p's construction key as bitboards (bit q: square q) in the scratch tail: at
@@ -1011,7 +943,7 @@ def _construct_mask(state, p, mask):
     return n
 
 
-# ======================================================================= commitments
+# ======================================================================== commitments
 @njit(cache=True, **JIT_ONLY)
 def _factory_swap(state, p, x):
     """p has an active Factory holding x."""
@@ -1200,7 +1132,7 @@ def _reveal(state):
         state[b + O_PEND_STAGE] = -1
 
 
-# ========================================================================= rounds
+# ============================================================================= rounds
 @njit(cache=True, **JIT_ONLY)
 def _start_round(state):
     state[G_ROUND] += 1
@@ -1439,7 +1371,7 @@ def _opaleye_next(state):
     return False
 
 
-# ======================================================================= buildings
+# ========================================================================== buildings
 @njit(cache=True)
 def _put_building(state, p, q, card):
     b = _player_base(p)
@@ -1505,336 +1437,7 @@ def _type_allowed(state, p, k, replacing_bank):
     return True
 
 
-# ============================================================================ API
-@njit(cache=True)
-def init(state, config, seed):
-    state[:] = 0
-    n = config[CFG_NUM_PLAYERS]
-    state[G_NUM_PLAYERS] = n
-    state[G_TOWN_HALL] = config[CFG_TOWN_HALL]
-    state[G_SOLO] = 1 if n == 1 else 0
-    state[G_MONUMENTS] = config[CFG_MONUMENTS]
-    state[G_CAVE_RULE] = config[CFG_CAVE_RULE]
-    rng.seed_rng(state, G_RNG, seed)
-    for p in range(MAX_SEATS):
-        b = _player_base(p)
-        for q in range(16):
-            state[b + O_CUBE + q] = -1
-            state[b + O_BUILDING + q] = -1
-            state[b + O_BUILDING_RES + q] = -1
-            state[b + O_PLACED_ROUND + q] = -1
-        state[b + O_STATUS] = 0 if p < n else 1
-        state[b + O_DONE_ROUND] = 0
-        state[b + O_DEALT] = -1
-        state[b + O_DEALT + 1] = -1
-        state[b + O_KEPT] = -1
-        state[b + O_MONUMENT_CELL] = -1
-        state[b + O_PEND_OFFERED] = -1
-        state[b + O_PEND_RESOURCE] = -1
-        state[b + O_PEND_DEST] = -1
-        state[b + O_PEND_SWAP_RES] = -1
-        state[b + O_PEND_SWAP_SQUARE] = -1
-        state[b + O_PEND_STAGE] = -1
-    # cards in play
-    state[G_CARDS_IN_PLAY] = C_COTTAGE
-    for k in range(1, NUM_TYPES):
-        c = config[CFG_CARDS + k]
-        if c < 0:
-            while True:
-                c = DECK_CARDS[k, rng.randint(state, G_RNG, np.int64(4))]
-                if not (state[G_SOLO] and SOLO_REMOVED[c]):
-                    break
-        state[G_CARDS_IN_PLAY + k] = c
-    # monuments: deal 2 each
-    if state[G_MONUMENTS]:
-        pool = state[SCRATCH_KEY:SCRATCH_KEY + NUM_MONUMENTS]    # the scratch tail: no array to allocate (cold start)
-        m = 0
-        for i in range(NUM_MONUMENTS):
-            if not (state[G_SOLO] and SOLO_REMOVED[NUM_BUILDING_CARDS + i]):
-                pool[m] = NUM_BUILDING_CARDS + i
-                m += 1
-        rng.shuffle(state, G_RNG, pool, np.int64(m))
-        for p in range(n):
-            state[_player_base(p) + O_DEALT] = pool[2 * p]
-            state[_player_base(p) + O_DEALT + 1] = pool[2 * p + 1]
-    first = config[CFG_FIRST_PLAYER]
-    if first < 0 or first >= n:
-        first = rng.randint(state, G_RNG, n)
-    state[G_MASTER_BUILDER] = first if state[G_TOWN_HALL] == 0 and n > 1 else 0
-    state[G_MAYOR] = first if state[G_TOWN_HALL] == 1 else 0
-    state[G_TH_FREE_ROUND] = 0
-    state[G_DRAWS_LEFT] = 0
-    state[G_SOLO_TAKEN] = -1
-    for i in range(15):
-        state[G_UNDER_DECK + i] = -1
-    if state[G_SOLO]:
-        for r in range(NUM_RESOURCES):
-            state[G_UNSEEN + r] = SOLO_DECK_PER
-        for i in range(SOLO_DISPLAY):
-            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)] += 1
-        state[G_NEVER_SEEN] = SOLO_DECK - SOLO_DISPLAY
-    state[G_TOKEN_CARD] = -1
-    state[G_OPALEYE_OWNER] = -1
-    state[G_GROVE_TYPE] = -1
-    state[G_RESOURCE_CELL] = -1
-    state[G_GUILD_CELL] = -1
-    state[G_OPALEYE_TYPE] = -1
-    state[G_ORDER_POS] = 0
-    if state[G_MONUMENTS]:
-        state[G_STAGE] = ST_KEEP
-    else:
-        _start_round(state)
-    _run(state)
-
-
-@njit(cache=True)
-def current_player(state):
-    if state[G_PHASE] == PH_GAME_OVER:
-        return -1
-    return state[G_ACTOR]
-
-
-@njit(cache=True)
-def legal_mask(state, mask):
-    mask[:] = 0
-    ph = state[G_PHASE]
-    p = state[G_ACTOR]
-    if ph == PH_GAME_OVER:
-        return
-    b = _player_base(p)
-    if ph == PH_KEEP:
-        mask[A_KEEP] = 1
-        mask[A_KEEP + 1] = 1
-    elif ph == PH_NAME:
-        m = _naming_mask(state, p)
-        for r in range(NUM_RESOURCES):
-            if m >> r & 1:
-                mask[A_RESOURCE + r] = 1
-    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
-        _commit_mask(state, p, ph, mask)
-    elif ph == PH_BUILD:
-        _construct_mask(state, p, mask)
-        mask[A_PASS] = 1
-    elif ph == PH_TOKEN:
-        for q in range(16):
-            if state[G_TOKEN_ANYWHERE]:
-                if _is_empty(state, p, q):
-                    mask[A_SQUARE + q] = 1
-            elif (state[G_TOKEN_VACATED] >> q) & 1:
-                mask[A_SQUARE + q] = 1
-    elif ph == PH_BUILD_RESOURCE:
-        q = state[G_RESOURCE_CELL]
-        if state[b + O_BUILDING + q] == C_BANK:
-            m = _bank_res_mask(state, p, q)
-            for r in range(NUM_RESOURCES):
-                if not (m >> r) & 1:
-                    mask[A_RESOURCE + r] = 1
-        else:
-            for r in range(NUM_RESOURCES):
-                mask[A_RESOURCE + r] = 1
-    elif ph == PH_GROVE_TYPE:
-        for k in range(NUM_TYPES):
-            if _type_allowed(state, p, k, np.bool_(False)):
-                mask[A_TYPE + k] = 1
-    elif ph == PH_GROVE_SQUARE or ph == PH_OPALEYE_SQUARE:
-        for q in range(16):
-            if _is_empty(state, p, q):
-                mask[A_SQUARE + q] = 1
-    elif ph == PH_GUILD_TARGET:
-        for q in range(16):
-            c = state[b + O_BUILDING + q]
-            if c >= 0 and c < NUM_BUILDING_CARDS and not (state[G_GUILD_REPLACED] >> q) & 1:
-                mask[A_SQUARE + q] = 1
-        mask[A_PASS] = 1
-    elif ph == PH_GUILD_TYPE:
-        q = state[G_GUILD_CELL]
-        c = state[b + O_BUILDING + q]
-        for k in range(NUM_TYPES):
-            if k != CARD_TYPE[c] and _type_allowed(state, p, k, c == C_BANK):
-                mask[A_TYPE + k] = 1
-    elif ph == PH_OPALEYE_TYPE:
-        for k in range(NUM_TYPES):
-            if state[b + O_OPALEYE_ASIDE + k] == 0:
-                mask[A_TYPE + k] = 1
-
-
-@njit(cache=True)
-def step(state, action):
-    ph = state[G_PHASE]
-    p = state[G_ACTOR]
-    b = _player_base(p)
-    a = action
-    # The automatic events (``run``) happen at the end, from here only: every jitted
-    # function that calls _run compiles its code again (cold start).
-    run = False
-    if ph == PH_KEEP:
-        state[b + O_KEPT] = state[b + O_DEALT + a - A_KEEP]
-        state[G_ORDER_POS] += 1
-        run = True
-    elif ph == PH_NAME:
-        state[G_RESOURCE] = a - A_RESOURCE
-        state[b + O_MB_TURNS] += 1
-        state[G_STAGE] = ST_COMMIT
-        state[G_ORDER_POS] = 0
-        run = True
-    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
-        nxt = _commit_apply(state, p, ph, a)
-        if nxt < 0:
-            state[b + O_COMMITTED] = 1
-            state[b + O_PEND_STAGE] = -1
-            state[G_ORDER_POS] += 1
-            run = True
-        else:
-            state[b + O_PEND_STAGE] = nxt
-            _set(state, nxt, p)
-    elif ph == PH_OPALEYE_SQUARE:       # end of round: an Opaleye's Watch building moves
-        q = a - A_SQUARE
-        k = state[G_OPALEYE_TYPE]
-        card = state[G_CARDS_IN_PLAY + k]
-        state[b + O_OPALEYE_ASIDE + k] = 0
-        state[G_OPALEYE_TYPE] = -1
-        _put_building(state, p, q, card)
-        if _needs_resource(card):
-            state[G_RESOURCE_CELL] = q
-            state[G_RESOURCE_RETURN] = RET_END
-            _set(state, np.int64(PH_BUILD_RESOURCE), p)
-        else:
-            run = True
-    elif ph == PH_BUILD_RESOURCE and state[G_RESOURCE_RETURN] == RET_END:
-        state[b + O_BUILDING_RES + state[G_RESOURCE_CELL]] = a - A_RESOURCE
-        _idle_context(state)
-        run = True
-    else:
-        run = _build_substep(state, p, ph, a)
-    if run:
-        _run(state)
-
-
-@njit(cache=True, **JIT_ONLY)
-def _idle_context(state):
-    """Back at a BUILD decision (or past the effect): the step context holds nothing."""
-    for i in range(CONTEXT_FIRST_IDLE, BUILD_CONTEXT.shape[0]):
-        state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
-
-
-@njit(cache=True)
-def _build_substep(state, p, ph, a):
-    """Apply action ``a`` of decision ``ph`` of p's build step (``BUILD`` .. ``OPALEYE_TYPE``,
-    ``BUILD_RESOURCE`` of a construction); return True when the build step is over (p is
-    done: the caller runs on), else p's next decision is set.  Only p's own record and the
-    step context change, so :func:`determinize` re-draws hidden build steps with it."""
-    b = _player_base(p)
-    resume = False
-    if ph == PH_BUILD and a == A_PASS:
-        _finish_build_step(state, p)
-        return True
-    if ph == PH_BUILD:
-        slot = (a - A_CONSTRUCT) // CONSTRUCT_SLOT
-        t = ((a - A_CONSTRUCT) % CONSTRUCT_SLOT) // CONSTRUCT_T
-        anchor = (a - A_CONSTRUCT) % CONSTRUCT_T
-        card = _slot_card(state, p, slot)
-        r0 = anchor // 4
-        c0 = anchor % 4
-        vac = 0
-        for i in range(PATTERN_SIZE[card]):
-            q = (r0 + PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + PATTERN_CELLS[card, t, i, 1]
-            if state[b + O_CUBE + q] >= 0:
-                state[b + O_CUBE + q] = -1
-                vac |= 1 << q
-        state[G_TOKEN_CARD] = card
-        state[G_TOKEN_VACATED] = vac
-        # an Obelisk of the Crescent serves its owner at once, in the same build step (R8)
-        state[G_TOKEN_ANYWHERE] = 1 if (card == C_SHED or _monument_built(state, p, np.int64(M_OBELISK))) else 0
-        _set(state, np.int64(PH_TOKEN), p)
-    elif ph == PH_TOKEN:
-        q = a - A_SQUARE
-        card = state[G_TOKEN_CARD]
-        _put_building(state, p, q, card)
-        if card < NUM_BUILDING_CARDS:
-            state[b + O_BUILT_TYPES] |= 1 << CARD_TYPE[card]
-        else:
-            state[b + O_MONUMENT_BUILT] = 1
-            state[b + O_MONUMENT_CELL] = q
-        state[G_TOKEN_CARD] = -1
-        state[G_TOKEN_VACATED] = 0
-        state[G_TOKEN_ANYWHERE] = 0
-        resume = _after_token(state, p, q)
-    elif ph == PH_BUILD_RESOURCE:
-        q = state[G_RESOURCE_CELL]
-        state[b + O_BUILDING_RES + q] = a - A_RESOURCE
-        state[G_RESOURCE_CELL] = -1
-        if state[G_RESOURCE_RETURN] == RET_GUILD:
-            resume = _guild_continue(state, p)
-        else:
-            resume = True
-    elif ph == PH_GROVE_TYPE:
-        state[G_GROVE_TYPE] = a - A_TYPE
-        _set(state, np.int64(PH_GROVE_SQUARE), p)
-    elif ph == PH_GROVE_SQUARE:
-        q = a - A_SQUARE
-        card = state[G_CARDS_IN_PLAY + state[G_GROVE_TYPE]]
-        state[G_GROVE_TYPE] = -1
-        _put_building(state, p, q, card)
-        if _needs_resource(card):
-            state[G_RESOURCE_CELL] = q
-            state[G_RESOURCE_RETURN] = RET_BUILD
-            _set(state, np.int64(PH_BUILD_RESOURCE), p)
-        else:
-            resume = True
-    elif ph == PH_GUILD_TARGET:
-        if a == A_PASS:
-            state[G_GUILD_LEFT] = 0
-            resume = True
-        else:
-            state[G_GUILD_CELL] = a - A_SQUARE
-            _set(state, np.int64(PH_GUILD_TYPE), p)
-    elif ph == PH_GUILD_TYPE:
-        q = state[G_GUILD_CELL]
-        card = state[G_CARDS_IN_PLAY + a - A_TYPE]
-        _put_building(state, p, q, card)
-        state[G_GUILD_REPLACED] |= 1 << q
-        state[G_GUILD_LEFT] -= 1
-        state[G_GUILD_CELL] = -1
-        if _needs_resource(card):
-            state[G_RESOURCE_CELL] = q
-            state[G_RESOURCE_RETURN] = RET_GUILD
-            _set(state, np.int64(PH_BUILD_RESOURCE), p)
-        else:
-            resume = _guild_continue(state, p)
-    elif ph == PH_OPALEYE_TYPE:
-        state[b + O_OPALEYE_ASIDE + a - A_TYPE] = 1
-        state[G_OPALEYE_MOVED] += 1
-        resume = state[G_OPALEYE_MOVED] >= OPALEYE_COUNT
-    if resume:      # back to p's build step, as in _run
-        _idle_context(state)
-        if _build_offered(state, p):
-            _set(state, np.int64(PH_BUILD), p)
-        else:
-            _finish_build_step(state, p)
-            return True
-    return False
-
-
-@njit(cache=True)
-def advance(state, action, mask):
-    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
-    step(state, action)
-    player = current_player(state)
-    if player >= 0:
-        legal_mask(state, mask)
-    return player
-
-
-@njit(cache=True, **JIT_ONLY)
-def _guild_continue(state, p):
-    """Next Architect's Guild replacement; True when the Guild is over (back to building)."""
-    if state[G_GUILD_LEFT] > 0:
-        _set(state, np.int64(PH_GUILD_TARGET), p)
-        return False
-    return True
-
-
-# =========================================================================== scoring
+# ============================================================================ scoring
 @njit(cache=True)
 def _popcount(x):
     n = 0
@@ -2206,6 +1809,335 @@ def _town_score(state, p, bld, shrine_val, parts, viewer):
     return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
 
 
+# =========================================================================== contract
+@njit(cache=True)
+def init(state, config, seed):
+    state[:] = 0
+    n = config[CFG_NUM_PLAYERS]
+    state[G_NUM_PLAYERS] = n
+    state[G_TOWN_HALL] = config[CFG_TOWN_HALL]
+    state[G_SOLO] = 1 if n == 1 else 0
+    state[G_MONUMENTS] = config[CFG_MONUMENTS]
+    state[G_CAVE_RULE] = config[CFG_CAVE_RULE]
+    rng.seed_rng(state, G_RNG, seed)
+    for p in range(MAX_SEATS):
+        b = _player_base(p)
+        for q in range(16):
+            state[b + O_CUBE + q] = -1
+            state[b + O_BUILDING + q] = -1
+            state[b + O_BUILDING_RES + q] = -1
+            state[b + O_PLACED_ROUND + q] = -1
+        state[b + O_STATUS] = 0 if p < n else 1
+        state[b + O_DONE_ROUND] = 0
+        state[b + O_DEALT] = -1
+        state[b + O_DEALT + 1] = -1
+        state[b + O_KEPT] = -1
+        state[b + O_MONUMENT_CELL] = -1
+        state[b + O_PEND_OFFERED] = -1
+        state[b + O_PEND_RESOURCE] = -1
+        state[b + O_PEND_DEST] = -1
+        state[b + O_PEND_SWAP_RES] = -1
+        state[b + O_PEND_SWAP_SQUARE] = -1
+        state[b + O_PEND_STAGE] = -1
+    # cards in play
+    state[G_CARDS_IN_PLAY] = C_COTTAGE
+    for k in range(1, NUM_TYPES):
+        c = config[CFG_CARDS + k]
+        if c < 0:
+            while True:
+                c = DECK_CARDS[k, rng.randint(state, G_RNG, np.int64(4))]
+                if not (state[G_SOLO] and SOLO_REMOVED[c]):
+                    break
+        state[G_CARDS_IN_PLAY + k] = c
+    # monuments: deal 2 each
+    if state[G_MONUMENTS]:
+        pool = state[SCRATCH_KEY:SCRATCH_KEY + NUM_MONUMENTS]    # the scratch tail: no array to allocate (cold start)
+        m = 0
+        for i in range(NUM_MONUMENTS):
+            if not (state[G_SOLO] and SOLO_REMOVED[NUM_BUILDING_CARDS + i]):
+                pool[m] = NUM_BUILDING_CARDS + i
+                m += 1
+        rng.shuffle(state, G_RNG, pool, np.int64(m))
+        for p in range(n):
+            state[_player_base(p) + O_DEALT] = pool[2 * p]
+            state[_player_base(p) + O_DEALT + 1] = pool[2 * p + 1]
+    first = config[CFG_FIRST_PLAYER]
+    if first < 0 or first >= n:
+        first = rng.randint(state, G_RNG, n)
+    state[G_MASTER_BUILDER] = first if state[G_TOWN_HALL] == 0 and n > 1 else 0
+    state[G_MAYOR] = first if state[G_TOWN_HALL] == 1 else 0
+    state[G_TH_FREE_ROUND] = 0
+    state[G_DRAWS_LEFT] = 0
+    state[G_SOLO_TAKEN] = -1
+    for i in range(15):
+        state[G_UNDER_DECK + i] = -1
+    if state[G_SOLO]:
+        for r in range(NUM_RESOURCES):
+            state[G_UNSEEN + r] = SOLO_DECK_PER
+        for i in range(SOLO_DISPLAY):
+            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)] += 1
+        state[G_NEVER_SEEN] = SOLO_DECK - SOLO_DISPLAY
+    state[G_TOKEN_CARD] = -1
+    state[G_OPALEYE_OWNER] = -1
+    state[G_GROVE_TYPE] = -1
+    state[G_RESOURCE_CELL] = -1
+    state[G_GUILD_CELL] = -1
+    state[G_OPALEYE_TYPE] = -1
+    state[G_ORDER_POS] = 0
+    if state[G_MONUMENTS]:
+        state[G_STAGE] = ST_KEEP
+    else:
+        _start_round(state)
+    _run(state)
+
+
+@njit(cache=True)
+def current_player(state):
+    if state[G_PHASE] == PH_GAME_OVER:
+        return -1
+    return state[G_ACTOR]
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    mask[:] = 0
+    ph = state[G_PHASE]
+    p = state[G_ACTOR]
+    if ph == PH_GAME_OVER:
+        return
+    b = _player_base(p)
+    if ph == PH_KEEP:
+        mask[A_KEEP] = 1
+        mask[A_KEEP + 1] = 1
+    elif ph == PH_NAME:
+        m = _naming_mask(state, p)
+        for r in range(NUM_RESOURCES):
+            if m >> r & 1:
+                mask[A_RESOURCE + r] = 1
+    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
+        _commit_mask(state, p, ph, mask)
+    elif ph == PH_BUILD:
+        _construct_mask(state, p, mask)
+        mask[A_PASS] = 1
+    elif ph == PH_TOKEN:
+        for q in range(16):
+            if state[G_TOKEN_ANYWHERE]:
+                if _is_empty(state, p, q):
+                    mask[A_SQUARE + q] = 1
+            elif (state[G_TOKEN_VACATED] >> q) & 1:
+                mask[A_SQUARE + q] = 1
+    elif ph == PH_BUILD_RESOURCE:
+        q = state[G_RESOURCE_CELL]
+        if state[b + O_BUILDING + q] == C_BANK:
+            m = _bank_res_mask(state, p, q)
+            for r in range(NUM_RESOURCES):
+                if not (m >> r) & 1:
+                    mask[A_RESOURCE + r] = 1
+        else:
+            for r in range(NUM_RESOURCES):
+                mask[A_RESOURCE + r] = 1
+    elif ph == PH_GROVE_TYPE:
+        for k in range(NUM_TYPES):
+            if _type_allowed(state, p, k, np.bool_(False)):
+                mask[A_TYPE + k] = 1
+    elif ph == PH_GROVE_SQUARE or ph == PH_OPALEYE_SQUARE:
+        for q in range(16):
+            if _is_empty(state, p, q):
+                mask[A_SQUARE + q] = 1
+    elif ph == PH_GUILD_TARGET:
+        for q in range(16):
+            c = state[b + O_BUILDING + q]
+            if c >= 0 and c < NUM_BUILDING_CARDS and not (state[G_GUILD_REPLACED] >> q) & 1:
+                mask[A_SQUARE + q] = 1
+        mask[A_PASS] = 1
+    elif ph == PH_GUILD_TYPE:
+        q = state[G_GUILD_CELL]
+        c = state[b + O_BUILDING + q]
+        for k in range(NUM_TYPES):
+            if k != CARD_TYPE[c] and _type_allowed(state, p, k, c == C_BANK):
+                mask[A_TYPE + k] = 1
+    elif ph == PH_OPALEYE_TYPE:
+        for k in range(NUM_TYPES):
+            if state[b + O_OPALEYE_ASIDE + k] == 0:
+                mask[A_TYPE + k] = 1
+
+
+@njit(cache=True)
+def step(state, action):
+    ph = state[G_PHASE]
+    p = state[G_ACTOR]
+    b = _player_base(p)
+    a = action
+    # The automatic events (``run``) happen at the end, from here only: every jitted
+    # function that calls _run compiles its code again (cold start).
+    run = False
+    if ph == PH_KEEP:
+        state[b + O_KEPT] = state[b + O_DEALT + a - A_KEEP]
+        state[G_ORDER_POS] += 1
+        run = True
+    elif ph == PH_NAME:
+        state[G_RESOURCE] = a - A_RESOURCE
+        state[b + O_MB_TURNS] += 1
+        state[G_STAGE] = ST_COMMIT
+        state[G_ORDER_POS] = 0
+        run = True
+    elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
+        nxt = _commit_apply(state, p, ph, a)
+        if nxt < 0:
+            state[b + O_COMMITTED] = 1
+            state[b + O_PEND_STAGE] = -1
+            state[G_ORDER_POS] += 1
+            run = True
+        else:
+            state[b + O_PEND_STAGE] = nxt
+            _set(state, nxt, p)
+    elif ph == PH_OPALEYE_SQUARE:       # end of round: an Opaleye's Watch building moves
+        q = a - A_SQUARE
+        k = state[G_OPALEYE_TYPE]
+        card = state[G_CARDS_IN_PLAY + k]
+        state[b + O_OPALEYE_ASIDE + k] = 0
+        state[G_OPALEYE_TYPE] = -1
+        _put_building(state, p, q, card)
+        if _needs_resource(card):
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_END
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
+        else:
+            run = True
+    elif ph == PH_BUILD_RESOURCE and state[G_RESOURCE_RETURN] == RET_END:
+        state[b + O_BUILDING_RES + state[G_RESOURCE_CELL]] = a - A_RESOURCE
+        _idle_context(state)
+        run = True
+    else:
+        run = _build_substep(state, p, ph, a)
+    if run:
+        _run(state)
+
+
+@njit(cache=True, **JIT_ONLY)
+def _idle_context(state):
+    """Back at a BUILD decision (or past the effect): the step context holds nothing."""
+    for i in range(CONTEXT_FIRST_IDLE, BUILD_CONTEXT.shape[0]):
+        state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
+
+
+@njit(cache=True)
+def _build_substep(state, p, ph, a):
+    """Apply action ``a`` of decision ``ph`` of p's build step (``BUILD`` .. ``OPALEYE_TYPE``,
+    ``BUILD_RESOURCE`` of a construction); return True when the build step is over (p is
+    done: the caller runs on), else p's next decision is set.  Only p's own record and the
+    step context change, so :func:`determinize` re-draws hidden build steps with it."""
+    b = _player_base(p)
+    resume = False
+    if ph == PH_BUILD and a == A_PASS:
+        _finish_build_step(state, p)
+        return True
+    if ph == PH_BUILD:
+        slot = (a - A_CONSTRUCT) // CONSTRUCT_SLOT
+        t = ((a - A_CONSTRUCT) % CONSTRUCT_SLOT) // CONSTRUCT_T
+        anchor = (a - A_CONSTRUCT) % CONSTRUCT_T
+        card = _slot_card(state, p, slot)
+        r0 = anchor // 4
+        c0 = anchor % 4
+        vac = 0
+        for i in range(PATTERN_SIZE[card]):
+            q = (r0 + PATTERN_CELLS[card, t, i, 0]) * 4 + c0 + PATTERN_CELLS[card, t, i, 1]
+            if state[b + O_CUBE + q] >= 0:
+                state[b + O_CUBE + q] = -1
+                vac |= 1 << q
+        state[G_TOKEN_CARD] = card
+        state[G_TOKEN_VACATED] = vac
+        # an Obelisk of the Crescent serves its owner at once, in the same build step (R8)
+        state[G_TOKEN_ANYWHERE] = 1 if (card == C_SHED or _monument_built(state, p, np.int64(M_OBELISK))) else 0
+        _set(state, np.int64(PH_TOKEN), p)
+    elif ph == PH_TOKEN:
+        q = a - A_SQUARE
+        card = state[G_TOKEN_CARD]
+        _put_building(state, p, q, card)
+        if card < NUM_BUILDING_CARDS:
+            state[b + O_BUILT_TYPES] |= 1 << CARD_TYPE[card]
+        else:
+            state[b + O_MONUMENT_BUILT] = 1
+            state[b + O_MONUMENT_CELL] = q
+        state[G_TOKEN_CARD] = -1
+        state[G_TOKEN_VACATED] = 0
+        state[G_TOKEN_ANYWHERE] = 0
+        resume = _after_token(state, p, q)
+    elif ph == PH_BUILD_RESOURCE:
+        q = state[G_RESOURCE_CELL]
+        state[b + O_BUILDING_RES + q] = a - A_RESOURCE
+        state[G_RESOURCE_CELL] = -1
+        if state[G_RESOURCE_RETURN] == RET_GUILD:
+            resume = _guild_continue(state, p)
+        else:
+            resume = True
+    elif ph == PH_GROVE_TYPE:
+        state[G_GROVE_TYPE] = a - A_TYPE
+        _set(state, np.int64(PH_GROVE_SQUARE), p)
+    elif ph == PH_GROVE_SQUARE:
+        q = a - A_SQUARE
+        card = state[G_CARDS_IN_PLAY + state[G_GROVE_TYPE]]
+        state[G_GROVE_TYPE] = -1
+        _put_building(state, p, q, card)
+        if _needs_resource(card):
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_BUILD
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
+        else:
+            resume = True
+    elif ph == PH_GUILD_TARGET:
+        if a == A_PASS:
+            state[G_GUILD_LEFT] = 0
+            resume = True
+        else:
+            state[G_GUILD_CELL] = a - A_SQUARE
+            _set(state, np.int64(PH_GUILD_TYPE), p)
+    elif ph == PH_GUILD_TYPE:
+        q = state[G_GUILD_CELL]
+        card = state[G_CARDS_IN_PLAY + a - A_TYPE]
+        _put_building(state, p, q, card)
+        state[G_GUILD_REPLACED] |= 1 << q
+        state[G_GUILD_LEFT] -= 1
+        state[G_GUILD_CELL] = -1
+        if _needs_resource(card):
+            state[G_RESOURCE_CELL] = q
+            state[G_RESOURCE_RETURN] = RET_GUILD
+            _set(state, np.int64(PH_BUILD_RESOURCE), p)
+        else:
+            resume = _guild_continue(state, p)
+    elif ph == PH_OPALEYE_TYPE:
+        state[b + O_OPALEYE_ASIDE + a - A_TYPE] = 1
+        state[G_OPALEYE_MOVED] += 1
+        resume = state[G_OPALEYE_MOVED] >= OPALEYE_COUNT
+    if resume:      # back to p's build step, as in _run
+        _idle_context(state)
+        if _build_offered(state, p):
+            _set(state, np.int64(PH_BUILD), p)
+        else:
+            _finish_build_step(state, p)
+            return True
+    return False
+
+
+@njit(cache=True)
+def advance(state, action, mask):
+    """The AEC shell's one call per step (see :mod:`envs.spec`)."""
+    step(state, action)
+    player = current_player(state)
+    if player >= 0:
+        legal_mask(state, mask)
+    return player
+
+
+@njit(cache=True, **JIT_ONLY)
+def _guild_continue(state, p):
+    """Next Architect's Guild replacement; True when the Guild is over (back to building)."""
+    if state[G_GUILD_LEFT] > 0:
+        _set(state, np.int64(PH_GUILD_TARGET), p)
+        return False
+    return True
+
+
 @njit(cache=True)
 def scores(state, out):
     parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NUM_CARDS + 2]
@@ -2244,7 +2176,407 @@ def ranks(state, out):
     ranks_lexicographic(keys, n, out)
 
 
-# ==================================================================== greedy potential
+# ======================================================================== observation
+# ------------------------------------------------------------------ observation layout
+ROUND_NORM = 100.0
+# one player's piece, seen from the observer (offsets inside the piece); squares planes:
+PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
+    0, 1, 1 + NUM_RESOURCES, 1 + NUM_RESOURCES + NUM_TYPES, 2 + NUM_RESOURCES + NUM_TYPES, 2 + 2 * NUM_RESOURCES + NUM_TYPES, 2 + 3 * NUM_RESOURCES + NUM_TYPES
+OBS_PLANES = PLANE_PLACED + 1
+_PLAYER_OBS_FIELDS = (
+    ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
+    ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
+    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NUM_TYPES,)),
+    ("committed", ()),
+)
+PLAYER_OBS = Layout("tiny_towns player observation")
+for _name, _shape in _PLAYER_OBS_FIELDS:
+    PLAYER_OBS.add(_name, _shape)
+P_SQUARES = PLAYER_OBS.offset("squares")
+P_PRESENT = PLAYER_OBS.offset("present")
+P_BUILDING = PLAYER_OBS.offset("building")
+P_COMPLETE = PLAYER_OBS.offset("complete")
+P_DONE_ROUND = PLAYER_OBS.offset("done_round")
+P_MB_TURNS = PLAYER_OBS.offset("master_builder_turns")
+P_HAMMER = PLAYER_OBS.offset("hammer")
+P_CAVE_LEFT = PLAYER_OBS.offset("cave_uses_left")
+P_MONUMENT = PLAYER_OBS.offset("monument_built")
+P_SHRINE = PLAYER_OBS.offset("shrine_value")
+P_OPALEYE = PLAYER_OBS.offset("opaleye_aside")
+P_COMMITTED = PLAYER_OBS.offset("committed")
+OBS_PLAYER = PLAYER_OBS.size
+
+OBS = Layout("tiny_towns observation")      # every part in [0, 1]
+for _i in range(MAX_SEATS):
+    for _name, _shape in _PLAYER_OBS_FIELDS:
+        _off = OBS.add(f"player{_i}_{_name}", _shape)
+        assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
+# public
+OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
+OBS_NUM_PLAYERS = OBS.add("num_players", (MAX_SEATS,))
+OBS_TOWN_HALL = OBS.add("town_hall")
+OBS_SOLO = OBS.add("solo")
+OBS_MONUMENTS = OBS.add("monuments")
+OBS_CAVE_RULE = OBS.add("cave_rule")
+OBS_ROUND = OBS.add("round")
+OBS_PHASE = OBS.add("phase", (NUM_PHASES + 1,))           # last: "another player is placing"
+OBS_ACTOR = OBS.add("actor", (MAX_SEATS,))
+OBS_RESOURCE = OBS.add("round_resource", (NUM_RESOURCES,))
+OBS_IMPOSED = OBS.add("imposed_on_me")
+OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
+OBS_UNSEEN = OBS.add("unseen", (NUM_RESOURCES,))
+OBS_DRAWS_LEFT = OBS.add("draws_left")
+OBS_FACE_UP = OBS.add("face_up_discards", (NUM_RESOURCES,))
+OBS_DISPLAY = OBS.add("solo_display", (NUM_RESOURCES,))
+OBS_NEVER_SEEN = OBS.add("solo_never_seen")
+OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NUM_RESOURCES))
+OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
+# private
+OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
+OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
+OBS_PEND_OFFERED = OBS.add("pending_offered", (NUM_RESOURCES,))
+OBS_PEND_RESOURCE = OBS.add("pending_resource", (NUM_RESOURCES,))
+OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
+OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NUM_RESOURCES,))
+OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
+OBS_COMMITTED = OBS.add("committed")
+# step context (public, except another player's build step: hidden until the reveal)
+OBS_TOKEN_CARD = OBS.add("token_card", (NUM_CARDS,))
+OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
+OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
+OBS_GROVE_TYPE = OBS.add("grove_type", (NUM_TYPES,))
+OBS_GUILD_LEFT = OBS.add("guild_left")
+OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
+OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NUM_TYPES,))
+OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
+OBS_SIZE = OBS.size
+
+
+@njit(cache=True)
+def public_phase(state, viewer):
+    """The current decision as ``viewer`` (a seat or ``TABLE``) sees it: its ``PH_*``, but
+    ``NUM_PHASES`` ("another player is placing") for a step of another player's secret
+    placement, and ``PH_BUILD`` for any step of another player's hidden build step (which
+    construction or on-build choice it is stays hidden until the reveal, R6)."""
+    ph = state[G_PHASE]
+    if state[G_ACTOR] == viewer or state[G_SOLO] or ph == PH_GAME_OVER:
+        return ph
+    if ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
+        return np.int64(NUM_PHASES)
+    if _builds_hidden(state):
+        return np.int64(PH_BUILD)
+    return ph
+
+
+@njit(cache=True)
+def context_hidden(state, viewer):
+    """The step context (the construction waiting for its token, on-build choices under
+    way) belongs to another player's hidden build step."""
+    return state[G_ACTOR] != viewer and _builds_hidden(state)
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    out[:] = 0.0
+    n = state[G_NUM_PLAYERS]
+    r = state[G_ROUND]
+    for rel in range(MAX_SEATS):
+        if rel < n:
+            p = (player + rel) % n
+            b = seen_base(state, p, player)     # another player's constructions of the round: hidden
+            o = rel * OBS_PLAYER
+            for q in range(16):
+                base = o + P_SQUARES + q * OBS_PLANES
+                c = state[b + O_BUILDING + q]
+                cube = state[b + O_CUBE + q]
+                if c < 0 and cube < 0:
+                    out[base + PLANE_EMPTY] = 1.0
+                if cube >= 0:
+                    out[base + PLANE_CUBE + cube] = 1.0
+                if c >= 0:
+                    if c < NUM_BUILDING_CARDS:
+                        out[base + PLANE_TYPE + CARD_TYPE[c]] = 1.0
+                    else:
+                        out[base + PLANE_MONUMENT] = 1.0
+                    if state[b + O_BUILDING_RES + q] >= 0:
+                        out[base + PLANE_BUILDING_RES + state[b + O_BUILDING_RES + q]] = 1.0
+                    for k in range(NUM_RESOURCES):
+                        out[base + PLANE_WAREHOUSE + k] = state[b + O_WAREHOUSE + q * 5 + k] / 3.0
+                    if state[b + O_PLACED_ROUND + q] == r:
+                        out[base + PLANE_PLACED] = 1.0
+            out[o + P_PRESENT] = 1.0
+            out[o + P_BUILDING] = 1.0 if state[b + O_STATUS] == 0 else 0.0
+            out[o + P_COMPLETE] = 1.0 if state[b + O_STATUS] == 1 else 0.0
+            out[o + P_DONE_ROUND] = min(state[b + O_DONE_ROUND], ROUND_NORM) / ROUND_NORM
+            out[o + P_MB_TURNS] = min(state[b + O_MB_TURNS], ROUND_NORM) / ROUND_NORM
+            out[o + P_HAMMER] = 1.0 if (state[G_TOWN_HALL] == 0 and n > 1 and state[G_MASTER_BUILDER] == p) else 0.0
+            out[o + P_CAVE_LEFT] = (CAVE_USES - state[b + O_CAVE_USES]) / CAVE_USES if state[G_CAVE_RULE] else 0.0
+            if state[b + O_MONUMENT_BUILT]:
+                out[o + P_MONUMENT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
+                out[o + P_SHRINE] = state[b + O_SHRINE] / 8.0
+            for k in range(NUM_TYPES):
+                out[o + P_OPALEYE + k] = state[b + O_OPALEYE_ASIDE + k]
+            out[o + P_COMMITTED] = state[b + O_COMMITTED]
+    # public
+    for k in range(NUM_TYPES):
+        out[OBS_CARDS + state[G_CARDS_IN_PLAY + k]] = 1.0
+    out[OBS_NUM_PLAYERS + n - 1] = 1.0
+    out[OBS_TOWN_HALL] = state[G_TOWN_HALL]
+    out[OBS_SOLO] = state[G_SOLO]
+    out[OBS_MONUMENTS] = state[G_MONUMENTS]
+    out[OBS_CAVE_RULE] = state[G_CAVE_RULE]
+    out[OBS_ROUND] = min(r, ROUND_NORM) / ROUND_NORM
+    ph = state[G_PHASE]
+    out[OBS_PHASE + public_phase(state, player)] = 1.0
+    if state[G_ACTOR] >= 0 and ph != PH_GAME_OVER:
+        out[OBS_ACTOR + (state[G_ACTOR] - player + n) % n] = 1.0
+    if state[G_RESOURCE] >= 0:
+        out[OBS_RESOURCE + state[G_RESOURCE]] = 1.0
+    out[OBS_IMPOSED] = 1.0 if (state[G_RESOURCE] >= 0 and (state[G_TOWN_HALL] == 1 or
+                                                           player != state[G_MASTER_BUILDER])) else 0.0
+    if state[G_SOLO]:
+        out[OBS_IMPOSED] = 1.0
+    if state[G_TOWN_HALL] == 1:
+        out[OBS_TH_ROUND + state[G_TH_FREE_ROUND]] = 1.0
+    if not state[G_SOLO]:
+        for k in range(NUM_RESOURCES):
+            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0 if state[G_TOWN_HALL] == 1 else 0.0
+    else:
+        for k in range(NUM_RESOURCES):
+            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0
+    out[OBS_DRAWS_LEFT] = state[G_DRAWS_LEFT] / 10.0
+    for k in range(NUM_RESOURCES):
+        out[OBS_FACE_UP + k] = state[G_FACE_UP + k] / 3.0
+    for k in range(NUM_RESOURCES):
+        out[OBS_DISPLAY + k] = state[G_DISPLAY + k] / 3.0
+    out[OBS_NEVER_SEEN] = state[G_NEVER_SEEN] / 12.0
+    for i in range(15):
+        if state[G_UNDER_DECK + i] >= 0 and i < state[G_UNDER_DECK_LEN]:
+            out[OBS_UNDER_DECK + 5 * i + state[G_UNDER_DECK + i]] = 1.0
+    out[OBS_UNDER_DECK_LEN] = state[G_UNDER_DECK_LEN] / 15.0
+    # private
+    b = _player_base(player)
+    if state[b + O_KEPT] < 0:
+        for i in range(MAX_MONUMENTS_DEALT):
+            if state[b + O_DEALT + i] >= 0:
+                out[OBS_DEALT + state[b + O_DEALT + i] - NUM_BUILDING_CARDS] = 1.0
+    if state[b + O_KEPT] >= 0:
+        out[OBS_KEPT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
+    if state[b + O_PEND_OFFERED] >= 0:
+        out[OBS_PEND_OFFERED + state[b + O_PEND_OFFERED]] = 1.0
+    if state[b + O_PEND_RESOURCE] >= 0:
+        out[OBS_PEND_RESOURCE + state[b + O_PEND_RESOURCE]] = 1.0
+    if state[b + O_PEND_DEST] >= 0:
+        out[OBS_PEND_DEST + state[b + O_PEND_DEST]] = 1.0
+    if state[b + O_PEND_SWAP_RES] >= 0:
+        out[OBS_PEND_SWAP_RES + state[b + O_PEND_SWAP_RES]] = 1.0
+    if state[b + O_PEND_SWAP_SQUARE] >= 0:
+        out[OBS_PEND_SWAP_SQUARE + state[b + O_PEND_SWAP_SQUARE]] = 1.0
+    out[OBS_COMMITTED] = state[b + O_COMMITTED]
+    # step context: public, except during another player's hidden build step
+    if context_hidden(state, player):
+        return OBS_SIZE
+    if state[G_TOKEN_CARD] >= 0:
+        out[OBS_TOKEN_CARD + state[G_TOKEN_CARD]] = 1.0
+    for q in range(16):
+        out[OBS_TOKEN_VACATED + q] = (state[G_TOKEN_VACATED] >> q) & 1
+    out[OBS_TOKEN_ANYWHERE] = state[G_TOKEN_ANYWHERE]
+    if state[G_GROVE_TYPE] >= 0:
+        out[OBS_GROVE_TYPE + state[G_GROVE_TYPE]] = 1.0
+    guild = ph == PH_GUILD_TARGET or ph == PH_GUILD_TYPE or (ph == PH_BUILD_RESOURCE and
+                                                             state[G_RESOURCE_RETURN] == RET_GUILD)
+    out[OBS_GUILD_LEFT] = state[G_GUILD_LEFT] / 2.0 if guild else 0.0
+    for q in range(16):
+        out[OBS_GUILD_REPLACED + q] = (state[G_GUILD_REPLACED] >> q) & 1 if guild else 0
+    if state[G_OPALEYE_TYPE] >= 0:
+        out[OBS_OPALEYE_TYPE + state[G_OPALEYE_TYPE]] = 1.0
+    if state[G_RESOURCE_CELL] >= 0:
+        out[OBS_RESOURCE_CELL + state[G_RESOURCE_CELL]] = 1.0
+    elif state[G_GUILD_CELL] >= 0:
+        out[OBS_RESOURCE_CELL + state[G_GUILD_CELL]] = 1.0
+    return OBS_SIZE
+
+
+# ================================================================= hidden information
+@njit(cache=True)
+def reseed(state, seed):
+    rng.seed_rng(state, G_RNG, seed)
+
+
+@njit(cache=True)
+def _pick(state, mask):
+    return _pick_gen(state, G_RNG, mask)
+
+
+@njit(cache=True)
+def _pick_gen(gen_state, off, mask):
+    cnt = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            cnt += 1
+    k = rng.randint(gen_state, off, cnt)
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def _random_commit(state, p, mask):
+    """Redo p's commitment with uniformly random legal choices at each sub-step."""
+    ph = _commit_start(state, p)
+    while ph >= 0:
+        mask[:] = 0
+        _commit_mask(state, p, ph, mask)
+        a = _pick(state, mask)
+        ph = _commit_apply(state, p, ph, a)
+
+
+@njit(cache=True)
+def _random_build(state, p, mask, backup, partial):
+    """Replay p's build step from its start (p's record as the others saw it) with uniformly
+    random legal choices at every decision.  Played to its end, or (``partial``) to one of
+    p's ``BUILD`` decisions, where p is left to act: there ``PASS`` stands for "stop here", and
+    a construction after which the step would end by itself is undone (``backup`` holds p's
+    record and the step context before it)."""
+    nctx = BUILD_CONTEXT.shape[0]
+    if not _build_offered(state, p):
+        if partial:     # cannot happen (the actor's step was offered); keep the game legal
+            _set(state, np.int64(PH_BUILD), p)
+        else:
+            _finish_build_step(state, p)
+        return
+    _set(state, np.int64(PH_BUILD), p)
+    b = _player_base(p)
+    while True:
+        ph = state[G_PHASE]
+        mask[:] = 0
+        legal_mask(state, mask)
+        a = _pick(state, mask)
+        if partial and ph == PH_BUILD:
+            if a == A_PASS:
+                return
+            for i in range(PLAYER_SIZE):
+                backup[i] = state[b + i]
+            for i in range(nctx):
+                backup[PLAYER_SIZE + i] = state[BUILD_CONTEXT[i]]
+        if _build_substep(state, p, ph, a):
+            if partial:
+                for i in range(PLAYER_SIZE):
+                    state[b + i] = backup[i]
+                for i in range(nctx):
+                    state[BUILD_CONTEXT[i]] = backup[PLAYER_SIZE + i]
+            return
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    n = state[G_NUM_PLAYERS]
+    if observer < 0 or observer >= n:
+        # callers validate; a bad seat must still never index the state
+        raise ValueError("determinize: observer is not a seat of this game")
+    reseed(state, seed)
+    ob = _player_base(observer)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    nctx = BUILD_CONTEXT.shape[0]
+    saved = np.empty(nctx, dtype=np.int64)
+    backup = np.empty(PLAYER_SIZE + nctx, dtype=np.int64)
+    # the others' constructions of this round, hidden until the last builder is done: every
+    # other record back to what the table saw at the reveal (re-drawn below)
+    hidden_builds = _builds_hidden(state)
+    actor = state[G_ACTOR]
+    if hidden_builds:
+        for i in range(nctx):
+            saved[i] = state[BUILD_CONTEXT[i]]
+            if i >= CONTEXT_FIRST_IDLE and actor != observer:
+                state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
+        for p in range(n):
+            if p != observer:
+                for i in range(PLAYER_SIZE):
+                    state[_player_base(p) + i] = state[G_SHOWN + p * PLAYER_SIZE + i]
+    # monuments the observer has not seen
+    if state[G_MONUMENTS]:
+        seen = np.zeros(NUM_CARDS, dtype=np.int64)
+        for i in range(2):
+            if state[ob + O_DEALT + i] >= 0:
+                seen[state[ob + O_DEALT + i]] = 1
+        for p in range(n):
+            b = _player_base(p)
+            if state[b + O_MONUMENT_BUILT]:
+                seen[state[b + O_KEPT]] = 1
+        pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
+        m = 0
+        for i in range(NUM_BUILDING_CARDS, NUM_CARDS):
+            if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
+                pool[m] = i
+                m += 1
+        rng.shuffle(state, G_RNG, pool, np.int64(m))
+        k = 0
+        for p in range(n):
+            if p == observer:
+                continue
+            b = _player_base(p)
+            if state[b + O_MONUMENT_BUILT]:
+                state[b + O_DEALT] = state[b + O_KEPT]
+                state[b + O_DEALT + 1] = pool[k]
+                k += 1
+            elif state[b + O_KEPT] >= 0:
+                state[b + O_KEPT] = pool[k]
+                state[b + O_DEALT] = pool[k]
+                state[b + O_DEALT + 1] = pool[k + 1]
+                k += 2
+            else:
+                state[b + O_DEALT] = pool[k]
+                state[b + O_DEALT + 1] = pool[k + 1]
+                k += 2
+            # the copy the others see holds no secret of the real game either
+            shown = G_SHOWN + p * PLAYER_SIZE
+            state[shown + O_KEPT] = state[b + O_KEPT]
+            state[shown + O_DEALT] = state[b + O_DEALT]
+            state[shown + O_DEALT + 1] = state[b + O_DEALT + 1]
+    # hidden commitments of the other players
+    if state[G_STAGE] == ST_COMMIT and not state[G_SOLO]:
+        for i in range(state[G_ORDER_LEN]):
+            p = state[G_ORDER + i]
+            if p == observer:
+                continue
+            b = _player_base(p)
+            if state[b + O_COMMITTED]:
+                _random_commit(state, p, mask)
+            elif state[G_ACTOR] == p and state[G_PHASE] >= PH_CHOOSE and state[G_PHASE] <= PH_SWAP_SQUARE:
+                # p is in the middle of its placement: redo its earlier sub-choices at random
+                # up to the same step (the sequence of steps depends on public facts only,
+                # see _warehouse_padded), so the copy's turn order matches the game's.
+                target = state[G_PHASE]
+                ph = _commit_start(state, p)
+                while ph >= 0 and ph != target:
+                    mask[:] = 0
+                    _commit_mask(state, p, ph, mask)
+                    ph = _commit_apply(state, p, ph, _pick(state, mask))
+                if ph < 0:          # cannot happen; keep the copy a legal game anyway
+                    ph = _commit_start(state, p)
+                state[b + O_PEND_STAGE] = ph
+                _set(state, ph, p)
+    # hidden build steps: the other players done building replay theirs at random, and
+    # another player in the middle of its build step replays one up to a BUILD decision,
+    # where it is left to act (its earlier choices there are hidden, so whose turn it is
+    # does not change)
+    if hidden_builds:
+        for i in range(state[G_ORDER_POS]):
+            p = state[G_ORDER + i]
+            if p != observer:
+                _random_build(state, p, mask, backup, False)
+                state[G_ORDER_POS] = saved[2]
+        if actor != observer:
+            _random_build(state, actor, mask, backup, True)
+        else:
+            for i in range(nctx):
+                state[BUILD_CONTEXT[i]] = saved[i]
+
+
+# =================================================================== greedy heuristic
 # Heuristic weights, not rules data (only ``potential`` reads them).  EST_VP: the VP a
 # building of each card typically adds to a town, context-dependent scores taken at a
 # middling value and 0-VP utility cards valued for what they enable.
@@ -2448,327 +2780,3 @@ def potential(state, p):
             best += gain
     return best + POT_UNFED * unfed
 
-
-# ======================================================================= observation
-@njit(cache=True)
-def public_phase(state, viewer):
-    """The current decision as ``viewer`` (a seat or ``TABLE``) sees it: its ``PH_*``, but
-    ``NUM_PHASES`` ("another player is placing") for a step of another player's secret
-    placement, and ``PH_BUILD`` for any step of another player's hidden build step (which
-    construction or on-build choice it is stays hidden until the reveal, R6)."""
-    ph = state[G_PHASE]
-    if state[G_ACTOR] == viewer or state[G_SOLO] or ph == PH_GAME_OVER:
-        return ph
-    if ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
-        return np.int64(NUM_PHASES)
-    if _builds_hidden(state):
-        return np.int64(PH_BUILD)
-    return ph
-
-
-@njit(cache=True)
-def context_hidden(state, viewer):
-    """The step context (the construction waiting for its token, on-build choices under
-    way) belongs to another player's hidden build step."""
-    return state[G_ACTOR] != viewer and _builds_hidden(state)
-
-
-@njit(cache=True)
-def observe(state, player, out):
-    out[:] = 0.0
-    n = state[G_NUM_PLAYERS]
-    r = state[G_ROUND]
-    for rel in range(MAX_SEATS):
-        if rel < n:
-            p = (player + rel) % n
-            b = seen_base(state, p, player)     # another player's constructions of the round: hidden
-            o = rel * OBS_PLAYER
-            for q in range(16):
-                base = o + P_SQUARES + q * OBS_PLANES
-                c = state[b + O_BUILDING + q]
-                cube = state[b + O_CUBE + q]
-                if c < 0 and cube < 0:
-                    out[base + PLANE_EMPTY] = 1.0
-                if cube >= 0:
-                    out[base + PLANE_CUBE + cube] = 1.0
-                if c >= 0:
-                    if c < NUM_BUILDING_CARDS:
-                        out[base + PLANE_TYPE + CARD_TYPE[c]] = 1.0
-                    else:
-                        out[base + PLANE_MONUMENT] = 1.0
-                    if state[b + O_BUILDING_RES + q] >= 0:
-                        out[base + PLANE_BUILDING_RES + state[b + O_BUILDING_RES + q]] = 1.0
-                    for k in range(NUM_RESOURCES):
-                        out[base + PLANE_WAREHOUSE + k] = state[b + O_WAREHOUSE + q * 5 + k] / 3.0
-                    if state[b + O_PLACED_ROUND + q] == r:
-                        out[base + PLANE_PLACED] = 1.0
-            out[o + P_PRESENT] = 1.0
-            out[o + P_BUILDING] = 1.0 if state[b + O_STATUS] == 0 else 0.0
-            out[o + P_COMPLETE] = 1.0 if state[b + O_STATUS] == 1 else 0.0
-            out[o + P_DONE_ROUND] = min(state[b + O_DONE_ROUND], ROUND_NORM) / ROUND_NORM
-            out[o + P_MB_TURNS] = min(state[b + O_MB_TURNS], ROUND_NORM) / ROUND_NORM
-            out[o + P_HAMMER] = 1.0 if (state[G_TOWN_HALL] == 0 and n > 1 and state[G_MASTER_BUILDER] == p) else 0.0
-            out[o + P_CAVE_LEFT] = (CAVE_USES - state[b + O_CAVE_USES]) / CAVE_USES if state[G_CAVE_RULE] else 0.0
-            if state[b + O_MONUMENT_BUILT]:
-                out[o + P_MONUMENT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
-                out[o + P_SHRINE] = state[b + O_SHRINE] / 8.0
-            for k in range(NUM_TYPES):
-                out[o + P_OPALEYE + k] = state[b + O_OPALEYE_ASIDE + k]
-            out[o + P_COMMITTED] = state[b + O_COMMITTED]
-    # public
-    for k in range(NUM_TYPES):
-        out[OBS_CARDS + state[G_CARDS_IN_PLAY + k]] = 1.0
-    out[OBS_NUM_PLAYERS + n - 1] = 1.0
-    out[OBS_TOWN_HALL] = state[G_TOWN_HALL]
-    out[OBS_SOLO] = state[G_SOLO]
-    out[OBS_MONUMENTS] = state[G_MONUMENTS]
-    out[OBS_CAVE_RULE] = state[G_CAVE_RULE]
-    out[OBS_ROUND] = min(r, ROUND_NORM) / ROUND_NORM
-    ph = state[G_PHASE]
-    out[OBS_PHASE + public_phase(state, player)] = 1.0
-    if state[G_ACTOR] >= 0 and ph != PH_GAME_OVER:
-        out[OBS_ACTOR + (state[G_ACTOR] - player + n) % n] = 1.0
-    if state[G_RESOURCE] >= 0:
-        out[OBS_RESOURCE + state[G_RESOURCE]] = 1.0
-    out[OBS_IMPOSED] = 1.0 if (state[G_RESOURCE] >= 0 and (state[G_TOWN_HALL] == 1 or
-                                                           player != state[G_MASTER_BUILDER])) else 0.0
-    if state[G_SOLO]:
-        out[OBS_IMPOSED] = 1.0
-    if state[G_TOWN_HALL] == 1:
-        out[OBS_TH_ROUND + state[G_TH_FREE_ROUND]] = 1.0
-    if not state[G_SOLO]:
-        for k in range(NUM_RESOURCES):
-            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0 if state[G_TOWN_HALL] == 1 else 0.0
-    else:
-        for k in range(NUM_RESOURCES):
-            out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0
-    out[OBS_DRAWS_LEFT] = state[G_DRAWS_LEFT] / 10.0
-    for k in range(NUM_RESOURCES):
-        out[OBS_FACE_UP + k] = state[G_FACE_UP + k] / 3.0
-    for k in range(NUM_RESOURCES):
-        out[OBS_DISPLAY + k] = state[G_DISPLAY + k] / 3.0
-    out[OBS_NEVER_SEEN] = state[G_NEVER_SEEN] / 12.0
-    for i in range(15):
-        if state[G_UNDER_DECK + i] >= 0 and i < state[G_UNDER_DECK_LEN]:
-            out[OBS_UNDER_DECK + 5 * i + state[G_UNDER_DECK + i]] = 1.0
-    out[OBS_UNDER_DECK_LEN] = state[G_UNDER_DECK_LEN] / 15.0
-    # private
-    b = _player_base(player)
-    if state[b + O_KEPT] < 0:
-        for i in range(MAX_MONUMENTS_DEALT):
-            if state[b + O_DEALT + i] >= 0:
-                out[OBS_DEALT + state[b + O_DEALT + i] - NUM_BUILDING_CARDS] = 1.0
-    if state[b + O_KEPT] >= 0:
-        out[OBS_KEPT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
-    if state[b + O_PEND_OFFERED] >= 0:
-        out[OBS_PEND_OFFERED + state[b + O_PEND_OFFERED]] = 1.0
-    if state[b + O_PEND_RESOURCE] >= 0:
-        out[OBS_PEND_RESOURCE + state[b + O_PEND_RESOURCE]] = 1.0
-    if state[b + O_PEND_DEST] >= 0:
-        out[OBS_PEND_DEST + state[b + O_PEND_DEST]] = 1.0
-    if state[b + O_PEND_SWAP_RES] >= 0:
-        out[OBS_PEND_SWAP_RES + state[b + O_PEND_SWAP_RES]] = 1.0
-    if state[b + O_PEND_SWAP_SQUARE] >= 0:
-        out[OBS_PEND_SWAP_SQUARE + state[b + O_PEND_SWAP_SQUARE]] = 1.0
-    out[OBS_COMMITTED] = state[b + O_COMMITTED]
-    # step context: public, except during another player's hidden build step
-    if context_hidden(state, player):
-        return OBS_SIZE
-    if state[G_TOKEN_CARD] >= 0:
-        out[OBS_TOKEN_CARD + state[G_TOKEN_CARD]] = 1.0
-    for q in range(16):
-        out[OBS_TOKEN_VACATED + q] = (state[G_TOKEN_VACATED] >> q) & 1
-    out[OBS_TOKEN_ANYWHERE] = state[G_TOKEN_ANYWHERE]
-    if state[G_GROVE_TYPE] >= 0:
-        out[OBS_GROVE_TYPE + state[G_GROVE_TYPE]] = 1.0
-    guild = ph == PH_GUILD_TARGET or ph == PH_GUILD_TYPE or (ph == PH_BUILD_RESOURCE and
-                                                             state[G_RESOURCE_RETURN] == RET_GUILD)
-    out[OBS_GUILD_LEFT] = state[G_GUILD_LEFT] / 2.0 if guild else 0.0
-    for q in range(16):
-        out[OBS_GUILD_REPLACED + q] = (state[G_GUILD_REPLACED] >> q) & 1 if guild else 0
-    if state[G_OPALEYE_TYPE] >= 0:
-        out[OBS_OPALEYE_TYPE + state[G_OPALEYE_TYPE]] = 1.0
-    if state[G_RESOURCE_CELL] >= 0:
-        out[OBS_RESOURCE_CELL + state[G_RESOURCE_CELL]] = 1.0
-    elif state[G_GUILD_CELL] >= 0:
-        out[OBS_RESOURCE_CELL + state[G_GUILD_CELL]] = 1.0
-    return OBS_SIZE
-
-
-# ================================================================ hidden information
-@njit(cache=True)
-def reseed(state, seed):
-    rng.seed_rng(state, G_RNG, seed)
-
-
-@njit(cache=True)
-def _pick(state, mask):
-    return _pick_gen(state, G_RNG, mask)
-
-
-@njit(cache=True)
-def _pick_gen(gen_state, off, mask):
-    cnt = 0
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            cnt += 1
-    k = rng.randint(gen_state, off, cnt)
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
-
-
-@njit(cache=True)
-def _random_commit(state, p, mask):
-    """Redo p's commitment with uniformly random legal choices at each sub-step."""
-    ph = _commit_start(state, p)
-    while ph >= 0:
-        mask[:] = 0
-        _commit_mask(state, p, ph, mask)
-        a = _pick(state, mask)
-        ph = _commit_apply(state, p, ph, a)
-
-
-@njit(cache=True)
-def _random_build(state, p, mask, backup, partial):
-    """Replay p's build step from its start (p's record as the others saw it) with uniformly
-    random legal choices at every decision.  Played to its end, or (``partial``) to one of
-    p's ``BUILD`` decisions, where p is left to act: there ``PASS`` stands for "stop here", and
-    a construction after which the step would end by itself is undone (``backup`` holds p's
-    record and the step context before it)."""
-    nctx = BUILD_CONTEXT.shape[0]
-    if not _build_offered(state, p):
-        if partial:     # cannot happen (the actor's step was offered); keep the game legal
-            _set(state, np.int64(PH_BUILD), p)
-        else:
-            _finish_build_step(state, p)
-        return
-    _set(state, np.int64(PH_BUILD), p)
-    b = _player_base(p)
-    while True:
-        ph = state[G_PHASE]
-        mask[:] = 0
-        legal_mask(state, mask)
-        a = _pick(state, mask)
-        if partial and ph == PH_BUILD:
-            if a == A_PASS:
-                return
-            for i in range(PLAYER_SIZE):
-                backup[i] = state[b + i]
-            for i in range(nctx):
-                backup[PLAYER_SIZE + i] = state[BUILD_CONTEXT[i]]
-        if _build_substep(state, p, ph, a):
-            if partial:
-                for i in range(PLAYER_SIZE):
-                    state[b + i] = backup[i]
-                for i in range(nctx):
-                    state[BUILD_CONTEXT[i]] = backup[PLAYER_SIZE + i]
-            return
-
-
-@njit(cache=True)
-def determinize(state, observer, seed):
-    n = state[G_NUM_PLAYERS]
-    if observer < 0 or observer >= n:
-        # callers validate; a bad seat must still never index the state
-        raise ValueError("determinize: observer is not a seat of this game")
-    reseed(state, seed)
-    ob = _player_base(observer)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    nctx = BUILD_CONTEXT.shape[0]
-    saved = np.empty(nctx, dtype=np.int64)
-    backup = np.empty(PLAYER_SIZE + nctx, dtype=np.int64)
-    # the others' constructions of this round, hidden until the last builder is done: every
-    # other record back to what the table saw at the reveal (re-drawn below)
-    hidden_builds = _builds_hidden(state)
-    actor = state[G_ACTOR]
-    if hidden_builds:
-        for i in range(nctx):
-            saved[i] = state[BUILD_CONTEXT[i]]
-            if i >= CONTEXT_FIRST_IDLE and actor != observer:
-                state[BUILD_CONTEXT[i]] = IDLE_CONTEXT[i]
-        for p in range(n):
-            if p != observer:
-                for i in range(PLAYER_SIZE):
-                    state[_player_base(p) + i] = state[G_SHOWN + p * PLAYER_SIZE + i]
-    # monuments the observer has not seen
-    if state[G_MONUMENTS]:
-        seen = np.zeros(NUM_CARDS, dtype=np.int64)
-        for i in range(2):
-            if state[ob + O_DEALT + i] >= 0:
-                seen[state[ob + O_DEALT + i]] = 1
-        for p in range(n):
-            b = _player_base(p)
-            if state[b + O_MONUMENT_BUILT]:
-                seen[state[b + O_KEPT]] = 1
-        pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
-        m = 0
-        for i in range(NUM_BUILDING_CARDS, NUM_CARDS):
-            if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
-                pool[m] = i
-                m += 1
-        rng.shuffle(state, G_RNG, pool, np.int64(m))
-        k = 0
-        for p in range(n):
-            if p == observer:
-                continue
-            b = _player_base(p)
-            if state[b + O_MONUMENT_BUILT]:
-                state[b + O_DEALT] = state[b + O_KEPT]
-                state[b + O_DEALT + 1] = pool[k]
-                k += 1
-            elif state[b + O_KEPT] >= 0:
-                state[b + O_KEPT] = pool[k]
-                state[b + O_DEALT] = pool[k]
-                state[b + O_DEALT + 1] = pool[k + 1]
-                k += 2
-            else:
-                state[b + O_DEALT] = pool[k]
-                state[b + O_DEALT + 1] = pool[k + 1]
-                k += 2
-            # the copy the others see holds no secret of the real game either
-            shown = G_SHOWN + p * PLAYER_SIZE
-            state[shown + O_KEPT] = state[b + O_KEPT]
-            state[shown + O_DEALT] = state[b + O_DEALT]
-            state[shown + O_DEALT + 1] = state[b + O_DEALT + 1]
-    # hidden commitments of the other players
-    if state[G_STAGE] == ST_COMMIT and not state[G_SOLO]:
-        for i in range(state[G_ORDER_LEN]):
-            p = state[G_ORDER + i]
-            if p == observer:
-                continue
-            b = _player_base(p)
-            if state[b + O_COMMITTED]:
-                _random_commit(state, p, mask)
-            elif state[G_ACTOR] == p and state[G_PHASE] >= PH_CHOOSE and state[G_PHASE] <= PH_SWAP_SQUARE:
-                # p is in the middle of its placement: redo its earlier sub-choices at random
-                # up to the same step (the sequence of steps depends on public facts only,
-                # see _warehouse_padded), so the copy's turn order matches the game's.
-                target = state[G_PHASE]
-                ph = _commit_start(state, p)
-                while ph >= 0 and ph != target:
-                    mask[:] = 0
-                    _commit_mask(state, p, ph, mask)
-                    ph = _commit_apply(state, p, ph, _pick(state, mask))
-                if ph < 0:          # cannot happen; keep the copy a legal game anyway
-                    ph = _commit_start(state, p)
-                state[b + O_PEND_STAGE] = ph
-                _set(state, ph, p)
-    # hidden build steps: the other players done building replay theirs at random, and
-    # another player in the middle of its build step replays one up to a BUILD decision,
-    # where it is left to act (its earlier choices there are hidden, so whose turn it is
-    # does not change)
-    if hidden_builds:
-        for i in range(state[G_ORDER_POS]):
-            p = state[G_ORDER + i]
-            if p != observer:
-                _random_build(state, p, mask, backup, False)
-                state[G_ORDER_POS] = saved[2]
-        if actor != observer:
-            _random_build(state, actor, mask, backup, True)
-        else:
-            for i in range(nctx):
-                state[BUILD_CONTEXT[i]] = saved[i]
