@@ -20,7 +20,8 @@ import envs
 from envs import cli
 from benchmarks.batched import _options
 from kernels import rng
-from kernels.playout import per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
 
 
 @per_kernel

@@ -28,7 +28,8 @@ import numpy as np
 
 import envs
 from envs import cli
-from kernels.playout import new_generator, random_playout
+from kernels.playout import random_playout
+from kernels.rng import new_generator
 
 # Player count measured for each game (the reference configuration).
 BENCH_PLAYERS = {"kingdomino_duel_v0": 2, "tiny_towns_v0": 4, "between_two_cities_v0": 5,

@@ -444,7 +444,7 @@ class Spec(GameSpec):
         hand = st.hands[seat]
         if int(st.phase) == K.PH_END:
             return []
-        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.N_TILES) if hand[t])
+        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.NUM_TILE_CODES) if hand[t])
                              or "empty")]
         if st.phase == K.PH_PICK:
             picked = [tile_name(t) for t in st.chosen[seat] if t >= 0]
@@ -464,7 +464,7 @@ class Spec(GameSpec):
             lines.append(f"{names[c]}: score {int(tot[c])}, factories {fc}")
             if mode in (K.MODE_SIMPLE, K.MODE_FULL) and c == K.DLC:
                 kc = st.kind_counts[c]
-                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.N_KINDS) if kc[k]))
+                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.NUM_KINDS) if kc[k]))
                 continue
             lines.extend(self._city_lines(st, c))
         if mode in (K.MODE_STD, K.MODE_2P):
@@ -486,9 +486,9 @@ class Spec(GameSpec):
                     cd = int(st.last_card[a - 1])
                     card = f"card {int(K.CARD_IDS[cd])}" if cd >= 0 else "no card"
                     lines.append(f"automaton {nm} hand: " + ", ".join(
-                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.N_TILES) if h[t]) + f" ({card})")
+                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.NUM_TILE_CODES) if h[t]) + f" ({card})")
             lines.append("player_0 hand: " + ", ".join(
-                f"{tile_name(t)} x{int(st.hands[0, t])}" for t in range(K.N_TILES) if st.hands[0, t]))
+                f"{tile_name(t)} x{int(st.hands[0, t])}" for t in range(K.NUM_TILE_CODES) if st.hands[0, t]))
         out = np.zeros(K.MAX_SEATS, dtype=np.int64)
         K.scores(state, out)
         lines.append("scores: " + ", ".join(str(int(x)) for x in out[:int(st.num_participants)]))

@@ -13,12 +13,12 @@ from kernels import between_two_cities as K
 def tile_name(tile):
     """Name of tile code ``tile``: ``0..8`` a single of that kind, ``9..32`` duplex ``tile - 9``."""
     if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)) \
-            or not 0 <= int(tile) < K.N_TILES:
-        raise ValueError(f"tile must be an integer tile code in [0, {K.N_TILES}), got {tile!r}")
+            or not 0 <= int(tile) < K.NUM_TILE_CODES:
+        raise ValueError(f"tile must be an integer tile code in [0, {K.NUM_TILE_CODES}), got {tile!r}")
     t = int(tile)
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         return K.KIND_NAMES[t]
-    d = t - K.N_KINDS
+    d = t - K.NUM_KINDS
     a, b = K.DUPLEX_HALVES[d]
     sep = "/" if K.DUPLEX_STACKED[d] else "|"
     return f"duplex {d} [{K.KIND_NAMES[a]}{sep}{K.KIND_NAMES[b]}]"
@@ -35,5 +35,5 @@ def remembered_tiles(state, seat):
                           ("duplexes discarded face down", st.duplex_discards[seat])):
         if counts.any():
             lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
-                                                  for t in range(K.N_TILES) if counts[t]))
+                                                  for t in range(K.NUM_TILE_CODES) if counts[t]))
     return lines

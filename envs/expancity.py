@@ -259,7 +259,7 @@ def _check_goal_ids(goal_ids):
 
 def _check_obs_window(obs_window):
     if not (obs_window == 0 or (obs_window >= 5 and obs_window % 2 == 1)):
-        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.W}, got {obs_window!r}")
+        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.GRID_SIDE}, got {obs_window!r}")
     return obs_window
 
 
@@ -280,7 +280,7 @@ class Spec(GameSpec):
         Option("data_path", "path", None, "a corrected copy of the data file (same schema, "
                "checked field by field at load)", none_ok=True),
         Option("obs_window", "int", 21, "side of the observation's spatial crop (odd, >= 5); "
-               "0: no crop", low=0, high=K.W, check=_check_obs_window),
+               "0: no crop", low=0, high=K.GRID_SIDE, check=_check_obs_window),
     )
 
     def build_config(self, opts):
@@ -339,7 +339,7 @@ class Spec(GameSpec):
         nt = int(st.num_tiles)
         if block == "place":
             s, r = divmod(i, K.PLACE_SLOT)
-            anchor, d = divmod(r, K.NDIRS)
+            anchor, d = divmod(r, K.NUM_DIRS)
             typ = int(st.hand[p, s]) if p >= 0 else -1
             name = keys[typ] if typ >= 0 else "(empty slot)"
             if anchor < nt:
@@ -405,7 +405,7 @@ class Spec(GameSpec):
 
         hand = [keys[int(t)] for t in st.hand[seat] if t >= 0]
         lines = ["hand: " + (", ".join(hand) or "empty")]
-        lines += ["secret contract " + contract(c) for c in range(K.NCON) if st.held[seat, c]]
+        lines += ["secret contract " + contract(c) for c in range(K.NUM_CONTRACTS) if st.held[seat, c]]
         lines += ["put under the deck: contract " + contract(c) for c in bottom_cards(state, seat)]
         if int(st.current) == seat and int(st.phase) == K.PH_CONTRACT_KEEP:
             lines += [f"drawn, keep one: contract {contract(int(c))}" for c in st.contract_pair
@@ -440,7 +440,7 @@ class Spec(GameSpec):
                      f"{int(st.pool_size + st.queue_len)}, roofs left res "
                      f"{int(st.roofs_left[K.KIND_RES])} com {int(st.roofs_left[K.KIND_COM])}")
         for p in range(n):
-            rev = [c + 1 for c in range(K.NCON) if st.revealed[p, c]]
+            rev = [c + 1 for c in range(K.NUM_CONTRACTS) if st.revealed[p, c]]
             hs = sum(1 for s in range(K.HAND_SLOTS) if st.hand[p, s] >= 0)
             goal = f" (goals {int(st.goal_points[p])})" if st.phase == K.PH_GAME_OVER else ""
             lines.append(

@@ -12,5 +12,5 @@ def bottom_cards(state, seat):
     """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
     st = K.STATE.fields(state)
     head = int(st.queue_head)
-    return [int(st.queue[(head + i) % K.NCON]) for i in range(int(st.queue_len))
-            if st.queue_owner[(head + i) % K.NCON] == seat]
+    return [int(st.queue[(head + i) % K.NUM_CONTRACTS]) for i in range(int(st.queue_len))
+            if st.queue_owner[(head + i) % K.NUM_CONTRACTS] == seat]

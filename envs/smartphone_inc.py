@@ -180,8 +180,8 @@ from envs.spec import GameConfig, GameSpec
 from envs.smartphone_inc_readouts import STEVE_COVERED, plan_cells  # noqa: F401  (public here too)
 from kernels import smartphone_inc as K
 
-ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PUP: "P+", K.RES: "Re", K.LOG: "Lo",
-              K.PROD: "Pr", K.PDOWN: "P-"}
+ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PRICE_UP: "P+", K.RES: "Re", K.LOG: "Lo",
+              K.PROD: "Pr", K.PRICE_DOWN: "P-"}
 _SIDE_MODE = {"front": 0, "back": 1, "random": 2}
 _SIDE_WORDS = "'front', 'back' or 'random'"
 
@@ -220,7 +220,7 @@ def _cell(i):
 
 @functools.lru_cache(maxsize=1)
 def _pad_table():
-    plans = np.zeros((4 * K.NARR, 9), dtype=np.int64)
+    plans = np.zeros((4 * K.NUM_ARRANGEMENTS, 9), dtype=np.int64)
     K.pad_plan_outcomes(plans)
     plans.setflags(write=False)
     return plans
@@ -271,12 +271,12 @@ class Spec(GameSpec):
             raise ValueError("steve=False is impossible with num_players=1 (Steve is mandatory solo)")
         ts = opts["tech_sides"]
         if isinstance(ts, str):
-            sides = [_SIDE_MODE[ts]] * K.NTECH
+            sides = [_SIDE_MODE[ts]] * K.NUM_TECHS
         else:
             sides = [_SIDE_MODE[ts.get(tid, "front")] for tid in K.TECH_IDS]
         ncomp = n + steve
         cols = opts["colours"]
-        colv = [-1] * K.MAX_CO
+        colv = [-1] * K.MAX_SEATS
         if cols is not None:
             if len(cols) != ncomp:
                 raise ValueError(f"colours must be None or a list of {ncomp} distinct colours from "
@@ -286,8 +286,8 @@ class Spec(GameSpec):
         config = np.zeros(K.CONFIG_SIZE, dtype=np.int64)
         config[K.CFG_NUM_PLAYERS] = n
         config[K.CFG_STEVE] = int(steve)
-        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NTECH] = sides
-        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_CO] = colv
+        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NUM_TECHS] = sides
+        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_SEATS] = colv
         norm = {"num_players": n, "steve": steve, "tech_sides": ts, "colours": cols}
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
                           options=norm, num_participants=ncomp, scratch=K.STATE.scratch_size)
@@ -336,7 +336,7 @@ class Spec(GameSpec):
                 return "tile face down (+1 good)"
             d, o, lv = x >> 2, (x >> 1) & 1, x & 1
             tname = ""
-            if 0 <= c < K.MAX_CO and st.plan_stage == K.P_TILE_PLACE:
+            if 0 <= c < K.MAX_SEATS and st.plan_stage == K.P_TILE_PLACE:
                 tt = int(K.COMPANY.fields(st.companies[c]).tiles[st.picked_tile])
                 i0, i1 = K.TT_ICONS[tt, o], K.TT_ICONS[tt, 1 - o]
                 tname = f" {K.ICON_NAMES[i0]} on {_cell(K.DOM_A[d])}, {K.ICON_NAMES[i1]} on {_cell(K.DOM_B[d])}"
@@ -345,9 +345,9 @@ class Spec(GameSpec):
             t = int(st.display[x])
             return f"take display slot {x} [{'-' if t < 0 else '/'.join(K.TILE_TYPES[t])}]"
         if blk == "research":
-            return "stop research" if x == K.NTECH else f"research marker on {K.TECH_NAMES[x]}"
+            return "stop research" if x == K.NUM_TECHS else f"research marker on {K.TECH_NAMES[x]}"
         if blk == "logistics":
-            return "stop logistics" if x == K.NREG else f"logistics marker on {K.REGION_NAMES[x]}"
+            return "stop logistics" if x == K.NUM_REGIONS else f"logistics marker on {K.REGION_NAMES[x]}"
         if blk == "office_target":
             kind = {K.OT_WIFI: "Wi-Fi office", K.OT_GAMEPAD: "Gamepad office", K.OT_EXTRA: "extra office",
                     K.OT_MOVE: "move office to"}.get(
@@ -365,7 +365,7 @@ class Spec(GameSpec):
 
     def _tile_name(self, state, c, k):
         st = K.STATE.fields(state)
-        if not 0 <= c < K.MAX_CO or k >= K.COMPANY.fields(st.companies[c]).num_tiles:
+        if not 0 <= c < K.MAX_SEATS or k >= K.COMPANY.fields(st.companies[c]).num_tiles:
             return "?"
         return "/".join(K.TILE_TYPES[int(K.COMPANY.fields(st.companies[c]).tiles[k])])
 
@@ -430,13 +430,13 @@ class Spec(GameSpec):
         lines.append("Technologies: " + ", ".join(
             f"{K.TECH_NAMES[t]}[{'front' if st.tech_side[t] == 0 else 'back'}, cost {int(K.TECH_COST[t])}"
             f"{'' if st.patent[t] < 0 else ', patent ' + self._company(state, int(st.patent[t]))}]"
-            for t in range(K.NTECH)))
+            for t in range(K.NUM_TECHS)))
         lines.append("Display: " + " ".join(
             "--" if st.display[s] < 0 else "/".join(K.TILE_TYPES[int(st.display[s])])
             for s in range(K.DISPLAY_SIZE))
             + f"   stack {int(st.stack_size)}, tokens {int(st.tokens_left)}")
         lines.append("Regions:")
-        for r in range(K.NREG):
+        for r in range(K.NUM_REGIONS):
             offs = [int(st.offices[r, s]) for s in range(int(K.REG_NSLOT[r]))]
             txt = " ".join("-" if o < 0 else self._colour(state, o)[:3] for o in offs)
             t = int(st.retailer[r])
@@ -461,8 +461,8 @@ class Spec(GameSpec):
         K.scores(state, sc)
         for c in range(n):
             co = K.COMPANY.fields(st.companies[c])
-            techs = ",".join(K.TECH_IDS[t] for t in range(K.NTECH) if co.owns[t])
-            tm = ",".join(f"{K.TECH_IDS[t]}:{int(co.tech_markers[t])}" for t in range(K.NTECH)
+            techs = ",".join(K.TECH_IDS[t] for t in range(K.NUM_TECHS) if co.owns[t])
+            tm = ",".join(f"{K.TECH_IDS[t]}:{int(co.tech_markers[t])}" for t in range(K.NUM_TECHS)
                           if co.tech_markers[t])
             tiles = " ".join("/".join(K.TILE_TYPES[int(co.tiles[k])])
                              for k in range(int(co.num_tiles)))
@@ -473,8 +473,8 @@ class Spec(GameSpec):
             if st.revealed:
                 lines += ["      " + line for line in self._plan_lines(state, c)]
                 o = co.outcome
-                lines.append(f"      outcome: C+d {o[K.O_GOODS]} prod {o[K.O_PROD]} IMP {o[K.O_IMP]}/"
-                             f"{o[K.O_IMP_COVERED]} shift {o[K.O_PRICE_SHIFT]} RES {o[K.O_RES]} LOG {o[K.O_LOG]}")
+                lines.append(f"      outcome: C+d {o[K.PO_GOODS]} prod {o[K.PO_PROD]} IMP {o[K.PO_IMP]}/"
+                             f"{o[K.PO_IMP_COVERED]} shift {o[K.PO_PRICE_SHIFT]} RES {o[K.PO_RES]} LOG {o[K.PO_LOG]}")
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):

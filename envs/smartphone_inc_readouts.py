@@ -19,12 +19,12 @@ def plan_cells(state, c):
     visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
     placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
     st = K.STATE.fields(state)
-    icon = np.zeros(K.NCELL, dtype=np.int64)
-    src = np.zeros(K.NCELL, dtype=np.int64)
+    icon = np.zeros(K.NUM_CELLS, dtype=np.int64)
+    src = np.zeros(K.NUM_CELLS, dtype=np.int64)
     if c == st.steve:
         icon[:] = -1
         cov = K.STEVE_CYCLE[(int(st.round) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(K.NSTEVE):
+        for v in range(K.NUM_STEVE_CELLS):
             icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
             src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
         return icon, src

@@ -35,7 +35,9 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
     Current score of every seat into ``out`` (``int64``, one per seat).
 ``ranks(state, out)``
     At the end: 1-based rank of every seat among all participants (automata
-    included), tie-breaks applied; seats still tied share the better rank.
+    included), tie-breaks applied; seats still tied share the better rank.  Every game
+    writes its keys (score, then its tie-breaks) into a scratch view of the state and
+    calls :func:`kernels.outcome.ranks_lexicographic`.
 ``advance(state, action, mask) -> int`` (optional)
     One AEC step in one call: ``step``, then ``current_player`` and, while the game runs,
     ``legal_mask`` into ``mask``; returns the seat to move (``-1`` at the end).  Written

@@ -317,7 +317,7 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
     if shrine_value is not None and (not _is_int(shrine_value) or int(shrine_value) not in _SHRINE_VALUES):
         raise ValueError(f"shrine_value must be None or one of {_SHRINE_VALUES}, got {shrine_value!r}")
     if starloom_place is not None:
-        _int_arg("starloom_place", starloom_place, 1, K.MAXP)
+        _int_arg("starloom_place", starloom_place, 1, K.MAX_SEATS)
     if K.M_SHRINE in bld and shrine_value is None:
         raise ValueError("shrine_value is needed when the Shrine of the Elder Tree is on the board")
     if K.M_STARLOOM in bld and starloom_place is None:
@@ -328,20 +328,20 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
         take = min(left, K.WAREHOUSE_CAP)
         wh[q] = take
         left -= take
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     total = K.score_board(bld, wh, right, 1 if solo else 0,
                           int(shrine_value or 0), int(starloom_place or 1), parts)
     out = {"total": int(total)}
     for c in sorted(set(int(x) for x in bld if x >= 0)):
         out[K.CARD_TOKENS[c]] = int(parts[c])
-    out["empty"] = int(parts[K.NCARDS])
+    out["empty"] = int(parts[K.NUM_CARDS])
     return out
 
 
 def _deck_cards(names):
     """Card index per colour deck (index 0, the Cottage, stays -1) from a list of card names;
     ``ValueError`` naming ``buildings`` for a bad list."""
-    cards = [-1] * K.NTYPES
+    cards = [-1] * K.NUM_TYPES
     for name in names:
         c = _card_index(name)
         if c >= K.NUM_BUILDING_CARDS:
@@ -352,7 +352,7 @@ def _deck_cards(names):
         if cards[t] >= 0:
             raise ValueError(f"buildings: two cards of the {K.TYPE_IDS[t]} deck ({name!r})")
         cards[t] = c
-    missing = [K.TYPE_IDS[t] for t in range(1, K.NTYPES) if cards[t] < 0]
+    missing = [K.TYPE_IDS[t] for t in range(1, K.NUM_TYPES) if cards[t] < 0]
     if missing:
         raise ValueError(f"buildings: no card of the {', '.join(missing)} deck(s)")
     return cards
@@ -398,7 +398,7 @@ class Spec(GameSpec):
                "list of card names, one per colour deck", none_ok=True, check=_check_buildings),
         Option("cave_rule", "bool", False, "each player may set aside an imposed resource twice per game"),
         Option("first_player", "int", None, "the first Master Builder (Town Hall: the mayor); None: random",
-               low=0, high=K.MAXP - 1, none_ok=True),
+               low=0, high=K.MAX_SEATS - 1, none_ok=True),
     )
 
     def build_config(self, opts):
@@ -410,11 +410,11 @@ class Spec(GameSpec):
         if first is not None and not first < n:
             raise ValueError(f"first_player must be None or a seat 0..{n - 1}, got {first!r}")
         buildings = opts["buildings"]
-        cards = [-1] * K.NTYPES
+        cards = [-1] * K.NUM_TYPES
         if buildings is not None:
             names = K.DATA["presets"]["first_game"]["cards"] if buildings == "first_game" else buildings
             cards = _deck_cards(names)
-            for t in range(1, K.NTYPES):
+            for t in range(1, K.NUM_TYPES):
                 if n == 1 and K.SOLO_REMOVED[cards[t]]:
                     raise ValueError(f"buildings: {K.CARD_NAMES[cards[t]]!r} is not used in the solo game")
         config = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
@@ -424,7 +424,7 @@ class Spec(GameSpec):
         config[K.CFG_CAVE_RULE] = 1 if opts["cave_rule"] else 0
         config[K.CFG_FIRST_PLAYER] = -1 if first is None else first
         config[K.CFG_CARDS] = 0
-        for t in range(1, K.NTYPES):
+        for t in range(1, K.NUM_TYPES):
             config[K.CFG_CARDS + t] = cards[t]
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
                           options=dict(opts), scratch=K.STATE.scratch_size)
@@ -546,14 +546,14 @@ class Spec(GameSpec):
         # (builds are hidden: the others see the copy of its record taken at the reveal)
         live_rec, shown_rec = player_record(state, seat), player_record(state, seat, K.TABLE)
         if not np.array_equal(st.players[seat], st.shown_players[seat]):
-            parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+            parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
             score = int(K.score_seen(state, seat, seat, parts))
             head = f"built this round, hidden until everyone has built: score {score}"
             if live_rec.status:
                 head += ", town complete"
             if live_rec.monument_built and not shown_rec.monument_built:
                 head += f", monument {K.CARD_NAMES[int(live_rec.kept_monument)]}"
-            opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if live_rec.opaleye_aside[k]]
+            opal = [K.TYPE_IDS[k] for k in range(K.NUM_TYPES) if live_rec.opaleye_aside[k]]
             if opal:
                 head += f", Opaleye set aside {opal}"
             lines.append(head)
@@ -586,7 +586,7 @@ class Spec(GameSpec):
             disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(st.solo_display[r]))]
             info += f", display {disp}"
         lines.append(info)
-        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
         for p in range(n):
             rec = player_record(state, p, K.TABLE)     # this round's constructions: hidden until the reveal
             score = int(K.score_seen(state, p, K.TABLE, parts))
@@ -609,7 +609,7 @@ class Spec(GameSpec):
     def end_infos(self, state, cfg):
         n = cfg.num_players
         breakdown = []
-        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
         totals = []
         for p in range(n):
             tot = int(K._player_score(state, p, parts))
@@ -619,8 +619,8 @@ class Spec(GameSpec):
             present = sorted(set(int(c) for c in rec.building if c >= 0))
             for c in present:
                 d[K.CARD_TOKENS[c]] = int(parts[c])
-            d["empty"] = int(parts[K.NCARDS])
-            d["fed"] = [q for q in range(16) if (int(parts[K.NCARDS + 1]) >> q) & 1]
+            d["empty"] = int(parts[K.NUM_CARDS])
+            d["fed"] = [q for q in range(16) if (int(parts[K.NUM_CARDS + 1]) >> q) & 1]
             breakdown.append(d)
         out = {"breakdown": breakdown}
         if n == 1:

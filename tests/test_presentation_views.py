@@ -1,6 +1,6 @@
 """Presentation code reads a game's state by the names its layout declares (``K.STATE.fields``,
 the records' ``K.PLAYER`` / ``K.COMPANY`` / ``K.PLAN`` / ``K.BOX`` / ``K.DATA_BLOB``), never by
-offset arithmetic such as ``state[K.HANDS + seat * K.N_TILES + t]``: the pictures, the text
+offset arithmetic such as ``state[K.HANDS + seat * K.NUM_TILE_CODES + t]``: the pictures, the text
 tables and labels of the adapters, and the readouts they share."""
 import re
 from pathlib import Path
@@ -24,10 +24,10 @@ def presentation_files():
 
 def test_the_pattern_finds_raw_reads():
     found = [line for line in ("x = int(state[K.PHASE])", "y = s[b + K.O_CUBE + q]",
-                               "z = state[K.HANDS + s * K.N_TILES: K.HANDS + (s + 1) * K.N_TILES]",
+                               "z = state[K.HANDS + s * K.NUM_TILE_CODES: K.HANDS + (s + 1) * K.NUM_TILE_CODES]",
                                "w = int(st.hands[s, t])", "config[K.CFG_SEED] = 3") if RAW_READ.search(line)]
     assert found == ["x = int(state[K.PHASE])", "y = s[b + K.O_CUBE + q]",
-                     "z = state[K.HANDS + s * K.N_TILES: K.HANDS + (s + 1) * K.N_TILES]"]
+                     "z = state[K.HANDS + s * K.NUM_TILE_CODES: K.HANDS + (s + 1) * K.NUM_TILE_CODES]"]
 
 
 def test_presentation_reads_state_through_declared_views():

@@ -102,7 +102,7 @@ def test_between_two_cities_hand_and_picks_in_their_owners_text_only():
     picked = tile_name(int(st[K.CHOSEN]))
     mine = raw.text(observer=0)
     assert f"picked this turn: {picked}" in mine
-    for t in range(K.N_TILES):
+    for t in range(K.NUM_TILE_CODES):
         if st[K.HANDS + t]:
             assert f"{tile_name(t)} x{int(st[K.HANDS + t])}" in mine
     assert "picked this turn: nothing yet" in raw.text(observer=1)
@@ -114,7 +114,7 @@ def test_expancity_contracts_and_hand_in_their_holders_text_only():
     for raw in _random_states("expancity_v0", 5, 61, num_players=3):
         names = raw.cfg.info["contract_names"]
         for seat in range(3):
-            held = [c for c in range(K.NCON) if raw._state[K.HELD + seat * K.NCON + c]]
+            held = [c for c in range(K.NUM_CONTRACTS) if raw._state[K.HELD + seat * K.NUM_CONTRACTS + c]]
             for viewer in range(3):
                 text = raw.text(observer=viewer)
                 for c in held:

@@ -73,7 +73,7 @@ def test_terminal_table_shows_each_card_in_plays_pattern(deck):
 
 
 def test_recipe_table_wraps_and_keeps_every_pattern():
-    cards = list(range(K.NCARDS))
+    cards = list(range(K.NUM_CARDS))
     lines = recipe_table(cards, width=60)
     assert max(len(line) for line in lines[2:]) <= 60   # the blocks; the two heading lines are fixed
     shown = parse_recipe_table("\n".join(lines))

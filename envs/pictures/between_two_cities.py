@@ -33,10 +33,10 @@ def _solo(state):
 
 def tile_words(t):
     """Tile code ``t`` in words, as its tooltip says it ("duplex park over house")."""
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         return KIND_WORDS[t]
-    a, b = K.DUPLEX_HALVES[t - K.N_KINDS]
-    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.N_KINDS] else 'beside'} {KIND_WORDS[b]}"
+    a, b = K.DUPLEX_HALVES[t - K.NUM_KINDS]
+    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.NUM_KINDS] else 'beside'} {KIND_WORDS[b]}"
 
 
 def _city_owners(state, c):
@@ -75,7 +75,7 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     for line in memory:   # what a seat remembers of tiles that left its hand unseen by others
         c.fit_text(MARGIN, y + 14, line, width - 2 * MARGIN, size=12, fill=MUTED)
         y += 18
-    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.N_KINDS)],
+    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.NUM_KINDS)],
              width - 2 * MARGIN)
     return c
 
@@ -117,7 +117,7 @@ def _city(c, state, city, x, y, score, building, slots, mask):
                fill=MUTED)
     gx, gy = x + 8, y + 42
     if _solo(state) and city == K.DLC:   # no layout: its buildings are only counted
-        for k in range(K.N_KINDS):
+        for k in range(K.NUM_KINDS):
             ry = gy + 4 + k * 21
             c.rect(gx, ry, 18, 18, fill=KIND_FILLS[k], stroke=INK, rx=2)
             c.text(gx + 24, ry + 14, f"{KIND_WORDS[k]}: {int(counts[k])}", size=12, fill=INK)
@@ -191,7 +191,7 @@ def _seats(c, state, y, observer, mask):
         if sees_hand:
             c.text(x, ry + 22, "hand:", size=12, fill=INK)
             x += 40
-            for t in range(K.N_TILES):
+            for t in range(K.NUM_TILE_CODES):
                 if hand[t]:
                     act = pick + t if (mask is not None and s == mover and mask[pick + t]) else None
                     x = _chip(c, x, ry + 4, t, int(hand[t]), act) + 6
@@ -213,7 +213,7 @@ def _seats(c, state, y, observer, mask):
     if solo:
         waits = []
         for city, side in ((0, "left"), (2, "right")):
-            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.N_KINDS else tile_words(int(t)))
+            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.NUM_KINDS else tile_words(int(t)))
                      for k, t in enumerate(st.waiting[city]) if t >= 0]
             waits.append(f"waiting for the {side} city: {', '.join(tiles) or '-'}")
         c.text(MARGIN, y + 14, ";  ".join(waits), size=12, fill=INK)
@@ -225,10 +225,10 @@ def _chip(c, x, y, t, count, action):
     """Tile ``t`` as a small picture (a duplex: two joined squares); returns the right edge."""
     stroke, sw = (HIGHLIGHT, 3) if action is not None else (INK, 1)
     title = tile_words(t) + (f" x{count}" if count > 1 else "")
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         halves, stacked = [t], False
     else:
-        halves, stacked = list(K.DUPLEX_HALVES[t - K.N_KINDS]), bool(K.DUPLEX_STACKED[t - K.N_KINDS])
+        halves, stacked = list(K.DUPLEX_HALVES[t - K.NUM_KINDS]), bool(K.DUPLEX_STACKED[t - K.NUM_KINDS])
     hw, hh = CHIP, (17 if stacked else CHIP)   # one half: a stacked duplex is two short halves
     for i, k in enumerate(halves):
         hx, hy = (x, y + i * hh) if stacked else (x + i * hw, y)

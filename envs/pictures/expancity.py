@@ -170,7 +170,7 @@ def _draw_placements(cv, ctx, geo, left, top):
     cells = {}
     for a in np.flatnonzero(ctx.legal[K.A_PLACE:K.A_PLACE + 2 * K.PLACE_SLOT]):
         slot, rest = divmod(int(a), K.PLACE_SLOT)
-        anchor, d = divmod(rest, K.NDIRS)
+        anchor, d = divmod(rest, K.NUM_DIRS)
         cell = (int(st.tile_x[anchor] + K.DX[d]), int(st.tile_y[anchor] + K.DY[d]))
         cells.setdefault(cell, {})[slot] = K.A_PLACE + int(a)
     hand = st.hand[ctx.current]
@@ -264,7 +264,7 @@ def _player_box(cv, ctx, p, x, y):
              f"{int(st.tallest_com[p])} floors"]
     if ctx.phase == K.PH_GAME_OVER:
         lines.append(f"goals scored: {int(st.goal_points[p])} VP")
-    revealed = [c for c in range(K.NCON) if st.revealed[p, c]]
+    revealed = [c for c in range(K.NUM_CONTRACTS) if st.revealed[p, c]]
     body = [part for line in lines for part in wrap_text(line, w - 16, 11)]
     start = len(cv.shapes)
     ty = y + 20
@@ -288,7 +288,7 @@ def _player_box(cv, ctx, p, x, y):
         shown = hand if ctx.sees(p) else [None] * len(hand)
         ty = _chip_row(cv, x + 60, ty, right,
                        [lambda cx, cy, h=h: _tile_chip(cv, ctx, cx, cy, h) for h in shown])
-    held = [c for c in range(K.NCON) if st.held[p, c]]
+    held = [c for c in range(K.NUM_CONTRACTS) if st.held[p, c]]
     held_text = f"secret contracts: {int(st.num_held[p])}"
     cv.text(x + 8, ty + 13, held_text if ctx.sees(p) or not held else held_text + " (face down)", size=11, fill=INK)
     ty += 21

@@ -31,11 +31,11 @@ _ICONS = {
     K.BLANK: ("", "#ffffff", "blank"),
     K.IMP: ("Imp", "#c89a6a", "improvement: take a display tile (a goods token when covered)"),
     K.CHEAP: ("$-G", "#8fd08f", "price -1 and +1 good"),
-    K.PUP: ("$+", "#f2a0a0", "price +1"),
+    K.PRICE_UP: ("$+", "#f2a0a0", "price +1"),
     K.RES: ("Res", "#9dbff0", "1 research marker"),
     K.LOG: ("Log", "#f5c971", "1 logistics marker"),
     K.PROD: ("G", "#4fae5a", "+1 good"),
-    K.PDOWN: ("$-", "#c7ecc0", "price -1"),
+    K.PRICE_DOWN: ("$-", "#c7ecc0", "price -1"),
 }
 _TECH_SHORT = {"gps": "GPS", "wifi": "WiFi", "gamepad": "Pad", "li_ion": "Li", "nfc": "NFC", "4g": "4G"}
 _EFFECT_TEXT = {
@@ -176,11 +176,11 @@ def _crosses_box(p, q, box):
 def _links(cv, ctx, left, top):
     """A line between linked regions; links that would cross a third region are named in
     the region boxes instead.  Returns {region: [names of those far links]}."""
-    boxes = {r: _region_xy(r, left, top) for r in range(K.NREG)}
+    boxes = {r: _region_xy(r, left, top) for r in range(K.NUM_REGIONS)}
     centre = {r: (x + _REGION_W / 2, y + _REGION_H / 2) for r, (x, y) in boxes.items()}
-    far = {r: [] for r in range(K.NREG)}
-    for r in range(K.NREG):
-        for q in range(r + 1, K.NREG):
+    far = {r: [] for r in range(K.NUM_REGIONS)}
+    for r in range(K.NUM_REGIONS):
+        for q in range(r + 1, K.NUM_REGIONS):
             if not K.LINK[r, q]:
                 continue
             blocked = any(_crosses_box(centre[r], centre[q], (x, y, x + _REGION_W, y + _REGION_H))
@@ -273,7 +273,7 @@ def _map(cv, ctx, left, top):
     cv.text(left, top - 8, "World map (lines: links; office VP: leader/second; buyer: price cap or "
                            "technology needed)", size=11, fill=MUTED)
     far = _links(cv, ctx, left, top)
-    for r in range(K.NREG):
+    for r in range(K.NUM_REGIONS):
         x, y = _region_xy(r, left, top)
         _region(cv, ctx, r, x, y, far[r])
     return top + 3 * (_REGION_H + _REGION_GAP)
@@ -292,7 +292,7 @@ def _technologies(cv, ctx, x, y, w):
     cv.text(x + w, y + 12, "coloured squares: research markers", size=9, fill=MUTED, anchor="end")
     y += 18
     row_h = 50
-    for t in range(K.NTECH):
+    for t in range(K.NUM_TECHS):
         side = int(st.tech_side[t])
         a = ctx.action(K.A_RESEARCH, t) if ctx.pending == "research" else ctx.action(K.A_BONUS_TECH, t)
         effect = K.EFFECTS[int(K.TECH_EFF[t, side])]
@@ -427,8 +427,8 @@ def _company(cv, ctx, c, x, y):
         order = [int(st.order[i]) for i in range(ctx.n)]
         if c in order:
             lines[0] += f"; turn order {order.index(c) + 1} of {ctx.n}"
-    owned = [K.TECH_NAMES[t] for t in range(K.NTECH) if co.owns[t]]
-    patents = [K.TECH_NAMES[t] for t in range(K.NTECH) if st.patent[t] == c]
+    owned = [K.TECH_NAMES[t] for t in range(K.NUM_TECHS) if co.owns[t]]
+    patents = [K.TECH_NAMES[t] for t in range(K.NUM_TECHS) if st.patent[t] == c]
     lines.append("technologies: " + (", ".join(owned) if owned else "none")
                  + (f"; patents: {', '.join(patents)}" if patents else ""))
     todo = [(int(co.improve_left), "improvement"), (int(co.research_left), "research"),
@@ -477,9 +477,9 @@ def _company(cv, ctx, c, x, y):
         _plan(cv, ctx, c, x + 8, ty + 16)
         if ctx.revealed:
             o = [int(v) for v in co.outcome]
-            out = [f"goods from overlap + face down: {o[K.O_GOODS]}", f"production icons: {o[K.O_PROD]}",
-                   f"improvement icons: {o[K.O_IMP]} active, {o[K.O_IMP_COVERED]} covered",
-                   f"price shift: {o[K.O_PRICE_SHIFT]:+d}", f"research: {o[K.O_RES]}, logistics: {o[K.O_LOG]}"]
+            out = [f"goods from overlap + face down: {o[K.PO_GOODS]}", f"production icons: {o[K.PO_PROD]}",
+                   f"improvement icons: {o[K.PO_IMP]} active, {o[K.PO_IMP_COVERED]} covered",
+                   f"price shift: {o[K.PO_PRICE_SHIFT]:+d}", f"research: {o[K.PO_RES]}, logistics: {o[K.PO_LOG]}"]
             oy = ty + 10
             for line in out:
                 cv.text(x + 200, oy, line, size=9, fill=INK)
@@ -561,9 +561,9 @@ def _decision(cv, ctx, x, y, w):
     elif ctx.pending == "tile_place":
         buttons = [("face down (+1 good)", K.A_TILE_PLACE + K.FACE_DOWN)]
     elif ctx.pending == "research":
-        buttons = [("stop research", K.A_RESEARCH + K.NTECH)]
+        buttons = [("stop research", K.A_RESEARCH + K.NUM_TECHS)]
     elif ctx.pending == "logistics":
-        buttons = [("stop logistics", K.A_LOGISTICS + K.NREG)]
+        buttons = [("stop logistics", K.A_LOGISTICS + K.NUM_REGIONS)]
     elif ctx.pending == "nfc_sell":
         buttons = [(f"sell {k + 1}", K.A_NFC_SELL + k) for k in range(3)]
     elif ctx.pending == "bonus_price":

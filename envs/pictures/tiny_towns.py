@@ -64,7 +64,7 @@ def _phase_text(state, observer):
     st = K.STATE.fields(state)
     ph = int(st.phase)
     if observer is not None:   # the phase as the observer sees it, as in its observation
-        if int(K.public_phase(state, observer)) == K.NPHASES:
+        if int(K.public_phase(state, observer)) == K.NUM_PHASES:
             return "another player is placing"
         if K.context_hidden(state, observer):
             return "another player is building"
@@ -111,7 +111,7 @@ def _cube(c, x, y, size, res, action=None, title=None):
 def _cards_in_play(c, state, y, mask):
     """The seven cards everyone may build, named: they also explain the towns' codes."""
     st = K.STATE.fields(state)
-    for t in range(K.NTYPES):
+    for t in range(K.NUM_TYPES):
         card = int(st.cards_in_play[t])
         if card < 0:
             continue
@@ -149,9 +149,9 @@ def _town(c, state, p, x, y, rank, observer, mask):
     viewer = K.EVERYTHING if observer is None else observer
     rec = player_record(state, p, viewer)     # another seat's constructions of the round: hidden
     # the score as the kernel counts it (best feeding), with its parts and the fed squares
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     score = int(K.score_seen(state, p, viewer, parts))
-    fed = int(parts[K.NCARDS + 1])
+    fed = int(parts[K.NUM_CARDS + 1])
     actor = int(st.actor)
     to_move = actor == p and int(st.phase) != K.PH_GAME_OVER
     c.rect(x, y, PANEL_W, PANEL_H, fill="#fffdf7", stroke=HIGHLIGHT if to_move else "#c8c0a8",
@@ -180,7 +180,7 @@ def _town(c, state, p, x, y, rank, observer, mask):
         c.text(gx - 4, gy + r * (CELL + GAP) + CELL / 2 + 4, str(4 * r), size=9, fill=MUTED, anchor="end")
     _holdings(c, state, p, rec, x + 10, gy + BOARD + 18, mine, mask)
     built = sorted({int(card) for card in rec.building if card >= 0})
-    breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NCARDS])}"]
+    breakdown = [f"{CARD_CODES[card]} {int(parts[card])}" for card in built] + [f"empty {int(parts[K.NUM_CARDS])}"]
     lines = [("VP: ", [])]   # wrapped between parts: seven card types and a monument fit in two lines
     for part in breakdown:
         head, parts_of_line = lines[-1]
@@ -209,7 +209,7 @@ def _square(c, rec, q, x, y, action, pending, fed):
         if res >= 0:
             _cube(c, x + CELL - 15, y + CELL - 15, 12, res)
         if card == K.C_WAREHOUSE:
-            stock = [(k, int(rec.warehouse[q, k])) for k in range(K.NRES)]
+            stock = [(k, int(rec.warehouse[q, k])) for k in range(K.NUM_RESOURCES)]
             for i, (k, cnt) in enumerate((k, cnt) for k, cnt in stock if cnt):
                 c.text(x + 4 + 14 * i, y + CELL - 4, f"{K.RES_CODES[k]}{cnt}", size=10, fill=ink)
         return
@@ -258,7 +258,7 @@ def _holdings(c, state, p, rec, x, y, mine, mask):
     extra = []
     if st.cave_rule:
         extra.append(f"cave uses {int(rec.cave_uses)}/{K.CAVE_USES}")
-    opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if rec.opaleye_aside[k]]
+    opal = [K.TYPE_IDS[k] for k in range(K.NUM_TYPES) if rec.opaleye_aside[k]]
     if opal:
         extra.append("Opaleye aside: " + ", ".join(opal))
     if mine:
@@ -277,7 +277,7 @@ def _footer(c, state, y, width, mask):
     st = K.STATE.fields(state)
     c.text(MARGIN, y + 13, "resources:", size=12, fill=INK)
     x = MARGIN + 66
-    for r in range(K.NRES):
+    for r in range(K.NUM_RESOURCES):
         act = if_legal(mask, K.A_RESOURCE + r)
         if act is not None:
             c.rect(x - 3, y - 2, 78, 22, fill=None, stroke=HIGHLIGHT, stroke_width=3, rx=4)
@@ -286,7 +286,7 @@ def _footer(c, state, y, width, mask):
         x += 80
     info = ""
     if st.solo:
-        disp = [f"{K.RES_IDS[r]} x{int(st.solo_display[r])}" for r in range(K.NRES) if st.solo_display[r]]
+        disp = [f"{K.RES_IDS[r]} x{int(st.solo_display[r])}" for r in range(K.NUM_RESOURCES) if st.solo_display[r]]
         info = "display: " + (", ".join(disp) or "-")
     elif st.town_hall:
         info = f"resource deck: {int(st.draws_left)} draws before the reshuffle"
