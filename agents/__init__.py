@@ -7,6 +7,24 @@ search / its policy alone); every agent takes ``seed=`` in its constructor.
 ``agents.play_game(env, seat_agents, seed)`` plays one game (the loop of the tournaments
 and of ``train.py``'s evaluations).
 """
+
+
+def _check_import_names(names):
+    """Stop at once, in one line, when a module of the user's hides one of ``names``
+    (envs/import_names.py; loaded by its path, as ``envs`` may be the hidden name)."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "envs",
+                        "import_names.py")
+    spec = importlib.util.spec_from_file_location("cityzoo_import_names", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.check(names)
+
+
+_check_import_names(("envs", "kernels"))
+
 from agents.base import Agent, make, register
 from agents.loop import GameRecord, play_game
 

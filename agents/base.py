@@ -3,7 +3,7 @@ import secrets
 
 import numpy as np
 
-from kernels.playout import new_generator
+from kernels.rng import new_generator
 
 _REGISTRY = {}
 # The built-in agents, imported on first use: ``import agents`` stays light (no numba search

@@ -20,7 +20,6 @@ its own.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -32,6 +31,7 @@ import numpy as np
 
 import agents
 import envs
+from envs import cli
 from agents.apps import tournament as T
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "az"
@@ -145,14 +145,14 @@ def match(game, a, b, options, games, workers, seed, out):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="python -m benchmarks.az", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="kingdomino_duel_v0")
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--workers", type=int, default=2)
+    p = cli.ArgumentParser(prog="python -m benchmarks.az", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", type=cli.game_id, default="kingdomino_duel_v0")
+    p.add_argument("--games", type=cli.positive_int, default=200)
+    p.add_argument("--workers", type=cli.positive_int, default=2)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--move-seconds", type=float, default=1.0, help="time a move of both searches")
-    p.add_argument("--az-simulations", type=int, default=None, help="fix az's budget instead")
-    p.add_argument("--mcts-simulations", type=int, default=None, help="fix mcts_large's budget instead")
+    p.add_argument("--move-seconds", type=cli.positive_float, default=1.0, help="time a move of both searches")
+    p.add_argument("--az-simulations", type=cli.positive_int, default=None, help="fix az's budget instead")
+    p.add_argument("--mcts-simulations", type=cli.positive_int, default=None, help="fix mcts_large's budget instead")
     p.add_argument("--skip", nargs="*", default=[], choices=MATCHES)
     p.add_argument("--out", default=str(DEFAULT_OUT))
     return p

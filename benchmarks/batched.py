@@ -21,13 +21,13 @@ the CPU's last-level cache (16 MB on the development machine) streams every obse
 through main memory, and two threads then wait on it.  ``--batch-sizes`` adds a table of
 batched decisions/s by batch size on 1 and 2 threads.
 """
-import argparse
 import functools
 import time
 
 import numpy as np
 
 import envs
+from envs import cli
 from benchmarks.throughput import BENCH_PLAYERS, aec_random_play, best_of
 from envs.vector import VecGame
 from kernels import batch, rng
@@ -115,11 +115,11 @@ def pgx_connect_four(seconds, num_envs=PGX_BATCH):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seconds", type=float, default=2.0, help="measuring time per cell and round")
-    p.add_argument("--rounds", type=int, default=3, help="rounds per cell (the best one counts)")
-    p.add_argument("--num-envs", type=int, default=128, help="games in the batch")
-    p.add_argument("--games", nargs="*", default=list(envs.GAMES), help="game ids (default: all)")
+    p = cli.ArgumentParser(prog="python -m benchmarks.batched", description=__doc__)
+    p.add_argument("--seconds", type=cli.positive_float, default=2.0, help="measuring time per cell and round")
+    p.add_argument("--rounds", type=cli.positive_int, default=3, help="rounds per cell (the best one counts)")
+    p.add_argument("--num-envs", type=cli.positive_int, default=128, help="games in the batch")
+    p.add_argument("--games", nargs="*", type=cli.game_id, default=list(envs.GAMES), help="game ids (default: all)")
     p.add_argument("--batch-sizes", nargs="*", type=int, default=[],
                    help="also measure these batch sizes (a table by batch size and threads)")
     args = p.parse_args(argv)

@@ -7,7 +7,6 @@ again with the cache that the cold run filled.  Without ``--game`` every registe
 is measured.  Besides wall time, the child's CPU time (user + system) is reported: it
 barely changes when other jobs share the machine, so before/after comparisons use it.
 """
-import argparse
 import os
 import resource
 import subprocess
@@ -48,8 +47,10 @@ def measure(game):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--game", nargs="*", default=None, help="game ids (default: every game)")
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.cold_start", description=__doc__)
+    p.add_argument("--game", nargs="*", type=cli.game_id, default=None, help="game ids (default: every game)")
     args = p.parse_args(argv)
     import envs
     games = args.game or list(envs.GAMES)

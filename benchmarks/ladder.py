@@ -13,7 +13,6 @@ with every rung.  ``--backend ray`` plays on a Ray cluster.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -71,33 +70,28 @@ def write_report(lad, out_dir):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.ladder", description=__doc__.split("\n\n")[0],
-                                epilog="\n\n".join(__doc__.split("\n\n")[2:]),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True)
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.ladder", description=__doc__.split("\n\n")[0],
+                           epilog="\n\n".join(__doc__.split("\n\n")[2:]))
+    p.add_argument("--game", required=True, type=cli.game_id)
     p.add_argument("--solo", action="store_true", help="the game's solo ladder")
-    p.add_argument("--games", type=int, default=100, help="first-round games between neighbours")
-    p.add_argument("--seeds", type=int, default=200, help="solo: game seeds every rung plays")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--games", type=cli.positive_int, default=100, help="first-round games between neighbours")
+    p.add_argument("--seeds", type=cli.positive_int, default=200, help="solo: game seeds every rung plays")
+    p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
     p.add_argument("--backend", choices=["process", "ray"], default="process")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-games", type=int, default=20000)
+    p.add_argument("--max-games", type=cli.positive_int, default=20000)
     p.add_argument("--out", default=None, help="report folder (default benchmarks/results/ladder/...)")
     p.add_argument("--ladder-dir", default=None, help="where to write the ladder file (default: the package)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     from agents.rating import ladder as ladders
 
-    for name, value in (("--games", args.games), ("--seeds", args.seeds), ("--workers", args.workers),
-                        ("--max-games", args.max_games)):
-        if value < 1:
-            print(f"ladder: {name} must be at least 1, got {value}", file=sys.stderr)
-            raise SystemExit(2)
     try:
         spec = ladders.spec_for(args.game, "solo" if args.solo else "table")
     except ValueError as exc:
-        print(f"ladder: {exc}", file=sys.stderr)
-        raise SystemExit(2)
+        cli.fail(exc, p.prog)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     if spec.mode == "table":
         lad = ladders.build_table(spec, base_games=args.games, seed=args.seed, workers=args.workers,

@@ -11,16 +11,17 @@ calls ``legal_mask`` / ``observe``: the cost of one call is the difference betwe
 variants.  Variants alternate round after round and each keeps its best round (CPU time
 of this thread), so a shared machine's noise mostly cancels out.
 """
-import argparse
 import time
 
 import numpy as np
 from numba import njit
 
 import envs
+from envs import cli
 from benchmarks.batched import _options
 from kernels import rng
-from kernels.playout import per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
 
 
 @per_kernel
@@ -83,12 +84,12 @@ def profile(game_id, num_envs, rounds, repeats):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=400,
+    p = cli.ArgumentParser(prog="python -m benchmarks.profile_batch", description=__doc__)
+    p.add_argument("--rounds", type=cli.positive_int, default=400,
                    help="decisions per game per run (enough to cover whole games: late positions cost more)")
-    p.add_argument("--num-envs", type=int, default=64)
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--games", nargs="*", default=list(envs.GAMES))
+    p.add_argument("--num-envs", type=cli.positive_int, default=64)
+    p.add_argument("--repeats", type=cli.positive_int, default=5)
+    p.add_argument("--games", nargs="*", type=cli.game_id, default=list(envs.GAMES))
     args = p.parse_args(argv)
     print("| game | obs size | step + advance + pick (ns) | mask (ns) | observe (ns) | total (ns) | decisions/s |")
     print("|---|---|---|---|---|---|---|")

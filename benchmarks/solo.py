@@ -19,13 +19,13 @@ Three games ship a solo mode with a yardstick written by their designers:
 * Smartphone Inc. (``num_players=1``): the win rate and the score margin against Steve.
 
 Agents: ``random``, ``greedy``, MCTS with a time budget of 0.1 s (``mcts_0.1s``) and 1 s
-(``mcts_1s``) per move or with 200, its default 400, 1000 or 4000 iterations
+(``mcts_1s``) per move or with 200, its default 400, 800 or 4000 iterations
 (``mcts_200it`` .. ``mcts_4000it``: the same games on any machine), and ``policy`` -- a
 policy saved by ``train.py`` -- for each game given with ``--policy GAME=PATH`` (the report
 says how it was trained, from the ``summary.json`` next to it; ``train.py`` evaluates its
 solo runs with the same :func:`solo_outcome` and :func:`yardstick`).  Every agent plays the
 same game seeds (``--seed``, ``--seed + 1``, ...): ``--games`` per cell, ``--slow-games``
-for ``mcts_1s`` and the fixed budgets but 1000 iterations, or as ``--games-of`` says for
+for ``mcts_1s`` and the fixed budgets but 800 iterations, or as ``--games-of`` says for
 one agent in every mode (``mcts_200it=0``) or in one (``tiny_towns/mcts_200it=100``).
 Games run in ``--workers`` processes.  The report (markdown, with the game count of every cell and the command that
 made it) goes to ``--out``.  Time-budgeted MCTS depends on the machine's speed and load,
@@ -41,7 +41,6 @@ trained policy observes the level, so it plays every level from the start.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -76,9 +75,9 @@ AGENTS = {
     # solo search, whose playouts are 30 greedy moves, about 0.35 and 0.7 s a move
     "mcts_200it": ("mcts", {"simulations": 200}),
     "mcts_400it": ("mcts", {"simulations": 400}),
-    # Between Two Cities' solo search: about 0.3 and 1.2 CPU seconds a move (its last
-    # moves, whose playouts reach the end sooner, cost far less than its first)
-    "mcts_1000it": ("mcts", {"simulations": 1000}),
+    # Between Two Cities' solo search: about 0.3 and 1.5 CPU seconds a move on a loaded
+    # machine (its last moves, whose playouts reach the end sooner, cost far less than its first)
+    "mcts_800it": ("mcts", {"simulations": 800}),
     "mcts_4000it": ("mcts", {"simulations": 4000}),
 }
 SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it", "mcts_4000it")
@@ -277,11 +276,44 @@ def _play(job):
     return play_levels(job) if "levels" in job else [play_one(job)]
 
 
-def run(jobs, workers):
-    if workers <= 1:
-        return [r for j in jobs for r in _play(j)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return [r for rs in pool.map(_play, jobs, chunksize=1) for r in rs]
+def _job_key(job):
+    """What identifies a job's results in a ``--results`` file."""
+    return json.dumps([job["mode"], job["label"], job["seed"], job["options"]], sort_keys=True)
+
+
+def run(jobs, workers, results_path=None):
+    """Play ``jobs`` in ``workers`` processes and return their results.  With ``results_path``
+    (JSON lines) each job's results are appended as soon as it finishes, and jobs whose
+    results the file already holds are not played again: a long run can be stopped and
+    resumed with the same command."""
+    done, kept = {}, []
+    if results_path is not None and Path(results_path).exists():
+        for line in Path(results_path).read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                done[entry["key"]] = entry["results"]
+    todo = [j for j in jobs if _job_key(j) not in done]
+    kept = [r for j in jobs if _job_key(j) in done for r in done[_job_key(j)]]
+    sink = open(results_path, "a") if results_path is not None else None
+    try:
+        def finished(job, rs):
+            if sink is not None:
+                sink.write(json.dumps({"key": _job_key(job), "results": rs}, default=_plain) + "\n")
+                sink.flush()
+            return rs
+        if workers <= 1:
+            return kept + [r for j in todo for r in finished(j, _play(j))]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return kept + [r for j, rs in zip(todo, pool.map(_play, todo, chunksize=1))
+                           for r in finished(j, rs)]
+    finally:
+        if sink is not None:
+            sink.close()
+
+
+def _plain(value):
+    """numpy scalars and arrays as JSON."""
+    return value.tolist() if hasattr(value, "tolist") else str(value)
 
 
 # ------------------------------------------------------------------- report
@@ -457,36 +489,47 @@ def report(results, command, seconds, seed, policies=None):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=20, help="games per cell (default 20)")
-    p.add_argument("--slow-games", type=int, default=5,
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.solo", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=cli.positive_int, default=20, help="games per cell (default 20)")
+    p.add_argument("--slow-games", type=cli.non_negative_int, default=5,
                    help=f"games per cell for {', '.join(SLOW_AGENTS)} (default 5)")
     p.add_argument("--games-of", nargs="+", default=[], metavar="[MODE/]LABEL=N",
                    help="games per cell of one agent, in every mode or in one (0: not played)")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=cli.positive_int, default=2)
     p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
     p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
     p.add_argument("--agents", nargs="+", choices=list(AGENTS), default=list(AGENTS))
     p.add_argument("--policy", action="append", default=[], metavar="GAME=PATH",
                    help="a policy saved by train.py, played as agent 'policy' in GAME's solo mode")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--results", type=Path, default=None, metavar="FILE.jsonl",
+                   help="append each game's results to this file as it finishes, and skip the games "
+                        "it already holds (stop and resume a long run with the same command)")
     return p
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    if args.games < 1 or args.slow_games < 0 or args.workers < 1:
-        raise ValueError("--games and --workers must be >= 1, --slow-games >= 0")
+    from envs.cli import fail
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
     policies = {}
     for item in args.policy:
         game, sep, path = item.partition("=")
         if not sep or game not in {g for g, _, _ in MODES.values()}:
-            raise ValueError(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}")
+            fail(f"--policy expects GAME=PATH with GAME a solo game id, got {item!r}", parser.prog)
+        if not os.path.exists(path):
+            fail(f"--policy {item!r}: no such file or run directory", parser.prog)
         policies[game] = path
-    games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+    try:
+        games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+    except ValueError as exc:
+        fail(exc, parser.prog)
     jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies, games_of)
     start = time.time()
-    results = run(jobs, args.workers)
+    results = run(jobs, args.workers, args.results)
     command = "python -m benchmarks.solo " + " ".join(sys.argv[1:] if argv is None else argv)
     text = report(results, command.strip(), time.time() - start, args.seed, policies)
     args.out.parent.mkdir(parents=True, exist_ok=True)

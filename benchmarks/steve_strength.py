@@ -19,7 +19,6 @@ that checks them (``tests/test_smartphone_inc.py``, marked slow).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -36,9 +35,9 @@ def company_means():
     ``logistics``, ``price`` (5 + price shift, kept within the price bounds)."""
     from kernels import smartphone_inc as K
     rows = K.PAD_ROWS
-    price = np.clip(K.START_PRICE + rows[:, K.O_PRICE_SHIFT], K.PRICE_MIN, K.PRICE_MAX)
-    return {"goods": float((rows[:, K.O_GOODS] + rows[:, K.O_PROD]).mean()),
-            "research": float(rows[:, K.O_RES].mean()), "logistics": float(rows[:, K.O_LOG].mean()),
+    price = np.clip(K.START_PRICE + rows[:, K.PO_PRICE_SHIFT], K.PRICE_MIN, K.PRICE_MAX)
+    return {"goods": float((rows[:, K.PO_GOODS] + rows[:, K.PO_PROD]).mean()),
+            "research": float(rows[:, K.PO_RES].mean()), "logistics": float(rows[:, K.PO_LOG].mean()),
             "price": float(price.mean())}
 
 
@@ -51,8 +50,8 @@ def steve_rounds():
     out = []
     for rd in range(1, K.ROUNDS + 1):
         cov = int(K.STEVE_CYCLE[(rd - 1) % len(K.STEVE_CYCLE)])
-        active = [int(K.STEVE_PAD[v]) for v in range(K.NSTEVE) if v != cov]
-        shift = active.count(K.PUP) - active.count(K.PDOWN) - active.count(K.CHEAP)
+        active = [int(K.STEVE_PAD[v]) for v in range(K.NUM_STEVE_CELLS) if v != cov]
+        shift = active.count(K.PRICE_UP) - active.count(K.PRICE_DOWN) - active.count(K.CHEAP)
         out.append({"round": rd, "cell": divmod(cov, K.STEVE_COLS), "icon": K.ICON_NAMES[K.STEVE_PAD[cov]],
                     "price": min(max(K.START_PRICE + shift, K.PRICE_MIN), K.PRICE_MAX),
                     "goods": 1 + active.count(K.PROD) + active.count(K.CHEAP),
@@ -116,14 +115,14 @@ def report(play, command, seconds):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=200, help="games played (default 200; 0: on paper only)")
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.steve_strength", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=cli.non_negative_int, default=200, help="games played (default 200; 0: on paper only)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=cli.positive_int, default=1)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = p.parse_args(argv)
-    if args.games < 0 or args.workers < 1:
-        raise ValueError("--games must be >= 0 and --workers >= 1")
     start = time.time()
     play = measure(args.games, args.seed, args.workers) if args.games else None
     command = "python -m benchmarks.steve_strength " + " ".join(sys.argv[1:] if argv is None else argv)

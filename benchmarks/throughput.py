@@ -21,14 +21,15 @@ action (``np.flatnonzero`` over the mask and a draw: the user's cost, which grow
 number of actions), in ``step()`` (one kernel call), and the rest (the loop, dead steps
 and resets), for the floor and each game.
 """
-import argparse
 import functools
 import time
 
 import numpy as np
 
 import envs
-from kernels.playout import new_generator, random_playout
+from envs import cli
+from kernels.playout import random_playout
+from kernels.rng import new_generator
 
 # Player count measured for each game (the issue's reference configuration).
 BENCH_PLAYERS = {"kingdomino_duel_v0": 2, "tiny_towns_v0": 4, "between_two_cities_v0": 5,
@@ -233,10 +234,10 @@ def table(rows, c4_steps, floor_steps):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seconds", type=float, default=2.0, help="measuring time per row and round")
-    p.add_argument("--rounds", type=int, default=3, help="rounds per row (the best one counts)")
-    p.add_argument("--games", nargs="*", default=list(envs.GAMES), help="game ids (default: all)")
+    p = cli.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__)
+    p.add_argument("--seconds", type=cli.positive_float, default=2.0, help="measuring time per row and round")
+    p.add_argument("--rounds", type=cli.positive_int, default=3, help="rounds per row (the best one counts)")
+    p.add_argument("--games", nargs="*", type=cli.game_id, default=list(envs.GAMES), help="game ids (default: all)")
     p.add_argument("--breakdown", action="store_true",
                    help="also split an AEC step's time into last(), the pick, step() and the rest")
     args = p.parse_args(argv)

@@ -31,7 +31,6 @@ options) and
 ``mcts_large``, an MCTS whose fixed budget aims at ``--mcts-large-seconds`` per move (at
 most 1 s).
 """
-import argparse
 import json
 import os
 import time
@@ -40,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from envs import cli
 from agents.apps import tournament as T
 from agents.players.mcts import MCTSAgent
 
@@ -179,19 +179,19 @@ def summary_markdown(rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=200, help="games per table (default 200)")
-    p.add_argument("--game", nargs="+", default=None, help="games (default: all of envs.GAMES)")
-    p.add_argument("--num-players", type=int, default=None,
+    p = cli.ArgumentParser(prog="python -m benchmarks.tournament_report", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=cli.positive_int, default=200, help="games per table (default 200)")
+    p.add_argument("--game", nargs="+", type=cli.game_id, default=None, help="games (default: all of envs.GAMES)")
+    p.add_argument("--num-players", type=cli.positive_int, default=None,
                    help="seats for every game (default: each game's default)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
     p.add_argument("--backend", choices=["process", "ray"], default="process")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--mcts-simulations", type=int, default=None,
+    p.add_argument("--mcts-simulations", type=cli.positive_int, default=None,
                    help="fixed MCTS simulations per move for every game")
-    p.add_argument("--mcts-seconds", type=float, default=0.5,
+    p.add_argument("--mcts-seconds", type=cli.positive_float, default=0.5,
                    help="search time per move the automatic simulation count aims at (default 0.5)")
-    p.add_argument("--speed-seconds", type=float, default=2.0,
+    p.add_argument("--speed-seconds", type=cli.positive_float, default=2.0,
                    help="time spent measuring MCTS speed per game (default 2)")
     p.add_argument("--out", default=str(DEFAULT_OUT))
     p.add_argument("--no-progress", action="store_true")

@@ -32,6 +32,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import envs  # noqa: E402
+from envs import cli  # noqa: E402
 from agents.learning.training.config import OPPONENT_MODES  # noqa: E402
 from agents.learning.training.evaluation import win_interval  # noqa: E402
 from agents.learning.training.recipes import defaults_for  # noqa: E402
@@ -98,15 +99,15 @@ def markdown(summary):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--games", nargs="+", default=list(envs.GAMES), help="game ids")
-    p.add_argument("--timesteps", type=int, default=None, help="override the per-game budget")
-    p.add_argument("--n-envs", type=int, default=None)
+    p = cli.ArgumentParser(prog="python -m benchmarks.training_report", description=__doc__.split("\n\n")[0],
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--games", nargs="+", type=cli.game_id, default=list(envs.GAMES), help="game ids")
+    p.add_argument("--timesteps", type=cli.positive_int, default=None, help="override the per-game budget")
+    p.add_argument("--n-envs", type=cli.positive_int, default=None)
     p.add_argument("--vec-env", default=None, choices=("auto", "subproc", "dummy"))
-    p.add_argument("--eval-every", type=int, default=None)
-    p.add_argument("--eval-games", type=int, default=None)
-    p.add_argument("--final-eval-games", type=int, default=None)
+    p.add_argument("--eval-every", type=cli.positive_int, default=None)
+    p.add_argument("--eval-games", type=cli.positive_int, default=None)
+    p.add_argument("--final-eval-games", type=cli.positive_int, default=None)
     p.add_argument("--opponents", default=None, choices=OPPONENT_MODES,
                    help="default: each game's own (the recipes' GAME_DEFAULTS, else mix)")
     p.add_argument("--seed", type=int, default=0)

@@ -15,13 +15,13 @@ the gradient epochs over each rollout, the same work on both paths) and what bat
 could give at most: the AEC path's whole time over the batched path's update time, the
 ratio if collecting the batched rollouts cost nothing.
 """
-import argparse
 import os
 import tempfile
 import time
 from dataclasses import replace
 
 import envs
+from envs import cli
 
 
 def learner_steps_per_second(cfg, timesteps):
@@ -64,11 +64,11 @@ def learner_steps_per_second(cfg, timesteps):
 def main(argv=None):
     from agents.learning.training.recipes import defaults_for
 
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--timesteps", type=int, default=8192, help="timed learner decisions per cell")
-    p.add_argument("--games", nargs="*", default=list(envs.GAMES))
+    p = cli.ArgumentParser(prog="python -m benchmarks.training_throughput", description=__doc__)
+    p.add_argument("--timesteps", type=cli.positive_int, default=8192, help="timed learner decisions per cell")
+    p.add_argument("--games", nargs="*", type=cli.game_id, default=list(envs.GAMES))
     p.add_argument("--opponents", default="random", choices=("random", "greedy"))
-    p.add_argument("--batched-torch-threads", type=int, default=None,
+    p.add_argument("--batched-torch-threads", type=cli.positive_int, default=None,
                    help="torch threads on the batched path (default: the game's setting); "
                         "its games run in the training process, so the second core is free")
     args = p.parse_args(argv)

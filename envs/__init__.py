@@ -4,6 +4,10 @@
 >>> env = envs.make("kingdomino_duel_v0", render_mode="ansi")
 >>> env.reset(seed=0)
 """
+from envs.import_names import check as _check_import_names
+
+_check_import_names(("kernels",))   # a module of the user's named kernels would hide ours
+
 from envs.registry import GAMES, gymnasium_id, make, pettingzoo_id, register_with_libraries
 from envs.shell import CityEnv
 from envs.single_agent import SingleAgentEnv

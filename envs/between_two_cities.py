@@ -237,6 +237,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.spec import GameConfig, GameSpec, Option
+from envs.between_two_cities_readouts import remembered_tiles, tile_name  # noqa: F401  (public here too)
 from kernels import between_two_cities as K
 
 _RANKS = {"most": 0, "second": 1, "other": 2}
@@ -301,35 +302,7 @@ def score_cities(cities):
             for i, g in enumerate(grids)]
 
 
-def tile_name(tile):
-    """Name of tile code ``tile``: ``0..8`` a single of that kind, ``9..32`` duplex ``tile - 9``."""
-    if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)) \
-            or not 0 <= int(tile) < K.N_TILES:
-        raise ValueError(f"tile must be an integer tile code in [0, {K.N_TILES}), got {tile!r}")
-    t = int(tile)
-    if t < K.N_KINDS:
-        return K.KIND_NAMES[t]
-    d = t - K.N_KINDS
-    a, b = K.DUPLEX_HALVES[d]
-    sep = "/" if K.DUPLEX_STACKED[d] else "|"
-    return f"duplex {d} [{K.KIND_NAMES[a]}{sep}{K.KIND_NAMES[b]}]"
-
-
 # ---------------------------------------------------------------------------- spec
-def remembered_tiles(state, seat):
-    """What ``seat`` remembers and the table never saw: the tiles it passed last (now in a
-    neighbour's hand) and the duplexes it discarded face down.  Empty in solo modes."""
-    if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
-        return []
-    lines = []
-    for label, base in (("passed last", K.PASSED_LAST), ("duplexes discarded face down", K.DUPLEX_DISCARDS)):
-        counts = state[base + seat * K.N_TILES: base + (seat + 1) * K.N_TILES]
-        if counts.any():
-            lines.append(f"{label}: " + ", ".join(f"{tile_name(t)} x{int(counts[t])}"
-                                                  for t in range(K.N_TILES) if counts[t]))
-    return lines
-
-
 class Spec(GameSpec):
     game_id = "between_two_cities_v0"
     kernel = K
@@ -389,53 +362,68 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg) -> str:
-        return K.PHASE_NAMES[int(state[K.PHASE])]
+        st = K.STATE.fields(state)
+        return K.PHASE_NAMES[int(st.phase)]
 
     def _progress(self, state):
         """``round r turn t: what`` for render: the decision in words."""
-        ph = int(state[K.PHASE])
+        st = K.STATE.fields(state)
+        ph = int(st.phase)
         if ph == K.PH_END:
             return "game over"
         r, t = K.round_and_turn(state)
         if ph == K.PH_PICK:
-            what = f"pick {int(state[K.SUBSTEP]) + 1}"
+            what = f"pick {int(st.substep) + 1}"
         else:
             slots = np.zeros(2, dtype=np.int64)
             what = f"place into city {K.placement_target(state, slots)}"
         return f"round {r + 1} turn {t + 1}: {what}"
 
     def action_label(self, state, cfg, action) -> str:
+        st = K.STATE.fields(state)
         block, i = K.ACTIONS.decode(action)
         if block == "pick":
-            if int(state[K.MODE]) in (K.MODE_SIMPLE, K.MODE_FULL) and state[K.PHASE] == K.PH_PICK:
-                side = "left" if state[K.SUBSTEP] == 0 else "right"
+            if int(st.mode) in (K.MODE_SIMPLE, K.MODE_FULL) and st.phase == K.PH_PICK:
+                side = "left" if st.substep == 0 else "right"
                 return f"assign {tile_name(i)} to the {side} city"
             return f"pick {tile_name(i)}"
         k, cell = divmod(i, K.CANVAS_CELLS)
         r, c = divmod(cell, K.CANVAS)
         slots = np.zeros(2, dtype=np.int64)
-        city = K.placement_target(state, slots) if state[K.PHASE] == K.PH_PLACE else -1
+        city = K.placement_target(state, slots) if st.phase == K.PH_PLACE else -1
         t = slots[k]
         what = tile_name(t) if t >= 0 else f"slot {k}"
         return f"place {what} in city {city} at ({r},{c})"
 
     # --------------------------------------------------------------- rendering
     @staticmethod
-    def _city_rows(state, c):
-        g = state[K.GRIDS + c * K.CANVAS_CELLS: K.GRIDS + (c + 1) * K.CANVAS_CELLS].reshape(K.CANVAS, K.CANVAS)
-        b = K.BOXES + c * K.BOX_SIZE
-        if state[b + K.BOX_CELLS] == 0:
+    def _city_rows(st, c):
+        g = st.grids[c].reshape(K.CANVAS, K.CANVAS)
+        box = K.BOX.fields(st.boxes[c])
+        if box.cells == 0:
             return ["....", "....", "....", "...."]
-        r0, c0 = int(state[b + K.BOX_MIN_ROW]), int(state[b + K.BOX_MIN_COL])
+        r0, c0 = int(box.min_row), int(box.min_col)
         rows = []
         for r in range(r0, r0 + 4):
             rows.append("".join(_LETTER[int(g[r, cc])] if r < K.CANVAS and cc < K.CANVAS and g[r, cc] >= 0 else "."
                                 for cc in range(c0, c0 + 4)))
         return rows
 
+    def _city_lines(self, st, c):
+        """City ``c``'s rows, under the column numbers of the canvas and each led by its row
+        number: the ``(row,col)`` a placement names.  An empty city has no coordinates yet."""
+        rows = self._city_rows(st, c)
+        box = K.BOX.fields(st.boxes[c])
+        if box.cells == 0:
+            return ["  " + row for row in rows]
+        r0, c0 = int(box.min_row), int(box.min_col)
+        head = "".join(str(cc) if cc < K.CANVAS else " " for cc in range(c0, c0 + 4)).rstrip()
+        return [f"    {head}"] + [f"  {r0 + k if r0 + k < K.CANVAS else ' '} {row}" for k, row in enumerate(rows)]
+
     def _city_names(self, state):
-        mode = int(state[K.MODE])
-        nc = int(state[K.NUM_CITIES])
+        st = K.STATE.fields(state)
+        mode = int(st.mode)
+        nc = int(st.num_cities)
         names = []
         for c in range(nc):
             if mode == K.MODE_2P:
@@ -450,59 +438,60 @@ class Spec(GameSpec):
     def private_text(self, state, cfg, seat):
         """With two or more seats: ``seat``'s hand and, until the picks are revealed, the
         tiles it has picked this turn (a solo player's hand is on the table already)."""
-        if int(state[K.MODE]) not in (K.MODE_STD, K.MODE_2P):
+        st = K.STATE.fields(state)
+        if int(st.mode) not in (K.MODE_STD, K.MODE_2P):
             return []
-        hand = state[K.HANDS + seat * K.N_TILES: K.HANDS + (seat + 1) * K.N_TILES]
-        if int(state[K.PHASE]) == K.PH_END:
+        hand = st.hands[seat]
+        if int(st.phase) == K.PH_END:
             return []
-        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.N_TILES) if hand[t])
+        lines = ["hand: " + (", ".join(f"{tile_name(t)} x{int(hand[t])}" for t in range(K.NUM_TILE_CODES) if hand[t])
                              or "empty")]
-        if state[K.PHASE] == K.PH_PICK:
-            picked = [tile_name(t) for t in state[K.CHOSEN + 2 * seat: K.CHOSEN + 2 * seat + 2] if t >= 0]
+        if st.phase == K.PH_PICK:
+            picked = [tile_name(t) for t in st.chosen[seat] if t >= 0]
             lines.append("picked this turn: " + (", ".join(picked) or "nothing yet"))
         return lines + remembered_tiles(state, seat)
 
     def render_ansi(self, state, cfg) -> str:
-        mode = int(state[K.MODE])
-        nc = int(state[K.NUM_CITIES])
+        st = K.STATE.fields(state)
+        mode = int(st.mode)
+        nc = int(st.num_cities)
         tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
         K.city_totals(state, tot)
         lines = [f"Between Two Cities - {self._progress(state)}"]
         names = self._city_names(state)
         for c in range(nc):
-            fc = int(state[K.KIND_COUNTS + c * K.N_KINDS + K.FACTORY])
+            fc = int(st.kind_counts[c, K.FACTORY])
             lines.append(f"{names[c]}: score {int(tot[c])}, factories {fc}")
             if mode in (K.MODE_SIMPLE, K.MODE_FULL) and c == K.DLC:
-                kc = state[K.KIND_COUNTS + c * K.N_KINDS: K.KIND_COUNTS + (c + 1) * K.N_KINDS]
-                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.N_KINDS) if kc[k]))
+                kc = st.kind_counts[c]
+                lines.append("  " + ", ".join(f"{K.KIND_NAMES[k]} {int(kc[k])}" for k in range(K.NUM_KINDS) if kc[k]))
                 continue
-            for row in self._city_rows(state, c):
-                lines.append("  " + row)
+            lines.extend(self._city_lines(st, c))
         if mode in (K.MODE_STD, K.MODE_2P):
-            ns = int(state[K.NUM_SEATS])
-            if state[K.PHASE] == K.PH_PICK:
-                lines.append("committed: " + ", ".join(f"player_{s} {int(state[K.PICKS_MADE + s])}/2"
+            ns = int(st.num_seats)
+            if st.phase == K.PH_PICK:
+                lines.append("committed: " + ", ".join(f"player_{s} {int(st.picks_made[s])}/2"
                                                        for s in range(ns)))
-            elif state[K.PHASE] == K.PH_PLACE:
+            elif st.phase == K.PH_PLACE:
                 for s in range(ns):
-                    ch = [tile_name(t) for t in state[K.CHOSEN + 2 * s: K.CHOSEN + 2 * s + 2] if t >= 0]
+                    ch = [tile_name(t) for t in st.chosen[s] if t >= 0]
                     lines.append(f"player_{s} revealed: {', '.join(ch) or '-'}")
         else:
             for c, side in ((0, "left"), (2, "right")):
-                w = [tile_name(t) for t in state[K.WAITING + 2 * c: K.WAITING + 2 * c + 2] if t >= 0]
+                w = [tile_name(t) for t in st.waiting[c] if t >= 0]
                 lines.append(f"waiting for the {side} city: {', '.join(w) or '-'}")
             if mode == K.MODE_FULL:
                 for a, nm in ((1, "A"), (2, "B")):
-                    h = state[K.HANDS + a * K.N_TILES: K.HANDS + (a + 1) * K.N_TILES]
-                    cd = int(state[K.LAST_CARD + a - 1])
+                    h = st.hands[a]
+                    cd = int(st.last_card[a - 1])
                     card = f"card {int(K.CARD_IDS[cd])}" if cd >= 0 else "no card"
                     lines.append(f"automaton {nm} hand: " + ", ".join(
-                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.N_TILES) if h[t]) + f" ({card})")
+                        f"{tile_name(t)} x{int(h[t])}" for t in range(K.NUM_TILE_CODES) if h[t]) + f" ({card})")
             lines.append("player_0 hand: " + ", ".join(
-                f"{tile_name(t)} x{int(state[K.HANDS + t])}" for t in range(K.N_TILES) if state[K.HANDS + t]))
+                f"{tile_name(t)} x{int(st.hands[0, t])}" for t in range(K.NUM_TILE_CODES) if st.hands[0, t]))
         out = np.zeros(K.MAX_SEATS, dtype=np.int64)
         K.scores(state, out)
-        lines.append("scores: " + ", ".join(str(int(x)) for x in out[:int(state[K.NUM_PARTICIPANTS])]))
+        lines.append("scores: " + ", ".join(str(int(x)) for x in out[:int(st.num_participants)]))
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
@@ -511,7 +500,8 @@ class Spec(GameSpec):
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg) -> dict:
-        nc = int(state[K.NUM_CITIES])
+        st = K.STATE.fields(state)
+        nc = int(st.num_cities)
         tot = np.zeros(K.MAX_CITIES, dtype=np.int64)
         K.city_totals(state, tot)
         info = {"city_scores": [int(x) for x in tot[:nc]]}

@@ -191,6 +191,7 @@ import yaml
 
 from envs.options import Option
 from envs.spec import GameConfig, GameSpec
+from envs.expancity_readouts import bottom_cards  # noqa: F401  (public here too)
 from kernels import expancity as K
 
 DIR_NAMES = ("N", "E", "S", "W")
@@ -258,15 +259,8 @@ def _check_goal_ids(goal_ids):
 
 def _check_obs_window(obs_window):
     if not (obs_window == 0 or (obs_window >= 5 and obs_window % 2 == 1)):
-        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.W}, got {obs_window!r}")
+        raise ValueError(f"obs_window must be 0 (no crop) or an odd size 5..{K.GRID_SIDE}, got {obs_window!r}")
     return obs_window
-
-
-def bottom_cards(state, seat):
-    """The contracts ``seat`` put under the deck, in deck order (only it knows which)."""
-    head = int(state[K.QUEUE_HEAD])
-    return [int(state[K.QUEUE + (head + i) % K.NCON]) for i in range(int(state[K.QUEUE_LEN]))
-            if state[K.QUEUE_OWNER + (head + i) % K.NCON] == seat]
 
 
 class Spec(GameSpec):
@@ -286,7 +280,7 @@ class Spec(GameSpec):
         Option("data_path", "path", None, "a corrected copy of the data file (same schema, "
                "checked field by field at load)", none_ok=True),
         Option("obs_window", "int", 21, "side of the observation's spatial crop (odd, >= 5); "
-               "0: no crop", low=0, high=K.W, check=_check_obs_window),
+               "0: no crop", low=0, high=K.GRID_SIDE, check=_check_obs_window),
     )
 
     def build_config(self, opts):
@@ -328,26 +322,29 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
-        return K.PHASE_NAMES[int(state[K.PHASE])]
+        st = K.STATE.fields(state)
+        return K.PHASE_NAMES[int(st.phase)]
 
     def _tile_desc(self, state, cfg, t):
+        st = K.STATE.fields(state)
         keys = self._info(cfg)["type_keys"]
-        return f"{keys[int(state[K.TILE_TYPE + t])]} #{t} at ({int(state[K.TILE_X + t])},{int(state[K.TILE_Y + t])})"
+        return f"{keys[int(st.tile_type[t])]} #{t} at ({int(st.tile_x[t])},{int(st.tile_y[t])})"
 
     def action_label(self, state, cfg, action):
+        st = K.STATE.fields(state)
         block, i = K.ACTIONS.decode(action)      # ValueError for an id outside the game
         info = self._info(cfg)
         keys = info["type_keys"]
-        p = int(state[K.CURRENT])
-        nt = int(state[K.NUM_TILES])
+        p = int(st.current)
+        nt = int(st.num_tiles)
         if block == "place":
             s, r = divmod(i, K.PLACE_SLOT)
-            anchor, d = divmod(r, K.NDIRS)
-            typ = int(state[K.HAND + K.HAND_SLOTS * p + s]) if p >= 0 else -1
+            anchor, d = divmod(r, K.NUM_DIRS)
+            typ = int(st.hand[p, s]) if p >= 0 else -1
             name = keys[typ] if typ >= 0 else "(empty slot)"
             if anchor < nt:
-                x = int(state[K.TILE_X + anchor]) + int(K.DX[d])
-                y = int(state[K.TILE_Y + anchor]) + int(K.DY[d])
+                x = int(st.tile_x[anchor]) + int(K.DX[d])
+                y = int(st.tile_y[anchor]) + int(K.DY[d])
                 return f"place {name} (slot {s}) at ({x},{y}) [{DIR_NAMES[d]} of tile #{anchor}]"
             return f"place {name} (slot {s}) {DIR_NAMES[d]} of unplaced tile #{anchor}"
         if block == "gather":
@@ -355,22 +352,22 @@ class Spec(GameSpec):
         if block == "build":
             if i >= nt:
                 return f"build on unplaced tile #{i}"
-            f = int(state[K.TILE_FLOORS + i])
-            verb = "start" if state[K.TILE_OWNER + i] < 0 else f"floor {f + 1} on"
+            f = int(st.tile_floors[i])
+            verb = "start" if st.tile_owner[i] < 0 else f"floor {f + 1} on"
             return f"build: {verb} {self._tile_desc(state, cfg, i)}"
         if block == "roof":
             if i >= nt:
                 return f"roof unplaced tile #{i}"
-            return f"roof {int(state[K.TILE_FLOORS + i])}-floor building on {self._tile_desc(state, cfg, i)}"
+            return f"roof {int(st.tile_floors[i])}-floor building on {self._tile_desc(state, cfg, i)}"
         if block == "stop":
             return "stop roofing"
         if block == "keep_contract":
-            c = int(state[K.CONTRACT_PAIR + i])
-            if c >= 0 and state[K.PHASE] == K.PH_CONTRACT_KEEP:
+            c = int(st.contract_pair[i])
+            if c >= 0 and st.phase == K.PH_CONTRACT_KEEP:
                 return f"keep contract {c + 1} '{info['contract_names'][c]}'"
             return f"keep contract {i} of the pair"
-        typ = int(state[K.TILE_PAIR + i])       # keep_tile
-        if typ >= 0 and state[K.PHASE] == K.PH_TILE_KEEP:
+        typ = int(st.tile_pair[i])       # keep_tile
+        if typ >= 0 and st.phase == K.PH_TILE_KEEP:
             return f"keep tile {keys[typ]}"
         return f"keep tile {i} of the pair"
 
@@ -380,50 +377,53 @@ class Spec(GameSpec):
               "wine_bar": "Wb", "bank": "Ba", "shopping_mall": "Ma", "stadium": "St"}
 
     def _bbox(self, state):
-        nt = int(state[K.NUM_TILES])
-        xs = state[K.TILE_X:K.TILE_X + nt]
-        ys = state[K.TILE_Y:K.TILE_Y + nt]
+        st = K.STATE.fields(state)
+        nt = int(st.num_tiles)
+        xs = st.tile_x[:nt]
+        ys = st.tile_y[:nt]
         return int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
 
-    def _cell_text(self, state, cfg, t):
+    def _cell_text(self, st, cfg, t):
         keys = self._info(cfg)["type_keys"]
-        key = keys[int(state[K.TILE_TYPE + t])]
+        key = keys[int(st.tile_type[t])]
         code = self._CODES.get(key, key[:2])
-        own = int(state[K.TILE_OWNER + t])
+        own = int(st.tile_owner[t])
         if own >= 0:
-            done = "*" if state[K.TILE_DONE + t] else ""
-            return f"{code}{own}:{int(state[K.TILE_FLOORS + t])}{done}"
+            done = "*" if st.tile_done[t] else ""
+            return f"{code}{own}:{int(st.tile_floors[t])}{done}"
         return code
 
     def private_text(self, state, cfg, seat):
         """``seat``'s hand, its secret contracts, the cards it put under the deck, and the
         drawn pair it is choosing from (what its observation shows and the table does not)."""
+        st = K.STATE.fields(state)
         info = self._info(cfg)
         keys, names = info["type_keys"], info["contract_names"]
 
         def contract(c):
-            return f"{c + 1} '{names[c]}' ({int(state[K.BLOB + K.B_CONTRACT_VP + c])} VP): {info['contract_texts'][c]}"
+            return f"{c + 1} '{names[c]}' ({int(K.DATA_BLOB.fields(st.blob).contract_vp[c])} VP): {info['contract_texts'][c]}"
 
-        hand = [keys[int(t)] for t in state[K.HAND + K.HAND_SLOTS * seat:K.HAND + K.HAND_SLOTS * (seat + 1)] if t >= 0]
+        hand = [keys[int(t)] for t in st.hand[seat] if t >= 0]
         lines = ["hand: " + (", ".join(hand) or "empty")]
-        lines += ["secret contract " + contract(c) for c in range(K.NCON) if state[K.HELD + seat * K.NCON + c]]
+        lines += ["secret contract " + contract(c) for c in range(K.NUM_CONTRACTS) if st.held[seat, c]]
         lines += ["put under the deck: contract " + contract(c) for c in bottom_cards(state, seat)]
-        if int(state[K.CURRENT]) == seat and int(state[K.PHASE]) == K.PH_CONTRACT_KEEP:
-            lines += [f"drawn, keep one: contract {contract(int(c))}" for c in state[K.CONTRACT_PAIR:K.CONTRACT_PAIR + 2]
+        if int(st.current) == seat and int(st.phase) == K.PH_CONTRACT_KEEP:
+            lines += [f"drawn, keep one: contract {contract(int(c))}" for c in st.contract_pair
                       if c >= 0]
-        if int(state[K.CURRENT]) == seat and int(state[K.PHASE]) == K.PH_TILE_KEEP:
-            lines.append("drawn, keep one: " + ", ".join(keys[int(t)] for t in state[K.TILE_PAIR:K.TILE_PAIR + 2]
+        if int(st.current) == seat and int(st.phase) == K.PH_TILE_KEEP:
+            lines.append("drawn, keep one: " + ", ".join(keys[int(t)] for t in st.tile_pair
                                                           if t >= 0))
         return lines
 
     def render_ansi(self, state, cfg):
+        st = K.STATE.fields(state)
         info = self._info(cfg)
-        n = int(state[K.NUM_PLAYERS])
+        n = int(st.num_players)
         x0, x1, y0, y1 = self._bbox(state)
         lines = []
-        phase = K.PHASE_NAMES[int(state[K.PHASE])].upper()
-        cur = int(state[K.CURRENT])
-        lines.append(f"Expancity  turn {int(state[K.TURN])}/60  phase {phase}"
+        phase = K.PHASE_NAMES[int(st.phase)].upper()
+        cur = int(st.current)
+        lines.append(f"Expancity  turn {int(st.turn)}/60  phase {phase}"
                      + (f"  player_{cur} to move" if cur >= 0 else ""))
         lines.append("cells: r/c zone lot, H City Hall, specials Ca Po Sc Ho Pa Wb Ba Ma St; "
                      "building = kind+owner:floors, * = roofed")
@@ -432,27 +432,27 @@ class Spec(GameSpec):
             row = []
             for x in range(x0, x1 + 1):
                 t = int(K.tile_at(state, x, y))
-                row.append(f"{self._cell_text(state, cfg, t) if t >= 0 else '.':>7}")
+                row.append(f"{self._cell_text(st, cfg, t) if t >= 0 else '.':>7}")
             lines.append(f"{y:>5} " + "".join(row))
-        goals = [int(state[K.GOALS + k]) for k in range(K.GOALS_IN_PLAY)]
+        goals = [int(st.goals[k]) for k in range(K.GOALS_IN_PLAY)]
         lines.append("goals: " + "; ".join(f"{info['goal_ids'][g]} {info['goal_names'][g]}" for g in goals))
-        lines.append(f"bag {int(state[K.BAG_SIZE])} tiles, contract deck "
-                     f"{int(state[K.POOL_SIZE] + state[K.QUEUE_LEN])}, roofs left res "
-                     f"{int(state[K.ROOFS_LEFT + K.KIND_RES])} com {int(state[K.ROOFS_LEFT + K.KIND_COM])}")
+        lines.append(f"bag {int(st.bag_size)} tiles, contract deck "
+                     f"{int(st.pool_size + st.queue_len)}, roofs left res "
+                     f"{int(st.roofs_left[K.KIND_RES])} com {int(st.roofs_left[K.KIND_COM])}")
         for p in range(n):
-            rev = [c + 1 for c in range(K.NCON) if state[K.REVEALED + p * K.NCON + c]]
-            hs = sum(1 for s in range(K.HAND_SLOTS) if state[K.HAND + K.HAND_SLOTS * p + s] >= 0)
-            goal = f" (goals {int(state[K.GOAL_POINTS + p])})" if state[K.PHASE] == K.PH_GAME_OVER else ""
+            rev = [c + 1 for c in range(K.NUM_CONTRACTS) if st.revealed[p, c]]
+            hs = sum(1 for s in range(K.HAND_SLOTS) if st.hand[p, s] >= 0)
+            goal = f" (goals {int(st.goal_points[p])})" if st.phase == K.PH_GAME_OVER else ""
             lines.append(
-                f"player_{p}: {int(state[K.SCORE + p])} VP{goal}, supply {int(state[K.SUPPLY + p])}, "
-                f"reserve {int(state[K.RESERVE + p])}, unfinished {int(state[K.UNFINISHED + p])}, "
-                f"R {int(state[K.TALLEST_RES + p])} C {int(state[K.TALLEST_COM + p])}, hand {hs} tiles, "
-                f"contracts held {int(state[K.NUM_HELD + p])}, revealed {rev}")
+                f"player_{p}: {int(st.score[p])} VP{goal}, supply {int(st.supply[p])}, "
+                f"reserve {int(st.reserve[p])}, unfinished {int(st.unfinished[p])}, "
+                f"R {int(st.tallest_res[p])} C {int(st.tallest_com[p])}, hand {hs} tiles, "
+                f"contracts held {int(st.num_held[p])}, revealed {rev}")
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
         from envs.pictures.expancity import draw
-        return draw(state, cfg, observer, clickable)
+        return draw(state, cfg, observer, clickable, action_label=self.action_label)
 
     # ------------------------------------------------------- hidden information
     # Both re-draws are the kernel's (``kernels.expancity.reseed`` / ``determinize``, documented
@@ -461,6 +461,7 @@ class Spec(GameSpec):
 
     # --------------------------------------------------------------- game end
     def end_infos(self, state, cfg):
-        n = int(state[K.NUM_PLAYERS])
-        return {"goal_points": [int(state[K.GOAL_POINTS + p]) for p in range(n)],
-                "completed_buildings": [int(state[K.DONE_RES + p] + state[K.DONE_COM + p]) for p in range(n)]}
+        st = K.STATE.fields(state)
+        n = int(st.num_players)
+        return {"goal_points": [int(st.goal_points[p]) for p in range(n)],
+                "completed_buildings": [int(st.done_res[p] + st.done_com[p]) for p in range(n)]}

@@ -281,7 +281,7 @@ def largest_domain(families):
 
 def _started(state):
     """Refuse a state ``init`` never set up (all zeros: the env before ``reset()``)."""
-    if int(state[K.ROUND]) < 1:
+    if int(K.STATE.view(state, "round")) < 1:
         raise AssertionError("reset() needs to be called first: this Kingdomino Duel state "
                              "was never initialised")
 
@@ -324,23 +324,25 @@ class Spec(GameSpec):
     def phase_name(self, state, cfg):
         """The decision the player to move faces, as named in the rules reference
         (``"draft_pick"``, ``"place_domino"``...; ``"game_over"`` at the end)."""
+        st = K.STATE.fields(state)
         _started(state)
-        return PHASE_NAMES[int(state[K.PHASE])].lower()
+        return PHASE_NAMES[int(st.phase)].lower()
 
     def action_label(self, state, cfg, action):
+        st = K.STATE.fields(state)
         _started(state)
         block, i = K.ACTIONS.decode(action)
-        p = int(state[K.MOVER])
-        ph = int(state[K.PHASE])
+        p = int(st.mover)
+        ph = int(st.phase)
         if block == "pick_die":
-            return f"PICK_DIE({i}) {_face_name(i, int(state[K.DIE_FACE + i]))}"
+            return f"PICK_DIE({i}) {_face_name(i, int(st.die_face[i]))}"
         if block == "skip":
             return "SKIP"
         if block == "double_first_pick":
             return "USE_DOUBLE_FIRST_PICK"
         if block == "turn_die":
             s, f = divmod(i, K.NUM_FACES)
-            d = int(state[K.SLOT_DIE + 2 * p + s]) if p >= 0 else -1
+            d = int(st.slot_die[p, s]) if p >= 0 else -1
             tail = f" die {d} -> {_face_name(d, f)}" if d >= 0 else ""
             if d >= 0 and K.DICE[d, f, 0] == K.WILD:
                 tail += " (never legal: turn_die targets a coat of arms, not '?')"
@@ -363,81 +365,93 @@ class Spec(GameSpec):
             return f"CELL{_cell_name(i)} [{what}]"
         return "PASS"
 
+    board_squares = K.NUM_CELLS
+
+    def action_square(self, state, cfg, action):
+        block, i = K.ACTIONS.decode(action)
+        return i if block == "cell" else None
+
     # -------------------------------------------------------------- rendering
     def _map_lines(self, state, p):
-        lines = []
+        """A kingdom map under a header of column numbers, each row led by its row number and
+        the number of its first cell: cell (r,c) is number # + c = 7r + c (terminal play lists
+        a CELL move under that number)."""
+        st = K.STATE.fields(state)
+        lines = [" r  #  " + "".join(f"{c:<4}" for c in range(K.COLS)).rstrip()]
         for r in range(K.ROWS):
-            row = []
+            row = [f"{r:>2} {r * K.COLS:>2}: "]
             for c in range(K.COLS):
                 i = r * K.COLS + c
-                f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
+                f = int(st.map_family[p, i])
                 if f == K.CASTLE_CODE:
                     row.append("CC ")
                 elif f < 0:
                     row.append(".  ")
                 else:
-                    x = int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])
+                    x = int(st.map_crosses[p, i])
                     row.append(f"{f}{'+' * x}{' ' * (2 - x)}")
-            lines.append(" ".join(row))
+            lines.append(row[0] + " ".join(row[1:]))
         return lines
 
     def private_text(self, state, cfg, seat):
         """The families ``seat`` has named its '?' faces and the spells it has declared for the
         placement under way: its own view only, like its observation."""
+        st = K.STATE.fields(state)
         _started(state)
-        names = [int(state[K.WILD_NAME + 2 * seat + s]) for s in range(2)]
+        names = [int(st.wild_name[seat, s]) for s in range(2)]
         lines = []
         if any(n >= 0 for n in names):
             lines.append("'?' faces named " + "/".join(K.FAMILY_KEYS[n] if n >= 0 else "-" for n in names))
-        declared = [K.SPELL_KEYS[i] for i in range(2) if state[K.DECLARED + 2 * seat + i]]
+        declared = [K.SPELL_KEYS[i] for i in range(2) if st.declared[seat, i]]
         if declared:
             lines.append("declared: " + ", ".join(declared))
         return lines
 
     def render_ansi(self, state, cfg):
+        st = K.STATE.fields(state)
         _started(state)
         out = []
-        ph = int(state[K.PHASE])
+        ph = int(st.phase)
         sc = np.zeros(2, dtype=np.int64)
         K.scores(state, sc)
-        out.append(f"Kingdomino Duel  round {int(state[K.ROUND])}  start player: player_"
-                   f"{int(state[K.START_PLAYER])}  phase: {PHASE_NAMES[ph]}"
-                   + (f"  to move: player_{int(state[K.MOVER])}" if state[K.MOVER] >= 0 else ""))
+        out.append(f"Kingdomino Duel  round {int(st.round)}  start player: player_"
+                   f"{int(st.start_player)}  phase: {PHASE_NAMES[ph]}"
+                   + (f"  to move: player_{int(st.mover)}" if st.mover >= 0 else ""))
         out.append("families: " + ", ".join(f"{i}={k}" for i, k in enumerate(K.FAMILY_KEYS))
                    + "; '+' = cross, CC = castle")
         maps = [self._map_lines(state, p) for p in range(2)]
-        out.append(f"{'player_0 (score %d)' % sc[0]:<30}{'player_1 (score %d)' % sc[1]}")
+        out.append(f"{'player_0 (score %d)' % sc[0]:<40}{'player_1 (score %d)' % sc[1]}")
         for a, b in zip(*maps):
-            out.append(f"{a:<30}{b}")
+            out.append(f"{a:<40}{b}".rstrip())
         dice = []
         for d in range(K.NUM_DICE):
-            h = int(state[K.DIE_HOLDER + d])
-            extra = " turned" if state[K.DIE_TURNED + d] else ""
-            if h >= 0 and state[K.CASTLE_TARGET + h] >= 0 and \
-                    state[K.SLOT_DIE + 2 * h + state[K.CASTLE_TARGET + h]] == d:
+            h = int(st.die_holder[d])
+            extra = " turned" if st.die_turned[d] else ""
+            if h >= 0 and st.castle_target[h] >= 0 and \
+                    st.slot_die[h, st.castle_target[h]] == d:
                 extra += " +castle"
-            dice.append(f"die{d}={_face_name(d, int(state[K.DIE_FACE + d]))}"
+            dice.append(f"die{d}={_face_name(d, int(st.die_face[d]))}"
                         f"({'free' if h < 0 else 'p%d' % h}{extra})")
         out.append("dice: " + "  ".join(dice))
         for p in range(2):
-            b = int(state[K.BONUS_FAMILY + p])
-            out.append(f"player_{p}: castle bonus {'used' if state[K.CASTLE_USED + p] else 'unused'}, "
+            b = int(st.bonus_family[p])
+            out.append(f"player_{p}: castle bonus {'used' if st.castle_used[p] else 'unused'}, "
                        f"domain_bonus family {K.FAMILY_KEYS[b] if b >= 0 else '-'}")
         out.append("spellbook (p0 marks / p1 marks / row, spell, owner, used):")
         for f in range(K.NUM_FAMILIES):
             sp = int(K.FAMILY_SPELL[f])
-            o = int(state[K.SPELL_OWNER + sp])
-            out.append(f"  {K.FAMILY_KEYS[f]:<14}{int(state[K.MARKS + f])}/"
-                       f"{int(state[K.MARKS + K.NUM_FAMILIES + f])}/{int(K.ROW_LEN[f])}  "
+            o = int(st.spell_owner[sp])
+            out.append(f"  {K.FAMILY_KEYS[f]:<14}{int(st.marks[0, f])}/"
+                       f"{int(st.marks[1, f])}/{int(K.ROW_LEN[f])}  "
                        f"{K.SPELL_KEYS[sp]:<18}{'-' if o < 0 else 'player_%d' % o:<10}"
-                       f"{'used' if state[K.SPELL_USED + sp] else ''}")
-        if state[K.SPLIT_FIRST_CELL] >= 0:
-            out.append(f"split first cell: {_cell_name(int(state[K.SPLIT_FIRST_CELL]))}")
+                       f"{'used' if st.spell_used[sp] else ''}")
+        if st.split_first_cell >= 0:
+            out.append(f"split first cell: {_cell_name(int(st.split_first_cell))}")
         if ph == K.PH_GAME_OVER:
             rk = np.zeros(2, dtype=np.int64)
             K.ranks(state, rk)
             why = {K.END_MAP_FULL: "a map is full",
-                   K.END_NOBODY_DREW: "nobody drew"}.get(int(state[K.END_REASON]), "")
+                   K.END_NOBODY_DREW: "nobody drew"}.get(int(st.end_reason), "")
             res = "draw" if rk[0] == rk[1] else f"player_{int(np.argmin(rk))} wins"
             out.append(f"GAME OVER ({why}): {sc[0]} - {sc[1]}, {res}")
         return "\n".join(out)

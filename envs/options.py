@@ -46,6 +46,11 @@ class Option:
     none_ok: bool = False
     check: object = None
 
+    @property
+    def label(self):
+        """The option's name for people: ``cave_rule`` -> ``"Cave rule"`` (forms, tables)."""
+        return self.name.replace("_", " ").capitalize()
+
     def describe(self):
         """The accepted values in words, for error messages and docs."""
         if self.kind == "int":

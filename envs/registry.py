@@ -33,6 +33,20 @@ ADAPTERS = {
 
 GAMES = tuple(ADAPTERS)
 
+# The games' names as people write them (pages and reports; the ids stay the contract).
+TITLES = {
+    "kingdomino_duel_v0": "Kingdomino Duel",
+    "tiny_towns_v0": "Tiny Towns",
+    "between_two_cities_v0": "Between Two Cities",
+    "expancity_v0": "Expancity",
+    "smartphone_inc_v0": "Smartphone Inc.",
+}
+
+
+def title(game_id):
+    """``"kingdomino_duel_v0"`` -> ``"Kingdomino Duel"`` (the id itself for a game not listed)."""
+    return TITLES.get(game_id, game_id)
+
 NAMESPACE = "cityzoo"
 
 

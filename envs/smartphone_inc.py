@@ -177,10 +177,11 @@ import numpy as np
 
 from envs.options import Option
 from envs.spec import GameConfig, GameSpec
+from envs.smartphone_inc_readouts import STEVE_COVERED, plan_cells  # noqa: F401  (public here too)
 from kernels import smartphone_inc as K
 
-ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PUP: "P+", K.RES: "Re", K.LOG: "Lo",
-              K.PROD: "Pr", K.PDOWN: "P-"}
+ICON_SHORT = {K.BLANK: "..", K.IMP: "IM", K.CHEAP: "Ch", K.PRICE_UP: "P+", K.RES: "Re", K.LOG: "Lo",
+              K.PROD: "Pr", K.PRICE_DOWN: "P-"}
 _SIDE_MODE = {"front": 0, "back": 1, "random": 2}
 _SIDE_WORDS = "'front', 'back' or 'random'"
 
@@ -217,30 +218,9 @@ def _cell(i):
     return f"({i // K.CANVAS_C},{i % K.CANVAS_C})"
 
 
-STEVE_COVERED = -1   # plan_cells' layer of the cell Steve's marker covers this round
-
-
-def plan_cells(state, c):
-    """Company ``c``'s plan of the round seen from above: ``(icon, layer)``, one entry per
-    cell of the planning canvas (``K.CANVAS_R`` x ``K.CANVAS_C``, row-major).  ``icon`` is the
-    visible icon (-1 none); ``layer`` 0 empty, 1 bottom pad, 2 top pad, 3 + k the k-th tile
-    placed, or :data:`STEVE_COVERED` for the cell Steve's marker covers (his one pad)."""
-    icon = np.zeros(K.NCELL, dtype=np.int64)
-    src = np.zeros(K.NCELL, dtype=np.int64)
-    if c == state[K.STEVE]:
-        icon[:] = -1
-        cov = K.STEVE_CYCLE[(int(state[K.ROUND]) - 1) % len(K.STEVE_CYCLE)]
-        for v in range(K.NSTEVE):
-            icon[K.STEVE_CELLS[v]] = K.STEVE_PAD[v]
-            src[K.STEVE_CELLS[v]] = STEVE_COVERED if v == cov else 1
-        return icon, src
-    K.paint(state, c, icon, src, int(state[K.plan_base(c) + K.PL_COUNT]))
-    return icon, src
-
-
 @functools.lru_cache(maxsize=1)
 def _pad_table():
-    plans = np.zeros((4 * K.NARR, 9), dtype=np.int64)
+    plans = np.zeros((4 * K.NUM_ARRANGEMENTS, 9), dtype=np.int64)
     K.pad_plan_outcomes(plans)
     plans.setflags(write=False)
     return plans
@@ -291,12 +271,12 @@ class Spec(GameSpec):
             raise ValueError("steve=False is impossible with num_players=1 (Steve is mandatory solo)")
         ts = opts["tech_sides"]
         if isinstance(ts, str):
-            sides = [_SIDE_MODE[ts]] * K.NTECH
+            sides = [_SIDE_MODE[ts]] * K.NUM_TECHS
         else:
             sides = [_SIDE_MODE[ts.get(tid, "front")] for tid in K.TECH_IDS]
         ncomp = n + steve
         cols = opts["colours"]
-        colv = [-1] * K.MAX_CO
+        colv = [-1] * K.MAX_SEATS
         if cols is not None:
             if len(cols) != ncomp:
                 raise ValueError(f"colours must be None or a list of {ncomp} distinct colours from "
@@ -306,8 +286,8 @@ class Spec(GameSpec):
         config = np.zeros(K.CONFIG_SIZE, dtype=np.int64)
         config[K.CFG_NUM_PLAYERS] = n
         config[K.CFG_STEVE] = int(steve)
-        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NTECH] = sides
-        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_CO] = colv
+        config[K.CFG_TECH_SIDES:K.CFG_TECH_SIDES + K.NUM_TECHS] = sides
+        config[K.CFG_COLOURS:K.CFG_COLOURS + K.MAX_SEATS] = colv
         norm = {"num_players": n, "steve": steve, "tech_sides": ts, "colours": cols}
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
                           options=norm, num_participants=ncomp, scratch=K.STATE.scratch_size)
@@ -321,21 +301,25 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
-        if state[K.OVER]:
+        st = K.STATE.fields(state)
+        if st.over:
             return "game_over"
-        return K.BLOCK_NAMES[int(state[K.PENDING])]
+        return K.BLOCK_NAMES[int(st.pending)]
 
     @staticmethod
     def _colour(state, c):
-        return K.COLOURS[int(state[K.company_base(c) + K.C_COLOUR])]
+        st = K.STATE.fields(state)
+        return K.COLOURS[int(K.COMPANY.fields(st.companies[c]).colour)]
 
     def _company(self, state, c):
+        st = K.STATE.fields(state)
         name = self._colour(state, c)
-        return f"{name}{' (Steve)' if c == state[K.STEVE] else ''}"
+        return f"{name}{' (Steve)' if c == st.steve else ''}"
 
     def action_label(self, state, cfg, action):
+        st = K.STATE.fields(state)
         blk, x = K.ACTIONS.decode(action)
-        c = int(state[K.CURRENT])
+        c = int(st.current)
         if blk == "sides":
             return f"pad sides W{x // 2} B{x % 2}"
         if blk == "arrange":
@@ -352,22 +336,22 @@ class Spec(GameSpec):
                 return "tile face down (+1 good)"
             d, o, lv = x >> 2, (x >> 1) & 1, x & 1
             tname = ""
-            if 0 <= c < K.MAX_CO and state[K.PLAN_STAGE] == K.P_TILE_PLACE:
-                tt = int(state[K.company_base(c) + K.C_TILES + state[K.PICKED_TILE]])
+            if 0 <= c < K.MAX_SEATS and st.plan_stage == K.P_TILE_PLACE:
+                tt = int(K.COMPANY.fields(st.companies[c]).tiles[st.picked_tile])
                 i0, i1 = K.TT_ICONS[tt, o], K.TT_ICONS[tt, 1 - o]
                 tname = f" {K.ICON_NAMES[i0]} on {_cell(K.DOM_A[d])}, {K.ICON_NAMES[i1]} on {_cell(K.DOM_B[d])}"
             return f"tile {'over' if lv == 0 else 'under'}{tname} (domino {d}, orient {o})"
         if blk == "improve_pick":
-            t = int(state[K.DISPLAY + x])
+            t = int(st.display[x])
             return f"take display slot {x} [{'-' if t < 0 else '/'.join(K.TILE_TYPES[t])}]"
         if blk == "research":
-            return "stop research" if x == K.NTECH else f"research marker on {K.TECH_NAMES[x]}"
+            return "stop research" if x == K.NUM_TECHS else f"research marker on {K.TECH_NAMES[x]}"
         if blk == "logistics":
-            return "stop logistics" if x == K.NREG else f"logistics marker on {K.REGION_NAMES[x]}"
+            return "stop logistics" if x == K.NUM_REGIONS else f"logistics marker on {K.REGION_NAMES[x]}"
         if blk == "office_target":
             kind = {K.OT_WIFI: "Wi-Fi office", K.OT_GAMEPAD: "Gamepad office", K.OT_EXTRA: "extra office",
                     K.OT_MOVE: "move office to"}.get(
-                int(state[K.OFFICE_KIND]), "office")
+                int(st.office_kind), "office")
             return f"{kind} {K.REGION_NAMES[x]}"
         if blk == "move_source":
             return f"move an office away from {K.REGION_NAMES[x]}"
@@ -380,39 +364,49 @@ class Spec(GameSpec):
         return "price -1" if x == 0 else "price +1"   # bonus_price
 
     def _tile_name(self, state, c, k):
-        if not 0 <= c < K.MAX_CO or k >= state[K.company_base(c) + K.C_NUM_TILES]:
+        st = K.STATE.fields(state)
+        if not 0 <= c < K.MAX_SEATS or k >= K.COMPANY.fields(st.companies[c]).num_tiles:
             return "?"
-        return "/".join(K.TILE_TYPES[int(state[K.company_base(c) + K.C_TILES + k])])
+        return "/".join(K.TILE_TYPES[int(K.COMPANY.fields(st.companies[c]).tiles[k])])
 
     def _plan_lines(self, state, c):
         """Company ``c``'s plan of the round: its choices in words, then the icons seen from
-        above (two letters a cell, ``xx`` the cell Steve's marker covers)."""
-        lines = [] if c == state[K.STEVE] else ["plan: " + self.plan_text(state, c)]
+        above (two letters a cell, ``xx`` the cell Steve's marker covers), the rows that hold
+        any led by their row number under a header of column numbers: the ``(row,col)`` the
+        moves name."""
+        st = K.STATE.fields(state)
+        lines = [] if c == st.steve else ["plan: " + self.plan_text(state, c)]
         icon, src = plan_cells(state, c)
+        rows = []
         for r in range(K.CANVAS_R):
             row = icon[r * K.CANVAS_C:(r + 1) * K.CANVAS_C]
             if (row >= 0).any():
-                lines.append(" ".join("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == STEVE_COVERED
-                                                         else ICON_SHORT[int(i)]) for j, i in enumerate(row)))
-        return lines
+                rows.append(f"{r:>2} " + " ".join("  " if i < 0 else ("xx" if src[r * K.CANVAS_C + j] == STEVE_COVERED
+                                                                      else ICON_SHORT[int(i)])
+                                                  for j, i in enumerate(row)).rstrip())
+        if rows:
+            lines.append("   " + " ".join(f"{j:<2}" for j in range(K.CANVAS_C)).rstrip())
+        return lines + rows
 
     def private_text(self, state, cfg, seat):
         """``seat``'s plan of the round while the plans are still secret."""
-        if state[K.OVER] or state[K.REVEALED] or state[K.plan_base(seat) + K.PL_W_SIDE] < 0:
+        st = K.STATE.fields(state)
+        if st.over or st.revealed or K.PLAN.fields(st.plans[seat]).w_side < 0:
             return []
         return self._plan_lines(state, seat)
 
     def plan_text(self, state, c):
-        p = K.plan_base(c)
-        if state[p + K.PL_W_SIDE] < 0:
+        st = K.STATE.fields(state)
+        pl = K.PLAN.fields(st.plans[c])
+        if pl.w_side < 0:
             return "(no plan)"
-        parts = [f"W{int(state[p + K.PL_W_SIDE])} B{int(state[p + K.PL_B_SIDE])}"]
-        if state[p + K.PL_ARRANGE] >= 0:
-            parts.append(self.action_label(state, None, K.A_ARRANGE + int(state[p + K.PL_ARRANGE])))
-        for k in range(int(state[p + K.PL_COUNT])):
-            u = int(state[p + K.PL_ORDER_TILE + k])
-            code = int(state[p + K.PL_ORDER_CODE + k])
-            tt = int(state[K.company_base(c) + K.C_TILES + u])
+        parts = [f"W{int(pl.w_side)} B{int(pl.b_side)}"]
+        if pl.arrange >= 0:
+            parts.append(self.action_label(state, None, K.A_ARRANGE + int(pl.arrange)))
+        for k in range(int(pl.count)):
+            u = int(pl.order_tile[k])
+            code = int(pl.order_code[k])
+            tt = int(K.COMPANY.fields(st.companies[c]).tiles[u])
             if code == K.FACE_DOWN:
                 parts.append(f"[{'/'.join(K.TILE_TYPES[tt])}] face down")
             else:
@@ -424,30 +418,31 @@ class Spec(GameSpec):
 
     # ---------------------------------------------------------------- render
     def render_ansi(self, state, cfg):
-        n = int(state[K.NUM_COMPANIES])
+        st = K.STATE.fields(state)
+        n = int(st.num_companies)
         lines = []
-        if state[K.OVER]:
+        if st.over:
             lines.append("Smartphone Inc. -- game over")
         else:
-            lines.append(f"Smartphone Inc. -- round {int(state[K.ROUND])}, phase "
-                         f"{K.PHASE_NAMES[int(state[K.PHASE])]}; to move: "
-                         f"{self._company(state, int(state[K.CURRENT]))} ({K.BLOCK_NAMES[int(state[K.PENDING])]})")
+            lines.append(f"Smartphone Inc. -- round {int(st.round)}, phase "
+                         f"{K.PHASE_NAMES[int(st.phase)]}; to move: "
+                         f"{self._company(state, int(st.current))} ({K.BLOCK_NAMES[int(st.pending)]})")
         lines.append("Technologies: " + ", ".join(
-            f"{K.TECH_NAMES[t]}[{'front' if state[K.TECH_SIDE + t] == 0 else 'back'}, cost {int(K.TECH_COST[t])}"
-            f"{'' if state[K.PATENT + t] < 0 else ', patent ' + self._company(state, int(state[K.PATENT + t]))}]"
-            for t in range(K.NTECH)))
+            f"{K.TECH_NAMES[t]}[{'front' if st.tech_side[t] == 0 else 'back'}, cost {int(K.TECH_COST[t])}"
+            f"{'' if st.patent[t] < 0 else ', patent ' + self._company(state, int(st.patent[t]))}]"
+            for t in range(K.NUM_TECHS)))
         lines.append("Display: " + " ".join(
-            "--" if state[K.DISPLAY + s] < 0 else "/".join(K.TILE_TYPES[int(state[K.DISPLAY + s])])
+            "--" if st.display[s] < 0 else "/".join(K.TILE_TYPES[int(st.display[s])])
             for s in range(K.DISPLAY_SIZE))
-            + f"   stack {int(state[K.STACK_SIZE])}, tokens {int(state[K.TOKENS_LEFT])}")
+            + f"   stack {int(st.stack_size)}, tokens {int(st.tokens_left)}")
         lines.append("Regions:")
-        for r in range(K.NREG):
-            offs = [int(state[K.OFFICES + r * K.MAX_SLOTS + s]) for s in range(int(K.REG_NSLOT[r]))]
+        for r in range(K.NUM_REGIONS):
+            offs = [int(st.offices[r, s]) for s in range(int(K.REG_NSLOT[r]))]
             txt = " ".join("-" if o < 0 else self._colour(state, o)[:3] for o in offs)
-            t = int(state[K.RETAILER + r])
+            t = int(st.retailer[r])
             if t >= 0:
-                side = int(state[K.RETAILER_SIDE + r])
-                ro = [int(state[K.RETAILER_OFFICES + r * K.MAX_RSLOT + s])
+                side = int(st.retailer_side[r])
+                ro = [int(st.retailer_offices[r, s])
                       for s in range(int(K.RT_NSLOT[K.RT_SIZE[t]]))]
                 txt += (f" | retailer {K.RETAILER_IDS[t]}{'ab'[side]} ({K.BONUS_KINDS[K.RT_BONUS[t, side]]}) "
                         + " ".join("-" if o < 0 else self._colour(state, o)[:3] for o in ro))
@@ -455,42 +450,43 @@ class Spec(GameSpec):
             for b in range(int(K.REG_NBUY[r])):
                 code = int(K.REG_BUY[r, b])
                 nm = str(code) if code < 100 else K.TECH_IDS[code - 100]
-                who = int(state[K.BUYERS + r * K.MAX_BUY + b])
+                who = int(st.buyers[r, b])
                 buys.append(nm + ("" if who < 0 else "*" + self._colour(state, who)[:3]))
-            marks = " ".join(f"{self._colour(state, c)[:3]}:{int(state[K.MARKERS + r * K.MAX_CO + c])}"
-                             for c in range(n) if state[K.MARKERS + r * K.MAX_CO + c])
+            marks = " ".join(f"{self._colour(state, c)[:3]}:{int(st.markers[r, c])}"
+                             for c in range(n) if st.markers[r, c])
             lines.append(f"  {K.REGION_NAMES[r]:<14}{K.SIZES[K.REG_SIZE[r]]} cost {int(K.REG_COST[r])} "
                          f"offices [{txt}] buyers [{' '.join(buys)}]" + (f" markers {marks}" if marks else ""))
         lines.append("Companies:")
         sc = np.zeros(n, dtype=np.int64)
         K.scores(state, sc)
         for c in range(n):
-            b = K.company_base(c)
-            techs = ",".join(K.TECH_IDS[t] for t in range(K.NTECH) if state[b + K.C_OWNS + t])
-            tm = ",".join(f"{K.TECH_IDS[t]}:{int(state[b + K.C_TECH_MARKERS + t])}" for t in range(K.NTECH)
-                          if state[b + K.C_TECH_MARKERS + t])
-            tiles = " ".join("/".join(K.TILE_TYPES[int(state[b + K.C_TILES + k])])
-                             for k in range(int(state[b + K.C_NUM_TILES])))
-            lines.append(f"  {self._company(state, c):<14} VP {int(state[b + K.C_VP])} (score {int(sc[c])}) "
-                         f"price {int(state[b + K.C_PRICE])} ready {int(state[b + K.C_READY])} "
-                         f"tokens {int(state[b + K.C_TOKENS])} techs [{techs}] markers [{tm}] tiles [{tiles}]"
-                         f"{' committed' if state[b + K.C_COMMITTED] and not state[K.REVEALED] else ''}")
-            if state[K.REVEALED]:
+            co = K.COMPANY.fields(st.companies[c])
+            techs = ",".join(K.TECH_IDS[t] for t in range(K.NUM_TECHS) if co.owns[t])
+            tm = ",".join(f"{K.TECH_IDS[t]}:{int(co.tech_markers[t])}" for t in range(K.NUM_TECHS)
+                          if co.tech_markers[t])
+            tiles = " ".join("/".join(K.TILE_TYPES[int(co.tiles[k])])
+                             for k in range(int(co.num_tiles)))
+            lines.append(f"  {self._company(state, c):<14} VP {int(co.vp)} (score {int(sc[c])}) "
+                         f"price {int(co.price)} ready {int(co.ready_goods)} "
+                         f"tokens {int(co.tokens)} techs [{techs}] markers [{tm}] tiles [{tiles}]"
+                         f"{' committed' if co.committed and not st.revealed else ''}")
+            if st.revealed:
                 lines += ["      " + line for line in self._plan_lines(state, c)]
-                o = state[b + K.C_OUTCOME:b + K.C_OUTCOME + K.NOUT]
-                lines.append(f"      outcome: C+d {o[K.O_GOODS]} prod {o[K.O_PROD]} IMP {o[K.O_IMP]}/"
-                             f"{o[K.O_IMP_COVERED]} shift {o[K.O_PRICE_SHIFT]} RES {o[K.O_RES]} LOG {o[K.O_LOG]}")
+                o = co.outcome
+                lines.append(f"      outcome: C+d {o[K.PO_GOODS]} prod {o[K.PO_PROD]} IMP {o[K.PO_IMP]}/"
+                             f"{o[K.PO_IMP_COVERED]} shift {o[K.PO_PRICE_SHIFT]} RES {o[K.PO_RES]} LOG {o[K.PO_LOG]}")
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
         from envs.pictures.smartphone_inc import draw
-        return draw(state, cfg, observer, clickable)
+        return draw(state, cfg, observer, clickable, action_label=self.action_label)
 
     def end_infos(self, state, cfg):
         """With Steve: his final score and rank (he is no agent, so not in ``scores``)."""
-        st = int(state[K.STEVE])
-        if st < 0:
+        st = K.STATE.fields(state)
+        steve = int(st.steve)
+        if steve < 0:
             return {}
-        rk = np.zeros(int(state[K.NUM_COMPANIES]), dtype=np.int64)
+        rk = np.zeros(int(st.num_companies), dtype=np.int64)
         K.ranks(state, rk)
-        return {"steve_score": int(K.total_score(state, st)), "steve_rank": int(rk[st])}
+        return {"steve_score": int(K.total_score(state, steve)), "steve_rank": int(rk[steve])}

@@ -35,7 +35,9 @@ the state.  All randomness comes from a :mod:`kernels.rng` generator stored in t
     Current score of every seat into ``out`` (``int64``, one per seat).
 ``ranks(state, out)``
     At the end: 1-based rank of every seat among all participants (automata
-    included), tie-breaks applied; seats still tied share the better rank.
+    included), tie-breaks applied; seats still tied share the better rank.  Every game
+    writes its keys (score, then its tie-breaks) into a scratch view of the state and
+    calls :func:`kernels.outcome.ranks_lexicographic`.
 ``advance(state, action, mask) -> int`` (optional)
     One AEC step in one call: ``step``, then ``current_player`` and, while the game runs,
     ``legal_mask`` into ``mask``; returns the seat to move (``-1`` at the end).  Written
@@ -163,6 +165,15 @@ class GameSpec:
 
     def action_label(self, state, cfg, action) -> str:
         return str(action)
+
+    # Squares of a board the terminal table numbers (0 .. board_squares - 1); 0: none.
+    board_squares = 0
+
+    def action_square(self, state, cfg, action):
+        """The board square that ``action`` names and nothing else (a number as the terminal
+        table prints it, below :attr:`board_squares`), or None.  Terminal play lists such a
+        move under its square's number."""
+        return None
 
     def render_ansi(self, state, cfg) -> str:
         """The table as text: what every seat sees (nothing hidden; see :meth:`private_text`)."""

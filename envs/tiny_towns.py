@@ -226,22 +226,12 @@ Version history
 import numpy as np
 
 from envs.spec import GameConfig, GameSpec, Option
+from envs.tiny_towns_readouts import (CARD_CODES, CODES, pending_placement_text,  # noqa: F401  (public here too)
+                                      player_record,
+                                      recipe_inline, recipe_table)
 from kernels import tiny_towns as K
 
 PHASE_NAMES = K.PHASE_NAMES
-CODES = {
-    "Cottage": "Co", "Farm": "Fa", "Granary": "Gr", "Greenhouse": "Gh", "Orchard": "Or",
-    "Well": "We", "Fountain": "Fo", "Millstone": "Mi", "Shed": "Sh", "Chapel": "Ch", "Abbey": "Ab",
-    "Cloister": "Cl", "Temple": "Te", "Tavern": "Ta", "Almshouse": "Al", "Inn": "In",
-    "Feast Hall": "FH", "Theater": "Th", "Bakery": "Ba", "Market": "Ma", "Tailor": "Tl",
-    "Factory": "Fc", "Bank": "Bk", "Trading Post": "TP", "Warehouse": "Wh",
-    "Architect's Guild": "AG", "Archive of the Second Age": "AR", "Barrett Castle": "BC",
-    "Cathedral of Caterina": "CC", "Fort Ironweed": "FI", "Grand Mausoleum of the Rodina": "GM",
-    "Grove University": "GU", "Mandras Palace": "MP", "Obelisk of the Crescent": "OC",
-    "Opaleye's Watch": "OW", "Shrine of the Elder Tree": "SE", "Silva Forum": "SF",
-    "The Sky Baths": "SB", "The Starloom": "SL", "Statue of the Bondmaker": "SM",
-}
-CARD_CODES = [CODES[n] for n in K.CARD_NAMES]
 RES_LETTERS = "whbgs"
 _TOKEN_TO_CARD = {t: i for i, t in enumerate(K.CARD_TOKENS)}
 _NAME_TO_CARD = {n.lower(): i for i, n in enumerate(K.CARD_NAMES)}
@@ -327,7 +317,7 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
     if shrine_value is not None and (not _is_int(shrine_value) or int(shrine_value) not in _SHRINE_VALUES):
         raise ValueError(f"shrine_value must be None or one of {_SHRINE_VALUES}, got {shrine_value!r}")
     if starloom_place is not None:
-        _int_arg("starloom_place", starloom_place, 1, K.MAXP)
+        _int_arg("starloom_place", starloom_place, 1, K.MAX_SEATS)
     if K.M_SHRINE in bld and shrine_value is None:
         raise ValueError("shrine_value is needed when the Shrine of the Elder Tree is on the board")
     if K.M_STARLOOM in bld and starloom_place is None:
@@ -338,20 +328,20 @@ def score_town(rows, *, warehouse_cubes=0, right_feast_halls=0, solo=False, shri
         take = min(left, K.WAREHOUSE_CAP)
         wh[q] = take
         left -= take
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     total = K.score_board(bld, wh, right, 1 if solo else 0,
                           int(shrine_value or 0), int(starloom_place or 1), parts)
     out = {"total": int(total)}
     for c in sorted(set(int(x) for x in bld if x >= 0)):
         out[K.CARD_TOKENS[c]] = int(parts[c])
-    out["empty"] = int(parts[K.NCARDS])
+    out["empty"] = int(parts[K.NUM_CARDS])
     return out
 
 
 def _deck_cards(names):
     """Card index per colour deck (index 0, the Cottage, stays -1) from a list of card names;
     ``ValueError`` naming ``buildings`` for a bad list."""
-    cards = [-1] * K.NTYPES
+    cards = [-1] * K.NUM_TYPES
     for name in names:
         c = _card_index(name)
         if c >= K.NUM_BUILDING_CARDS:
@@ -362,7 +352,7 @@ def _deck_cards(names):
         if cards[t] >= 0:
             raise ValueError(f"buildings: two cards of the {K.TYPE_IDS[t]} deck ({name!r})")
         cards[t] = c
-    missing = [K.TYPE_IDS[t] for t in range(1, K.NTYPES) if cards[t] < 0]
+    missing = [K.TYPE_IDS[t] for t in range(1, K.NUM_TYPES) if cards[t] < 0]
     if missing:
         raise ValueError(f"buildings: no card of the {', '.join(missing)} deck(s)")
     return cards
@@ -384,24 +374,6 @@ def _check_buildings(value):
 
 
 # ------------------------------------------------------------------------- Spec
-def pending_placement_text(state, seat):
-    """``seat``'s placement of this round so far, before the placements are revealed
-    ("placing wood -> square 5, swapping ..."), or "" when it has none under way."""
-    b = K._player_base(seat)
-    res = int(state[b + K.O_PEND_RESOURCE])
-    if res < 0:
-        res = int(state[b + K.O_PEND_OFFERED])
-    if res < 0:
-        return ""
-    dest = int(state[b + K.O_PEND_DEST])
-    text = f"placing {K.RES_IDS[res]}" + ("" if dest < 0 else " -> set aside" if dest == 16 else f" -> square {dest}")
-    swap = int(state[b + K.O_PEND_SWAP_RES])
-    if swap >= 0:
-        square = int(state[b + K.O_PEND_SWAP_SQUARE])
-        text += f", Factory swap for {K.RES_IDS[swap]}" + ("" if square < 0 else f" from square {square}")
-    return text
-
-
 class Spec(GameSpec):
     game_id = "tiny_towns_v0"
     kernel = K
@@ -426,7 +398,7 @@ class Spec(GameSpec):
                "list of card names, one per colour deck", none_ok=True, check=_check_buildings),
         Option("cave_rule", "bool", False, "each player may set aside an imposed resource twice per game"),
         Option("first_player", "int", None, "the first Master Builder (Town Hall: the mayor); None: random",
-               low=0, high=K.MAXP - 1, none_ok=True),
+               low=0, high=K.MAX_SEATS - 1, none_ok=True),
     )
 
     def build_config(self, opts):
@@ -438,11 +410,11 @@ class Spec(GameSpec):
         if first is not None and not first < n:
             raise ValueError(f"first_player must be None or a seat 0..{n - 1}, got {first!r}")
         buildings = opts["buildings"]
-        cards = [-1] * K.NTYPES
+        cards = [-1] * K.NUM_TYPES
         if buildings is not None:
             names = K.DATA["presets"]["first_game"]["cards"] if buildings == "first_game" else buildings
             cards = _deck_cards(names)
-            for t in range(1, K.NTYPES):
+            for t in range(1, K.NUM_TYPES):
                 if n == 1 and K.SOLO_REMOVED[cards[t]]:
                     raise ValueError(f"buildings: {K.CARD_NAMES[cards[t]]!r} is not used in the solo game")
         config = np.full(K.CONFIG_SIZE, -1, dtype=np.int64)
@@ -452,7 +424,7 @@ class Spec(GameSpec):
         config[K.CFG_CAVE_RULE] = 1 if opts["cave_rule"] else 0
         config[K.CFG_FIRST_PLAYER] = -1 if first is None else first
         config[K.CFG_CARDS] = 0
-        for t in range(1, K.NTYPES):
+        for t in range(1, K.NUM_TYPES):
             config[K.CFG_CARDS + t] = cards[t]
         return GameConfig(num_players=n, config=config, state_size=K.STATE_SIZE, obs_size=K.OBS_SIZE,
                           options=dict(opts), scratch=K.STATE.scratch_size)
@@ -466,11 +438,13 @@ class Spec(GameSpec):
 
     # ------------------------------------------------------------ description
     def phase_name(self, state, cfg):
-        return PHASE_NAMES[int(state[K.G_PHASE])]
+        st = K.STATE.fields(state)
+        return PHASE_NAMES[int(st.phase)]
 
     def action_label(self, state, cfg, action):
+        st = K.STATE.fields(state)
         block, i = K.ACTIONS.decode(action)
-        p = int(state[K.G_ACTOR])
+        p = int(st.actor)
         if block == "construct":
             slot, t, anchor = i // K.CONSTRUCT_SLOT, (i % K.CONSTRUCT_SLOT) // K.CONSTRUCT_T, i % K.CONSTRUCT_T
             card = int(K._slot_card(state, max(p, 0), slot)) if p >= 0 else -1
@@ -481,26 +455,40 @@ class Spec(GameSpec):
         if block == "resource":
             return f"RESOURCE {K.RES_IDS[i]}"
         if block == "type":
-            return f"TYPE {K.TYPE_IDS[i]} ({K.CARD_NAMES[int(state[K.G_CARDS_IN_PLAY + i])]})"
+            return f"TYPE {K.TYPE_IDS[i]} ({K.CARD_NAMES[int(st.cards_in_play[i])]})"
         if block == "keep":
-            m = int(state[K._player_base(p) + K.O_DEALT + i]) if p >= 0 else -1
+            m = int(player_record(state, p).dealt_monuments[i]) if p >= 0 else -1
             return f"KEEP {i}" + (f" ({K.CARD_NAMES[m]})" if m >= 0 else "")
         if block == "pass":
             return "PASS"
         return "SET_ASIDE"
 
-    def _cell(self, state, b, q):
+    board_squares = 16
+
+    def action_square(self, state, cfg, action):
+        block, i = K.ACTIONS.decode(action)
+        return i if block == "square" else None
+
+    def _board_lines(self, rec, indent="   "):
+        """A town's 4 x 4 squares under a header of column offsets, each row led by the
+        number of its first square: square = row number + offset (as the labels count)."""
+        lines = [indent + "    " + " ".join(f"+{c:<2}" for c in range(4)).rstrip()]
+        lines.extend(f"{indent}{4 * r:>2}  " + " ".join(self._cell(rec, 4 * r + c) for c in range(4)).rstrip()
+                     for r in range(4))
+        return lines
+
+    def _cell(self, rec, q):
         """Square q of the player record at ``b`` (its own, or the copy the others see)."""
-        c = int(state[b + K.O_BUILDING + q])
+        c = int(rec.building[q])
         if c >= 0:
             s = CARD_CODES[c]
-            e = int(state[b + K.O_BUILDING_RES + q])
+            e = int(rec.building_resource[q])
             if e >= 0:
                 s += RES_LETTERS[e]
             elif c == K.C_WAREHOUSE:
-                s += str(int(state[b + K.O_WAREHOUSE + 5 * q:b + K.O_WAREHOUSE + 5 * q + 5].sum()))
+                s += str(int(rec.warehouse[q].sum()))
             return s.ljust(3)
-        cube = int(state[b + K.O_CUBE + q])
+        cube = int(rec.cube[q])
         if cube >= 0:
             return RES_LETTERS[cube].ljust(3)
         return ".".ljust(3)
@@ -509,15 +497,16 @@ class Spec(GameSpec):
         """``seat``'s dealt or secret monument (until it is built), its placement of this
         round before the placements are revealed, and its build step of this round before the
         last builder is done (the decision under way, and its town as built so far)."""
-        b = K._player_base(seat)
+        st = K.STATE.fields(state)
+        rec = player_record(state, seat)
         lines = []
-        kept = int(state[b + K.O_KEPT])
-        if state[K.G_MONUMENTS] and not state[b + K.O_MONUMENT_BUILT]:
+        kept = int(rec.kept_monument)
+        if st.monuments and not rec.monument_built:
             if kept >= 0:
-                lines.append(f"secret monument: {K.CARD_NAMES[kept]}")
+                lines.append(f"secret monument: {K.CARD_NAMES[kept]} (pattern {recipe_inline(kept)})")
             else:
-                dealt = [K.CARD_NAMES[int(m)] for m in state[b + K.O_DEALT:b + K.O_DEALT + K.MAX_MONUMENTS_DEALT]
-                         if m >= 0]
+                dealt = [f"{K.CARD_NAMES[int(m)]} (pattern {recipe_inline(m)})"
+                         for m in rec.dealt_monuments if m >= 0]
                 if dealt:
                     lines.append("dealt monuments (keep one): " + ", ".join(dealt))
         pending = pending_placement_text(state, seat)
@@ -529,85 +518,87 @@ class Spec(GameSpec):
     def _hidden_build_text(self, state, seat):
         """What ``seat`` knows of its own build step while the constructions of the round
         are hidden (R6): the decision under way and, once it has built, its town as built."""
+        st = K.STATE.fields(state)
         if not K._builds_hidden(state):
             return []
         lines = []
-        ph = int(state[K.G_PHASE])
-        if int(state[K.G_ACTOR]) == seat and ph != K.PH_BUILD:
+        ph = int(st.phase)
+        if int(st.actor) == seat and ph != K.PH_BUILD:
             step = f"build step under way: {PHASE_NAMES[ph]}"
-            token = int(state[K.G_TOKEN_CARD])
+            token = int(st.token_card)
             if token >= 0:
-                vacated = [q for q in range(16) if int(state[K.G_TOKEN_VACATED]) >> q & 1]
+                vacated = [q for q in range(16) if int(st.token_vacated) >> q & 1]
                 step += f", {K.CARD_NAMES[token]} to place (emptied squares {vacated}" + \
-                        (", or any empty square)" if state[K.G_TOKEN_ANYWHERE] else ")")
-            grove = int(state[K.G_GROVE_TYPE])
+                        (", or any empty square)" if st.token_anywhere else ")")
+            grove = int(st.grove_type)
             if grove >= 0:
                 step += f", Grove University places a {K.TYPE_IDS[grove]} building"
             if ph in (K.PH_GUILD_TARGET, K.PH_GUILD_TYPE) or (
-                    ph == K.PH_BUILD_RESOURCE and state[K.G_RESOURCE_RETURN] == K.RET_GUILD):
-                replaced = [q for q in range(16) if int(state[K.G_GUILD_REPLACED]) >> q & 1]
-                step += f", Architect's Guild: {int(state[K.G_GUILD_LEFT])} left, squares replaced {replaced}"
-            for name, slot in (("building on square", K.G_RESOURCE_CELL), ("replacing square", K.G_GUILD_CELL)):
-                if int(state[slot]) >= 0:
-                    step += f", {name} {int(state[slot])}"
+                    ph == K.PH_BUILD_RESOURCE and st.resource_return == K.RET_GUILD):
+                replaced = [q for q in range(16) if int(st.guild_replaced) >> q & 1]
+                step += f", Architect's Guild: {int(st.guild_left)} left, squares replaced {replaced}"
+            for name, square in (("building on square", st.resource_cell), ("replacing square", st.guild_cell)):
+                if int(square) >= 0:
+                    step += f", {name} {int(square)}"
             if ph == K.PH_OPALEYE_TYPE:
-                step += f", {int(state[K.G_OPALEYE_MOVED])} of {K.OPALEYE_COUNT} types set aside"
+                step += f", {int(st.opaleye_moved)} of {K.OPALEYE_COUNT} types set aside"
             lines.append(step)
-        live, shown = K._player_base(seat), int(K.seen_base(state, seat, K.TABLE))
-        if not np.array_equal(state[live:live + K.PLAYER_SIZE], state[shown:shown + K.PLAYER_SIZE]):
-            parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        # (builds are hidden: the others see the copy of its record taken at the reveal)
+        live_rec, shown_rec = player_record(state, seat), player_record(state, seat, K.TABLE)
+        if not np.array_equal(st.players[seat], st.shown_players[seat]):
+            parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
             score = int(K.score_seen(state, seat, seat, parts))
             head = f"built this round, hidden until everyone has built: score {score}"
-            if state[live + K.O_STATUS]:
+            if live_rec.status:
                 head += ", town complete"
-            if state[live + K.O_MONUMENT_BUILT] and not state[shown + K.O_MONUMENT_BUILT]:
-                head += f", monument {K.CARD_NAMES[int(state[live + K.O_KEPT])]}"
-            opal = [K.TYPE_IDS[k] for k in range(K.NTYPES) if state[live + K.O_OPALEYE_ASIDE + k]]
+            if live_rec.monument_built and not shown_rec.monument_built:
+                head += f", monument {K.CARD_NAMES[int(live_rec.kept_monument)]}"
+            opal = [K.TYPE_IDS[k] for k in range(K.NUM_TYPES) if live_rec.opaleye_aside[k]]
             if opal:
                 head += f", Opaleye set aside {opal}"
             lines.append(head)
-            lines.extend("  " + " ".join(self._cell(state, live, 4 * r + c) for c in range(4)).rstrip()
-                         for r in range(4))
+            lines.extend(self._board_lines(live_rec, indent="  "))
         return lines
 
     def render_ansi(self, state, cfg):
-        n = int(state[K.G_NUM_PLAYERS])
+        st = K.STATE.fields(state)
+        n = int(st.num_players)
         lines = []
-        cards = ", ".join(K.CARD_NAMES[int(state[K.G_CARDS_IN_PLAY + k])] for k in range(7))
-        variant = "solo" if state[K.G_SOLO] else ("town hall" if state[K.G_TOWN_HALL] else "standard")
-        lines.append(f"Tiny Towns ({variant}) round {int(state[K.G_ROUND])} -- cards: {cards}")
-        ph = int(state[K.G_PHASE])
+        cards = ", ".join(K.CARD_NAMES[int(st.cards_in_play[k])] for k in range(7))
+        variant = "solo" if st.solo else ("town hall" if st.town_hall else "standard")
+        lines.append(f"Tiny Towns ({variant}) round {int(st.round)} -- cards: {cards}")
+        lines.extend(recipe_table([int(st.cards_in_play[k]) for k in range(7)]))
+        ph = int(st.phase)
         if K._builds_hidden(state):     # which step of a build step it is stays hidden (R6)
             ph = K.PH_BUILD
-        actor = int(state[K.G_ACTOR])
-        x = int(state[K.G_RESOURCE])
+        actor = int(st.actor)
+        x = int(st.round_resource)
         info = f"phase {PHASE_NAMES[ph]}"
         if ph != K.PH_GAME_OVER:
             info += f", player_{actor} to act"
         if x >= 0:
             info += f", resource {K.RES_IDS[x]}"
-        if state[K.G_TOWN_HALL] == 0 and n > 1:
-            info += f", Master Builder player_{int(state[K.G_MASTER_BUILDER])}"
-        if state[K.G_TOWN_HALL] == 1:
-            info += f", mayor player_{int(state[K.G_MAYOR])}, {'free' if state[K.G_TH_FREE_ROUND] else 'drawn'} round"
-        if state[K.G_SOLO]:
-            disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(state[K.G_DISPLAY + r]))]
+        if st.town_hall == 0 and n > 1:
+            info += f", Master Builder player_{int(st.master_builder)}"
+        if st.town_hall == 1:
+            info += f", mayor player_{int(st.mayor)}, {'free' if st.town_hall_free_round else 'drawn'} round"
+        if st.solo:
+            disp = [K.RES_IDS[r] for r in range(5) for _ in range(int(st.solo_display[r]))]
             info += f", display {disp}"
         lines.append(info)
-        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
         for p in range(n):
-            b = int(K.seen_base(state, p, K.TABLE))     # this round's constructions: hidden until the reveal
+            rec = player_record(state, p, K.TABLE)     # this round's constructions: hidden until the reveal
             score = int(K.score_seen(state, p, K.TABLE, parts))
-            status = "complete (round %d)" % state[b + K.O_DONE_ROUND] if state[b + K.O_STATUS] else "building"
+            status = "complete (round %d)" % rec.done_round if rec.status else "building"
             mon = ""
-            if state[b + K.O_MONUMENT_BUILT]:
-                mon = f", monument {K.CARD_NAMES[int(state[b + K.O_KEPT])]}"
-            opal = [K.TYPE_IDS[k] for k in range(7) if state[b + K.O_OPALEYE_ASIDE + k]]
+            if rec.monument_built:
+                mon = f", monument {K.CARD_NAMES[int(rec.kept_monument)]}"
+            opal = [K.TYPE_IDS[k] for k in range(7) if rec.opaleye_aside[k]]
             extra = f", Opaleye set aside {opal}" if opal else ""
-            lines.append(f"player_{p}: {status}, score {score}, namings {int(state[b + K.O_MB_TURNS])}, "
-                         f"cave uses {int(state[b + K.O_CAVE_USES])}{mon}{extra}")
-            for r in range(4):
-                lines.append("   " + " ".join(self._cell(state, b, 4 * r + c) for c in range(4)))
+            lines.append(f"player_{p}: {status}, score {score}, namings {int(rec.master_builder_turns)}, "
+                         f"cave uses {int(rec.cave_uses)}{mon}{extra}")
+            lines.extend(self._board_lines(rec))
         return "\n".join(lines)
 
     def picture(self, state, cfg, observer=None, clickable=False):
@@ -618,18 +609,18 @@ class Spec(GameSpec):
     def end_infos(self, state, cfg):
         n = cfg.num_players
         breakdown = []
-        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
         totals = []
         for p in range(n):
             tot = int(K._player_score(state, p, parts))
             totals.append(tot)
             d = {"total": tot}
-            b = K._player_base(p)
-            present = sorted(set(int(c) for c in state[b + K.O_BUILDING:b + K.O_BUILDING + 16] if c >= 0))
+            rec = player_record(state, p)
+            present = sorted(set(int(c) for c in rec.building if c >= 0))
             for c in present:
                 d[K.CARD_TOKENS[c]] = int(parts[c])
-            d["empty"] = int(parts[K.NCARDS])
-            d["fed"] = [q for q in range(16) if (int(parts[K.NCARDS + 1]) >> q) & 1]
+            d["empty"] = int(parts[K.NUM_CARDS])
+            d["fed"] = [q for q in range(16) if (int(parts[K.NUM_CARDS + 1]) >> q) & 1]
             breakdown.append(d)
         out = {"breakdown": breakdown}
         if n == 1:

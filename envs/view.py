@@ -7,25 +7,61 @@ selector swaps the omniscient pictures for what one seat saw at the table.
 
 In a seat's view the page hides what that seat could not know: the other seats' moves are
 listed as that seat saw them played (a secret choice such as a pick shows as its phase
-only; ``CityEnv.action_label(action, observer)``), and the score chart
-(the game's own count, hidden cards included) is left out; the seat's pictures show the
-scores it can see.
+only; ``CityEnv.action_label(action, observer)``), the score chart (the game's own count,
+hidden cards included) is left out, and the final result appears only at the end; the
+seat's pictures show the scores it can see.
+
+Each seat has one colour on the whole page -- the picture's, which the move list and the
+chart repeat (:func:`seat_colours`) -- and the pictures call the seats by the players' names
+of the record (``greedy`` rather than ``player_0``).  The seed is shown as a string: it is a
+63-bit integer, which a JavaScript number would round.
 
 Pictures share their unchanged lines (see :class:`PictureStore`), so even a long game
 makes a page of a few hundred kilobytes.
 """
 from __future__ import annotations
 
-import argparse
 import html
+import importlib
 import json
+import re
 import sys
 from importlib import resources
 
 from envs import records
+from envs.pictures.canvas import SEAT_COLOURS
+from envs.registry import ADAPTERS
 
-# One colour per seat, in seat order (the chart's lines and the move list's markers).
-SEAT_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2")
+_SEAT_NAME = re.compile(r"\bplayer_(\d+)\b")
+_TEXT = re.compile(r">([^<]+)<")
+
+
+def seat_colours(raw) -> list:
+    """The colour of every seat as the game's picture draws it: the picture module's own
+    ``seat_colours(state, cfg)`` where it has one (Smartphone Inc.'s company colours), else
+    the colours shared by the pictures (:data:`envs.pictures.canvas.SEAT_COLOURS`)."""
+    module = importlib.import_module(ADAPTERS[raw.spec.game_id].replace("envs.", "envs.pictures.", 1))
+    own = getattr(module, "seat_colours", None)
+    if own is not None:
+        return list(own(raw.game_state(), raw.cfg))
+    return [SEAT_COLOURS[k % len(SEAT_COLOURS)] for k in range(len(raw.possible_agents))]
+
+
+def display_names(players, seats) -> list:
+    """The players' names for the page: the record's, made distinct with the seat where two
+    seats share one (``greedy (player_0)``)."""
+    if len(set(players)) == len(players):
+        return list(players)
+    return [f"{name} ({seat})" if name != seat else name for name, seat in zip(players, seats)]
+
+
+def with_player_names(svg, names) -> str:
+    """``svg`` with the seat names in its texts (``player_0``) replaced by ``names``."""
+    def name(match):
+        k = int(match.group(1))
+        return html.escape(names[k]) if k < len(names) else match.group(0)
+
+    return _TEXT.sub(lambda m: ">" + _SEAT_NAME.sub(name, m.group(1)) + "<", svg)
 
 
 class PictureStore:
@@ -66,13 +102,15 @@ def viewer_data(record, allow_files=False) -> dict:
     view first, then one per seat)."""
     store = PictureStore()
     steps, moves = [], []
-    players = seats = None
+    players = seats = colours = None
     for i, raw in records.replay_steps(record, allow_files=allow_files):
         if seats is None:
             seats = list(raw.possible_agents)
-            players = record.get("players") or seats
+            players = display_names(record.get("players") or seats, seats)
+            colours = seat_colours(raw)
         over = raw.phase == "game_over"
-        views = [store.add(raw.svg())] + [store.add(raw.svg(observer=k)) for k in range(len(seats))]
+        views = [store.add(with_player_names(svg, players))
+                 for svg in [raw.svg()] + [raw.svg(observer=k) for k in range(len(seats))]]
         to_move = None if over else seats.index(raw.agent_selection)
         steps.append({"views": views, "scores": raw.scores(), "to_move": to_move,
                       "phase": raw.phase})
@@ -81,14 +119,14 @@ def viewer_data(record, allow_files=False) -> dict:
             legal = isinstance(action, int) and action in raw.legal_actions()   # else replay says why
             moves.append({"seat": to_move, "label": record["labels"][i],
                           "seen": [raw.action_label(action, observer=k) for k in range(len(seats))] if legal else []})
-    return {"game": record["game"], "seed": record["seed"], "options": record["options"],
-            "seats": seats, "players": players, "colours": list(SEAT_COLOURS[:len(seats)]),
+    return {"game": record["game"], "seed": str(record["seed"]), "options": record["options"],
+            "seats": seats, "players": players, "colours": colours,
             "lines": store.lines, "pictures": store.pictures, "steps": steps, "moves": moves,
             "final": {"scores": record["scores"], "ranks": record["ranks"]},
-            "chart": scores_chart([s["scores"] for s in steps], players)}
+            "chart": scores_chart([s["scores"] for s in steps], players, colours)}
 
 
-def scores_chart(score_rows, players, width=420, height=170) -> str:
+def scores_chart(score_rows, players, colours=SEAT_COLOURS, width=420, height=170) -> str:
     """A line chart (SVG) of every seat's score after each move; its element
     ``#cz-cursor`` is the vertical line the page moves to the current position."""
     pad_left, pad_right, pad_top, pad_bottom = 34, 10, 10, 36
@@ -112,9 +150,10 @@ def scores_chart(score_rows, players, width=420, height=170) -> str:
            f'<text x="{width - pad_right}" y="{height - pad_bottom + 12}" text-anchor="end">'
            f'move {len(score_rows) - 1}</text>']
     for seat, name in enumerate(players):
-        colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+        colour = colours[seat % len(colours)]
         points = " ".join(f"{x(i):.1f},{y(row[seat]):.1f}" for i, row in enumerate(score_rows))
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"/>')
+        out.append(f'<polyline data-seat="{seat}" fill="none" stroke="{colour}" stroke-width="1.5" '
+                   f'points="{points}"/>')
         lx = pad_left + 110 * (seat % 3)
         ly = height - 12 + 12 * (seat // 3) - 12 * ((len(players) - 1) // 3)
         out.append(f'<rect x="{lx}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>'
@@ -137,12 +176,14 @@ def build_html(record, allow_files=False) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
+    from envs import cli
+
+    parser = cli.ArgumentParser(
         prog="python -m envs.view",
         description="Write a recorded game as one self-contained HTML page (no server needed).")
     parser.add_argument("record", help="a record file: .json (one game) or .jsonl (one game a line)")
     parser.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    parser.add_argument("--index", type=int, default=0,
+    parser.add_argument("--index", type=cli.non_negative_int, default=0,
                         help="which game of a .jsonl file to show (0-based; default 0)")
     parser.add_argument("--allow-files", "--allow-data-path", action="store_true",
                         help="let the record's options open the files they name (such as "

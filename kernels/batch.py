@@ -25,7 +25,8 @@ import numba
 from numba import njit, prange
 
 from kernels import outcome, rng
-from kernels.playout import per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
 
 
 

@@ -37,7 +37,7 @@ with exactly 16 cells, the supplies cover the largest game, no city can score be
 observation bound); :func:`load_data` runs the same check on any file.
 
 Cold start: constants passed between jitted functions are ``np.int64`` globals
-(``I_NO``, ``I_DLC``, ``I_RNG`` ...), since a plain int or bool constant reaches the
+(``I_NO``, ``I_RNG`` ...), since a plain int or bool constant reaches the
 callee as a Literal type and compiles one more specialisation of it and of everything it
 calls; the automata run at the end of ``init`` / ``step`` (flag ``AUTOMATA_DUE``) rather than
 inside the flow helpers, and ``_automaton_choice`` / ``_tile_gain`` are inlined into
@@ -63,6 +63,13 @@ from numba import njit
 
 from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 
 _D = data_files.load("between_two_cities", __file__)
 
@@ -352,8 +359,8 @@ check_data(_D)
 # ----------------------------------------------------------------------------- tables
 KIND_NAMES = tuple(k["name"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
 TYPE_NAMES = tuple(_D["building_types"]["order"])
-N_KINDS = len(KIND_NAMES)            # 9
-N_TYPES = len(TYPE_NAMES)        # 6
+NUM_KINDS = len(KIND_NAMES)            # 9
+NUM_TYPES = len(TYPE_NAMES)        # 6
 KIND_TYPE = np.array([TYPE_NAMES.index(k["type"]) for k in
                       sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"])], dtype=np.int64)
 KIND_CHAR = tuple(k["score_city_char"] for k in sorted(_D["tile_kinds"]["list"], key=lambda k: k["id"]))
@@ -361,16 +368,16 @@ _KID = {n: i for i, n in enumerate(KIND_NAMES)}
 SHOP, FACTORY, OFFICE, PARK, HOUSE = (_KID["shop"], _KID["factory"], _KID["office"], _KID["park"],
                                       _KID["house"])
 T_TAVERN = TYPE_NAMES.index("tavern")
-IS_TAVERN = np.array([1 if KIND_TYPE[k] == T_TAVERN else 0 for k in range(N_KINDS)], dtype=np.int64)
-TAVERN_KINDS = np.array([k for k in range(N_KINDS) if IS_TAVERN[k]], dtype=np.int64)
+IS_TAVERN = np.array([1 if KIND_TYPE[k] == T_TAVERN else 0 for k in range(NUM_KINDS)], dtype=np.int64)
+TAVERN_KINDS = np.array([k for k in range(NUM_KINDS) if IS_TAVERN[k]], dtype=np.int64)
 
 SINGLE_COUNTS = np.array([_D["single_tiles"]["counts"][n] for n in KIND_NAMES], dtype=np.int64)
-N_SINGLES = int(SINGLE_COUNTS.sum())                       # 108
+NUM_SINGLES = int(SINGLE_COUNTS.sum())                       # 108
 _dups = sorted(_D["duplex_tiles"]["list"], key=lambda d: d["id"])
-N_DUPLEX = len(_dups)                                      # 24
+NUM_DUPLEXES = len(_dups)                                      # 24
 DUPLEX_STACKED = np.array([1 if d["layout"] == "stacked" else 0 for d in _dups], dtype=np.int64)
 DUPLEX_HALVES = np.array([[_KID[d["halves"][0]], _KID[d["halves"][1]]] for d in _dups], dtype=np.int64)
-N_TILES = N_KINDS + N_DUPLEX                                      # 33 tile codes
+NUM_TILE_CODES = NUM_KINDS + NUM_DUPLEXES                                      # 33 tile codes
 
 _sc = _D["scoring"]
 LINE_PTS = np.array([0] + [_sc["shop"]["points_by_line_length"][i] for i in range(1, 5)], dtype=np.int64)
@@ -405,14 +412,14 @@ _type_order = [TYPE_NAMES.index(t) for t in _solo["max_points_tie_break"]["type_
 _tav_order = [_KID[k] for k in _solo["max_points_tie_break"]["tavern_kind_order"]]
 # Lower priority value wins a tie in gain.
 KIND_PRIORITY = np.array([_type_order.index(KIND_TYPE[k]) * 16 + (_tav_order.index(k) if IS_TAVERN[k] else 0)
-                      for k in range(N_KINDS)], dtype=np.int64)
-ITEM_MAX_POINTS = N_TYPES          # 6
-ITEM_NEW_TYPE = N_TYPES + 1        # 7
+                      for k in range(NUM_KINDS)], dtype=np.int64)
+ITEM_MAX_POINTS = NUM_TYPES          # 6
+ITEM_NEW_TYPE = NUM_TYPES + 1        # 7
 _cards = sorted(_solo["automa_deck"]["cards"], key=lambda c: c["id"])
-N_CARDS = len(_cards)
+NUM_AUTOMA_CARDS = len(_cards)
 CARD_IDS = np.array([c["id"] for c in _cards], dtype=np.int64)
 MAX_ITEMS = 4
-DECK_ITEMS = np.full((N_CARDS, 2, MAX_ITEMS), -1, dtype=np.int64)
+DECK_ITEMS = np.full((NUM_AUTOMA_CARDS, 2, MAX_ITEMS), -1, dtype=np.int64)
 
 
 def _item_code(name):
@@ -433,16 +440,16 @@ _DIRS = {"pass_left": 1, "pass_right": -1, "pass_to_opponent": 1, "discard": 0}
 # per mode (standard, two-player, solo simple, solo full) and round: duplex round?, pass direction
 ROUND_DUPLEX = np.zeros((4, 8), dtype=np.int64)
 ROUND_PASS = np.zeros((4, 8), dtype=np.int64)
-N_ROUNDS = np.zeros(4, dtype=np.int64)
+NUM_ROUNDS = np.zeros(4, dtype=np.int64)
 for _m, _key in ((0, "standard"), (1, "two_player"), (3, "solo_full")):
     _rounds = _sched[_key]["rounds"]
-    N_ROUNDS[_m] = len(_rounds)
+    NUM_ROUNDS[_m] = len(_rounds)
     for _i, _r in enumerate(_rounds):
         ROUND_DUPLEX[_m, _i] = 1 if _r["tiles"] == "duplex" else 0
         ROUND_PASS[_m, _i] = _DIRS[_r["remainder"]]
 for _i, _t in enumerate(_sched["solo_simple"]["iterations"]):
     ROUND_DUPLEX[2, _i] = 1 if _t == "duplex" else 0
-N_ROUNDS[2] = len(_sched["solo_simple"]["iterations"])
+NUM_ROUNDS[2] = len(_sched["solo_simple"]["iterations"])
 SOLO_SETUP_DUPLEXES = int(_sched["solo_full"]["setup_duplexes_to_deep_learning_city"])
 HAND_SINGLES = int(_sched["standard"]["rounds"][0]["hand_size"])      # 7
 HAND_DUPLEX = int(_sched["standard"]["rounds"][1]["hand_size"])       # 3
@@ -455,7 +462,7 @@ CANVAS_CELLS = CANVAS * CANVAS
 CENTER = 3                          # ... whose first tile goes to (3, 3)
 CITY_SIDE = 4                       # a finished city is 4x4
 NEIGHBORS = grid.neighbor_table(CANVAS, CANVAS)
-MAX_SEATS = 7                       # seats / participants
+MAX_SEATS = 7                       # participants: the seats, and the solo automata
 MAX_CITIES = 7
 MAX_ROUNDS = 7                      # rounds (solo simple: iterations) of the longest schedule
 RANK_KEY = 1 + TIE_ORDER.shape[1]   # a participant's score and its tie-break items
@@ -468,7 +475,7 @@ DLC = 1                             # the Deep Learning City's index in solo
 # ----------------------------------------------------------------------------- actions
 # pick: tile code t (solo: assign it to the left city, then the right one); place: waiting
 # or chosen tile ``slot`` (0/1) anchored on canvas cell r*7+c, id A_PLACE + slot*49 + cell.
-ACTIONS = ActionBlocks("between_two_cities actions", [("pick", N_TILES), ("place", 2 * CANVAS_CELLS)])
+ACTIONS = ActionBlocks("between_two_cities actions", [("pick", NUM_TILE_CODES), ("place", 2 * CANVAS_CELLS)])
 A_PICK = ACTIONS.offset("pick")
 A_PLACE = ACTIONS.offset("place")
 NUM_ACTIONS = ACTIONS.num_actions               # 131
@@ -504,23 +511,23 @@ LAST_CARD = STATE.add("last_card", (2,))             # automaton A, B: card inde
 ROUNDS_IN_GAME = STATE.add("rounds_in_game")
 AUTOMATA_DUE = STATE.add("automata_due")             # 1 while the automata owe their turn (inside init / step)
 RNG = STATE.add("rng", (rng.RNG_SLOTS,))
-SINGLE_SUPPLY = STATE.add("single_supply", (N_SINGLES,))       # kind ids, drawn from the front
-DUPLEX_SUPPLY = STATE.add("duplex_supply", (N_DUPLEX,))        # duplex ids
-AUTOMA_DECK = STATE.add("automa_deck", (N_CARDS,))             # card indices
+SINGLE_SUPPLY = STATE.add("single_supply", (NUM_SINGLES,))       # kind ids, drawn from the front
+DUPLEX_SUPPLY = STATE.add("duplex_supply", (NUM_DUPLEXES,))        # duplex ids
+AUTOMA_DECK = STATE.add("automa_deck", (NUM_AUTOMA_CARDS,))             # card indices
 GRIDS = STATE.add("grids", (MAX_CITIES, CANVAS_CELLS))         # -1 empty, else kind
 BOXES = STATE.add("boxes", (MAX_CITIES, BOX_SIZE))
-KIND_COUNTS = STATE.add("kind_counts", (MAX_CITIES, N_KINDS))  # buildings per kind per city
-HANDS = STATE.add("hands", (MAX_SEATS, N_TILES))               # tile counts
+KIND_COUNTS = STATE.add("kind_counts", (MAX_CITIES, NUM_KINDS))  # buildings per kind per city
+HANDS = STATE.add("hands", (MAX_SEATS, NUM_TILE_CODES))               # tile counts
 CHOSEN = STATE.add("chosen", (MAX_SEATS, 2))                   # picked, not yet placed; -1 none
 PICKS_MADE = STATE.add("picks_made", (MAX_SEATS,))             # picks this turn
-PASSED_LAST = STATE.add("passed_last", (MAX_SEATS, N_TILES))   # the tiles a seat passed last
+PASSED_LAST = STATE.add("passed_last", (MAX_SEATS, NUM_TILE_CODES))   # the tiles a seat passed last
 PASSED_ROUND = STATE.add("passed_round", (MAX_SEATS,))         # round of that pass, -1 none
-DUPLEX_DISCARDS = STATE.add("duplex_discards", (MAX_SEATS, N_TILES))
+DUPLEX_DISCARDS = STATE.add("duplex_discards", (MAX_SEATS, NUM_TILE_CODES))
 # the single tile seat s passed at the end of round r that its receiver discarded unseen
 LAST_TILE_DISCARDS = STATE.add("last_tile_discards", (MAX_ROUNDS, MAX_SEATS))
 PICKED = STATE.add("picked", (MAX_SEATS, 2))                   # picked this turn (kept while placing)
 WAITING = STATE.add("waiting", (MAX_CITIES, 2))                # solo: tiles waiting for a city, -1 none
-SCR_SCORE_PARTS = STATE.add("scr_score_parts", (N_TYPES,), scratch=True)
+SCR_SCORE_PARTS = STATE.add("scr_score_parts", (NUM_TYPES,), scratch=True)
 SCR_SHOP_DIRS = STATE.add("scr_shop_dirs", (CANVAS_CELLS,), scratch=True)
 SCR_SEEN = STATE.add("scr_seen", (CANVAS_CELLS,), scratch=True)
 SCR_STACK = STATE.add("scr_stack", (CANVAS_CELLS,), scratch=True)
@@ -552,10 +559,249 @@ CFG_DIFFICULTY = CONFIG.add("difficulty")
 # function compiles once (cold start: module docstring of envs.between_two_cities).
 I_NO, I_YES = np.int64(0), np.int64(1)
 I_ADD, I_REMOVE = np.int64(1), np.int64(-1)
-I_DLC = np.int64(DLC)
 I_RNG = np.int64(RNG)
 I_FACTORY, I_PARK = np.int64(FACTORY), np.int64(PARK)
-I_FIRST_KIND, I_LAST_KIND = np.int64(0), np.int64(N_KINDS - 1)
+I_FIRST_KIND, I_LAST_KIND = np.int64(0), np.int64(NUM_KINDS - 1)
+
+
+# ============================================================================= helpers
+@njit(cache=True)
+def _grid(state, c):
+    return state[GRIDS + c * CANVAS_CELLS: GRIDS + (c + 1) * CANVAS_CELLS]
+
+
+@njit(cache=True)
+def _is_dlc(state, c):
+    m = state[MODE]
+    return (m == MODE_SIMPLE or m == MODE_FULL) and c == DLC
+
+
+@njit(cache=True)
+def _factory_points_of(state, c):
+    nc = state[NUM_CITIES]
+    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
+    for i in range(nc):
+        fc[i] = state[KIND_COUNTS + i * NUM_KINDS + FACTORY]
+    return factory_points(fc, nc, c)
+
+
+@njit(cache=True)
+def _city_score(state, c, with_adjustment):
+    parts = state[SCR_SCORE_PARTS: SCR_SCORE_PARTS + 6]
+    fpp = _factory_points_of(state, c)
+    if _is_dlc(state, c):
+        s = _score_dlc(state[KIND_COUNTS + c * NUM_KINDS: KIND_COUNTS + (c + 1) * NUM_KINDS], fpp, parts)
+        if with_adjustment:
+            s += DIFFICULTY_ADJUSTMENT[state[DIFFICULTY]]
+        return s
+    return score_grid(_grid(state, c), fpp, parts, state[SCR_SHOP_DIRS: SCR_SHOP_DIRS + CANVAS_CELLS],
+                      state[SCR_SEEN: SCR_SEEN + CANVAS_CELLS], state[SCR_STACK: SCR_STACK + CANVAS_CELLS],
+                      state[SCR_CROSSINGS: SCR_CROSSINGS + CANVAS_CELLS])
+
+
+@njit(cache=True)
+def _remembered_city_scores(state, totals):
+    """``_city_score(state, c, I_YES)`` of every city into ``totals``, each reused from
+    scratch when the city's tiles and its points per factory are those it was last
+    computed from: an observation shows every city's score, and a turn changes one or two
+    cities.  A city's score depends on nothing else, so an entry left by another game or
+    position is still right when it matches.  The city lies in the 4x4 window at its
+    bounding box's top-left corner (as :func:`_place_tile` keeps the box), so that window
+    and the corner are the key."""
+    nc = state[NUM_CITIES]
+    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
+    for i in range(nc):
+        fc[i] = state[KIND_COUNTS + i * NUM_KINDS + FACTORY]
+    for c in range(nc):
+        if _is_dlc(state, c):
+            totals[c] = _city_score(state, c, I_YES)
+            continue
+        memo = SCR_SCORE_MEMO + c * MEMO_SIZE
+        g = GRIDS + c * CANVAS_CELLS
+        b = BOXES + c * BOX_SIZE
+        top = state[b + BOX_MIN_ROW]
+        left = state[b + BOX_MIN_COL]
+        fpp = factory_points(fc, nc, c)
+        same = state[memo] == fpp + 1          # 0: never filled
+        for w in range(MEMO_KEY_WORDS - 1):
+            key = 0
+            for k in range(8):
+                r = top + 2 * w + k // CITY_SIDE
+                col = left + k % CITY_SIDE
+                if r < CANVAS and col < CANVAS:
+                    key |= (state[g + r * CANVAS + col] + 1) << (8 * k)
+            if state[memo + 1 + w] != key:
+                same = False
+                state[memo + 1 + w] = key
+        corner = top * CANVAS + left
+        if state[memo + MEMO_KEY_WORDS] != corner:
+            same = False
+            state[memo + MEMO_KEY_WORDS] = corner
+        if not same:
+            state[memo] = fpp + 1
+            state[memo + 1 + MEMO_KEY_WORDS] = _city_score(state, c, I_YES)
+        totals[c] = state[memo + 1 + MEMO_KEY_WORDS]
+
+
+# canvas bitboards (bit r * CANVAS + c)
+CANVAS_FULL = (1 << CANVAS_CELLS) - 1
+NOT_FIRST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(1, CANVAS))
+NOT_LAST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(CANVAS - 1))
+CENTER_BIT = 1 << (CENTER * CANVAS + CENTER)
+ROWS_SPAN, COLS_SPAN = grid.span_bitboards(CANVAS, CANVAS)
+
+
+@njit(cache=True)
+def _legal_anchors(state, city, t):
+    """Bitboard of the canvas cells ``(r, c)`` at which tile code ``t`` may be anchored in
+    ``city`` (G1-G4): its squares (a duplex: the anchor and the square below or to the
+    right) on the canvas and empty, the city's first tile on the centre, a later one
+    touching a building orthogonally, and the city still fitting in 4x4."""
+    g = GRIDS + city * CANVAS_CELLS
+    occupied = 0
+    building = 0
+    for q in range(CANVAS_CELLS):
+        v = state[g + q]
+        if v >= 0:
+            occupied |= 1 << q
+            if I_FIRST_KIND <= v <= I_LAST_KIND:
+                building |= 1 << q
+    empty = ~occupied & CANVAS_FULL
+    touching = grid.adjacent_cells(building, CANVAS, CANVAS_FULL, NOT_FIRST_COL, NOT_LAST_COL)
+    dr = 0
+    dc = 0
+    if t < NUM_KINDS:
+        anchors = empty & touching
+    elif DUPLEX_STACKED[t - NUM_KINDS]:
+        dr = 1
+        anchors = empty & (empty >> CANVAS) & (touching | (touching >> CANVAS))
+    else:
+        dc = 1
+        second = NOT_LAST_COL & (empty >> 1)
+        anchors = empty & second & (touching | ((touching >> 1) & NOT_LAST_COL))
+    b = BOXES + city * BOX_SIZE
+    if state[b + BOX_CELLS] == 0:
+        first = empty & CENTER_BIT
+        if dr:
+            first &= empty >> CANVAS
+        if dc:
+            first &= NOT_LAST_COL & (empty >> 1)
+        return first
+    # the tile's rows r..r+dr and the city's rows span fewer than CITY_SIDE rows; columns alike
+    row_lo = max(state[b + BOX_MAX_ROW] - (CITY_SIDE - 1), 0)
+    row_hi = min(state[b + BOX_MIN_ROW] + (CITY_SIDE - 1) - dr, CANVAS - 1)
+    col_lo = max(state[b + BOX_MAX_COL] - (CITY_SIDE - 1), 0)
+    col_hi = min(state[b + BOX_MIN_COL] + (CITY_SIDE - 1) - dc, CANVAS - 1)
+    if row_lo > row_hi or col_lo > col_hi:
+        return 0
+    return anchors & ROWS_SPAN[row_lo, row_hi] & COLS_SPAN[col_lo, col_hi]
+
+
+@njit(cache=True)
+def _legal_anchor(state, city, t, r, c):
+    """G1-G4 for tile code ``t`` anchored at canvas cell ``(r, c)`` of ``city``."""
+    return (_legal_anchors(state, city, t) >> (r * CANVAS + c)) & 1 == 1
+
+
+@njit(cache=True)
+def _put(state, city, t, r, c, sign):
+    """Add (sign=1) or remove (sign=-1) tile ``t`` at ``(r, c)`` on grid and kind counts only."""
+    g = _grid(state, city)
+    if t < NUM_KINDS:
+        g[r * CANVAS + c] = t if sign > 0 else -1
+        state[KIND_COUNTS + city * NUM_KINDS + t] += sign
+        return
+    d = t - NUM_KINDS
+    r2 = r + 1 if DUPLEX_STACKED[d] else r
+    c2 = c if DUPLEX_STACKED[d] else c + 1
+    g[r * CANVAS + c] = DUPLEX_HALVES[d, 0] if sign > 0 else -1
+    g[r2 * CANVAS + c2] = DUPLEX_HALVES[d, 1] if sign > 0 else -1
+    state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[d, 0]] += sign
+    state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[d, 1]] += sign
+
+
+@njit(cache=True)
+def _place_tile(state, city, t, r, c):
+    _put(state, city, t, r, c, I_ADD)
+    b = BOXES + city * BOX_SIZE
+    r2 = r
+    c2 = c
+    if t >= NUM_KINDS:
+        if DUPLEX_STACKED[t - NUM_KINDS]:
+            r2 = r + 1
+        else:
+            c2 = c + 1
+    if state[b + BOX_CELLS] == 0:
+        state[b + BOX_MIN_ROW] = r
+        state[b + BOX_MAX_ROW] = r2
+        state[b + BOX_MIN_COL] = c
+        state[b + BOX_MAX_COL] = c2
+    else:
+        state[b + BOX_MIN_ROW] = min(state[b + BOX_MIN_ROW], r)
+        state[b + BOX_MAX_ROW] = max(state[b + BOX_MAX_ROW], r2)
+        state[b + BOX_MIN_COL] = min(state[b + BOX_MIN_COL], c)
+        state[b + BOX_MAX_COL] = max(state[b + BOX_MAX_COL], c2)
+    state[b + BOX_CELLS] += 1 if t < NUM_KINDS else 2
+
+
+@njit(cache=True)
+def _add_to_dlc(state, t):
+    if t < NUM_KINDS:
+        state[KIND_COUNTS + DLC * NUM_KINDS + t] += 1
+        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 1
+    else:
+        d = t - NUM_KINDS
+        state[KIND_COUNTS + DLC * NUM_KINDS + DUPLEX_HALVES[d, 0]] += 1
+        state[KIND_COUNTS + DLC * NUM_KINDS + DUPLEX_HALVES[d, 1]] += 1
+        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 2
+
+
+@njit(cache=True)
+def _left_city(state, s):
+    if state[MODE] == MODE_2P:
+        return 2 * s
+    return s
+
+
+@njit(cache=True)
+def _right_city(state, s):
+    if state[MODE] == MODE_2P:
+        return 2 * s + 1
+    np_ = state[NUM_PARTICIPANTS]
+    return (s + np_ - 1) % np_
+
+
+@njit(cache=True)
+def _draw_single(state):
+    p = state[SINGLES_DRAWN]
+    state[SINGLES_DRAWN] = p + 1
+    return state[SINGLE_SUPPLY + p]
+
+
+@njit(cache=True)
+def _draw_duplex(state):
+    p = state[DUPLEXES_DRAWN]
+    state[DUPLEXES_DRAWN] = p + 1
+    return state[DUPLEX_SUPPLY + p] + NUM_KINDS
+
+
+@njit(cache=True)
+def _hand_size(state, s):
+    n = 0
+    for t in range(NUM_TILE_CODES):
+        n += state[HANDS + s * NUM_TILE_CODES + t]
+    return n
+
+
+@njit(cache=True)
+def _round_is_duplex(state, r):
+    return ROUND_DUPLEX[state[MODE], r] == 1
+
+
+@njit(cache=True)
+def _round_pass_dir(state, r):
+    """+1: seat s passes to seat s+1 (left); -1: to seat s-1 (right); 0: no passing."""
+    return ROUND_PASS[state[MODE], r]
 
 
 # ============================================================================= scoring
@@ -649,7 +895,7 @@ def _other_types(kc):
     n = 0
     for t in HOUSE_OTHER_TYPES:
         present = False
-        for k in range(N_KINDS):
+        for k in range(NUM_KINDS):
             if KIND_TYPE[k] == t and kc[k] > 0:
                 present = True
         if present:
@@ -662,8 +908,8 @@ def score_grid(g, fpp, parts, dirs, seen, stack, cross):
     """Score the 7x7 canvas ``g`` (-1 empty) with ``fpp`` points per factory.
     ``parts`` (6) receives shop, factory, tavern, office, park, house.  Returns the total.
     ``dirs``, ``seen``, ``stack`` and ``cross`` are scratch (no allocation here)."""
-    kc = seen   # the kind counts, in seen's first N_KINDS slots until the parks' flood fill
-    for k in range(N_KINDS):
+    kc = seen   # the kind counts, in seen's first NUM_KINDS slots until the parks' flood fill
+    for k in range(NUM_KINDS):
         kc[k] = 0
     for i in range(CANVAS_CELLS):
         if g[i] >= 0:
@@ -736,263 +982,23 @@ def factory_points(counts, n, c):
     return FACTORY_PTS[2]
 
 
-# ============================================================================= helpers
-@njit(cache=True)
-def _grid(state, c):
-    return state[GRIDS + c * CANVAS_CELLS: GRIDS + (c + 1) * CANVAS_CELLS]
-
-
-@njit(cache=True)
-def _is_dlc(state, c):
-    m = state[MODE]
-    return (m == MODE_SIMPLE or m == MODE_FULL) and c == DLC
-
-
-@njit(cache=True)
-def _factory_points_of(state, c):
-    nc = state[NUM_CITIES]
-    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
-    for i in range(nc):
-        fc[i] = state[KIND_COUNTS + i * N_KINDS + FACTORY]
-    return factory_points(fc, nc, c)
-
-
-@njit(cache=True)
-def _city_score(state, c, with_adjustment):
-    parts = state[SCR_SCORE_PARTS: SCR_SCORE_PARTS + 6]
-    fpp = _factory_points_of(state, c)
-    if _is_dlc(state, c):
-        s = _score_dlc(state[KIND_COUNTS + c * N_KINDS: KIND_COUNTS + (c + 1) * N_KINDS], fpp, parts)
-        if with_adjustment:
-            s += DIFFICULTY_ADJUSTMENT[state[DIFFICULTY]]
-        return s
-    return score_grid(_grid(state, c), fpp, parts, state[SCR_SHOP_DIRS: SCR_SHOP_DIRS + CANVAS_CELLS],
-                      state[SCR_SEEN: SCR_SEEN + CANVAS_CELLS], state[SCR_STACK: SCR_STACK + CANVAS_CELLS],
-                      state[SCR_CROSSINGS: SCR_CROSSINGS + CANVAS_CELLS])
-
-
-@njit(cache=True)
-def _remembered_city_scores(state, totals):
-    """``_city_score(state, c, I_YES)`` of every city into ``totals``, each reused from
-    scratch when the city's tiles and its points per factory are those it was last
-    computed from: an observation shows every city's score, and a turn changes one or two
-    cities.  A city's score depends on nothing else, so an entry left by another game or
-    position is still right when it matches.  The city lies in the 4x4 window at its
-    bounding box's top-left corner (as :func:`_place_tile` keeps the box), so that window
-    and the corner are the key."""
-    nc = state[NUM_CITIES]
-    fc = state[SCR_FACTORY_COUNTS: SCR_FACTORY_COUNTS + MAX_CITIES]
-    for i in range(nc):
-        fc[i] = state[KIND_COUNTS + i * N_KINDS + FACTORY]
-    for c in range(nc):
-        if _is_dlc(state, c):
-            totals[c] = _city_score(state, c, I_YES)
-            continue
-        memo = SCR_SCORE_MEMO + c * MEMO_SIZE
-        g = GRIDS + c * CANVAS_CELLS
-        b = BOXES + c * BOX_SIZE
-        top = state[b + BOX_MIN_ROW]
-        left = state[b + BOX_MIN_COL]
-        fpp = factory_points(fc, nc, c)
-        same = state[memo] == fpp + 1          # 0: never filled
-        for w in range(MEMO_KEY_WORDS - 1):
-            key = 0
-            for k in range(8):
-                r = top + 2 * w + k // CITY_SIDE
-                col = left + k % CITY_SIDE
-                if r < CANVAS and col < CANVAS:
-                    key |= (state[g + r * CANVAS + col] + 1) << (8 * k)
-            if state[memo + 1 + w] != key:
-                same = False
-                state[memo + 1 + w] = key
-        corner = top * CANVAS + left
-        if state[memo + MEMO_KEY_WORDS] != corner:
-            same = False
-            state[memo + MEMO_KEY_WORDS] = corner
-        if not same:
-            state[memo] = fpp + 1
-            state[memo + 1 + MEMO_KEY_WORDS] = _city_score(state, c, I_YES)
-        totals[c] = state[memo + 1 + MEMO_KEY_WORDS]
-
-
-# canvas bitboards (bit r * CANVAS + c)
-CANVAS_FULL = (1 << CANVAS_CELLS) - 1
-NOT_FIRST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(1, CANVAS))
-NOT_LAST_COL = sum(1 << (r * CANVAS + c) for r in range(CANVAS) for c in range(CANVAS - 1))
-CENTER_BIT = 1 << (CENTER * CANVAS + CENTER)
-ROWS_SPAN, COLS_SPAN = grid.span_bitboards(CANVAS, CANVAS)
-
-
-@njit(cache=True)
-def _legal_anchors(state, city, t):
-    """Bitboard of the canvas cells ``(r, c)`` at which tile code ``t`` may be anchored in
-    ``city`` (G1-G4): its squares (a duplex: the anchor and the square below or to the
-    right) on the canvas and empty, the city's first tile on the centre, a later one
-    touching a building orthogonally, and the city still fitting in 4x4."""
-    g = GRIDS + city * CANVAS_CELLS
-    occupied = 0
-    building = 0
-    for q in range(CANVAS_CELLS):
-        v = state[g + q]
-        if v >= 0:
-            occupied |= 1 << q
-            if I_FIRST_KIND <= v <= I_LAST_KIND:
-                building |= 1 << q
-    empty = ~occupied & CANVAS_FULL
-    touching = grid.adjacent_cells(building, CANVAS, CANVAS_FULL, NOT_FIRST_COL, NOT_LAST_COL)
-    dr = 0
-    dc = 0
-    if t < N_KINDS:
-        anchors = empty & touching
-    elif DUPLEX_STACKED[t - N_KINDS]:
-        dr = 1
-        anchors = empty & (empty >> CANVAS) & (touching | (touching >> CANVAS))
-    else:
-        dc = 1
-        second = NOT_LAST_COL & (empty >> 1)
-        anchors = empty & second & (touching | ((touching >> 1) & NOT_LAST_COL))
-    b = BOXES + city * BOX_SIZE
-    if state[b + BOX_CELLS] == 0:
-        first = empty & CENTER_BIT
-        if dr:
-            first &= empty >> CANVAS
-        if dc:
-            first &= NOT_LAST_COL & (empty >> 1)
-        return first
-    # the tile's rows r..r+dr and the city's rows span fewer than CITY_SIDE rows; columns alike
-    row_lo = max(state[b + BOX_MAX_ROW] - (CITY_SIDE - 1), 0)
-    row_hi = min(state[b + BOX_MIN_ROW] + (CITY_SIDE - 1) - dr, CANVAS - 1)
-    col_lo = max(state[b + BOX_MAX_COL] - (CITY_SIDE - 1), 0)
-    col_hi = min(state[b + BOX_MIN_COL] + (CITY_SIDE - 1) - dc, CANVAS - 1)
-    if row_lo > row_hi or col_lo > col_hi:
-        return 0
-    return anchors & ROWS_SPAN[row_lo, row_hi] & COLS_SPAN[col_lo, col_hi]
-
-
-@njit(cache=True)
-def _legal_anchor(state, city, t, r, c):
-    """G1-G4 for tile code ``t`` anchored at canvas cell ``(r, c)`` of ``city``."""
-    return (_legal_anchors(state, city, t) >> (r * CANVAS + c)) & 1 == 1
-
-
-@njit(cache=True)
-def _put(state, city, t, r, c, sign):
-    """Add (sign=1) or remove (sign=-1) tile ``t`` at ``(r, c)`` on grid and kind counts only."""
-    g = _grid(state, city)
-    if t < N_KINDS:
-        g[r * CANVAS + c] = t if sign > 0 else -1
-        state[KIND_COUNTS + city * N_KINDS + t] += sign
-        return
-    d = t - N_KINDS
-    r2 = r + 1 if DUPLEX_STACKED[d] else r
-    c2 = c if DUPLEX_STACKED[d] else c + 1
-    g[r * CANVAS + c] = DUPLEX_HALVES[d, 0] if sign > 0 else -1
-    g[r2 * CANVAS + c2] = DUPLEX_HALVES[d, 1] if sign > 0 else -1
-    state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[d, 0]] += sign
-    state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[d, 1]] += sign
-
-
-@njit(cache=True)
-def _place_tile(state, city, t, r, c):
-    _put(state, city, t, r, c, I_ADD)
-    b = BOXES + city * BOX_SIZE
-    r2 = r
-    c2 = c
-    if t >= N_KINDS:
-        if DUPLEX_STACKED[t - N_KINDS]:
-            r2 = r + 1
-        else:
-            c2 = c + 1
-    if state[b + BOX_CELLS] == 0:
-        state[b + BOX_MIN_ROW] = r
-        state[b + BOX_MAX_ROW] = r2
-        state[b + BOX_MIN_COL] = c
-        state[b + BOX_MAX_COL] = c2
-    else:
-        state[b + BOX_MIN_ROW] = min(state[b + BOX_MIN_ROW], r)
-        state[b + BOX_MAX_ROW] = max(state[b + BOX_MAX_ROW], r2)
-        state[b + BOX_MIN_COL] = min(state[b + BOX_MIN_COL], c)
-        state[b + BOX_MAX_COL] = max(state[b + BOX_MAX_COL], c2)
-    state[b + BOX_CELLS] += 1 if t < N_KINDS else 2
-
-
-@njit(cache=True)
-def _add_to_dlc(state, t):
-    if t < N_KINDS:
-        state[KIND_COUNTS + DLC * N_KINDS + t] += 1
-        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 1
-    else:
-        d = t - N_KINDS
-        state[KIND_COUNTS + DLC * N_KINDS + DUPLEX_HALVES[d, 0]] += 1
-        state[KIND_COUNTS + DLC * N_KINDS + DUPLEX_HALVES[d, 1]] += 1
-        state[BOXES + DLC * BOX_SIZE + BOX_CELLS] += 2
-
-
-@njit(cache=True)
-def _left_city(state, s):
-    if state[MODE] == MODE_2P:
-        return 2 * s
-    return s
-
-
-@njit(cache=True)
-def _right_city(state, s):
-    if state[MODE] == MODE_2P:
-        return 2 * s + 1
-    np_ = state[NUM_PARTICIPANTS]
-    return (s + np_ - 1) % np_
-
-
-@njit(cache=True)
-def _draw_single(state):
-    p = state[SINGLES_DRAWN]
-    state[SINGLES_DRAWN] = p + 1
-    return state[SINGLE_SUPPLY + p]
-
-
-@njit(cache=True)
-def _draw_duplex(state):
-    p = state[DUPLEXES_DRAWN]
-    state[DUPLEXES_DRAWN] = p + 1
-    return state[DUPLEX_SUPPLY + p] + N_KINDS
-
-
-@njit(cache=True)
-def _hand_size(state, s):
-    n = 0
-    for t in range(N_TILES):
-        n += state[HANDS + s * N_TILES + t]
-    return n
-
-
-@njit(cache=True)
-def _round_is_duplex(state, r):
-    return ROUND_DUPLEX[state[MODE], r] == 1
-
-
-@njit(cache=True)
-def _round_pass_dir(state, r):
-    """+1: seat s passes to seat s+1 (left); -1: to seat s-1 (right); 0: no passing."""
-    return ROUND_PASS[state[MODE], r]
-
-
-# ============================================================================= automata
+# ============================================================================ automata
 @njit(cache=True, inline='always')
 def _tile_gain(state, city, t):
     """Gain of tile ``t`` for ``city`` (5.5): best legal position now; DLC without the difficulty adjustment."""
     if _is_dlc(state, city):
         now = _city_score(state, city, I_NO)
-        if t < N_KINDS:
-            state[KIND_COUNTS + city * N_KINDS + t] += 1
+        if t < NUM_KINDS:
+            state[KIND_COUNTS + city * NUM_KINDS + t] += 1
         else:
-            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 0]] += 1
-            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 1]] += 1
+            state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[t - NUM_KINDS, 0]] += 1
+            state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[t - NUM_KINDS, 1]] += 1
         after = _city_score(state, city, I_NO)
-        if t < N_KINDS:
-            state[KIND_COUNTS + city * N_KINDS + t] -= 1
+        if t < NUM_KINDS:
+            state[KIND_COUNTS + city * NUM_KINDS + t] -= 1
         else:
-            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 0]] -= 1
-            state[KIND_COUNTS + city * N_KINDS + DUPLEX_HALVES[t - N_KINDS, 1]] -= 1
+            state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[t - NUM_KINDS, 0]] -= 1
+            state[KIND_COUNTS + city * NUM_KINDS + DUPLEX_HALVES[t - NUM_KINDS, 1]] -= 1
         return after - now
     now = _city_score(state, city, I_NO)
     best = -(1 << 40)
@@ -1010,8 +1016,8 @@ def _tile_gain(state, city, t):
 
 @njit(cache=True)
 def _city_has_type(state, city, ty):
-    for k in range(N_KINDS):
-        if KIND_TYPE[k] == ty and state[KIND_COUNTS + city * N_KINDS + k] > 0:
+    for k in range(NUM_KINDS):
+        if KIND_TYPE[k] == ty and state[KIND_COUNTS + city * NUM_KINDS + k] > 0:
             return True
     return False
 
@@ -1019,7 +1025,7 @@ def _city_has_type(state, city, ty):
 @njit(cache=True, inline='always')
 def _automaton_choice(state, seat, card, col, city):
     """Tile code the automaton at ``seat`` picks for ``city`` by column ``col`` of ``card``."""
-    h = HANDS + seat * N_TILES
+    h = HANDS + seat * NUM_TILE_CODES
     for j in range(MAX_ITEMS):
         it = DECK_ITEMS[card, col, j]
         if it < 0:
@@ -1027,17 +1033,17 @@ def _automaton_choice(state, seat, card, col, city):
         best = -1
         bg = 0
         bp = 0
-        if it == ITEM_NEW_TYPE and state[KIND_COUNTS + city * N_KINDS + HOUSE] == 0:
+        if it == ITEM_NEW_TYPE and state[KIND_COUNTS + city * NUM_KINDS + HOUSE] == 0:
             continue
-        for t in range(N_TILES):
+        for t in range(NUM_TILE_CODES):
             if state[h + t] <= 0:
                 continue
-            k = t if t < N_KINDS else DUPLEX_HALVES[t - N_KINDS, 0]
-            if it < N_TYPES:
-                if t >= N_KINDS or KIND_TYPE[t] != it:
+            k = t if t < NUM_KINDS else DUPLEX_HALVES[t - NUM_KINDS, 0]
+            if it < NUM_TYPES:
+                if t >= NUM_KINDS or KIND_TYPE[t] != it:
                     continue
             elif it == ITEM_NEW_TYPE:
-                if t >= N_KINDS or _city_has_type(state, city, KIND_TYPE[t]):
+                if t >= NUM_KINDS or _city_has_type(state, city, KIND_TYPE[t]):
                     continue
             g = _tile_gain(state, city, t)
             p = KIND_PRIORITY[k] * 64 + t
@@ -1048,7 +1054,7 @@ def _automaton_choice(state, seat, card, col, city):
         if best >= 0:
             return best
     # every reconstructed column ends with max_points; fall back to any tile
-    for t in range(N_TILES):
+    for t in range(NUM_TILE_CODES):
         if state[h + t] > 0:
             return t
     return -1
@@ -1069,7 +1075,7 @@ def _run_automata(state):
         col = j % 2
         city = DLC if col == 1 else (0 if a == 1 else 2)
         t = _automaton_choice(state, a, card, col, city)
-        state[HANDS + a * N_TILES + t] -= 1
+        state[HANDS + a * NUM_TILE_CODES + t] -= 1
         if col == 1:
             _add_to_dlc(state, t)
         else:
@@ -1080,7 +1086,7 @@ def _run_automata(state):
                 state[w + 1] = t
 
 
-# ============================================================================= flow
+# ================================================================================ flow
 @njit(cache=True)
 def _begin_turn(state):
     for s in range(MAX_SEATS):
@@ -1135,17 +1141,17 @@ def _start_round(state):
         else:
             for s in range(3):
                 for i in range(HAND_SINGLES):
-                    state[HANDS + s * N_TILES + _draw_single(state)] += 1
+                    state[HANDS + s * NUM_TILE_CODES + _draw_single(state)] += 1
         _begin_turn(state)
         return
     ns = state[NUM_SEATS]
     for s in range(ns):
         if dup:
             for i in range(HAND_DUPLEX):
-                state[HANDS + s * N_TILES + _draw_duplex(state)] += 1
+                state[HANDS + s * NUM_TILE_CODES + _draw_duplex(state)] += 1
         else:
             for i in range(HAND_SINGLES):
-                state[HANDS + s * N_TILES + _draw_single(state)] += 1
+                state[HANDS + s * NUM_TILE_CODES + _draw_single(state)] += 1
     _begin_turn(state)
 
 
@@ -1170,29 +1176,29 @@ def _end_turn(state):
         # standard / 2p: the third duplex is discarded (solo full did it at pick time)
         if m != MODE_FULL:
             for s in range(state[NUM_SEATS]):
-                for t in range(N_TILES):
-                    n = state[HANDS + s * N_TILES + t]
-                    state[DUPLEX_DISCARDS + s * N_TILES + t] += n
-                    state[HANDS + s * N_TILES + t] = 0
+                for t in range(NUM_TILE_CODES):
+                    n = state[HANDS + s * NUM_TILE_CODES + t]
+                    state[DUPLEX_DISCARDS + s * NUM_TILE_CODES + t] += n
+                    state[HANDS + s * NUM_TILE_CODES + t] = 0
         _end_round(state)
         return
     np_ = state[NUM_PARTICIPANTS]
     d = _round_pass_dir(state, r)
     # pass: seat s gives its rest to seat s + d
     for s in range(np_):
-        for t in range(N_TILES):
-            state[PASSED_LAST + s * N_TILES + t] = state[HANDS + s * N_TILES + t]
+        for t in range(NUM_TILE_CODES):
+            state[PASSED_LAST + s * NUM_TILE_CODES + t] = state[HANDS + s * NUM_TILE_CODES + t]
         state[PASSED_ROUND + s] = r
     for s in range(np_):
         src = (s - d + np_) % np_
-        for t in range(N_TILES):
-            state[HANDS + s * N_TILES + t] = state[PASSED_LAST + src * N_TILES + t]
+        for t in range(NUM_TILE_CODES):
+            state[HANDS + s * NUM_TILE_CODES + t] = state[PASSED_LAST + src * NUM_TILE_CODES + t]
     if _hand_size(state, 0) <= 1:
         for s in range(np_):
-            for t in range(N_TILES):
-                if state[PASSED_LAST + s * N_TILES + t] > 0:
+            for t in range(NUM_TILE_CODES):
+                if state[PASSED_LAST + s * NUM_TILE_CODES + t] > 0:
                     state[LAST_TILE_DISCARDS + r * MAX_SEATS + s] = t
-                state[HANDS + s * N_TILES + t] = 0
+                state[HANDS + s * NUM_TILE_CODES + t] = 0
         _end_round(state)
         return
     state[TURN] += 1
@@ -1228,7 +1234,7 @@ def placement_target(state, slots):
     return city
 
 
-# ============================================================================= contract
+# ============================================================================ contract
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
@@ -1247,21 +1253,21 @@ def init(state, config, seed):
         state[MODE] = MODE_STD
         state[NUM_PARTICIPANTS] = n
         state[NUM_CITIES] = n
-    state[ROUNDS_IN_GAME] = N_ROUNDS[state[MODE]]
+    state[ROUNDS_IN_GAME] = NUM_ROUNDS[state[MODE]]
     state[ASSIGN_AT_SELECTION] = config[CFG_ASSIGN] if n >= 2 else 1
     rng.seed_rng(state, I_RNG, seed)
     p = 0
-    for k in range(N_KINDS):
+    for k in range(NUM_KINDS):
         for i in range(SINGLE_COUNTS[k]):
             state[SINGLE_SUPPLY + p] = k
             p += 1
-    for d in range(N_DUPLEX):
+    for d in range(NUM_DUPLEXES):
         state[DUPLEX_SUPPLY + d] = d
-    for i in range(N_CARDS):
+    for i in range(NUM_AUTOMA_CARDS):
         state[AUTOMA_DECK + i] = i
-    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY: SINGLE_SUPPLY + N_SINGLES], np.int64(N_SINGLES))
-    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY: DUPLEX_SUPPLY + N_DUPLEX], np.int64(N_DUPLEX))
-    rng.shuffle(state, I_RNG, state[AUTOMA_DECK: AUTOMA_DECK + N_CARDS], np.int64(N_CARDS))
+    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY: SINGLE_SUPPLY + NUM_SINGLES], np.int64(NUM_SINGLES))
+    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY: DUPLEX_SUPPLY + NUM_DUPLEXES], np.int64(NUM_DUPLEXES))
+    rng.shuffle(state, I_RNG, state[AUTOMA_DECK: AUTOMA_DECK + NUM_AUTOMA_CARDS], np.int64(NUM_AUTOMA_CARDS))
     for i in range(MAX_CITIES * CANVAS_CELLS):
         state[GRIDS + i] = -1
     for i in range(MAX_CITIES * 2):
@@ -1303,8 +1309,8 @@ def legal_mask(state, mask):
     m = state[MODE]
     if ph == PH_PICK:
         s = 0 if (m == MODE_SIMPLE or m == MODE_FULL) else state[CUR_SEAT]
-        for t in range(N_TILES):
-            if state[HANDS + s * N_TILES + t] > 0:
+        for t in range(NUM_TILE_CODES):
+            if state[HANDS + s * NUM_TILE_CODES + t] > 0:
                 mask[A_PICK + t] = 1
         return
     slots = state[SCR_SLOTS: SCR_SLOTS + 2]
@@ -1337,14 +1343,14 @@ def step(state, action):
             if state[SUBSTEP] < 2:
                 return
             if m == MODE_SIMPLE:
-                for u in range(N_TILES):
+                for u in range(NUM_TILE_CODES):
                     while state[HANDS + u] > 0:
                         state[HANDS + u] -= 1
                         _add_to_dlc(state, u)
                 _to_placement(state)
                 return
             if _round_is_duplex(state, state[ROUND]):
-                for u in range(N_TILES):
+                for u in range(NUM_TILE_CODES):
                     state[DUPLEX_DISCARDS + u] += state[HANDS + u]
                     state[HANDS + u] = 0
                 if state[DUPLEX_REPEAT] == 0:
@@ -1357,7 +1363,7 @@ def step(state, action):
             _to_placement(state)
             return
         s = state[CUR_SEAT]
-        state[HANDS + s * N_TILES + t] -= 1
+        state[HANDS + s * NUM_TILE_CODES + t] -= 1
         state[CHOSEN + 2 * s + state[SUBSTEP]] = t
         state[PICKED + 2 * s + state[SUBSTEP]] = t
         state[PICKS_MADE + s] += 1
@@ -1433,9 +1439,9 @@ def _participant_key(state, p, tot, key):
         if ty == TIE_HIGHER:
             n = max(tot[a], tot[b])
         elif ty >= 0:
-            for k in range(N_KINDS):
+            for k in range(NUM_KINDS):
                 if KIND_TYPE[k] == ty:
-                    n += state[KIND_COUNTS + a * N_KINDS + k] + state[KIND_COUNTS + b * N_KINDS + k]
+                    n += state[KIND_COUNTS + a * NUM_KINDS + k] + state[KIND_COUNTS + b * NUM_KINDS + k]
         key[1 + j] = n
 
 
@@ -1450,43 +1456,171 @@ def scores(state, out):
 
 
 @njit(cache=True)
-def all_ranks(state, out):
-    """Rank of every participant (automata included) into ``out[:num participants]``."""
+def ranks(state, out):
+    """Rank of every participant (automata included) into ``out`` (as many as it holds)."""
     tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
     city_totals(state, tot)
     _ranks_from_totals(state, tot, out)
 
 
+all_ranks = ranks      # the name the presentation code knows
+
+
 @njit(cache=True)
 def _ranks_from_totals(state, tot, out):
-    """Ranks of the participants given the city totals ``tot`` (section 7)."""
-    np_ = state[NUM_PARTICIPANTS]
-    keys = state[SCR_RANK_KEYS: SCR_RANK_KEYS + MAX_SEATS * RANK_KEY]
-    for p in range(np_):
-        _participant_key(state, p, tot, keys[p * RANK_KEY: (p + 1) * RANK_KEY])
-    for p in range(np_):
-        better = 0
-        for q in range(np_):
-            if q == p:
-                continue
-            for j in range(RANK_KEY):
-                a = keys[q * RANK_KEY + j]
-                b = keys[p * RANK_KEY + j]
-                if a != b:
-                    if a > b:
-                        better += 1
-                    break
-        out[p] = 1 + better
+    """Ranks of the participants given the city totals ``tot`` (section 7): score, then
+    the tie-break items in order; participants equal on all of them share the rank."""
+    num = state[NUM_PARTICIPANTS]
+    keys = state[SCR_RANK_KEYS: SCR_RANK_KEYS + MAX_SEATS * RANK_KEY].reshape((MAX_SEATS, RANK_KEY))
+    for p in range(num):
+        _participant_key(state, p, tot, keys[p])
+    ranks_lexicographic(keys, num, out)
+
+
+# ========================================================================= observation
+# Cities, seats and factory counts are given relative to the observer (_relative_city);
+# every part not listed with a bound below is a 0/1 flag or one-hot.
+OBS = Layout("between_two_cities observation")
+# per relative city: one plane per kind (NUM_KINDS) then occupancy, over the 7x7 canvas
+OB_CITIES = OBS.add("cities", (MAX_CITIES, NUM_KINDS + 1, CANVAS, CANVAS))
+OB_OCCUPIED = NUM_KINDS                       # the occupancy plane's index
+OB_CITY = (NUM_KINDS + 1) * CANVAS_CELLS      # one city's block
+OB_HAND = OBS.add("own_hand", (NUM_TILE_CODES,), high=HAND_SINGLES)
+OB_CHOSEN = OBS.add("own_chosen", (2, NUM_TILE_CODES))
+OB_REVEALED = OBS.add("revealed_choices", (MAX_SEATS, 2, NUM_TILE_CODES))   # seats relative to the observer
+OB_COMMITTED = OBS.add("committed", (MAX_SEATS,), high=2)
+OB_PASSED = OBS.add("passed_last", (NUM_TILE_CODES,), high=HAND_SINGLES)
+OB_DUPLEX_DISCARDS = OBS.add("own_duplex_discards", (NUM_TILE_CODES,), high=HAND_DUPLEX)
+OB_ROUND = OBS.add("round", (6,))
+OB_TURN = OBS.add("turn", (3,))
+OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
+OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
+OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
+# the Deep Learning City's score includes its difficulty adjustment, which may be negative
+OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), low=min(0, int(DIFFICULTY_ADJUSTMENT.min())),
+                    high=MAX_CITY_SCORE)
+OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
+OB_MODE = OBS.add("mode", (4,))
+OB_ASSIGN = OBS.add("assign_at_selection", (1,))
+OB_AUTOMATON_HANDS = OBS.add("automaton_hands", (2, NUM_TILE_CODES), high=HAND_SINGLES)
+OB_DLC_KINDS = OBS.add("dlc_kind_counts", (NUM_KINDS,), high=CITY_SIDE * CITY_SIDE)
+OB_CARDS = OBS.add("last_automa_cards", (2, NUM_AUTOMA_CARDS))
+OB_DIFFICULTY = OBS.add("difficulty", (5,))
+OB_WAITING = OBS.add("waiting", (2, 2, NUM_TILE_CODES))   # left, right city x slot
+OBS_SIZE = OBS.size
 
 
 @njit(cache=True)
-def ranks(state, out):
-    tmp = np.zeros(MAX_SEATS, dtype=np.int64)
-    all_ranks(state, tmp)
-    for p in range(min(out.shape[0], state[NUM_PARTICIPANTS])):
-        out[p] = tmp[p]
+def _relative_city(state, p, i):
+    """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
+    m = state[MODE]
+    nc = state[NUM_CITIES]
+    if i >= nc:
+        return -1
+    if m == MODE_2P:
+        if i < 2:
+            return 2 * p + i
+        return 2 * (1 - p) + i - 2
+    if m == MODE_SIMPLE or m == MODE_FULL:
+        if i == 0:
+            return 0
+        if i == 1:
+            return 2
+        return DLC
+    return (p + i) % nc
 
 
+@njit(cache=True)
+def round_and_turn(state):
+    m = state[MODE]
+    r = state[ROUND]
+    if m == MODE_SIMPLE:
+        if r < 3:
+            return 0, r
+        if r == 3:
+            return 1, 0
+        return 2, r - 4
+    return r, state[TURN]
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    out[:] = 0.0
+    m = state[MODE]
+    np_ = state[NUM_PARTICIPANTS]
+    solo = m == MODE_SIMPLE or m == MODE_FULL
+    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
+    _remembered_city_scores(state, tot)
+    for i in range(MAX_CITIES):
+        c = _relative_city(state, player, i)
+        if c < 0:
+            continue
+        out[OB_FACTORIES + i] = state[KIND_COUNTS + c * NUM_KINDS + FACTORY]
+        out[OB_SCORES + i] = tot[c]
+        if _is_dlc(state, c):
+            continue
+        base = OB_CITIES + i * OB_CITY
+        for cell in range(CANVAS_CELLS):
+            k = state[GRIDS + c * CANVAS_CELLS + cell]
+            if k >= 0:
+                out[base + k * CANVAS_CELLS + cell] = 1.0
+                out[base + OB_OCCUPIED * CANVAS_CELLS + cell] = 1.0
+    for t in range(NUM_TILE_CODES):
+        out[OB_HAND + t] = state[HANDS + player * NUM_TILE_CODES + t]
+        out[OB_PASSED + t] = state[PASSED_LAST + player * NUM_TILE_CODES + t]
+        out[OB_DUPLEX_DISCARDS + t] = state[DUPLEX_DISCARDS + player * NUM_TILE_CODES + t]
+    ph = state[PHASE]
+    if not solo:
+        for k in range(2):
+            t = state[CHOSEN + 2 * player + k]
+            if t >= 0:
+                out[OB_CHOSEN + k * NUM_TILE_CODES + t] = 1.0
+        for i in range(np_):
+            s = (player + i) % np_
+            out[OB_COMMITTED + i] = state[PICKS_MADE + s]
+            if ph == PH_PLACE:
+                for k in range(2):
+                    t = state[CHOSEN + 2 * s + k]
+                    if t >= 0:
+                        out[OB_REVEALED + (i * 2 + k) * NUM_TILE_CODES + t] = 1.0
+    if ph != PH_END:
+        rr, tt = round_and_turn(state)
+        out[OB_ROUND + rr] = 1.0
+        out[OB_TURN + min(tt, 2)] = 1.0
+        sub = state[SUBSTEP]
+        if ph == PH_PICK:
+            out[OB_STEP_KIND + sub] = 1.0
+        else:
+            out[OB_STEP_KIND + 2 + (sub % 2)] = 1.0
+            slots = state[SCR_SLOTS: SCR_SLOTS + 2]
+            city = placement_target(state, slots)
+            for i in range(MAX_CITIES):
+                if _relative_city(state, player, i) == city:
+                    out[OB_BUILDING + i] = 1.0
+    out[OB_NUM_SEATS + state[NUM_SEATS] - 1] = 1.0
+    out[OB_MODE + m] = 1.0
+    out[OB_ASSIGN] = state[ASSIGN_AT_SELECTION]
+    if solo:
+        if m == MODE_FULL:
+            for a in range(2):
+                for t in range(NUM_TILE_CODES):
+                    out[OB_AUTOMATON_HANDS + a * NUM_TILE_CODES + t] = state[HANDS + (a + 1) * NUM_TILE_CODES + t]
+                cd = state[LAST_CARD + a]
+                if cd >= 0:
+                    out[OB_CARDS + a * NUM_AUTOMA_CARDS + cd] = 1.0
+        for k in range(NUM_KINDS):
+            out[OB_DLC_KINDS + k] = state[KIND_COUNTS + DLC * NUM_KINDS + k]
+        if state[DIFFICULTY] >= 1:
+            out[OB_DIFFICULTY + state[DIFFICULTY] - 1] = 1.0
+        for ci in range(2):
+            c = 0 if ci == 0 else 2
+            for k in range(2):
+                t = state[WAITING + c * 2 + k]
+                if t >= 0:
+                    out[OB_WAITING + (ci * 2 + k) * NUM_TILE_CODES + t] = 1.0
+
+
+# ================================================================== hidden information
 @njit(cache=True)
 def reseed(state, seed):
     """Re-key the generator and reshuffle the undrawn supplies and automa cards.
@@ -1495,21 +1629,21 @@ def reseed(state, seed):
     and on which tiles / cards are left, never on their hidden old order."""
     rng.seed_rng(state, I_RNG, seed)
     p = state[SINGLES_DRAWN]
-    state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + N_SINGLES].sort()
-    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + N_SINGLES], N_SINGLES - p)
+    state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + NUM_SINGLES].sort()
+    rng.shuffle(state, I_RNG, state[SINGLE_SUPPLY + p: SINGLE_SUPPLY + NUM_SINGLES], NUM_SINGLES - p)
     p = state[DUPLEXES_DRAWN]
-    state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + N_DUPLEX].sort()
-    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + N_DUPLEX], N_DUPLEX - p)
+    state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + NUM_DUPLEXES].sort()
+    rng.shuffle(state, I_RNG, state[DUPLEX_SUPPLY + p: DUPLEX_SUPPLY + NUM_DUPLEXES], NUM_DUPLEXES - p)
     p = state[CARDS_DRAWN]
-    state[AUTOMA_DECK + p: AUTOMA_DECK + N_CARDS].sort()
-    rng.shuffle(state, I_RNG, state[AUTOMA_DECK + p: AUTOMA_DECK + N_CARDS], N_CARDS - p)
+    state[AUTOMA_DECK + p: AUTOMA_DECK + NUM_AUTOMA_CARDS].sort()
+    rng.shuffle(state, I_RNG, state[AUTOMA_DECK + p: AUTOMA_DECK + NUM_AUTOMA_CARDS], NUM_AUTOMA_CARDS - p)
 
 
 @njit(cache=True)
 def _hand_before_picks(state, s, out):
     """Seat ``s``'s hand before its picks of this turn (its hand plus what it picked) into ``out``."""
-    for t in range(N_TILES):
-        out[t] = state[HANDS + s * N_TILES + t]
+    for t in range(NUM_TILE_CODES):
+        out[t] = state[HANDS + s * NUM_TILE_CODES + t]
     for k in range(2):
         t = state[PICKED + 2 * s + k]
         if t >= 0:
@@ -1559,14 +1693,14 @@ def determinize(state, observer, seed):
     sp = state[SINGLES_DRAWN]
     dp = state[DUPLEXES_DRAWN]
     # the pools of unseen tiles: undrawn supplies, unknown hands, duplex discards, last tiles
-    singles = np.empty(N_SINGLES, dtype=np.int64)
-    duplexes = np.empty(N_DUPLEX, dtype=np.int64)
+    singles = np.empty(NUM_SINGLES, dtype=np.int64)
+    duplexes = np.empty(NUM_DUPLEXES, dtype=np.int64)
     ns = 0
     nd = 0
-    for i in range(sp, N_SINGLES):
+    for i in range(sp, NUM_SINGLES):
         singles[ns] = state[SINGLE_SUPPLY + i]
         ns += 1
-    for i in range(dp, N_DUPLEX):
+    for i in range(dp, NUM_DUPLEXES):
         duplexes[nd] = state[DUPLEX_SUPPLY + i]
         nd += 1
     live = not _round_is_duplex(state, rnd)
@@ -1576,7 +1710,7 @@ def determinize(state, observer, seed):
         for k in range(1, turn + 1):
             known[_seat_after(o, k, d, np_)] = True
     known[o] = False
-    pre = np.zeros((MAX_SEATS, N_TILES), dtype=np.int64)
+    pre = np.zeros((MAX_SEATS, NUM_TILE_CODES), dtype=np.int64)
     deal_singles = np.zeros(MAX_SEATS, dtype=np.int64)
     deal_duplexes = np.zeros(MAX_SEATS, dtype=np.int64)
     for s in range(np_):
@@ -1585,22 +1719,22 @@ def determinize(state, observer, seed):
         if picking:
             _hand_before_picks(state, s, pre[s])
         else:
-            for t in range(N_TILES):
-                pre[s, t] = state[HANDS + s * N_TILES + t]
+            for t in range(NUM_TILE_CODES):
+                pre[s, t] = state[HANDS + s * NUM_TILE_CODES + t]
         if not known[s]:
-            for t in range(N_TILES):
+            for t in range(NUM_TILE_CODES):
                 for _ in range(pre[s, t]):
-                    if t < N_KINDS:
+                    if t < NUM_KINDS:
                         singles[ns] = t
                         ns += 1
                         deal_singles[s] += 1
                     else:
-                        duplexes[nd] = t - N_KINDS
+                        duplexes[nd] = t - NUM_KINDS
                         nd += 1
                         deal_duplexes[s] += 1
-        for t in range(N_KINDS, N_TILES):
-            for _ in range(state[DUPLEX_DISCARDS + s * N_TILES + t]):
-                duplexes[nd] = t - N_KINDS
+        for t in range(NUM_KINDS, NUM_TILE_CODES):
+            for _ in range(state[DUPLEX_DISCARDS + s * NUM_TILE_CODES + t]):
+                duplexes[nd] = t - NUM_KINDS
                 nd += 1
     unknown_last = np.empty(MAX_ROUNDS * MAX_SEATS, dtype=np.int64)
     n_last = 0
@@ -1633,17 +1767,17 @@ def determinize(state, observer, seed):
             pre[s, singles[ns]] += 1
         for _ in range(deal_duplexes[s]):
             nd -= 1
-            pre[s, N_KINDS + duplexes[nd]] += 1
+            pre[s, NUM_KINDS + duplexes[nd]] += 1
     for s in range(np_):
         if s == o:
             continue
         n_dis = 0
-        for t in range(N_TILES):
-            n_dis += state[DUPLEX_DISCARDS + s * N_TILES + t]
-            state[DUPLEX_DISCARDS + s * N_TILES + t] = 0
+        for t in range(NUM_TILE_CODES):
+            n_dis += state[DUPLEX_DISCARDS + s * NUM_TILE_CODES + t]
+            state[DUPLEX_DISCARDS + s * NUM_TILE_CODES + t] = 0
         for _ in range(n_dis):
             nd -= 1
-            state[DUPLEX_DISCARDS + s * N_TILES + N_KINDS + duplexes[nd]] += 1
+            state[DUPLEX_DISCARDS + s * NUM_TILE_CODES + NUM_KINDS + duplexes[nd]] += 1
     for i in range(n_last):
         ns -= 1
         state[unknown_last[i]] = singles[ns]
@@ -1657,7 +1791,7 @@ def determinize(state, observer, seed):
                 state[PICKED + 2 * s + k] = -1
             for k in range(state[PICKS_MADE + s]):
                 total = 0
-                for t in range(N_TILES):
+                for t in range(NUM_TILE_CODES):
                     total += h[t]
                 j = rng.randint(state, I_RNG, total)
                 t = 0
@@ -1667,13 +1801,13 @@ def determinize(state, observer, seed):
                 h[t] -= 1
                 state[CHOSEN + 2 * s + k] = t
                 state[PICKED + 2 * s + k] = t
-        for t in range(N_TILES):
-            state[HANDS + s * N_TILES + t] = h[t]
+        for t in range(NUM_TILE_CODES):
+            state[HANDS + s * NUM_TILE_CODES + t] = h[t]
     # the other seats' memory of what they passed last, consistent with the new deal
     for s in range(np_):
         if s == o:
             continue
-        mem = state[PASSED_LAST + s * N_TILES: PASSED_LAST + (s + 1) * N_TILES]
+        mem = state[PASSED_LAST + s * NUM_TILE_CODES: PASSED_LAST + (s + 1) * NUM_TILE_CODES]
         if live and turn >= 1:
             _hand_before_picks(state, _seat_after(s, 1, d, np_), mem)
         elif state[PASSED_ROUND + s] >= 0:
@@ -1688,7 +1822,7 @@ def determinize(state, observer, seed):
     reseed(state, np.int64(rng.next_u64(state, I_RNG) >> np.uint64(2)))
 
 
-# ============================================================================= greedy heuristic
+# ==================================================================== greedy heuristic
 # Weights of :func:`potential` (a heuristic for the greedy baseline, not rules data); see the
 # Greedy baseline paragraph of envs/between_two_cities.py.
 POT_RHO = 0.8           # chance that each further building a pattern needs still arrives
@@ -1772,7 +1906,7 @@ def _city_future(state, city, rho):
         return 0.0
     empty = 16 - n
     g = _grid(state, city)
-    kc = state[KIND_COUNTS + city * N_KINDS: KIND_COUNTS + (city + 1) * N_KINDS]
+    kc = state[KIND_COUNTS + city * NUM_KINDS: KIND_COUNTS + (city + 1) * NUM_KINDS]
     lim = state[SCR_REACH: SCR_REACH + 4]
     lim[0] = max(0, state[b + BOX_MAX_ROW] - (CITY_SIDE - 1))
     lim[1] = min(CANVAS - 1, state[b + BOX_MIN_ROW] + (CITY_SIDE - 1))
@@ -1887,15 +2021,15 @@ def _best_two_gains(state, p, lc, rc, vl, vr, rho):
     two-player seat holds -- the hand ``p`` receives next -- counting a tile held twice
     twice; 0 unless at least two of its tiles will be left after that seat's pending picks."""
     q = 1 - p
-    hand = state[HANDS + q * N_TILES: HANDS + (q + 1) * N_TILES]
+    hand = state[HANDS + q * NUM_TILE_CODES: HANDS + (q + 1) * NUM_TILE_CODES]
     left_over = state[PICKS_MADE + q] - 2
-    for t in range(N_TILES):
+    for t in range(NUM_TILE_CODES):
         left_over += hand[t]
     if left_over < 2:
         return 0.0
     g1 = 0.0
     g2 = 0.0
-    for t in range(N_TILES):
+    for t in range(NUM_TILE_CODES):
         if hand[t] == 0:
             continue
         g = max(_value_gain(state, lc, t, vl, rho), _value_gain(state, rc, t, vr, rho))
@@ -2006,145 +2140,3 @@ def feature_potential(state, p):
     observes (:mod:`kernels.outcome`), stronger than greedy's as a one-ply choice."""
     return _potential(state, p, FEATURE_RHO, FEATURE_DENIAL, FEATURE_CENTRE)
 
-
-# ============================================================================= observation
-# Cities, seats and factory counts are given relative to the observer (_relative_city);
-# every part not listed with a bound below is a 0/1 flag or one-hot.
-OBS = Layout("between_two_cities observation")
-# per relative city: one plane per kind (N_KINDS) then occupancy, over the 7x7 canvas
-OB_CITIES = OBS.add("cities", (MAX_CITIES, N_KINDS + 1, CANVAS, CANVAS))
-OB_OCCUPIED = N_KINDS                       # the occupancy plane's index
-OB_CITY = (N_KINDS + 1) * CANVAS_CELLS      # one city's block
-OB_HAND = OBS.add("own_hand", (N_TILES,), high=HAND_SINGLES)
-OB_CHOSEN = OBS.add("own_chosen", (2, N_TILES))
-OB_REVEALED = OBS.add("revealed_choices", (MAX_SEATS, 2, N_TILES))   # seats relative to the observer
-OB_COMMITTED = OBS.add("committed", (MAX_SEATS,), high=2)
-OB_PASSED = OBS.add("passed_last", (N_TILES,), high=HAND_SINGLES)
-OB_DUPLEX_DISCARDS = OBS.add("own_duplex_discards", (N_TILES,), high=HAND_DUPLEX)
-OB_ROUND = OBS.add("round", (6,))
-OB_TURN = OBS.add("turn", (3,))
-OB_STEP_KIND = OBS.add("step_kind", (4,))   # pick 1, pick 2, place first, place second
-OB_BUILDING = OBS.add("city_being_built", (MAX_CITIES,))
-OB_FACTORIES = OBS.add("factory_counts", (MAX_CITIES,), high=CITY_SIDE * CITY_SIDE)
-# the Deep Learning City's score includes its difficulty adjustment, which may be negative
-OB_SCORES = OBS.add("city_scores", (MAX_CITIES,), low=min(0, int(DIFFICULTY_ADJUSTMENT.min())),
-                    high=MAX_CITY_SCORE)
-OB_NUM_SEATS = OBS.add("num_seats", (MAX_SEATS,))
-OB_MODE = OBS.add("mode", (4,))
-OB_ASSIGN = OBS.add("assign_at_selection", (1,))
-OB_AUTOMATON_HANDS = OBS.add("automaton_hands", (2, N_TILES), high=HAND_SINGLES)
-OB_DLC_KINDS = OBS.add("dlc_kind_counts", (N_KINDS,), high=CITY_SIDE * CITY_SIDE)
-OB_CARDS = OBS.add("last_automa_cards", (2, N_CARDS))
-OB_DIFFICULTY = OBS.add("difficulty", (5,))
-OB_WAITING = OBS.add("waiting", (2, 2, N_TILES))   # left, right city x slot
-OBS_SIZE = OBS.size
-
-
-@njit(cache=True)
-def _relative_city(state, p, i):
-    """The city in observer ``p``'s relative slot ``i`` (-1 none)."""
-    m = state[MODE]
-    nc = state[NUM_CITIES]
-    if i >= nc:
-        return -1
-    if m == MODE_2P:
-        if i < 2:
-            return 2 * p + i
-        return 2 * (1 - p) + i - 2
-    if m == MODE_SIMPLE or m == MODE_FULL:
-        if i == 0:
-            return 0
-        if i == 1:
-            return 2
-        return DLC
-    return (p + i) % nc
-
-
-@njit(cache=True)
-def round_and_turn(state):
-    m = state[MODE]
-    r = state[ROUND]
-    if m == MODE_SIMPLE:
-        if r < 3:
-            return 0, r
-        if r == 3:
-            return 1, 0
-        return 2, r - 4
-    return r, state[TURN]
-
-
-@njit(cache=True)
-def observe(state, player, out):
-    out[:] = 0.0
-    m = state[MODE]
-    np_ = state[NUM_PARTICIPANTS]
-    solo = m == MODE_SIMPLE or m == MODE_FULL
-    tot = state[SCR_CITY_TOTALS: SCR_CITY_TOTALS + MAX_CITIES]
-    _remembered_city_scores(state, tot)
-    for i in range(MAX_CITIES):
-        c = _relative_city(state, player, i)
-        if c < 0:
-            continue
-        out[OB_FACTORIES + i] = state[KIND_COUNTS + c * N_KINDS + FACTORY]
-        out[OB_SCORES + i] = tot[c]
-        if _is_dlc(state, c):
-            continue
-        base = OB_CITIES + i * OB_CITY
-        for cell in range(CANVAS_CELLS):
-            k = state[GRIDS + c * CANVAS_CELLS + cell]
-            if k >= 0:
-                out[base + k * CANVAS_CELLS + cell] = 1.0
-                out[base + OB_OCCUPIED * CANVAS_CELLS + cell] = 1.0
-    for t in range(N_TILES):
-        out[OB_HAND + t] = state[HANDS + player * N_TILES + t]
-        out[OB_PASSED + t] = state[PASSED_LAST + player * N_TILES + t]
-        out[OB_DUPLEX_DISCARDS + t] = state[DUPLEX_DISCARDS + player * N_TILES + t]
-    ph = state[PHASE]
-    if not solo:
-        for k in range(2):
-            t = state[CHOSEN + 2 * player + k]
-            if t >= 0:
-                out[OB_CHOSEN + k * N_TILES + t] = 1.0
-        for i in range(np_):
-            s = (player + i) % np_
-            out[OB_COMMITTED + i] = state[PICKS_MADE + s]
-            if ph == PH_PLACE:
-                for k in range(2):
-                    t = state[CHOSEN + 2 * s + k]
-                    if t >= 0:
-                        out[OB_REVEALED + (i * 2 + k) * N_TILES + t] = 1.0
-    if ph != PH_END:
-        rr, tt = round_and_turn(state)
-        out[OB_ROUND + rr] = 1.0
-        out[OB_TURN + min(tt, 2)] = 1.0
-        sub = state[SUBSTEP]
-        if ph == PH_PICK:
-            out[OB_STEP_KIND + sub] = 1.0
-        else:
-            out[OB_STEP_KIND + 2 + (sub % 2)] = 1.0
-            slots = state[SCR_SLOTS: SCR_SLOTS + 2]
-            city = placement_target(state, slots)
-            for i in range(MAX_CITIES):
-                if _relative_city(state, player, i) == city:
-                    out[OB_BUILDING + i] = 1.0
-    out[OB_NUM_SEATS + state[NUM_SEATS] - 1] = 1.0
-    out[OB_MODE + m] = 1.0
-    out[OB_ASSIGN] = state[ASSIGN_AT_SELECTION]
-    if solo:
-        if m == MODE_FULL:
-            for a in range(2):
-                for t in range(N_TILES):
-                    out[OB_AUTOMATON_HANDS + a * N_TILES + t] = state[HANDS + (a + 1) * N_TILES + t]
-                cd = state[LAST_CARD + a]
-                if cd >= 0:
-                    out[OB_CARDS + a * N_CARDS + cd] = 1.0
-        for k in range(N_KINDS):
-            out[OB_DLC_KINDS + k] = state[KIND_COUNTS + DLC * N_KINDS + k]
-        if state[DIFFICULTY] >= 1:
-            out[OB_DIFFICULTY + state[DIFFICULTY] - 1] = 1.0
-        for ci in range(2):
-            c = 0 if ci == 0 else 2
-            for k in range(2):
-                t = state[WAITING + c * 2 + k]
-                if t >= 0:
-                    out[OB_WAITING + (ci * 2 + k) * N_TILES + t] = 1.0

@@ -69,22 +69,28 @@ from numba import njit
 
 from kernels import data_files
 from kernels import rng
-from kernels.outcome import ranks_by_value
+from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 from kernels.layout import ActionBlocks, Layout
 
 GAME = "expancity"
 
 # ----------------------------------------------------------------- dimensions
-MAX_P = 4             # seats
-MAX_T = 61            # tiles: City Hall + 60 bag tiles
-NTYPES = 12           # tile types
-NCON = 50             # contract cards
-NGOALS = 6            # goal cards
+MAX_SEATS = 4
+MAX_TILES = 61        # City Hall + 60 bag tiles
+NUM_TYPES = 12        # tile types
+NUM_CONTRACTS = 50    # contract cards
+NUM_GOALS = 6         # goal cards
 GOALS_IN_PLAY = 3
 HAND_SLOTS = 2
-R = 60                # grid radius proven sufficient (rules ruling 3)
-W = 2 * R + 1         # grid side, 121
-NDIRS = 4
+GRID_RADIUS = 60                  # proven sufficient (rules ruling 3)
+GRID_SIDE = 2 * GRID_RADIUS + 1   # 121
+NUM_DIRS = 4
 DX = np.array([0, 1, 0, -1], dtype=np.int64)   # N E S W
 DY = np.array([1, 0, -1, 0], dtype=np.int64)
 
@@ -101,12 +107,12 @@ KIND_RES = 0
 KIND_COM = 1
 
 # ----------------------------------------------------------------- actions
-PLACE_SLOT = MAX_T * NDIRS          # 244 PLACE actions per hand slot
+PLACE_SLOT = MAX_TILES * NUM_DIRS          # 244 PLACE actions per hand slot
 ACTIONS = ActionBlocks("expancity actions", [
     ("place", HAND_SLOTS * PLACE_SLOT),   # slot s, anchor tile a, direction d
     ("gather", 1),
-    ("build", MAX_T),                     # on tile t
-    ("roof", MAX_T),                      # building on tile t
+    ("build", MAX_TILES),                     # on tile t
+    ("roof", MAX_TILES),                      # building on tile t
     ("stop", 1),                          # stop roofing
     ("keep_contract", 2),                 # keep contract 0 / 1 of the drawn pair
     ("keep_tile", 2),                     # keep tile 0 / 1 of the drawn pair
@@ -157,7 +163,7 @@ SEL_STATUS = SELECTOR.add("status")           # 0 any, 1 completed
 SEL_TYPE = SELECTOR.add("type")               # 0 any, else T_RES / T_COM
 SEL_FLOORS = SELECTOR.add("floors")           # 0 any, else exactly this many
 SEL_NUM_ADJ = SELECTOR.add("num_adj")         # neighbours required (entries of adj)
-SEL_ADJ = SELECTOR.add("adj", (NDIRS,))       # tile class code of each, on distinct sides
+SEL_ADJ = SELECTOR.add("adj", (NUM_DIRS,))       # tile class code of each, on distinct sides
 SEL_ADJ_KINDS_MIN = SELECTOR.add("adj_kinds_min")   # distinct special kinds around, at least
 SEL_ENCLOSED = SELECTOR.add("enclosed")       # no empty or vacant side
 SEL_W = SELECTOR.size
@@ -172,14 +178,14 @@ COND_MEMBERS = CONDITION.add("members", (MAX_MEMBERS, SEL_W))
 COND_W = CONDITION.size
 
 DATA_BLOB = Layout("expancity data blob")
-B_MODIFIER = DATA_BLOB.add("modifier", (NTYPES, 2))     # per-floor modifier by tile type and kind
-B_TILE_COUNT = DATA_BLOB.add("tile_count", (NTYPES,))   # copies in the bag
-B_TILE_CLASS = DATA_BLOB.add("tile_class", (NTYPES,))   # CLS_*
+B_MODIFIER = DATA_BLOB.add("modifier", (NUM_TYPES, 2))     # per-floor modifier by tile type and kind
+B_TILE_COUNT = DATA_BLOB.add("tile_count", (NUM_TYPES,))   # copies in the bag
+B_TILE_CLASS = DATA_BLOB.add("tile_class", (NUM_TYPES,))   # CLS_*
 B_RULES = DATA_BLOB.add("rules", (len(RULE_KEYS),))     # RU_*
-B_CONTRACT_VP = DATA_BLOB.add("contract_vp", (NCON,))
-B_CONDITION = DATA_BLOB.add("condition", (NCON, COND_W))
-B_GOAL_METRIC = DATA_BLOB.add("_goal_metric", (NGOALS,))  # index in METRICS
-B_GOAL_VP = DATA_BLOB.add("goal_vp", (NGOALS,))
+B_CONTRACT_VP = DATA_BLOB.add("contract_vp", (NUM_CONTRACTS,))
+B_CONDITION = DATA_BLOB.add("condition", (NUM_CONTRACTS, COND_W))
+B_GOAL_METRIC = DATA_BLOB.add("_goal_metric", (NUM_GOALS,))  # index in METRICS
+B_GOAL_VP = DATA_BLOB.add("goal_vp", (NUM_GOALS,))
 BLOB_SIZE = DATA_BLOB.size
 
 FORMS = {"building": 0, "share": 1, "touching": 2, "line": 3, "square": 4}
@@ -190,84 +196,6 @@ METRICS = ("max_floors_done", "count_done_com", "count_done_res", "contracts_rev
            "sum_floors_done", "count_done_adj_special")
 M_MAX_FLOORS_DONE, M_COUNT_DONE_COM, M_COUNT_DONE_RES, M_CONTRACTS_REVEALED, \
     M_SUM_FLOORS_DONE, M_COUNT_DONE_ADJ_SPECIAL = range(len(METRICS))
-
-# ----------------------------------------------------------------- state layout
-STATE = Layout("expancity state")
-NUM_PLAYERS = STATE.add("num_players")
-PHASE = STATE.add("phase")                        # PH_*
-CURRENT = STATE.add("current")                    # seat to move (-1 at the end)
-TURN = STATE.add("turn")                          # 1..60
-ACTIONS_LEFT = STATE.add("actions_left")
-NUM_TILES = STATE.add("num_tiles")                # tiles placed, City Hall included
-BAG_SIZE = STATE.add("bag_size")
-PENDING_DRAWS = STATE.add("pending_draws")        # contract draws still owed this turn
-CONTRACT_PAIR = STATE.add("contract_pair", (2,))  # drawn contract pair (-1 none)
-TILE_PAIR = STATE.add("tile_pair", (2,))          # drawn tile pair, sorted (-1 none)
-ROOFS_LEFT = STATE.add("roofs_left", (2,))        # by kind: res, com
-GOALS = STATE.add("goals", (GOALS_IN_PLAY,))      # goal indices in play
-POOL_SIZE = STATE.add("pool_size")                # never-drawn contracts
-QUEUE_HEAD = STATE.add("queue_head")              # bottom-of-deck ring buffer: first card
-QUEUE_LEN = STATE.add("queue_len")                # ... and number of cards
-RNG = STATE.add("rng", (rng.RNG_SLOTS,))
-WINDOW_SIDE = STATE.add("window_side")            # side of the observation's crop (0 = none)
-DRAWN_THIS_TURN = STATE.add("drawn_this_turn")    # contracts kept so far this turn
-BLOB = STATE.add("blob", (BLOB_SIZE,))            # the compiled data (DATA_BLOB)
-# one entry per tile index (placement order, City Hall 0)
-TILE_X = STATE.add("tile_x", (MAX_T,))
-TILE_Y = STATE.add("tile_y", (MAX_T,))
-TILE_TYPE = STATE.add("tile_type", (MAX_T,))
-TILE_OWNER = STATE.add("tile_owner", (MAX_T,))    # -1 no building
-TILE_FLOORS = STATE.add("tile_floors", (MAX_T,))
-TILE_DONE = STATE.add("tile_done", (MAX_T,))      # roofed
-TILE_RAISED = STATE.add("tile_raised", (MAX_T,))  # turn of the last floor added (-1)
-TILE_SCORE = STATE.add("tile_score", (MAX_T,))    # frozen score once completed
-# one entry per seat
-HAND = STATE.add("hand", (MAX_P, HAND_SLOTS))     # tile types, sorted, -1 empty (at the end)
-SUPPLY = STATE.add("supply", (MAX_P,))
-RESERVE = STATE.add("reserve", (MAX_P,))
-SCORE = STATE.add("score", (MAX_P,))              # VP of buildings + contracts (+ goals at the end)
-UNFINISHED = STATE.add("unfinished", (MAX_P,))    # unfinished buildings (U)
-TALLEST_RES = STATE.add("tallest_res", (MAX_P,))  # floors of the tallest completed residential (R)
-TALLEST_COM = STATE.add("tallest_com", (MAX_P,))  # floors of the tallest completed commercial (C)
-DONE_RES = STATE.add("done_res", (MAX_P,))        # completed residential buildings
-DONE_COM = STATE.add("done_com", (MAX_P,))        # completed commercial buildings
-DONE_FLOORS = STATE.add("done_floors", (MAX_P,))  # floors of completed buildings
-NUM_HELD = STATE.add("num_held", (MAX_P,))        # unrevealed contracts held
-NUM_REVEALED = STATE.add("num_revealed", (MAX_P,))
-GOAL_POINTS = STATE.add("goal_points", (MAX_P,))  # VP from goals (at the end)
-HELD = STATE.add("held", (MAX_P, NCON))           # 1 = seat holds the card, unrevealed
-REVEALED = STATE.add("revealed", (MAX_P, NCON))
-# contract deck: never-drawn pool (a set: its order is drawn when needed) + bottom queue
-POOL = STATE.add("pool", (NCON,))                 # 1 = never drawn
-QUEUE = STATE.add("queue", (NCON,))               # ring buffer of card ids put at the bottom
-QUEUE_OWNER = STATE.add("queue_owner", (NCON,))   # seat that put it there
-BAG = STATE.add("bag", (NTYPES,))                 # tile counts in the bag
-SEEN = STATE.add("seen", (MAX_P, NCON))           # contracts each seat has seen in a drawn pair
-# the buildings at each seat's last step 4 (public), so that a determinization knows which
-# contracts that seat would have revealed then: tiles placed, then owner, floors, completed
-SNAPSHOT_TILES = STATE.add("snapshot_tiles", (MAX_P,))   # tiles placed then (0 = none yet)
-SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
-SNAP_RECORDS = 3
-SNAPSHOT = STATE.add("snapshot", (MAX_P, SNAP_RECORDS, MAX_T))      # [seat, SNAP_*, tile]
-# The grid: cell (x, y) is cell (y + R) * W + x + R, holding its tile + 1 (0: empty) in
-# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): the grid takes an eighth of
-# the memory of a word a cell, and a game's whole state a third.
-CELL_BITS = 8
-CELLS_PER_WORD = 64 // CELL_BITS
-WORD_SHIFT = 3                                    # cell >> WORD_SHIFT: its word
-assert CELLS_PER_WORD == 1 << WORD_SHIFT
-assert MAX_T + 1 < 1 << (CELL_BITS - 1)          # never the sign bit
-GRID = STATE.add("grid", ((W * W + CELLS_PER_WORD - 1) // CELLS_PER_WORD,))
-STATE_SIZE = STATE.size
-SCRATCH_SIZE = STATE.scratch_size                 # 0: determinization allocates its own
-
-# config vector handed to ``init``
-CONFIG = Layout("expancity config")
-CFG_NUM_PLAYERS = CONFIG.add("num_players")
-CFG_GOALS = CONFIG.add("goals", (GOALS_IN_PLAY,))  # goal indices, -1 = 3 at random
-CFG_WINDOW = CONFIG.add("window")                 # crop side (obs_window), 0 = none
-CFG_BLOB = CONFIG.add("blob", (BLOB_SIZE,))
-CONFIG_SIZE = CONFIG.size
 
 
 # =================================================================== data compiler
@@ -281,10 +209,10 @@ RULE_RANGES = {
     "residential_min_floors_to_complete": (1, 20), "commercial_min_floors_to_complete": (1, 20),
     "base_points_per_floor": (-100, 100), "vacant_lot_per_floor": (-100, 100),
     "supply_start": (0, 1000), "reserve_start": (0, 1000), "roofs_residential": (0, 1000),
-    "roofs_commercial": (0, 1000), "hand_tiles": (2, 2), "first_player": (0, MAX_P - 1),
+    "roofs_commercial": (0, 1000), "hand_tiles": (2, 2), "first_player": (0, MAX_SEATS - 1),
 }
-FIXED_COMPONENTS = {"city_hall_tiles": 1, "bag_tiles": MAX_T - 1, "contract_cards": NCON,
-                    "goal_cards": NGOALS, "goal_cards_in_play": 3, "contracts_in_hand_start": 0,
+FIXED_COMPONENTS = {"city_hall_tiles": 1, "bag_tiles": MAX_TILES - 1, "contract_cards": NUM_CONTRACTS,
+                    "goal_cards": NUM_GOALS, "goal_cards_in_play": 3, "contracts_in_hand_start": 0,
                     "max_floors_per_building_per_turn": 1}
 # other integer entries: documentation or cosmetic, still checked for type and range
 OTHER_NUMBERS = {"blocks_per_colour": (1, 1000), "score_marker_blocks": (0, 1000),
@@ -305,11 +233,11 @@ def _check_selector(ck, path, class_keys):
     if "floors" in sel:
         ck.integer(f"{path}.floors", 1, 100)
     if "adj" in sel:
-        adj = ck.sequence(f"{path}.adj", max_len=NDIRS)
+        adj = ck.sequence(f"{path}.adj", max_len=NUM_DIRS)
         for i in range(len(adj)):
             ck.string(f"{path}.adj[{i}]", class_keys)
     if "adj_kinds_min" in sel:
-        ck.integer(f"{path}.adj_kinds_min", 0, NDIRS)
+        ck.integer(f"{path}.adj_kinds_min", 0, NUM_DIRS)
     if "enclosed" in sel:
         ck.boolean(f"{path}.enclosed")
 
@@ -318,7 +246,7 @@ def _check_condition(ck, path, class_keys):
     ck.mapping(path)
     form = ck.string(f"{path}.form", tuple(FORMS))
     if form == "building":
-        ck.integer(f"{path}.count", 1, MAX_T, default=1)
+        ck.integer(f"{path}.count", 1, MAX_TILES, default=1)
         _check_selector(ck, f"{path}.sel", class_keys)
     elif form == "share":
         ck.string(f"{path}.tile", class_keys)
@@ -330,7 +258,7 @@ def _check_condition(ck, path, class_keys):
         for i in range(2):
             _check_selector(ck, f"{path}.members[{i}]", class_keys)
     elif form == "line":
-        ck.integer(f"{path}.length", 1, MAX_T)
+        ck.integer(f"{path}.length", 1, MAX_TILES)
         _check_selector(ck, f"{path}.sel", class_keys)
     else:
         ck.integer(f"{path}.size", 1, 8)
@@ -364,28 +292,28 @@ def check_data(data):
         ck.mapping("meta")
         ck.integer("meta.schema_version", 1, 1)
     # tiles
-    tiles = ck.sequence("tile_types", length=NTYPES)
+    tiles = ck.sequence("tile_types", length=NUM_TYPES)
     ids, keys = [], []
     for i in range(len(tiles)):
         ck.mapping(f"tile_types[{i}]")
-        ids.append(ck.integer(f"tile_types[{i}].id", 0, NTYPES - 1))
+        ids.append(ck.integer(f"tile_types[{i}].id", 0, NUM_TYPES - 1))
         keys.append(ck.string(f"tile_types[{i}].key"))
         ck.string(f"tile_types[{i}].class", TILE_CLASSES)
-        ck.integer(f"tile_types[{i}].count", 0, MAX_T - 1)
-    ck.require(sorted(ids) == list(range(NTYPES)), "tile_types", f"ids must be 0..{NTYPES - 1}, each once")
-    ck.require(len(set(keys)) == NTYPES, "tile_types", "keys must be distinct")
+        ck.integer(f"tile_types[{i}].count", 0, MAX_TILES - 1)
+    ck.require(sorted(ids) == list(range(NUM_TYPES)), "tile_types", f"ids must be 0..{NUM_TYPES - 1}, each once")
+    ck.require(len(set(keys)) == NUM_TYPES, "tile_types", "keys must be distinct")
     by_id = {t["id"]: (i, t) for i, t in enumerate(tiles)}
     for tid, (key, cls) in enumerate((("city_hall", "civic"), ("residential", "zone"), ("commercial", "zone"))):
         i, t = by_id[tid]
         ck.require(t["key"] == key, f"tile_types[{i}].key", f"tile id {tid} must be {key!r}")
         ck.require(t["class"] == cls, f"tile_types[{i}].class", f"{key} must be of class {cls!r}")
-    for tid in range(3, NTYPES):
+    for tid in range(3, NUM_TYPES):
         i, t = by_id[tid]
         ck.require(t["class"] == "special", f"tile_types[{i}].class", "tile ids 3..11 are special tiles")
     i0 = by_id[0][0]
     ck.require(tiles[i0]["count"] == 0, f"tile_types[{i0}].count", "City Hall is placed at setup, not in the bag")
-    ck.require(sum(t["count"] for t in tiles) == MAX_T - 1, "tile_types",
-               f"the counts must add up to {MAX_T - 1} bag tiles, got {sum(t['count'] for t in tiles)}")
+    ck.require(sum(t["count"] for t in tiles) == MAX_TILES - 1, "tile_types",
+               f"the counts must add up to {MAX_TILES - 1} bag tiles, got {sum(t['count'] for t in tiles)}")
     specials = [t["key"] for t in tiles if t["class"] == "special"]
     # modifiers: every special tile and City Hall exactly once
     mods = ck.sequence("special_modifiers", length=len(specials) + 1)
@@ -438,10 +366,10 @@ def check_data(data):
     # the derived per-player-count table must agree with the numbers above
     if "player_counts" in data:
         rows = ck.sequence("player_counts", max_len=3)
-        bag = MAX_T - 1
+        bag = MAX_TILES - 1
         for i in range(len(rows)):
             ck.mapping(f"player_counts[{i}]")
-            n = ck.integer(f"player_counts[{i}].players", 2, MAX_P)
+            n = ck.integer(f"player_counts[{i}].players", 2, MAX_SEATS)
             after = bag - vals["hand_tiles"] * n
             derived = {"bag_after_deal": after, "total_turns": bag, "turns_per_player": bag // n,
                        "single_tile_refill_turn": after,
@@ -455,18 +383,18 @@ def check_data(data):
                where["commercial_min_floors_to_complete"], "above commercial_free_floors: never completable")
     # contracts
     class_keys = tuple(specials) + ("city_hall", "special")
-    cons = ck.sequence("contracts", length=NCON)
+    cons = ck.sequence("contracts", length=NUM_CONTRACTS)
     cids = []
     for i in range(len(cons)):
         ck.mapping(f"contracts[{i}]")
-        cids.append(ck.integer(f"contracts[{i}].id", 1, NCON))
+        cids.append(ck.integer(f"contracts[{i}].id", 1, NUM_CONTRACTS))
         ck.string(f"contracts[{i}].name")
         ck.string(f"contracts[{i}].text")
         ck.integer(f"contracts[{i}].vp", 0, 100)
         _check_condition(ck, f"contracts[{i}].cond", class_keys)
-    ck.require(sorted(cids) == list(range(1, NCON + 1)), "contracts", f"ids must be 1..{NCON}, each once")
+    ck.require(sorted(cids) == list(range(1, NUM_CONTRACTS + 1)), "contracts", f"ids must be 1..{NUM_CONTRACTS}, each once")
     # goals
-    goals = ck.sequence("goals", length=NGOALS)
+    goals = ck.sequence("goals", length=NUM_GOALS)
     gids = []
     for i in range(len(goals)):
         ck.mapping(f"goals[{i}]")
@@ -474,7 +402,7 @@ def check_data(data):
         ck.string(f"goals[{i}].name")
         ck.string(f"goals[{i}].metric", METRICS)
         ck.integer(f"goals[{i}].vp", 0, 100)
-    ck.require(len(set(gids)) == NGOALS, "goals", "ids must be distinct")
+    ck.require(len(set(gids)) == NUM_GOALS, "goals", "ids must be distinct")
     return data
 
 
@@ -496,7 +424,7 @@ def _compile_selector(sel, type_ids, row, base):
     row[base + SEL_TYPE] = {"any": 0, "res": T_RES, "com": T_COM}[sel.get("type", "any")]
     row[base + SEL_FLOORS] = int(sel.get("floors", 0) or 0)
     adj = list(sel.get("adj", []) or [])
-    if len(adj) > NDIRS:
+    if len(adj) > NUM_DIRS:
         raise ValueError("an adj list has at most 4 entries (4 neighbours)")
     row[base + SEL_NUM_ADJ] = len(adj)
     for i, k in enumerate(adj):
@@ -552,7 +480,7 @@ def compile_data(data):
     check_data(data)
     blob = np.zeros(BLOB_SIZE, dtype=np.int64)
     types = sorted(data["tile_types"], key=lambda t: t["id"])
-    if [t["id"] for t in types] != list(range(NTYPES)):
+    if [t["id"] for t in types] != list(range(NUM_TYPES)):
         raise ValueError("tile_types must have ids 0..11")
     keys = [t["key"] for t in types]
     if keys[:3] != ["city_hall", "residential", "commercial"]:
@@ -562,7 +490,7 @@ def compile_data(data):
         blob[B_TILE_COUNT + t["id"]] = int(t["count"])
         blob[B_TILE_CLASS + t["id"]] = {"civic": CLS_CIVIC, "zone": CLS_ZONE,
                                    "special": CLS_SPECIAL}[t["class"]]
-    if int(blob[B_TILE_COUNT:B_TILE_COUNT + NTYPES].sum()) != MAX_T - 1:
+    if int(blob[B_TILE_COUNT:B_TILE_COUNT + NUM_TYPES].sum()) != MAX_TILES - 1:
         raise ValueError("the bag must hold exactly 60 tiles (the action encoding needs it)")
     for m in data["special_modifiers"]:
         i = type_ids[m["tile"]]
@@ -578,13 +506,13 @@ def compile_data(data):
     if vals["hand_tiles"] != 2:
         raise ValueError("hand_tiles must be 2 (the action encoding has 2 hand slots)")
     cons = sorted(data["contracts"], key=lambda c: c["id"])
-    if [c["id"] for c in cons] != list(range(1, NCON + 1)):
+    if [c["id"] for c in cons] != list(range(1, NUM_CONTRACTS + 1)):
         raise ValueError("contracts must have ids 1..50")
     for j, c in enumerate(cons):
         blob[B_CONTRACT_VP + j] = int(c["vp"])
         blob[B_CONDITION + j * COND_W: B_CONDITION + (j + 1) * COND_W] = _compile_condition(c["cond"], type_ids)
     goals = data["goals"]
-    if len(goals) != NGOALS:
+    if len(goals) != NUM_GOALS:
         raise ValueError("there must be 6 goals")
     for j, g in enumerate(goals):
         if g["metric"] not in METRICS:
@@ -620,14 +548,93 @@ def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int64)
 
 
+# ----------------------------------------------------------------- state layout
+STATE = Layout("expancity state")
+NUM_PLAYERS = STATE.add("num_players")
+PHASE = STATE.add("phase")                        # PH_*
+CURRENT = STATE.add("current")                    # seat to move (-1 at the end)
+TURN = STATE.add("turn")                          # 1..60
+ACTIONS_LEFT = STATE.add("actions_left")
+NUM_TILES = STATE.add("num_tiles")                # tiles placed, City Hall included
+BAG_SIZE = STATE.add("bag_size")
+PENDING_DRAWS = STATE.add("pending_draws")        # contract draws still owed this turn
+CONTRACT_PAIR = STATE.add("contract_pair", (2,))  # drawn contract pair (-1 none)
+TILE_PAIR = STATE.add("tile_pair", (2,))          # drawn tile pair, sorted (-1 none)
+ROOFS_LEFT = STATE.add("roofs_left", (2,))        # by kind: res, com
+GOALS = STATE.add("goals", (GOALS_IN_PLAY,))      # goal indices in play
+POOL_SIZE = STATE.add("pool_size")                # never-drawn contracts
+QUEUE_HEAD = STATE.add("queue_head")              # bottom-of-deck ring buffer: first card
+QUEUE_LEN = STATE.add("queue_len")                # ... and number of cards
+RNG = STATE.add("rng", (rng.RNG_SLOTS,))
+WINDOW_SIDE = STATE.add("window_side")            # side of the observation's crop (0 = none)
+DRAWN_THIS_TURN = STATE.add("drawn_this_turn")    # contracts kept so far this turn
+BLOB = STATE.add("blob", (BLOB_SIZE,))            # the compiled data (DATA_BLOB)
+# one entry per tile index (placement order, City Hall 0)
+TILE_X = STATE.add("tile_x", (MAX_TILES,))
+TILE_Y = STATE.add("tile_y", (MAX_TILES,))
+TILE_TYPE = STATE.add("tile_type", (MAX_TILES,))
+TILE_OWNER = STATE.add("tile_owner", (MAX_TILES,))    # -1 no building
+TILE_FLOORS = STATE.add("tile_floors", (MAX_TILES,))
+TILE_DONE = STATE.add("tile_done", (MAX_TILES,))      # roofed
+TILE_RAISED = STATE.add("tile_raised", (MAX_TILES,))  # turn of the last floor added (-1)
+TILE_SCORE = STATE.add("tile_score", (MAX_TILES,))    # frozen score once completed
+# one entry per seat
+HAND = STATE.add("hand", (MAX_SEATS, HAND_SLOTS))     # tile types, sorted, -1 empty (at the end)
+SUPPLY = STATE.add("supply", (MAX_SEATS,))
+RESERVE = STATE.add("reserve", (MAX_SEATS,))
+SCORE = STATE.add("score", (MAX_SEATS,))              # VP of buildings + contracts (+ goals at the end)
+UNFINISHED = STATE.add("unfinished", (MAX_SEATS,))    # unfinished buildings (U)
+TALLEST_RES = STATE.add("tallest_res", (MAX_SEATS,))  # floors of the tallest completed residential (R)
+TALLEST_COM = STATE.add("tallest_com", (MAX_SEATS,))  # floors of the tallest completed commercial (C)
+DONE_RES = STATE.add("done_res", (MAX_SEATS,))        # completed residential buildings
+DONE_COM = STATE.add("done_com", (MAX_SEATS,))        # completed commercial buildings
+DONE_FLOORS = STATE.add("done_floors", (MAX_SEATS,))  # floors of completed buildings
+NUM_HELD = STATE.add("num_held", (MAX_SEATS,))        # unrevealed contracts held
+NUM_REVEALED = STATE.add("num_revealed", (MAX_SEATS,))
+GOAL_POINTS = STATE.add("goal_points", (MAX_SEATS,))  # VP from goals (at the end)
+HELD = STATE.add("held", (MAX_SEATS, NUM_CONTRACTS))           # 1 = seat holds the card, unrevealed
+REVEALED = STATE.add("revealed", (MAX_SEATS, NUM_CONTRACTS))
+# contract deck: never-drawn pool (a set: its order is drawn when needed) + bottom queue
+POOL = STATE.add("pool", (NUM_CONTRACTS,))                 # 1 = never drawn
+QUEUE = STATE.add("queue", (NUM_CONTRACTS,))               # ring buffer of card ids put at the bottom
+QUEUE_OWNER = STATE.add("queue_owner", (NUM_CONTRACTS,))   # seat that put it there
+BAG = STATE.add("bag", (NUM_TYPES,))                 # tile counts in the bag
+SEEN = STATE.add("seen", (MAX_SEATS, NUM_CONTRACTS))           # contracts each seat has seen in a drawn pair
+# the buildings at each seat's last step 4 (public), so that a determinization knows which
+# contracts that seat would have revealed then: tiles placed, then owner, floors, completed
+SNAPSHOT_TILES = STATE.add("snapshot_tiles", (MAX_SEATS,))   # tiles placed then (0 = none yet)
+SNAP_OWNER, SNAP_FLOORS, SNAP_DONE = range(3)         # records of a snapshot
+SNAP_RECORDS = 3
+SNAPSHOT = STATE.add("snapshot", (MAX_SEATS, SNAP_RECORDS, MAX_TILES))      # [seat, SNAP_*, tile]
+# The grid: cell (x, y) is cell (y + GRID_RADIUS) * GRID_SIDE + x + GRID_RADIUS, holding its tile + 1 (0: empty) in
+# CELL_BITS bits, CELLS_PER_WORD cells a word (see tile_at): the grid takes an eighth of
+# the memory of a word a cell, and a game's whole state a third.
+CELL_BITS = 8
+CELLS_PER_WORD = 64 // CELL_BITS
+WORD_SHIFT = 3                                    # cell >> WORD_SHIFT: its word
+assert CELLS_PER_WORD == 1 << WORD_SHIFT
+assert MAX_TILES + 1 < 1 << (CELL_BITS - 1)          # never the sign bit
+GRID = STATE.add("grid", ((GRID_SIDE * GRID_SIDE + CELLS_PER_WORD - 1) // CELLS_PER_WORD,))
+STATE_SIZE = STATE.size
+SCRATCH_SIZE = STATE.scratch_size                 # 0: determinization allocates its own
+
+# config vector handed to ``init``
+CONFIG = Layout("expancity config")
+CFG_NUM_PLAYERS = CONFIG.add("num_players")
+CFG_GOALS = CONFIG.add("goals", (GOALS_IN_PLAY,))  # goal indices, -1 = 3 at random
+CFG_WINDOW = CONFIG.add("window")                 # crop side (obs_window), 0 = none
+CFG_BLOB = CONFIG.add("blob", (BLOB_SIZE,))
+CONFIG_SIZE = CONFIG.size
+
+
 # =================================================================== small helpers
 
 @njit(cache=True)
 def tile_at(state, x, y):
     """The tile at cell (x, y), -1 when none (or off the grid)."""
-    if x < -R or x > R or y < -R or y > R:
+    if x < -GRID_RADIUS or x > GRID_RADIUS or y < -GRID_RADIUS or y > GRID_RADIUS:
         return -1
-    cell = (y + R) * W + (x + R)           # >= 0: shifts and masks, not signed division
+    cell = (y + GRID_RADIUS) * GRID_SIDE + (x + GRID_RADIUS)           # >= 0: shifts and masks, not signed division
     word = state[GRID + (cell >> WORD_SHIFT)]
     return ((word >> (CELL_BITS * (cell & (CELLS_PER_WORD - 1)))) & ((1 << CELL_BITS) - 1)) - 1
 
@@ -635,7 +642,7 @@ def tile_at(state, x, y):
 @njit(cache=True)
 def _set_cell(state, x, y, t):
     """Put tile t (-1: none) at cell (x, y)."""
-    cell = (y + R) * W + (x + R)
+    cell = (y + GRID_RADIUS) * GRID_SIDE + (x + GRID_RADIUS)
     shift = CELL_BITS * (cell & (CELLS_PER_WORD - 1))
     w = GRID + (cell >> WORD_SHIFT)
     state[w] = (state[w] & ~(((1 << CELL_BITS) - 1) << shift)) | ((t + 1) << shift)
@@ -670,7 +677,7 @@ def _class_match(state, t, cls):
 def _per_floor_at(state, t, kind):
     """per_floor of a building of ``kind`` (0 res, 1 com) on tile t, from the current board."""
     v = state[BLOB + B_RULES + RU_BASE_PER_FLOOR]
-    for d in range(NDIRS):
+    for d in range(NUM_DIRS):
         q = _neighbour(state, t, d)
         if q < 0:
             continue
@@ -680,12 +687,12 @@ def _per_floor_at(state, t, kind):
     return v
 
 
-# =================================================================== random draws
+# ==================================================================== random draws
 
 @njit(cache=True)
 def _draw_tile(state):
     """Take one tile from the bag at random; returns its type (-1 if empty)."""
-    typ = rng.draw_from_counts(state, RNG, BAG, NTYPES)
+    typ = rng.draw_from_counts(state, RNG, BAG, NUM_TYPES)
     if typ >= 0:
         state[BAG_SIZE] -= 1
     return typ
@@ -715,7 +722,7 @@ def _draw_contract(state):
     n = state[POOL_SIZE]
     if n > 0:
         k = rng.randint(state, RNG, n)
-        for c in range(NCON):
+        for c in range(NUM_CONTRACTS):
             if state[POOL + c] != 0:
                 if k == 0:
                     state[POOL + c] = 0
@@ -726,20 +733,20 @@ def _draw_contract(state):
     if state[QUEUE_LEN] == 0:
         return -1
     c = state[QUEUE + state[QUEUE_HEAD]]
-    state[QUEUE_HEAD] = (state[QUEUE_HEAD] + 1) % NCON
+    state[QUEUE_HEAD] = (state[QUEUE_HEAD] + 1) % NUM_CONTRACTS
     state[QUEUE_LEN] -= 1
     return c
 
 
 @njit(cache=True)
 def _queue_push(state, c, p):
-    i = (state[QUEUE_HEAD] + state[QUEUE_LEN]) % NCON
+    i = (state[QUEUE_HEAD] + state[QUEUE_LEN]) % NUM_CONTRACTS
     state[QUEUE + i] = c
     state[QUEUE_OWNER + i] = p
     state[QUEUE_LEN] += 1
 
 
-# =================================================================== contract conditions
+# ====================================================== contract cards: conditions
 
 @njit(cache=True)
 def _sel_match(state, b, p, so):
@@ -756,24 +763,24 @@ def _sel_match(state, b, p, so):
     if nadj > 0:
         # the sides whose neighbour each required class could be (4 bits an entry) ...
         fits = 0
-        for d in range(NDIRS):
+        for d in range(NUM_DIRS):
             q = _neighbour(state, b, d)
             for i in range(nadj):
                 if _class_match(state, q, state[so + SEL_ADJ + i]):
-                    fits |= 1 << (NDIRS * i + d)
+                    fits |= 1 << (NUM_DIRS * i + d)
         # ... then a different side for each entry
         total = 1
         for _ in range(nadj):
-            total *= NDIRS
+            total *= NUM_DIRS
         found = False
         for code in range(total):
             ok = True
             used = 0
             cc = code
             for i in range(nadj):
-                d = cc % NDIRS
-                cc //= NDIRS
-                if (used >> d) & 1 or not (fits >> (NDIRS * i + d)) & 1:
+                d = cc % NUM_DIRS
+                cc //= NUM_DIRS
+                if (used >> d) & 1 or not (fits >> (NUM_DIRS * i + d)) & 1:
                     ok = False
                     break
                 used |= 1 << d
@@ -785,17 +792,17 @@ def _sel_match(state, b, p, so):
     kmin = state[so + SEL_ADJ_KINDS_MIN]
     if kmin > 0:
         kinds = 0
-        for d in range(NDIRS):
+        for d in range(NUM_DIRS):
             q = _neighbour(state, b, d)
             if q >= 0 and _tile_class(state, state[TILE_TYPE + q]) == CLS_SPECIAL:
                 kinds |= 1 << state[TILE_TYPE + q]
         n = 0
-        for typ in range(NTYPES):
+        for typ in range(NUM_TYPES):
             n += (kinds >> typ) & 1
         if n < kmin:
             return False
     if state[so + SEL_ENCLOSED] != 0:
-        for d in range(NDIRS):
+        for d in range(NUM_DIRS):
             q = _neighbour(state, b, d)
             if q < 0 or _is_vacant(state, q):
                 return False
@@ -854,23 +861,23 @@ def _cond_holds(state, c, p):
             fits = 0
             for i in range(nm):
                 dirs = 0
-                for d in range(NDIRS):
+                for d in range(NUM_DIRS):
                     b = nb0 if d == 0 else (nb1 if d == 1 else (nb2 if d == 2 else nb3))
                     if _sel_match(state, b, p, m0 + i * SEL_W):
                         dirs |= 1 << d
-                fits |= dirs << (NDIRS * i)
+                fits |= dirs << (NUM_DIRS * i)
             # ... then a different direction for each member
             total = 1
             for _ in range(nm):
-                total *= NDIRS
+                total *= NUM_DIRS
             for code in range(total):
                 cc = code
                 used = 0
                 ok = True
                 for i in range(nm):
-                    d = cc % NDIRS
-                    cc //= NDIRS
-                    if (used >> d) & 1 or not (fits >> (NDIRS * i + d)) & 1:
+                    d = cc % NUM_DIRS
+                    cc //= NUM_DIRS
+                    if (used >> d) & 1 or not (fits >> (NUM_DIRS * i + d)) & 1:
                         ok = False
                         break
                     used |= 1 << d
@@ -881,7 +888,7 @@ def _cond_holds(state, c, p):
         for b in range(1, nt):
             if state[TILE_OWNER + b] != p or not _sel_match(state, b, p, m0):
                 continue
-            for d in range(NDIRS):
+            for d in range(NUM_DIRS):
                 if _sel_match(state, _neighbour(state, b, d), p, m1):
                     return True
         return False
@@ -921,7 +928,7 @@ def _cond_holds(state, c, p):
     return False
 
 
-# =================================================================== legality
+# ======================================================================== legality
 
 @njit(cache=True)
 def _can_build(state, p, t):
@@ -979,57 +986,14 @@ def _is_canonical_anchor(state, a, d):
     y = state[TILE_Y + a] + DY[d]
     if tile_at(state, x, y) >= 0:
         return False
-    for e in range(NDIRS):
+    for e in range(NUM_DIRS):
         q = tile_at(state, x + DX[e], y + DY[e])
         if q >= 0 and q < a:
             return False
     return True
 
 
-@njit(cache=True)
-def current_player(state):
-    if state[PHASE] == PH_GAME_OVER:
-        return -1
-    return state[CURRENT]
-
-
-@njit(cache=True)
-def legal_mask(state, mask):
-    for i in range(NUM_ACTIONS):
-        mask[i] = 0
-    ph = state[PHASE]
-    p = state[CURRENT]
-    nt = state[NUM_TILES]
-    if ph == PH_PLACE:
-        h = HAND + HAND_SLOTS * p
-        s1 = state[h + 1] >= 0 and state[h + 1] != state[h]
-        for a in range(nt):
-            for d in range(NDIRS):
-                if _is_canonical_anchor(state, a, d):
-                    mask[A_PLACE + a * NDIRS + d] = 1
-                    if s1:
-                        mask[A_PLACE + PLACE_SLOT + a * NDIRS + d] = 1
-    elif ph == PH_ACTION:
-        if state[RESERVE + p] >= 1:
-            mask[A_GATHER] = 1
-        for t in range(1, nt):
-            if _can_build(state, p, t):
-                mask[A_BUILD + t] = 1
-    elif ph == PH_ROOF:
-        for t in range(1, nt):
-            if _can_roof(state, p, t):
-                mask[A_ROOF + t] = 1
-        mask[A_STOP] = 1
-    elif ph == PH_CONTRACT_KEEP:
-        mask[A_KEEP_CONTRACT] = 1
-        mask[A_KEEP_CONTRACT + 1] = 1
-    elif ph == PH_TILE_KEEP:
-        mask[A_KEEP_TILE] = 1
-        if state[TILE_PAIR + 1] != state[TILE_PAIR]:
-            mask[A_KEEP_TILE + 1] = 1
-
-
-# =================================================================== turn machinery
+# ================================================================== turn machinery
 
 @njit(cache=True)
 def _place_tile(state, typ, x, y):
@@ -1066,7 +1030,7 @@ def _metric_value(state, metric, p):
     m = 0   # M_COUNT_DONE_ADJ_SPECIAL
     for t in range(1, state[NUM_TILES]):
         if state[TILE_OWNER + t] == p and state[TILE_DONE + t] != 0:
-            for d in range(NDIRS):
+            for d in range(NUM_DIRS):
                 q = _neighbour(state, t, d)
                 if q >= 0 and _tile_class(state, state[TILE_TYPE + q]) == CLS_SPECIAL:
                     m += 1
@@ -1105,7 +1069,7 @@ def _end_game(state):
 
 @njit(cache=True)
 def _end_turn(state):
-    if state[NUM_TILES] >= MAX_T:
+    if state[NUM_TILES] >= MAX_TILES:
         _end_game(state)
         return
     state[TURN] += 1
@@ -1138,15 +1102,15 @@ def _reveal(state):
     have revealed now."""
     p = state[CURRENT]
     state[SNAPSHOT_TILES + p] = state[NUM_TILES]
-    base = SNAPSHOT + p * SNAP_RECORDS * MAX_T
+    base = SNAPSHOT + p * SNAP_RECORDS * MAX_TILES
     for t in range(state[NUM_TILES]):          # later tiles: not on that board (SNAPSHOT_TILES)
-        state[base + SNAP_OWNER * MAX_T + t] = state[TILE_OWNER + t]
-        state[base + SNAP_FLOORS * MAX_T + t] = state[TILE_FLOORS + t]
-        state[base + SNAP_DONE * MAX_T + t] = state[TILE_DONE + t]
-    for c in range(NCON):
-        if state[HELD + p * NCON + c] != 0 and _cond_holds(state, c, p):
-            state[HELD + p * NCON + c] = 0
-            state[REVEALED + p * NCON + c] = 1
+        state[base + SNAP_OWNER * MAX_TILES + t] = state[TILE_OWNER + t]
+        state[base + SNAP_FLOORS * MAX_TILES + t] = state[TILE_FLOORS + t]
+        state[base + SNAP_DONE * MAX_TILES + t] = state[TILE_DONE + t]
+    for c in range(NUM_CONTRACTS):
+        if state[HELD + p * NUM_CONTRACTS + c] != 0 and _cond_holds(state, c, p):
+            state[HELD + p * NUM_CONTRACTS + c] = 0
+            state[REVEALED + p * NUM_CONTRACTS + c] = 1
             state[NUM_HELD + p] -= 1
             state[NUM_REVEALED + p] += 1
             state[SCORE + p] += state[BLOB + B_CONTRACT_VP + c]
@@ -1158,7 +1122,7 @@ def _met_at_last_step4(state, p, work, out):
     step 4 (all 0 before p's first one).  ``work`` is a scratch state of ``STATE_SIZE``.
     Step 4 reveals every met card, so a card p still holds from an earlier turn has 0
     here; determinization deals p only such cards."""
-    for c in range(NCON):
+    for c in range(NUM_CONTRACTS):
         out[c] = 0
     if p < 0 or p >= state[NUM_PLAYERS]:
         return
@@ -1170,12 +1134,12 @@ def _met_at_last_step4(state, p, work, out):
     for t in range(nt0, state[NUM_TILES]):
         _set_cell(work, state[TILE_X + t], state[TILE_Y + t], -1)
     work[NUM_TILES] = nt0
-    base = SNAPSHOT + p * SNAP_RECORDS * MAX_T
+    base = SNAPSHOT + p * SNAP_RECORDS * MAX_TILES
     for t in range(nt0):
-        work[TILE_OWNER + t] = state[base + SNAP_OWNER * MAX_T + t]
-        work[TILE_FLOORS + t] = state[base + SNAP_FLOORS * MAX_T + t]
-        work[TILE_DONE + t] = state[base + SNAP_DONE * MAX_T + t]
-    for c in range(NCON):
+        work[TILE_OWNER + t] = state[base + SNAP_OWNER * MAX_TILES + t]
+        work[TILE_FLOORS + t] = state[base + SNAP_FLOORS * MAX_TILES + t]
+        work[TILE_DONE + t] = state[base + SNAP_DONE * MAX_TILES + t]
+    for c in range(NUM_CONTRACTS):
         if _cond_holds(work, c, p):
             out[c] = 1
 
@@ -1278,17 +1242,17 @@ def _deal_contracts(state, observer, key, work):
     ph = state[PHASE]
     cpair = ph == PH_CONTRACT_KEEP and cur != observer
     # the cards to re-deal, in canonical (sorted) order
-    in_set = np.zeros(NCON, dtype=np.bool_)
-    for c in range(NCON):
+    in_set = np.zeros(NUM_CONTRACTS, dtype=np.bool_)
+    for c in range(NUM_CONTRACTS):
         if state[POOL + c] != 0:
             in_set[c] = True
         for p in range(np_):
-            if p != observer and state[HELD + p * NCON + c] != 0:
+            if p != observer and state[HELD + p * NUM_CONTRACTS + c] != 0:
                 in_set[c] = True
     head = state[QUEUE_HEAD]
     qlen = state[QUEUE_LEN]
     for i in range(qlen):
-        j = (head + i) % NCON
+        j = (head + i) % NUM_CONTRACTS
         if state[QUEUE_OWNER + j] != observer:
             in_set[state[QUEUE + j]] = True
     if cpair:
@@ -1301,17 +1265,17 @@ def _deal_contracts(state, observer, key, work):
     npool = state[POOL_SIZE]
     for i in range(npool):
         for k in range(ns):
-            if state[SEEN + observer * NCON + cards[k]] != 0:
+            if state[SEEN + observer * NUM_CONTRACTS + cards[k]] != 0:
                 elig[i, k] = 0
     at = npool
-    met = np.zeros(NCON, dtype=np.int64)
-    nheld = np.zeros(MAX_P, dtype=np.int64)
+    met = np.zeros(NUM_CONTRACTS, dtype=np.int64)
+    nheld = np.zeros(MAX_SEATS, dtype=np.int64)
     for p in range(np_):
         if p == observer:
             continue
         n = 0
-        for c in range(NCON):
-            n += state[HELD + p * NCON + c]
+        for c in range(NUM_CONTRACTS):
+            n += state[HELD + p * NUM_CONTRACTS + c]
         nheld[p] = n
         fresh = state[DRAWN_THIS_TURN] if (ph == PH_CONTRACT_KEEP and cur == p) else 0
         if fresh > n:
@@ -1327,11 +1291,11 @@ def _deal_contracts(state, observer, key, work):
     if not _random_matching(elig, key, match):
         return False
     # write the deal
-    for c in range(NCON):
+    for c in range(NUM_CONTRACTS):
         state[POOL + c] = 0
         for p in range(np_):
             if p != observer:
-                state[HELD + p * NCON + c] = 0
+                state[HELD + p * NUM_CONTRACTS + c] = 0
     for i in range(npool):
         state[POOL + cards[match[i]]] = 1
     at = npool
@@ -1339,10 +1303,10 @@ def _deal_contracts(state, observer, key, work):
         if p == observer:
             continue
         for i in range(at, at + nheld[p]):
-            state[HELD + p * NCON + cards[match[i]]] = 1
+            state[HELD + p * NUM_CONTRACTS + cards[match[i]]] = 1
         at += nheld[p]
     for i in range(qlen):
-        j = (head + i) % NCON
+        j = (head + i) % NUM_CONTRACTS
         if state[QUEUE_OWNER + j] != observer:
             state[QUEUE + j] = cards[match[at]]
             at += 1
@@ -1353,17 +1317,17 @@ def _deal_contracts(state, observer, key, work):
     for p in range(np_):
         if p == observer:
             continue
-        for c in range(NCON):
-            state[SEEN + p * NCON + c] = 1 if (state[HELD + p * NCON + c] != 0
-                                                 or state[REVEALED + p * NCON + c] != 0) else 0
+        for c in range(NUM_CONTRACTS):
+            state[SEEN + p * NUM_CONTRACTS + c] = 1 if (state[HELD + p * NUM_CONTRACTS + c] != 0
+                                                 or state[REVEALED + p * NUM_CONTRACTS + c] != 0) else 0
     for i in range(qlen):
-        j = (head + i) % NCON
+        j = (head + i) % NUM_CONTRACTS
         q = state[QUEUE_OWNER + j]
         if q != observer:
-            state[SEEN + q * NCON + state[QUEUE + j]] = 1
+            state[SEEN + q * NUM_CONTRACTS + state[QUEUE + j]] = 1
     if cpair:
-        state[SEEN + cur * NCON + state[CONTRACT_PAIR]] = 1
-        state[SEEN + cur * NCON + state[CONTRACT_PAIR + 1]] = 1
+        state[SEEN + cur * NUM_CONTRACTS + state[CONTRACT_PAIR]] = 1
+        state[SEEN + cur * NUM_CONTRACTS + state[CONTRACT_PAIR + 1]] = 1
     return True
 
 
@@ -1374,7 +1338,7 @@ def _after_roofing(state):
         for i in range(2):
             c = _draw_contract(state)
             state[CONTRACT_PAIR + i] = c
-            state[SEEN + p * NCON + c] = 1
+            state[SEEN + p * NUM_CONTRACTS + c] = 1
         state[PHASE] = PH_CONTRACT_KEEP
         return
     _reveal(state)
@@ -1397,87 +1361,6 @@ def _continue_actions(state):
     else:
         state[ACTIONS_LEFT] = 0
         _enter_roof(state)
-
-
-# =================================================================== hidden information
-
-@njit(cache=True)
-def reseed(state, seed):
-    """Re-key the generator from ``seed`` (a non-negative int64): every future draw (bag,
-    never-drawn contracts) changes, nothing seen does."""
-    rng.seed_rng(state, RNG, seed)
-
-
-@njit(cache=True)
-def determinize(state, observer, seed):
-    """Re-deal, in place, what seat ``observer`` has not seen, then re-key the generator;
-    False (state partly re-dealt) when no deal is consistent with the public record
-    (never for a real game) or ``observer`` is not a seat.
-
-    Tiles: the bag, the other seats' hand tiles and another seat's drawn tile pair are one
-    multiset, gathered in type order (SORTED: the deal cannot depend on where each hidden
-    tile sat), shuffled by the seeded generator and dealt back to the same places (hand
-    slots in seat order, then the pair, the rest to the bag).  Contracts: see
-    :func:`_deal_contracts` (cards in id order, a seeded random matching).  So the result
-    depends on the seed and on the observer's information only.  Simplification: the
-    observer's memory of the tile types it returned to the bag is not used."""
-    np_ = state[NUM_PLAYERS]
-    if observer < 0 or observer >= np_:
-        return False
-    key = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
-    rng.seed_rng(key, 0, seed)
-    pair = state[PHASE] == PH_TILE_KEEP and state[CURRENT] != observer
-    # the hidden tiles as counts per type, then as a sorted list
-    counts = np.zeros(NTYPES, dtype=np.int64)
-    for typ in range(NTYPES):
-        counts[typ] = state[BAG + typ]
-    for p in range(np_):
-        if p != observer:
-            for s in range(HAND_SLOTS):
-                typ = state[HAND + HAND_SLOTS * p + s]
-                if typ >= 0:
-                    counts[typ] += 1
-    if pair:
-        counts[state[TILE_PAIR]] += 1
-        counts[state[TILE_PAIR + 1]] += 1
-    total = 0
-    for typ in range(NTYPES):
-        total += counts[typ]
-    pool = np.empty(total, dtype=np.int64)
-    n = 0
-    for typ in range(NTYPES):
-        for _ in range(counts[typ]):
-            pool[n] = typ
-            n += 1
-    rng.shuffle(key, 0, pool, n)
-    # deal: the other hands keep their sizes, the pair its place, the rest is the bag
-    for p in range(np_):
-        if p == observer:
-            continue
-        size = 0
-        for s in range(HAND_SLOTS):
-            if state[HAND + HAND_SLOTS * p + s] >= 0:
-                size += 1
-            state[HAND + HAND_SLOTS * p + s] = -1
-        for _ in range(size):
-            n -= 1
-            _hand_add(state, p, pool[n])
-    if pair:
-        a = pool[n - 1]
-        b = pool[n - 2]
-        n -= 2
-        state[TILE_PAIR] = min(a, b)
-        state[TILE_PAIR + 1] = max(a, b)
-    for typ in range(NTYPES):
-        state[BAG + typ] = 0
-    for i in range(n):
-        state[BAG + pool[i]] += 1
-    state[BAG_SIZE] = n
-    # contracts
-    if not _deal_contracts(state, observer, key, np.empty(STATE_SIZE, dtype=np.int64)):
-        return False
-    reseed(state, np.int64(rng.next_u64(key, 0) >> np.uint64(1)))
-    return True
 
 
 @njit(cache=True)
@@ -1504,6 +1387,50 @@ def _roof_building(state, p, t):
     return sc
 
 
+# ======================================================================== contract
+@njit(cache=True)
+def current_player(state):
+    if state[PHASE] == PH_GAME_OVER:
+        return -1
+    return state[CURRENT]
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    for i in range(NUM_ACTIONS):
+        mask[i] = 0
+    ph = state[PHASE]
+    p = state[CURRENT]
+    nt = state[NUM_TILES]
+    if ph == PH_PLACE:
+        h = HAND + HAND_SLOTS * p
+        s1 = state[h + 1] >= 0 and state[h + 1] != state[h]
+        for a in range(nt):
+            for d in range(NUM_DIRS):
+                if _is_canonical_anchor(state, a, d):
+                    mask[A_PLACE + a * NUM_DIRS + d] = 1
+                    if s1:
+                        mask[A_PLACE + PLACE_SLOT + a * NUM_DIRS + d] = 1
+    elif ph == PH_ACTION:
+        if state[RESERVE + p] >= 1:
+            mask[A_GATHER] = 1
+        for t in range(1, nt):
+            if _can_build(state, p, t):
+                mask[A_BUILD + t] = 1
+    elif ph == PH_ROOF:
+        for t in range(1, nt):
+            if _can_roof(state, p, t):
+                mask[A_ROOF + t] = 1
+        mask[A_STOP] = 1
+    elif ph == PH_CONTRACT_KEEP:
+        mask[A_KEEP_CONTRACT] = 1
+        mask[A_KEEP_CONTRACT + 1] = 1
+    elif ph == PH_TILE_KEEP:
+        mask[A_KEEP_TILE] = 1
+        if state[TILE_PAIR + 1] != state[TILE_PAIR]:
+            mask[A_KEEP_TILE + 1] = 1
+
+
 @njit(cache=True)
 def step(state, action):
     p = state[CURRENT]
@@ -1511,8 +1438,8 @@ def step(state, action):
     if ph == PH_PLACE:
         s = (action - A_PLACE) // PLACE_SLOT
         r = (action - A_PLACE) % PLACE_SLOT
-        a = r // NDIRS
-        d = r % NDIRS
+        a = r // NUM_DIRS
+        d = r % NUM_DIRS
         h = HAND + HAND_SLOTS * p
         typ = state[h + s]
         if s == 0:
@@ -1552,7 +1479,7 @@ def step(state, action):
         i = action - A_KEEP_CONTRACT
         keep = state[CONTRACT_PAIR + i]
         other = state[CONTRACT_PAIR + 1 - i]
-        state[HELD + p * NCON + keep] = 1
+        state[HELD + p * NUM_CONTRACTS + keep] = 1
         state[NUM_HELD + p] += 1
         _queue_push(state, other, p)
         state[CONTRACT_PAIR] = -1
@@ -1589,11 +1516,11 @@ def init(state, config, seed):
     state[NUM_PLAYERS] = np_
     state[WINDOW_SIDE] = config[CFG_WINDOW]
     rng.seed_rng(state, RNG, seed)
-    for i in range(MAX_T):
+    for i in range(MAX_TILES):
         state[TILE_OWNER + i] = -1
         state[TILE_RAISED + i] = -1
         state[TILE_TYPE + i] = -1
-    for i in range(HAND_SLOTS * MAX_P):
+    for i in range(HAND_SLOTS * MAX_SEATS):
         state[HAND + i] = -1
     state[CONTRACT_PAIR] = -1
     state[CONTRACT_PAIR + 1] = -1
@@ -1601,12 +1528,12 @@ def init(state, config, seed):
     state[TILE_PAIR + 1] = -1
     state[ROOFS_LEFT + KIND_RES] = state[BLOB + B_RULES + RU_ROOFS_RES]
     state[ROOFS_LEFT + KIND_COM] = state[BLOB + B_RULES + RU_ROOFS_COM]
-    for typ in range(NTYPES):
+    for typ in range(NUM_TYPES):
         state[BAG + typ] = state[BLOB + B_TILE_COUNT + typ]
         state[BAG_SIZE] += state[BLOB + B_TILE_COUNT + typ]
-    for c in range(NCON):
+    for c in range(NUM_CONTRACTS):
         state[POOL + c] = 1
-    state[POOL_SIZE] = NCON
+    state[POOL_SIZE] = NUM_CONTRACTS
     for p in range(np_):
         state[SUPPLY + p] = state[BLOB + B_RULES + RU_SUPPLY_START]
         state[RESERVE + p] = state[BLOB + B_RULES + RU_RESERVE_START]
@@ -1620,8 +1547,8 @@ def init(state, config, seed):
         for k in range(GOALS_IN_PLAY):
             state[GOALS + k] = config[CFG_GOALS + k]
     else:
-        tmp = np.arange(NGOALS)
-        rng.shuffle(state, RNG, tmp, NGOALS)
+        tmp = np.arange(NUM_GOALS)
+        rng.shuffle(state, RNG, tmp, NUM_GOALS)
         for k in range(GOALS_IN_PLAY):
             state[GOALS + k] = tmp[k]
     state[TURN] = 1
@@ -1639,26 +1566,27 @@ def scores(state, out):
 def ranks(state, out):
     """1-based ranks by final VP into ``out``; players tied on VP share the better rank,
     whatever else differs: the rulebook names no tie-break (ruling 21)."""
-    ranks_by_value(state[SCORE:SCORE + state[NUM_PLAYERS]], out)
+    n = state[NUM_PLAYERS]
+    ranks_lexicographic(state[SCORE:SCORE + n].reshape((n, 1)), n, out)
 
 
-# =================================================================== observation
+# ===================================================================== observation
 
 def _limits(blob):
     """Upper bounds of the observed counters under the data ``blob`` (int64, DATA_BLOB)."""
     rules = blob[B_RULES:B_RULES + len(RULE_KEYS)]
-    mods = blob[B_MODIFIER:B_MODIFIER + NTYPES * 2].reshape(NTYPES, 2)
+    mods = blob[B_MODIFIER:B_MODIFIER + NUM_TYPES * 2].reshape(NUM_TYPES, 2)
     blocks = int(rules[RU_SUPPLY_START] + rules[RU_RESERVE_START])     # a seat's blocks
-    per = abs(int(rules[RU_BASE_PER_FLOOR])) + NDIRS * (int(np.abs(mods).max())
+    per = abs(int(rules[RU_BASE_PER_FLOOR])) + NUM_DIRS * (int(np.abs(mods).max())
                                                         + abs(int(rules[RU_VACANT_PER_FLOOR])))
     building = blocks * per                                   # |score| of one building
-    total = building + int(np.abs(blob[B_CONTRACT_VP:B_CONTRACT_VP + NCON]).sum()) \
-        + int(np.abs(blob[B_GOAL_VP:B_GOAL_VP + NGOALS]).sum())
+    total = building + int(np.abs(blob[B_CONTRACT_VP:B_CONTRACT_VP + NUM_CONTRACTS]).sum()) \
+        + int(np.abs(blob[B_GOAL_VP:B_GOAL_VP + NUM_GOALS]).sum())
     return dict(blocks=blocks, building_score=building, total_score=total,
                 max_unfinished=max(1, int(rules[RU_MAX_UNFINISHED])),
                 actions=max(1, int(rules[RU_ACTIONS])),
                 roofs=(max(1, int(rules[RU_ROOFS_RES])), max(1, int(rules[RU_ROOFS_COM]))),
-                unseen=np.maximum(blob[B_TILE_COUNT:B_TILE_COUNT + NTYPES], 1),
+                unseen=np.maximum(blob[B_TILE_COUNT:B_TILE_COUNT + NUM_TYPES], 1),
                 mod_low=np.minimum(0, mods.min(axis=0)), mod_high=np.maximum(1, mods.max(axis=0)))
 
 
@@ -1675,11 +1603,11 @@ def _declare_observation(blob, win):
     blocks, bscore, total = lim["blocks"], lim["building_score"], lim["total_score"]
     tile = Layout("expancity observation: tiles row")     # one row per tile index
     tile.add("placed")
-    tile.add("x", low=-R, high=R)
-    tile.add("y", low=-R, high=R)
-    tile.add("type", (NTYPES,))                           # one-hot
+    tile.add("x", low=-GRID_RADIUS, high=GRID_RADIUS)
+    tile.add("y", low=-GRID_RADIUS, high=GRID_RADIUS)
+    tile.add("type", (NUM_TYPES,))                           # one-hot
     tile.add("has_building")
-    tile.add("owner", (MAX_P,))                           # relative seat one-hot
+    tile.add("owner", (MAX_SEATS,))                           # relative seat one-hot
     tile.add("floors", high=blocks)
     tile.add("completed")
     tile.add("raised_this_turn")
@@ -1692,40 +1620,40 @@ def _declare_observation(blob, win):
     player.add("unfinished", high=lim["max_unfinished"])
     player.add("tallest_res", high=blocks)
     player.add("tallest_com", high=blocks)
-    player.add("done_res", high=MAX_T)
-    player.add("done_com", high=MAX_T)
+    player.add("done_res", high=MAX_TILES)
+    player.add("done_com", high=MAX_TILES)
     player.add("done_floors", high=blocks)
-    player.add("num_held", high=NCON)
-    player.add("num_revealed", high=NCON)
+    player.add("num_held", high=NUM_CONTRACTS)
+    player.add("num_revealed", high=NUM_CONTRACTS)
     player.add("hand_size", high=HAND_SLOTS)
     player.add("active")
-    player.add("revealed", (NCON,))
+    player.add("revealed", (NUM_CONTRACTS,))
     glob = Layout("expancity observation: globals")
     glob.add("phase", (len(PHASE_NAMES),))                # one-hot
     glob.add("actions_left", high=lim["actions"])
-    glob.add("turn", high=MAX_T)
-    glob.add("bag_size", high=MAX_T)
-    glob.add("deck_size", high=NCON)
+    glob.add("turn", high=MAX_TILES)
+    glob.add("bag_size", high=MAX_TILES)
+    glob.add("deck_size", high=NUM_CONTRACTS)
     glob.add("roofs_left", (2,), high=lim["roofs"])       # res, com
-    glob.add("goals", (NGOALS,))                          # goals in play
-    glob.add("unseen", (NTYPES,), high=lim["unseen"])     # bag + others' hands, per type
+    glob.add("goals", (NUM_GOALS,))                          # goals in play
+    glob.add("unseen", (NUM_TYPES,), high=lim["unseen"])     # bag + others' hands, per type
     glob.add("pending_draws", high=lim["max_unfinished"])  # one draw per building roofed
     obs = Layout("expancity observation")
-    obs.add("tiles", (MAX_T, tile.size), low=tile.bounds(np.float64)[0].reshape(1, -1),
+    obs.add("tiles", (MAX_TILES, tile.size), low=tile.bounds(np.float64)[0].reshape(1, -1),
             high=tile.bounds(np.float64)[1].reshape(1, -1))
-    obs.add("players", (MAX_P, player.size), low=player.bounds(np.float64)[0].reshape(1, -1),
+    obs.add("players", (MAX_SEATS, player.size), low=player.bounds(np.float64)[0].reshape(1, -1),
             high=player.bounds(np.float64)[1].reshape(1, -1))
     obs.add("globals", (glob.size,), low=glob.bounds(np.float64)[0], high=glob.bounds(np.float64)[1])
     # private: only what the observer holds or draws
-    obs.add("hand", (HAND_SLOTS, NTYPES))                 # own tiles, one-hot by slot
-    obs.add("contracts", (NCON,))                         # own unrevealed contracts
-    obs.add("contract_pair", (2, NCON))                   # while the observer keeps one
-    obs.add("tile_pair", (2, NTYPES))                     # during the observer's tile keep
-    obs.add("bottom_cards", (NCON,))                      # own cards still at the deck's bottom
+    obs.add("hand", (HAND_SLOTS, NUM_TYPES))                 # own tiles, one-hot by slot
+    obs.add("contracts", (NUM_CONTRACTS,))                         # own unrevealed contracts
+    obs.add("contract_pair", (2, NUM_CONTRACTS))                   # while the observer keeps one
+    obs.add("tile_pair", (2, NUM_TYPES))                     # during the observer's tile keep
+    obs.add("bottom_cards", (NUM_CONTRACTS,))                      # own cards still at the deck's bottom
     info = Layout("expancity observation: window info")
     info.add("outside")                                   # some tile lies outside the crop
-    info.add("centre_x", low=-R, high=R)
-    info.add("centre_y", low=-R, high=R)
+    info.add("centre_x", low=-GRID_RADIUS, high=GRID_RADIUS)
+    info.add("centre_y", low=-GRID_RADIUS, high=GRID_RADIUS)
     if win:
         obs.add("window_info", (info.size,), low=info.bounds(np.float64)[0], high=info.bounds(np.float64)[1])
         plane_low = np.zeros((len(WIN_PLANES), win, win))
@@ -1822,7 +1750,7 @@ W_OUTSIDE = WINDOW_INFO.offset("outside")
 W_CX = WINDOW_INFO.offset("centre_x")
 W_CY = WINDOW_INFO.offset("centre_y")
 W_INFO = WINDOW_INFO.size
-N_WIN_PLANES = len(WIN_PLANES)
+NUM_WIN_PLANES = len(WIN_PLANES)
 WP_RES = WIN_PLANES.index("residential")
 WP_COM = WIN_PLANES.index("commercial")
 WP_SPECIAL = WIN_PLANES.index("special")
@@ -1891,8 +1819,8 @@ def observe(state, player, out):
                 hs += 1
         out[o + FP_HAND_SIZE] = hs
         out[o + FP_ACTIVE] = 1.0 if (state[PHASE] != PH_GAME_OVER and state[CURRENT] == p) else 0.0
-        for c in range(NCON):
-            out[o + FP_REVEALED + c] = state[REVEALED + p * NCON + c]
+        for c in range(NUM_CONTRACTS):
+            out[o + FP_REVEALED + c] = state[REVEALED + p * NUM_CONTRACTS + c]
     # public globals
     o = O_OBS_GLOBAL
     ph = state[PHASE]
@@ -1905,7 +1833,7 @@ def observe(state, player, out):
     out[o + G_ROOFS_LEFT + KIND_COM] = state[ROOFS_LEFT + KIND_COM]
     for k in range(GOALS_IN_PLAY):
         out[o + G_GOALS + state[GOALS + k]] = 1.0
-    for typ in range(NTYPES):
+    for typ in range(NUM_TYPES):
         out[o + G_UNSEEN + typ] = state[BLOB + B_TILE_COUNT + typ]
     for t in range(1, nt):
         out[o + G_UNSEEN + state[TILE_TYPE + t]] -= 1
@@ -1919,22 +1847,22 @@ def observe(state, player, out):
     for s in range(HAND_SLOTS):
         typ = state[HAND + HAND_SLOTS * player + s]
         if typ >= 0:
-            out[OBS_HAND + s * NTYPES + typ] = 1.0
-    for c in range(NCON):
-        out[OBS_CONTRACTS + c] = state[HELD + player * NCON + c]
+            out[OBS_HAND + s * NUM_TYPES + typ] = 1.0
+    for c in range(NUM_CONTRACTS):
+        out[OBS_CONTRACTS + c] = state[HELD + player * NUM_CONTRACTS + c]
     mine = state[CURRENT] == player
     if mine and ph == PH_CONTRACT_KEEP:
         out[OBS_CONTRACT_PAIR + state[CONTRACT_PAIR]] = 1.0
-        out[OBS_CONTRACT_PAIR + NCON + state[CONTRACT_PAIR + 1]] = 1.0
+        out[OBS_CONTRACT_PAIR + NUM_CONTRACTS + state[CONTRACT_PAIR + 1]] = 1.0
     if mine and ph == PH_TILE_KEEP:
         out[OBS_TILE_PAIR + state[TILE_PAIR]] = 1.0
-        out[OBS_TILE_PAIR + NTYPES + state[TILE_PAIR + 1]] = 1.0
+        out[OBS_TILE_PAIR + NUM_TYPES + state[TILE_PAIR + 1]] = 1.0
         # the pair is out of the bag and seen by its drawer: not "unseen" for it
         out[O_OBS_GLOBAL + G_UNSEEN + state[TILE_PAIR]] -= 1
         out[O_OBS_GLOBAL + G_UNSEEN + state[TILE_PAIR + 1]] -= 1
     head = state[QUEUE_HEAD]
     for i in range(state[QUEUE_LEN]):
-        j = (head + i) % NCON
+        j = (head + i) % NUM_CONTRACTS
         if state[QUEUE_OWNER + j] == player:
             out[OBS_BOTTOM_CARDS + state[QUEUE + j]] = 1.0
     if state[WINDOW_SIDE] > 0:
@@ -1969,7 +1897,7 @@ def _observe_window(state, player, out):
     # cells), and never the 121 x 121 grid (cold in memory in a large batch): a legal spot is
     # a cell next to a tile that holds no tile itself.
     for t in range(nt):
-        for d in range(NDIRS):
+        for d in range(NUM_DIRS):
             i = state[TILE_X + t] + DX[d] - (cx - h)
             j = (cy + h) - state[TILE_Y + t] - DY[d]
             if 0 <= i < win and 0 <= j < win:
@@ -2003,6 +1931,88 @@ def _observe_window(state, player, out):
                 out[c + WP_VACANT * ps] = 1.0
 
 
+# ============================================================== hidden information
+
+@njit(cache=True)
+def reseed(state, seed):
+    """Re-key the generator from ``seed`` (a non-negative int64): every future draw (bag,
+    never-drawn contracts) changes, nothing seen does."""
+    rng.seed_rng(state, RNG, seed)
+
+
+@njit(cache=True)
+def determinize(state, observer, seed):
+    """Re-deal, in place, what seat ``observer`` has not seen, then re-key the generator;
+    False (state partly re-dealt) when no deal is consistent with the public record
+    (never for a real game) or ``observer`` is not a seat.
+
+    Tiles: the bag, the other seats' hand tiles and another seat's drawn tile pair are one
+    multiset, gathered in type order (SORTED: the deal cannot depend on where each hidden
+    tile sat), shuffled by the seeded generator and dealt back to the same places (hand
+    slots in seat order, then the pair, the rest to the bag).  Contracts: see
+    :func:`_deal_contracts` (cards in id order, a seeded random matching).  So the result
+    depends on the seed and on the observer's information only.  Simplification: the
+    observer's memory of the tile types it returned to the bag is not used."""
+    np_ = state[NUM_PLAYERS]
+    if observer < 0 or observer >= np_:
+        return False
+    key = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
+    rng.seed_rng(key, 0, seed)
+    pair = state[PHASE] == PH_TILE_KEEP and state[CURRENT] != observer
+    # the hidden tiles as counts per type, then as a sorted list
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    for typ in range(NUM_TYPES):
+        counts[typ] = state[BAG + typ]
+    for p in range(np_):
+        if p != observer:
+            for s in range(HAND_SLOTS):
+                typ = state[HAND + HAND_SLOTS * p + s]
+                if typ >= 0:
+                    counts[typ] += 1
+    if pair:
+        counts[state[TILE_PAIR]] += 1
+        counts[state[TILE_PAIR + 1]] += 1
+    total = 0
+    for typ in range(NUM_TYPES):
+        total += counts[typ]
+    pool = np.empty(total, dtype=np.int64)
+    n = 0
+    for typ in range(NUM_TYPES):
+        for _ in range(counts[typ]):
+            pool[n] = typ
+            n += 1
+    rng.shuffle(key, 0, pool, n)
+    # deal: the other hands keep their sizes, the pair its place, the rest is the bag
+    for p in range(np_):
+        if p == observer:
+            continue
+        size = 0
+        for s in range(HAND_SLOTS):
+            if state[HAND + HAND_SLOTS * p + s] >= 0:
+                size += 1
+            state[HAND + HAND_SLOTS * p + s] = -1
+        for _ in range(size):
+            n -= 1
+            _hand_add(state, p, pool[n])
+    if pair:
+        a = pool[n - 1]
+        b = pool[n - 2]
+        n -= 2
+        state[TILE_PAIR] = min(a, b)
+        state[TILE_PAIR + 1] = max(a, b)
+    for typ in range(NUM_TYPES):
+        state[BAG + typ] = 0
+    for i in range(n):
+        state[BAG + pool[i]] += 1
+    state[BAG_SIZE] = n
+    # contracts
+    if not _deal_contracts(state, observer, key, np.empty(STATE_SIZE, dtype=np.int64)):
+        return False
+    reseed(state, np.int64(rng.next_u64(key, 0) >> np.uint64(1)))
+    return True
+
+
+# ================================================================ greedy heuristic
 # The evaluation of kernels.outcome counts half of what unfinished buildings would score
 # if roofed now: they may never be finished.
 POTENTIAL_WEIGHT = 0.5
@@ -2021,3 +2031,4 @@ def potential(state, p):
                 f = state[BLOB + B_RULES + RU_COM_MIN_FLOORS]
             v += f * _per_floor_at(state, t, kind)
     return v
+

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import outcome, rng
-from kernels.playout import per_kernel
+from kernels.compile_memo import per_kernel
 
 
 

@@ -45,6 +45,13 @@ from numba import njit
 
 from kernels import data_files, grid, rng
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 
 # Spells: ids fixed by their meaning in the code; the data says which family grants which.
 SPELL_KEYS = ("ignore_connection", "split_domino", "double_first_pick", "turn_die",
@@ -243,7 +250,7 @@ LIGHTNING = np.array([1 if _SPELL_DATA[k]["lightning"] else 0 for k in SPELL_KEY
 BONUS_POINTS = int(_SPELL_DATA["domain_bonus"]["points_per_domain"])
 MAX_ROUNDS = int(DATA["limits"]["max_rounds"])
 
-NEIGH = grid.neighbor_table(ROWS, COLS)      # [cell, dir] -> neighbour cell, -1 off the map
+NEIGHBORS = grid.neighbor_table(ROWS, COLS)      # [cell, dir] -> neighbour cell, -1 off the map
 NUM_DIRS = len(grid.DIRS)                    # N, E, S, W
 
 # ------------------------------------------------------------------ action ids
@@ -342,6 +349,7 @@ COMPONENT_LABELS = STATE.add("component_labels", NUM_CELLS, scratch=True)
 COMPONENT_STACK = STATE.add("component_stack", NUM_CELLS, scratch=True)
 COMPONENT_SIZES = STATE.add("component_sizes", NUM_CELLS, scratch=True)
 COMPONENT_CROSSES = STATE.add("component_crosses", NUM_CELLS, scratch=True)
+RANK_KEYS = STATE.add("rank_keys", (2, 2), scratch=True)      # [seat] (score, largest domain)
 SCRATCH = COMPONENT_LABELS                                # first scratch slot
 STATE_SIZE = STATE.size
 
@@ -350,54 +358,6 @@ CONFIG = Layout("kingdomino_duel config")
 CFG_NUM_PLAYERS = CONFIG.add("num_players")
 CFG_FIRST_START_PLAYER = CONFIG.add("first_start_player")  # -1: drawn from the seed
 CONFIG_SIZE = CONFIG.size
-
-# ------------------------------------------------------------------ observation layout
-SCORE_SCALE = 100.0
-# a loose upper bound of a score / SCORE_SCALE
-SCORE_OBS_MAX = float(NUM_CELLS * NUM_CELLS * MAX_CROSSES + BONUS_POINTS * NUM_CELLS) / SCORE_SCALE
-# Owner / holder one-hots of the observation.
-WHO_NONE, WHO_ME, WHO_OPPONENT = range(3)
-# One seat's map planes: one per family, then these three.
-PLANE_EMPTY = NUM_FAMILIES
-PLANE_CROSSED = NUM_FAMILIES + 1          # crosses >= 1
-PLANE_TWO_CROSSES = NUM_FAMILIES + 2      # crosses == 2
-SEAT_PLANES = NUM_FAMILIES + 3
-
-# One die's features (a row of the observation's ``dice``).
-DIE_OBS = Layout("kingdomino_duel die observation")
-DIE_OBS_FACE = DIE_OBS.add("face", NUM_FACES)               # face index one-hot
-DIE_OBS_FAMILY = DIE_OBS.add("family", NUM_FAMILIES + 1)    # family one-hot, last = '?'
-DIE_OBS_CROSSES = DIE_OBS.add("crosses", MAX_CROSSES + 1)   # printed crosses one-hot
-DIE_OBS_HOLDER = DIE_OBS.add("holder", 3)                   # WHO_* one-hot
-DIE_OBS_TURNED = DIE_OBS.add("turned")
-DIE_OBS_CASTLE_TARGET = DIE_OBS.add("castle_target")        # its holder's castle bonus is on it
-DIE_OBS_SIZE = DIE_OBS.size
-
-# One family's spellbook row (a row of the observation's ``spellbook``).
-ROW_OBS = Layout("kingdomino_duel spellbook row observation")
-ROW_OBS_MY_MARKS = ROW_OBS.add("my_marks")                  # marks / row length
-ROW_OBS_OPPONENT_MARKS = ROW_OBS.add("opponent_marks")      # marks / row length
-ROW_OBS_OWNER = ROW_OBS.add("owner", 3)                     # WHO_* one-hot of the row's spell
-ROW_OBS_USED = ROW_OBS.add("used")                          # the row's spell is used
-ROW_OBS_SIZE = ROW_OBS.size
-
-# The observation of one seat ("me"; the other seat is "the opponent").
-OBS = Layout("kingdomino_duel observation")
-OBS_MAPS = OBS.add("maps", (2, SEAT_PLANES, ROWS, COLS))          # [me / opponent, plane, row, col]
-OBS_CASTLE = OBS.add("castle", (ROWS, COLS))                      # the castle cell
-OBS_SPLIT_FIRST_CELL = OBS.add("split_first_cell", (ROWS, COLS))  # chosen this step, if any
-OBS_DICE = OBS.add("dice", (NUM_DICE, DIE_OBS_SIZE))              # [die] DIE_OBS record
-OBS_WILD_NAMES = OBS.add("wild_names", (2, NUM_FAMILIES + 1))     # [my slot] family, last: none
-OBS_SPELLBOOK = OBS.add("spellbook", (NUM_FAMILIES, ROW_OBS_SIZE))  # [family] ROW_OBS record
-OBS_CASTLE_USED = OBS.add("castle_used", 2)                       # me, opponent
-OBS_BONUS_FAMILY = OBS.add("bonus_family", (2, NUM_FAMILIES + 1))  # [me / opponent], last: none
-OBS_DECLARED = OBS.add("declared", 2)                             # my ignore, split this round
-OBS_IS_START_PLAYER = OBS.add("is_start_player")
-OBS_ROUND = OBS.add("round")                                      # round / MAX_ROUNDS
-OBS_PHASE = OBS.add("phase", NUM_PHASES)                          # PH_* one-hot
-OBS_FILLED = OBS.add("filled", 2)                                 # drawn cells / DRAWABLE_CELLS
-OBS_SCORES = OBS.add("scores", 2, high=SCORE_OBS_MAX)             # score / SCORE_SCALE
-OBS_SIZE = OBS.size
 
 
 # ====================================================================== helpers
@@ -412,7 +372,7 @@ def _anchored(state, p, c, f):
     """Some orthogonal neighbour of ``c`` is the castle or a drawn cell of family ``f``."""
     base = MAP_FAMILY + p * NUM_CELLS
     for d in range(4):
-        q = NEIGH[c, d]
+        q = NEIGHBORS[c, d]
         if q >= 0:
             v = state[base + q]
             if v == CASTLE_CODE or v == f:
@@ -423,7 +383,7 @@ def _anchored(state, p, c, f):
 @njit(cache=True)
 def _adjacent(a, b):
     for d in range(4):
-        if NEIGH[a, d] == b:
+        if NEIGHBORS[a, d] == b:
             return True
     return False
 
@@ -457,7 +417,7 @@ def _normal_placements(state, p, f0, f1, ignore_conn, mask):
             continue
         aa = ignore_conn or _anchored(state, p, a, f0)
         for d in range(4):
-            b = NEIGH[a, d]
+            b = NEIGHBORS[a, d]
             if b >= 0 and state[base + b] == EMPTY:
                 if aa or _anchored(state, p, b, f1):
                     if mask.shape[0] == 0:
@@ -495,7 +455,7 @@ def _exists_fixed(state, p, f0, f1, ignore_conn, split):
             first_a = c
             if f0 == f1:
                 for d in range(4):
-                    q = NEIGH[c, d]
+                    q = NEIGHBORS[c, d]
                     if q >= 0 and state[base + q] == EMPTY:
                         return True
         if _anchored(state, p, c, f1):
@@ -566,7 +526,7 @@ def score_arrays(fam, cr, bonus, seen, stack):
     for s in range(NUM_CELLS):
         if fam[s] < 0 or seen[s] != 0:
             continue
-        size, crosses = grid.flood_fill_sum(s, fam, cr, NEIGH, seen, stack)
+        size, crosses = grid.flood_fill_sum(s, fam, cr, NEIGHBORS, seen, stack)
         total += size * crosses
         if fam[s] == bonus:
             total += BONUS_POINTS
@@ -599,7 +559,7 @@ def refresh_scores(state):
         _refresh_score(state, p)
 
 
-# ====================================================================== flow
+# ========================================================================= flow
 @njit(cache=True)
 def _start_round(state):
     for d in range(NUM_DICE):
@@ -756,7 +716,7 @@ def _draw_pair(state, p, a, b):
     _refresh_score(state, p)
 
 
-# ====================================================================== contract
+# ===================================================================== contract
 @njit(cache=True)
 def init(state, config, seed):
     for i in range(STATE_SIZE):
@@ -934,7 +894,7 @@ def step(state, action):
     elif ph == PH_PLACE_DOMINO:
         k = action - A_PLACE
         a = k // NUM_DIRS
-        _draw_pair(state, p, a, NEIGH[a, k % NUM_DIRS])
+        _draw_pair(state, p, a, NEIGHBORS[a, k % NUM_DIRS])
         _end_step3(state)
     elif ph == PH_SPLIT_FIRST:
         state[SPLIT_FIRST_CELL] = action - A_CELL
@@ -974,160 +934,61 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    s0, l0 = _player_score(state, ZERO)
-    s1, l1 = _player_score(state, ONE)
-    out[0] = 1
-    out[1] = 1
-    if s0 > s1 or (s0 == s1 and l0 > l1):
-        out[1] = 2
-    elif s1 > s0 or (s0 == s1 and l1 > l0):
-        out[0] = 2
+    """Score decides, then the largest domain; a tie on both is shared."""
+    keys = state[RANK_KEYS:RANK_KEYS + 4].reshape((2, 2))
+    keys[0, 0], keys[0, 1] = _player_score(state, ZERO)
+    keys[1, 0], keys[1, 1] = _player_score(state, ONE)
+    ranks_lexicographic(keys, 2, out)
 
 
-# ====================================================================== greedy heuristic
-# Weights of :func:`potential`, in score points (tuned against RandomAgent and between
-# greedy variants; see the Greedy baseline paragraph of envs/kingdomino_duel.py).
-POT_CROSSLESS = 0.5     # per cell of a crossless domain that can still grow: one cross scores it
-POT_CROSSED = 0.3       # per cell of a crossed domain that can still grow: each extra cross adds its size
-POT_GROWTH = 0.5        # per cross x free cell around the domain: each cell added scores its crosses
-POT_FRONTIER_CAP = 3    # free cells around a domain that count for POT_GROWTH
-POT_DEAD = 1.0          # per empty cell without an empty neighbour: only split_domino fills it
-POT_CASTLE = 5.0        # unused castle bonus on an empty map, fading as the map fills
-# What owning each spell is worth (ids SP_*); lightning ones turn into score at acquisition.
-SPELL_VALUE = np.array([3.0, 3.0, 2.0, 3.0, 9.0, 6.0])
+# ================================================================== observation
+# ------------------------------------------------------------------ observation layout
+SCORE_SCALE = 100.0
+# a loose upper bound of a score / SCORE_SCALE
+SCORE_OBS_MAX = float(NUM_CELLS * NUM_CELLS * MAX_CROSSES + BONUS_POINTS * NUM_CELLS) / SCORE_SCALE
+# Owner / holder one-hots of the observation.
+WHO_NONE, WHO_ME, WHO_OPPONENT = range(3)
+# One seat's map planes: one per family, then these three.
+PLANE_EMPTY = NUM_FAMILIES
+PLANE_CROSSED = NUM_FAMILIES + 1          # crosses >= 1
+PLANE_TWO_CROSSES = NUM_FAMILIES + 2      # crosses == 2
+SEAT_PLANES = NUM_FAMILIES + 3
 
+# One die's features (a row of the observation's ``dice``).
+DIE_OBS = Layout("kingdomino_duel die observation")
+DIE_OBS_FACE = DIE_OBS.add("face", NUM_FACES)               # face index one-hot
+DIE_OBS_FAMILY = DIE_OBS.add("family", NUM_FAMILIES + 1)    # family one-hot, last = '?'
+DIE_OBS_CROSSES = DIE_OBS.add("crosses", MAX_CROSSES + 1)   # printed crosses one-hot
+DIE_OBS_HOLDER = DIE_OBS.add("holder", 3)                   # WHO_* one-hot
+DIE_OBS_TURNED = DIE_OBS.add("turned")
+DIE_OBS_CASTLE_TARGET = DIE_OBS.add("castle_target")        # its holder's castle bonus is on it
+DIE_OBS_SIZE = DIE_OBS.size
 
-@njit(cache=True)
-def _best_join(fam, labels, size, crosses, frontier, f, x, castle_open):
-    """Points a face of family ``f`` with ``x`` crosses scores at once in its best spot:
-    joining a growable domain (s, c) of ``f`` gives (s+1)(c+x) - s*c, a fresh domain next
-    to the castle gives x; -1 if neither exists."""
-    best = float(x) if castle_open else -1.0
-    nxt = 0
-    for c in range(NUM_CELLS):
-        k = labels[c]
-        if k == nxt:                 # labels are numbered by their lowest cell
-            nxt += 1
-            if fam[c] == f and frontier[k] > 0:
-                g = float(x * (size[k] + 1) + crosses[k])
-                if g > best:
-                    best = g
-    return best
+# One family's spellbook row (a row of the observation's ``spellbook``).
+ROW_OBS = Layout("kingdomino_duel spellbook row observation")
+ROW_OBS_MY_MARKS = ROW_OBS.add("my_marks")                  # marks / row length
+ROW_OBS_OPPONENT_MARKS = ROW_OBS.add("opponent_marks")      # marks / row length
+ROW_OBS_OWNER = ROW_OBS.add("owner", 3)                     # WHO_* one-hot of the row's spell
+ROW_OBS_USED = ROW_OBS.add("used")                          # the row's spell is used
+ROW_OBS_SIZE = ROW_OBS.size
 
-
-@njit(cache=True)
-def potential(state, p):
-    """Points seat ``p``'s position promises beyond its live score (greedy baseline).
-
-    * Domains with free room (a *free* cell is empty and has an empty neighbour, so a
-      domino can still cover it): POT_CROSSLESS per cell of a crossless domain (a cross
-      would score all of it), POT_CROSSED per cell of a crossed one (another cross adds its
-      size), plus POT_GROWTH x crosses x free cells around it (capped at POT_FRONTIER_CAP).
-    * POT_DEAD per empty cell with no empty neighbour: lost unless split_domino.
-    * Dice p holds and has not drawn yet (draft and step 3): each face's best immediate
-      gain (:func:`_best_join`; a ``?`` takes its name or else its best family, a castle
-      bonus target counts its extra cross).  This is what makes draft picks, naming,
-      turn_die and the castle bonus meaningful one ply ahead.
-    * Spellbook: an open row is worth SPELL_VALUE x (marks / row length)^2, counting the
-      marks p's cross-less faces will make this round; an owned spell not used yet (or
-      declared this round) is worth SPELL_VALUE, so turn_die is spent only for a bigger gain.
-    * An unused castle bonus: POT_CASTLE x empty cells / 34, so it waits for a big domain
-      early and is not hoarded late.
-    """
-    fam = state[MAP_FAMILY + p * NUM_CELLS: MAP_FAMILY + (p + 1) * NUM_CELLS]
-    cr = state[MAP_CROSSES + p * NUM_CELLS: MAP_CROSSES + (p + 1) * NUM_CELLS]
-    labels = state[COMPONENT_LABELS: COMPONENT_LABELS + NUM_CELLS]
-    frontier = state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS]    # first the labelling stack
-    size = state[COMPONENT_SIZES: COMPONENT_SIZES + NUM_CELLS]
-    crosses = state[COMPONENT_CROSSES: COMPONENT_CROSSES + NUM_CELLS]
-    n = grid.label_components(fam, NEIGH, labels, frontier)
-    for k in range(n):
-        size[k] = 0
-        crosses[k] = 0
-        frontier[k] = 0
-    for c in range(NUM_CELLS):
-        k = labels[c]
-        if k >= 0:
-            size[k] += 1
-            crosses[k] += cr[c]
-    empty = 0
-    dead = 0
-    castle_open = ZERO               # int64 flag: one specialisation of _best_join
-    for e in range(NUM_CELLS):
-        if fam[e] != EMPTY:
-            continue
-        empty += 1
-        if not grid.touches(e, fam, NEIGH, np.int64(EMPTY)):
-            dead += 1
-            continue
-        for d in range(4):
-            q = NEIGH[e, d]
-            if q < 0:
-                continue
-            if q == CASTLE_CELL:
-                castle_open = ONE
-            k = labels[q]
-            if k < 0:
-                continue
-            seen = False                 # count a free cell once per domain
-            for d2 in range(d):
-                q2 = NEIGH[e, d2]
-                if q2 >= 0 and labels[q2] == k:
-                    seen = True
-            if not seen:
-                frontier[k] += 1
-    v = -POT_DEAD * dead
-    for k in range(n):
-        if frontier[k] > 0:
-            v += (POT_CROSSLESS if crosses[k] == 0 else POT_CROSSED) * size[k]
-            v += POT_GROWTH * crosses[k] * min(frontier[k], POT_FRONTIER_CAP)
-    # ---- dice in hand
-    ph = state[PHASE]
-    before_marks = ph <= PH_SPLIT_SECOND
-    undrawn = ph <= PH_DRAFT_PICK or (before_marks
-                                      and (state[STEP3_OF_OTHER] == 0 or p != state[START_PLAYER])
-                                      and not (ph == PH_PASS_ONLY and state[MOVER] == p))
-    if undrawn:
-        for d in range(NUM_DICE):
-            if state[DIE_HOLDER + d] != p:
-                continue
-            f = DICE[d, state[DIE_FACE + d], 0]
-            x = DICE[d, state[DIE_FACE + d], 1]
-            for s in range(2):           # slots exist once the draft is over
-                if state[SLOT_DIE + 2 * p + s] == d:
-                    if state[CASTLE_TARGET + p] == s:
-                        x += 1
-                    if f == WILD and state[WILD_NAME + 2 * p + s] >= 0:
-                        f = state[WILD_NAME + 2 * p + s]
-            best = -1.0
-            for g in range(NUM_FAMILIES):
-                if f == g or f == WILD:
-                    best = max(best, _best_join(fam, labels, size, crosses, frontier,
-                                                g, x, castle_open))
-            if best > 0:
-                v += best
-    # ---- spellbook and castle
-    for f in range(NUM_FAMILIES):
-        spell = FAMILY_SPELL[f]
-        owner = state[SPELL_OWNER + spell]
-        if owner < 0:
-            m = state[MARKS + NUM_FAMILIES * p + f]
-            if before_marks:
-                for d in range(NUM_DICE):
-                    if (state[DIE_HOLDER + d] == p and DICE[d, state[DIE_FACE + d], 0] == f
-                            and DICE[d, state[DIE_FACE + d], 1] == 0):
-                        m += 1
-            m = min(m, ROW_LEN[f])
-            v += SPELL_VALUE[spell] * (m * m) / (ROW_LEN[f] * ROW_LEN[f])
-        elif owner == p and LIGHTNING[spell] == 0:
-            declared = ((spell == SPELL_IGNORE_CONNECTION and state[DECLARED + 2 * p] != 0)
-                        or (spell == SPELL_SPLIT_DOMINO and state[DECLARED + 2 * p + 1] != 0)
-                        or (spell == SPELL_DOUBLE_FIRST_PICK and state[DOUBLE_PICK_ACTIVE] != 0))
-            if state[SPELL_USED + spell] == 0 or declared:
-                v += SPELL_VALUE[spell]
-    if state[CASTLE_USED + p] == 0:
-        v += POT_CASTLE * empty / DRAWABLE_CELLS
-    return v
+# The observation of one seat ("me"; the other seat is "the opponent").
+OBS = Layout("kingdomino_duel observation")
+OBS_MAPS = OBS.add("maps", (2, SEAT_PLANES, ROWS, COLS))          # [me / opponent, plane, row, col]
+OBS_CASTLE = OBS.add("castle", (ROWS, COLS))                      # the castle cell
+OBS_SPLIT_FIRST_CELL = OBS.add("split_first_cell", (ROWS, COLS))  # chosen this step, if any
+OBS_DICE = OBS.add("dice", (NUM_DICE, DIE_OBS_SIZE))              # [die] DIE_OBS record
+OBS_WILD_NAMES = OBS.add("wild_names", (2, NUM_FAMILIES + 1))     # [my slot] family, last: none
+OBS_SPELLBOOK = OBS.add("spellbook", (NUM_FAMILIES, ROW_OBS_SIZE))  # [family] ROW_OBS record
+OBS_CASTLE_USED = OBS.add("castle_used", 2)                       # me, opponent
+OBS_BONUS_FAMILY = OBS.add("bonus_family", (2, NUM_FAMILIES + 1))  # [me / opponent], last: none
+OBS_DECLARED = OBS.add("declared", 2)                             # my ignore, split this round
+OBS_IS_START_PLAYER = OBS.add("is_start_player")
+OBS_ROUND = OBS.add("round")                                      # round / MAX_ROUNDS
+OBS_PHASE = OBS.add("phase", NUM_PHASES)                          # PH_* one-hot
+OBS_FILLED = OBS.add("filled", 2)                                 # drawn cells / DRAWABLE_CELLS
+OBS_SCORES = OBS.add("scores", 2, high=SCORE_OBS_MAX)             # score / SCORE_SCALE
+OBS_SIZE = OBS.size
 
 
 @njit(cache=True)
@@ -1212,6 +1073,7 @@ def observe(state, player, out):
     out[OBS_SCORES + 1] = s1 / SCORE_SCALE
 
 
+# =========================================================== hidden information
 @njit(cache=True)
 def reseed(state, seed):
     """Re-key the generator from ``seed`` (a non-negative int64; the adapter reduces any
@@ -1225,3 +1087,150 @@ def determinize(state, observer, seed):
     """Nothing but the future rolls is hidden from ``observer`` (R32): the same re-keying
     as :func:`reseed`."""
     rng.seed_rng(state, RNG, seed)
+
+
+# ============================================================= greedy heuristic
+# Weights of :func:`potential`, in score points (tuned against RandomAgent and between
+# greedy variants; see the Greedy baseline paragraph of envs/kingdomino_duel.py).
+POT_CROSSLESS = 0.5     # per cell of a crossless domain that can still grow: one cross scores it
+POT_CROSSED = 0.3       # per cell of a crossed domain that can still grow: each extra cross adds its size
+POT_GROWTH = 0.5        # per cross x free cell around the domain: each cell added scores its crosses
+POT_FRONTIER_CAP = 3    # free cells around a domain that count for POT_GROWTH
+POT_DEAD = 1.0          # per empty cell without an empty neighbour: only split_domino fills it
+POT_CASTLE = 5.0        # unused castle bonus on an empty map, fading as the map fills
+# What owning each spell is worth (ids SP_*); lightning ones turn into score at acquisition.
+SPELL_VALUE = np.array([3.0, 3.0, 2.0, 3.0, 9.0, 6.0])
+
+
+@njit(cache=True)
+def _best_join(fam, labels, size, crosses, frontier, f, x, castle_open):
+    """Points a face of family ``f`` with ``x`` crosses scores at once in its best spot:
+    joining a growable domain (s, c) of ``f`` gives (s+1)(c+x) - s*c, a fresh domain next
+    to the castle gives x; -1 if neither exists."""
+    best = float(x) if castle_open else -1.0
+    nxt = 0
+    for c in range(NUM_CELLS):
+        k = labels[c]
+        if k == nxt:                 # labels are numbered by their lowest cell
+            nxt += 1
+            if fam[c] == f and frontier[k] > 0:
+                g = float(x * (size[k] + 1) + crosses[k])
+                if g > best:
+                    best = g
+    return best
+
+
+@njit(cache=True)
+def potential(state, p):
+    """Points seat ``p``'s position promises beyond its live score (greedy baseline).
+
+    * Domains with free room (a *free* cell is empty and has an empty neighbour, so a
+      domino can still cover it): POT_CROSSLESS per cell of a crossless domain (a cross
+      would score all of it), POT_CROSSED per cell of a crossed one (another cross adds its
+      size), plus POT_GROWTH x crosses x free cells around it (capped at POT_FRONTIER_CAP).
+    * POT_DEAD per empty cell with no empty neighbour: lost unless split_domino.
+    * Dice p holds and has not drawn yet (draft and step 3): each face's best immediate
+      gain (:func:`_best_join`; a ``?`` takes its name or else its best family, a castle
+      bonus target counts its extra cross).  This is what makes draft picks, naming,
+      turn_die and the castle bonus meaningful one ply ahead.
+    * Spellbook: an open row is worth SPELL_VALUE x (marks / row length)^2, counting the
+      marks p's cross-less faces will make this round; an owned spell not used yet (or
+      declared this round) is worth SPELL_VALUE, so turn_die is spent only for a bigger gain.
+    * An unused castle bonus: POT_CASTLE x empty cells / 34, so it waits for a big domain
+      early and is not hoarded late.
+    """
+    fam = state[MAP_FAMILY + p * NUM_CELLS: MAP_FAMILY + (p + 1) * NUM_CELLS]
+    cr = state[MAP_CROSSES + p * NUM_CELLS: MAP_CROSSES + (p + 1) * NUM_CELLS]
+    labels = state[COMPONENT_LABELS: COMPONENT_LABELS + NUM_CELLS]
+    frontier = state[COMPONENT_STACK: COMPONENT_STACK + NUM_CELLS]    # first the labelling stack
+    size = state[COMPONENT_SIZES: COMPONENT_SIZES + NUM_CELLS]
+    crosses = state[COMPONENT_CROSSES: COMPONENT_CROSSES + NUM_CELLS]
+    n = grid.label_components(fam, NEIGHBORS, labels, frontier)
+    for k in range(n):
+        size[k] = 0
+        crosses[k] = 0
+        frontier[k] = 0
+    for c in range(NUM_CELLS):
+        k = labels[c]
+        if k >= 0:
+            size[k] += 1
+            crosses[k] += cr[c]
+    empty = 0
+    dead = 0
+    castle_open = ZERO               # int64 flag: one specialisation of _best_join
+    for e in range(NUM_CELLS):
+        if fam[e] != EMPTY:
+            continue
+        empty += 1
+        if not grid.touches(e, fam, NEIGHBORS, np.int64(EMPTY)):
+            dead += 1
+            continue
+        for d in range(4):
+            q = NEIGHBORS[e, d]
+            if q < 0:
+                continue
+            if q == CASTLE_CELL:
+                castle_open = ONE
+            k = labels[q]
+            if k < 0:
+                continue
+            seen = False                 # count a free cell once per domain
+            for d2 in range(d):
+                q2 = NEIGHBORS[e, d2]
+                if q2 >= 0 and labels[q2] == k:
+                    seen = True
+            if not seen:
+                frontier[k] += 1
+    v = -POT_DEAD * dead
+    for k in range(n):
+        if frontier[k] > 0:
+            v += (POT_CROSSLESS if crosses[k] == 0 else POT_CROSSED) * size[k]
+            v += POT_GROWTH * crosses[k] * min(frontier[k], POT_FRONTIER_CAP)
+    # ---- dice in hand
+    ph = state[PHASE]
+    before_marks = ph <= PH_SPLIT_SECOND
+    undrawn = ph <= PH_DRAFT_PICK or (before_marks
+                                      and (state[STEP3_OF_OTHER] == 0 or p != state[START_PLAYER])
+                                      and not (ph == PH_PASS_ONLY and state[MOVER] == p))
+    if undrawn:
+        for d in range(NUM_DICE):
+            if state[DIE_HOLDER + d] != p:
+                continue
+            f = DICE[d, state[DIE_FACE + d], 0]
+            x = DICE[d, state[DIE_FACE + d], 1]
+            for s in range(2):           # slots exist once the draft is over
+                if state[SLOT_DIE + 2 * p + s] == d:
+                    if state[CASTLE_TARGET + p] == s:
+                        x += 1
+                    if f == WILD and state[WILD_NAME + 2 * p + s] >= 0:
+                        f = state[WILD_NAME + 2 * p + s]
+            best = -1.0
+            for g in range(NUM_FAMILIES):
+                if f == g or f == WILD:
+                    best = max(best, _best_join(fam, labels, size, crosses, frontier,
+                                                g, x, castle_open))
+            if best > 0:
+                v += best
+    # ---- spellbook and castle
+    for f in range(NUM_FAMILIES):
+        spell = FAMILY_SPELL[f]
+        owner = state[SPELL_OWNER + spell]
+        if owner < 0:
+            m = state[MARKS + NUM_FAMILIES * p + f]
+            if before_marks:
+                for d in range(NUM_DICE):
+                    if (state[DIE_HOLDER + d] == p and DICE[d, state[DIE_FACE + d], 0] == f
+                            and DICE[d, state[DIE_FACE + d], 1] == 0):
+                        m += 1
+            m = min(m, ROW_LEN[f])
+            v += SPELL_VALUE[spell] * (m * m) / (ROW_LEN[f] * ROW_LEN[f])
+        elif owner == p and LIGHTNING[spell] == 0:
+            declared = ((spell == SPELL_IGNORE_CONNECTION and state[DECLARED + 2 * p] != 0)
+                        or (spell == SPELL_SPLIT_DOMINO and state[DECLARED + 2 * p + 1] != 0)
+                        or (spell == SPELL_DOUBLE_FIRST_PICK and state[DOUBLE_PICK_ACTIVE] != 0))
+            if state[SPELL_USED + spell] == 0 or declared:
+                v += SPELL_VALUE[spell]
+    if state[CASTLE_USED + p] == 0:
+        v += POT_CASTLE * empty / DRAWABLE_CELLS
+    return v
+

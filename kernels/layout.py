@@ -27,9 +27,11 @@ adapter's ``observation_layout`` and ``observation_bounds`` are read from it::
 Action ids are declared as consecutive named blocks (:class:`ActionBlocks`);
 :meth:`ActionBlocks.decode` turns an id back into ``(block name, index in block)``.
 
-For tests, rendering and debugging, :meth:`Layout.view` and :meth:`Layout.views` give
-named, shaped views of a state or observation array.
+For tests, rendering and debugging, :meth:`Layout.view`, :meth:`Layout.views` and
+:meth:`Layout.fields` give named, shaped views of a state or observation array.
 """
+import math
+
 import numpy as np
 
 
@@ -40,6 +42,7 @@ class Layout:
         self.name = name
         self._fields = {}        # name -> (offset, shape, low, high, scratch)
         self._size = 0
+        self._scratch_size = 0
         self._scratch_started = False
 
     # ------------------------------------------------------------------ declaring
@@ -70,6 +73,8 @@ class Layout:
         offset = self._size
         self._fields[name] = (offset, shape, low, high, bool(scratch))
         self._size += length
+        self._scratch_size += length if scratch else 0
+        self.__dict__.pop("_readers", None)      # fields() makes its reader classes again
         return offset
 
     # ------------------------------------------------------------------ reading
@@ -81,7 +86,7 @@ class Layout:
     @property
     def scratch_size(self):
         """Number of trailing scratch slots."""
-        return sum(self.length(n) for n, f in self._fields.items() if f[4])
+        return self._scratch_size
 
     def names(self):
         return list(self._fields)
@@ -116,16 +121,41 @@ class Layout:
         return low, high
 
     def view(self, array, name):
-        """``array``'s field ``name`` as a view with the declared shape (scalars: 0-d)."""
+        """``array``'s field ``name`` as a view with the declared shape (scalars: 0-d).
+        ``array`` holds the whole layout, or its game fields only (a state without its
+        scratch tail, as ``CityEnv.game_state()`` gives it) for a game field."""
         array = np.asarray(array)
-        if array.shape[-1] != self._size:
-            raise ValueError(f"{self.name}: expected arrays of {self._size} slots, got {array.shape}")
+        self._check_length(array, self._field(name)[4])
         lead = array.shape[:-1]
         return array[..., self.slice(name)].reshape(lead + self.shape(name))
+
+    def _check_length(self, array, scratch):
+        """``array`` spans the layout, or its game fields only when no scratch is wanted."""
+        game_part = self._size - self.scratch_size
+        if array.shape[-1] != self._size and (array.shape[-1] != game_part or scratch):
+            raise ValueError(f"{self.name}: expected arrays of {self._size} slots"
+                             f"{f' (or {game_part} without scratch)' if game_part < self._size else ''}, "
+                             f"got {array.shape}")
 
     def views(self, array, include_scratch=False):
         """``{name: view}`` of every field of ``array``."""
         return {n: self.view(array, n) for n, f in self._fields.items() if include_scratch or not f[4]}
+
+    def fields(self, array, include_scratch=False):
+        """Every field of ``array`` as an attribute (``STATE.fields(state).board[p, q]``): how
+        presentation code reads a state by its declared names.  A field is a view with its
+        declared shape, except a one-slot field of a single (1-d) array, which reads as its
+        value (``STATE.fields(state).phase``, a numpy scalar).  Each is read on first use (a
+        picture reads a few of a state's many fields)."""
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
+        if array.shape[-1] != self._size:
+            self._check_length(array, include_scratch)
+        try:
+            return self._readers[include_scratch](array)
+        except (AttributeError, KeyError):     # the first call (or the first since an add)
+            self.__dict__.setdefault("_readers", {})[include_scratch] = _reader_class(self, include_scratch)
+            return self._readers[include_scratch](array)
 
     def describe(self):
         """One line per field: offset, shape, bounds -- for docs and debugging."""
@@ -212,3 +242,31 @@ class ActionBlocks:
 
     def __repr__(self):
         return f"ActionBlocks({self.name!r}, {', '.join(f'{b}:{self._sizes[b]}' for b in self._names)})"
+
+
+def _reader_class(layout, include_scratch):
+    """A class whose instances wrap one array and read each field of ``layout`` as a
+    property (one per field, made once per layout): a one-slot field of a single (1-d) array
+    as its value, any other field as a view with its declared shape."""
+    def reader(offset, shape):
+        length = math.prod(shape)
+        if not shape:
+            return property(lambda self: self._array[..., offset] if self._array.ndim > 1
+                            else self._array[offset])
+        if len(shape) == 1:
+            return property(lambda self: self._array[..., offset:offset + length])
+        return property(lambda self: self._array[..., offset:offset + length].reshape(
+            self._array.shape[:-1] + shape))
+
+    namespace = {"__slots__": (), "__doc__": f"The fields of one {layout.name} array by name."}
+    for name, (offset, shape, _, _, scratch) in layout._fields.items():
+        if include_scratch or not scratch:
+            namespace[name] = reader(offset, shape)
+    return type("Fields", (_Fields,), namespace)
+
+
+class _Fields:
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        self._array = array

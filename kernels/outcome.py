@@ -7,7 +7,7 @@ so a seat tied with an automaton shares its place with it.
 import numpy as np
 from numba import njit
 
-from kernels.playout import per_kernel
+from kernels.compile_memo import per_kernel
 
 
 @njit(cache=True)
@@ -102,6 +102,30 @@ def margins(values, num_seats, out):
     """:func:`margin` of each seat into ``out[:num_seats]``."""
     for i in range(num_seats):
         out[i] = margin(values, i)
+
+
+@njit(cache=True)
+def ranks_lexicographic(keys, num_participants, out):
+    """1-based ranks of the first ``num_participants`` rows of ``keys`` into ``out`` (as
+    many entries as ``out`` holds, at most ``num_participants``): row ``p`` holds
+    participant ``p``'s keys, higher is better, the first key decides and each later one
+    breaks the ties left by those before it.  Participants equal on every key share the
+    better rank -- every game's rules leave such ties standing.
+
+    ``keys`` is a 2-D C-contiguous int64 array, in the kernels a view of the state's
+    scratch tail (``state[A:B].reshape(rows, num_keys)`` allocates nothing)."""
+    num_keys = keys.shape[1]
+    for p in range(min(out.shape[0], num_participants)):
+        better = 0
+        for q in range(num_participants):
+            for j in range(num_keys):
+                a = keys[q, j]
+                b = keys[p, j]
+                if a != b:
+                    if a > b:
+                        better += 1
+                    break
+        out[p] = 1 + better
 
 
 @njit(cache=True)

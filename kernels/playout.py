@@ -3,9 +3,6 @@
 The kernel functions are passed in as arguments (numba compiles one specialisation per
 game), so benchmarks and search agents share one loop instead of one per game.
 """
-import functools
-import inspect
-
 import numpy as np
 from numba import njit
 
@@ -108,33 +105,3 @@ def random_playout(step, legal_mask, current_player, state, mask, gen, max_steps
         step(state, pick_uniform(mask, gen, 0))
         n += 1
     return n
-
-
-def per_kernel(build):
-    """Decorator: ``build(kernel, *options)`` -- which compiles jitted closures over a
-    kernel's functions -- runs once per kernel, options and process; later calls return the
-    same result (an option left out and the same option passed at its default are one call)."""
-    built = {}
-    signature = inspect.signature(build)
-
-    @functools.wraps(build)
-    def get(kernel, *options):
-        as_called = (kernel.__name__,) + options
-        fn = built.get(as_called)          # agents ask once a move: one lookup
-        if fn is None:
-            bound = signature.bind(kernel, *options)
-            bound.apply_defaults()
-            key = (kernel.__name__,) + tuple(bound.arguments.values())[1:]
-            fn = built.get(key)
-            if fn is None:
-                fn = build(kernel, *options)
-            built[key] = built[as_called] = fn
-        return fn
-
-    return get
-
-
-def new_generator(seed):
-    gen = np.zeros(rng.RNG_SLOTS, dtype=np.int64)
-    rng.seed_rng(gen, 0, seed)
-    return gen

@@ -89,3 +89,11 @@ def draw_from_counts(state, off, counts, n_kinds):
             return i
         k -= c
     return -1
+
+
+def new_generator(seed):
+    """A generator of its own (``RNG_SLOTS`` int64 slots) keyed from ``seed``: for loops
+    and agents that draw apart from a game's generator."""
+    gen = np.zeros(RNG_SLOTS, dtype=np.int64)
+    seed_rng(gen, 0, seed)
+    return gen

@@ -31,7 +31,8 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import outcome, rng
-from kernels.playout import per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
 
 # status[i] after a call
 LEARNER_TO_MOVE, WAITING, RESTARTED = 0, 1, 2

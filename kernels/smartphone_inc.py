@@ -96,6 +96,13 @@ from numba import njit
 from kernels import rng
 from kernels.data_files import Checker, load
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 
 _ICON_SET = ("BLANK", "IMP", "CHEAP", "PUP", "RES", "LOG", "PROD", "PDOWN")
 _EFFECT_SET = ("none", "prod_icon_double", "produce_now", "free_second_office", "keep_unsold_goods",
@@ -311,8 +318,8 @@ DATA = check_data(load("smartphone_inc", __file__))
 
 # ----------------------------------------------------------------------------- icons
 ICON_NAMES = _ICON_SET
-BLANK, IMP, CHEAP, PUP, RES, LOG, PROD, PDOWN = range(8)
-NICON = 8
+BLANK, IMP, CHEAP, PRICE_UP, RES, LOG, PROD, PRICE_DOWN = range(8)
+NUM_ICONS = 8
 _ICON = {n: i for i, n in enumerate(ICON_NAMES)}
 
 # ----------------------------------------------------------------------------- constants
@@ -333,14 +340,14 @@ for _r in _C["improvement_phase_rounds"]["value"]:
 REFILL_ROUND = np.zeros(ROUNDS + 2, dtype=np.int64)
 for _r in _C["display_refill_after_rounds"]["value"]:
     REFILL_ROUND[int(_r)] = 1
-MAX_CO = 5
+MAX_SEATS = 5                      # companies: the seats, and Steve in a solo game
 MAX_TILES = 1 + 2 * int(IMP_ROUND.sum())
 
 # ----------------------------------------------------------------------------- pads & geometry
 CANVAS_R = int(DATA["geometry"]["canvas"]["rows"])
 CANVAS_C = int(DATA["geometry"]["canvas"]["cols"])
-NCELL = CANVAS_R * CANVAS_C
-_BTL = DATA["geometry"]["bottom_pad_top_left"]["value"]
+NUM_CELLS = CANVAS_R * CANVAS_C
+_BOTTOM_PAD_TOP_LEFT = DATA["geometry"]["bottom_pad_top_left"]["value"]
 PAD_ICONS = np.zeros((2, 2, 6), dtype=np.int64)          # [W/B][side][cell i*3+j]
 for _pi, _pn in enumerate(("W", "B")):
     for _s in range(2):
@@ -348,7 +355,7 @@ for _pi, _pn in enumerate(("W", "B")):
         for _i in range(2):
             for _j in range(3):
                 PAD_ICONS[_pi, _s, _i * 3 + _j] = _ICON[_arr[_i][_j]]
-BOTTOM_CELLS = np.array([(_BTL[0] + v // 3) * CANVAS_C + _BTL[1] + v % 3 for v in range(6)], dtype=np.int64)
+BOTTOM_CELLS = np.array([(_BOTTOM_PAD_TOP_LEFT[0] + v // 3) * CANVAS_C + _BOTTOM_PAD_TOP_LEFT[1] + v % 3 for v in range(6)], dtype=np.int64)
 
 
 def _rotate(a, k):
@@ -377,12 +384,12 @@ for _k in range(4):
                 ARR_CELLS[_ai, _rot[_i, _j]] = (_r0 + _i) * CANVAS_C + _c0 + _j
         _ai += 1
 assert _ai == 60
-NARR = 120
+NUM_ARRANGEMENTS = 120
 
 # dominoes: horizontal 8r+c (r 0-7, c 0-7), vertical 64+9r+c (r 0-6, c 0-8)
-NDOM = CANVAS_R * (CANVAS_C - 1) + (CANVAS_R - 1) * CANVAS_C
-DOM_A = np.zeros(NDOM, dtype=np.int64)
-DOM_B = np.zeros(NDOM, dtype=np.int64)
+NUM_DOMINO_SPOTS = CANVAS_R * (CANVAS_C - 1) + (CANVAS_R - 1) * CANVAS_C
+DOM_A = np.zeros(NUM_DOMINO_SPOTS, dtype=np.int64)
+DOM_B = np.zeros(NUM_DOMINO_SPOTS, dtype=np.int64)
 _d = 0
 for _r in range(CANVAS_R):
     for _c in range(CANVAS_C - 1):
@@ -394,7 +401,7 @@ for _r in range(CANVAS_R - 1):
         DOM_A[_d] = _r * CANVAS_C + _c
         DOM_B[_d] = (_r + 1) * CANVAS_C + _c
         _d += 1
-FACE_DOWN = 4 * NDOM   # TILE_PLACE code of a face-down tile
+FACE_DOWN = 4 * NUM_DOMINO_SPOTS   # TILE_PLACE code of a face-down tile
 
 # ----------------------------------------------------------------------------- technologies
 EFFECTS = _EFFECT_SET
@@ -403,13 +410,13 @@ EFFECTS = _EFFECT_SET
 (E_NONE, E_PROD_DOUBLE, E_PRODUCE_NOW, E_SECOND_OFFICE, E_KEEP_UNSOLD, E_RES_DISCOUNT, E_FREE_SMALL,
  E_RES_AS_LOG, E_PER_TWO, E_DIRECT_SALE, E_PRICE_PLUS, E_OVERHANG, E_SELL_NO_OFFICE) = (np.int64(i) for i in range(13))
 _TECHS = sorted(DATA["technologies"], key=lambda t: t["board_index"])
-NTECH = len(_TECHS)
+NUM_TECHS = len(_TECHS)
 TECH_IDS = tuple(str(t["id"]) for t in _TECHS)
 TECH_NAMES = tuple(t["name"] for t in _TECHS)
 TECH_COST = np.array([t["cost"]["value"] for t in _TECHS], dtype=np.int64)
 TECH_PVP = np.array([t["patent_vp"]["value"] for t in _TECHS], dtype=np.int64)
-TECH_EFF = np.zeros((NTECH, 2), dtype=np.int64)
-TECH_AMT = np.zeros((NTECH, 2), dtype=np.int64)
+TECH_EFF = np.zeros((NUM_TECHS, 2), dtype=np.int64)
+TECH_AMT = np.zeros((NUM_TECHS, 2), dtype=np.int64)
 for _t, _td in enumerate(_TECHS):
     for _s, _sn in enumerate(("front", "back")):
         _e = _td[_sn]
@@ -421,7 +428,7 @@ _TIDX = {tid: i for i, tid in enumerate(TECH_IDS)}
 SIZES = ("S", "M", "L")
 _RT = DATA["region_types"]
 _REG = DATA["regions"]
-NREG = len(_REG)
+NUM_REGIONS = len(_REG)
 REGION_IDS = tuple(r["id"] for r in _REG)
 REGION_NAMES = tuple(r["name"] for r in _REG)
 _RIDX = {rid: i for i, rid in enumerate(REGION_IDS)}
@@ -430,10 +437,10 @@ MAX_BUY = max(len(r["buyers"]) for r in _REG)
 REG_SIZE = np.array([SIZES.index(r["size"]) for r in _REG], dtype=np.int64)
 REG_COST = np.array([_RT[r["size"]]["office_cost"] for r in _REG], dtype=np.int64)
 REG_NSLOT = np.array([_RT[r["size"]]["office_slots"] for r in _REG], dtype=np.int64)
-REG_SLOTVP = np.full((NREG, MAX_SLOTS, 2), -1, dtype=np.int64)
-REG_BUY = np.zeros((NREG, MAX_BUY), dtype=np.int64)   # 0 none, 1..99 red cap, 100+t purple
-REG_NBUY = np.zeros(NREG, dtype=np.int64)
-LINK = np.zeros((NREG, NREG), dtype=np.int64)
+REG_SLOTVP = np.full((NUM_REGIONS, MAX_SLOTS, 2), -1, dtype=np.int64)
+REG_BUY = np.zeros((NUM_REGIONS, MAX_BUY), dtype=np.int64)   # 0 none, 1..99 red cap, 100+t purple
+REG_NBUY = np.zeros(NUM_REGIONS, dtype=np.int64)
+LINK = np.zeros((NUM_REGIONS, NUM_REGIONS), dtype=np.int64)
 for _i, _r in enumerate(_REG):
     for _s, _v in enumerate(_RT[_r["size"]]["slot_vp"]):
         REG_SLOTVP[_i, _s, 0] = _v[0]
@@ -456,16 +463,16 @@ for _co in DATA["companies"]:
     if tuple(_co["start_tile"]) not in _types:
         _types.append(tuple(_co["start_tile"]))
 TILE_TYPES = tuple(_types)
-NTT = len(TILE_TYPES)
+NUM_TILE_TYPES = len(TILE_TYPES)
 TT_ICONS = np.array([[_ICON[a], _ICON[b]] for a, b in TILE_TYPES], dtype=np.int64)
-MARKET_CNT = np.zeros(NTT, dtype=np.int64)
+MARKET_CNT = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
 for _t in _MK:
     MARKET_CNT[TILE_TYPES.index(tuple(_t["icons"]))] += int(_t["count"])
 FACE_DOWN_GOODS = int(DATA["improvement_tiles"]["face_down_goods"]["value"])
 
 # ----------------------------------------------------------------------------- companies
 COLOURS = tuple(DATA["colours"]["value"])
-NCOL = len(COLOURS)
+NUM_COLOURS = len(COLOURS)
 _COMP = {c["colour"]: c for c in DATA["companies"]}
 COL_SVP = np.array([_COMP[c]["start_vp"] for c in COLOURS], dtype=np.int64)
 COL_HOME = np.array([_RIDX[_COMP[c]["home"]] for c in COLOURS], dtype=np.int64)
@@ -475,11 +482,11 @@ COL_TILE = np.array([TILE_TYPES.index(tuple(_COMP[c]["start_tile"])) for c in CO
 BONUS_KINDS = _BONUS_SET
 B_NONE, B_PRODUCE, B_TECH, B_PRICE, B_EXTRA, B_MOVE = range(6)
 _RTL = DATA["retailers"]
-NRT = len(_RTL["tiles"])
+NUM_RETAILER_TILES = len(_RTL["tiles"])
 RETAILER_IDS = tuple(t["id"] for t in _RTL["tiles"])
 RT_SIZE = np.array([SIZES.index(t["size"]) for t in _RTL["tiles"]], dtype=np.int64)
-RT_BONUS = np.zeros((NRT, 2), dtype=np.int64)
-RT_N = np.zeros((NRT, 2), dtype=np.int64)
+RT_BONUS = np.zeros((NUM_RETAILER_TILES, 2), dtype=np.int64)
+RT_N = np.zeros((NUM_RETAILER_TILES, 2), dtype=np.int64)
 for _i, _t in enumerate(_RTL["tiles"]):
     for _s, _sn in enumerate(("a", "b")):
         RT_BONUS[_i, _s] = BONUS_KINDS.index(_t[_sn]["bonus"])
@@ -491,8 +498,8 @@ for _s, _sn in enumerate(SIZES):
     _v = _RTL["slot_vp"][_sn]
     RT_NSLOT[_s] = len(_v)
     RT_SLOTVP[_s, :len(_v)] = _v
-LAYOUT_TARGET = np.zeros((MAX_CO + 1, NREG), dtype=np.int64)   # 1 = named target region
-LAYOUT_MED = np.zeros(MAX_CO + 1, dtype=np.int64)              # -1 = all, else count
+LAYOUT_TARGET = np.zeros((MAX_SEATS + 1, NUM_REGIONS), dtype=np.int64)   # 1 = named target region
+LAYOUT_MED = np.zeros(MAX_SEATS + 1, dtype=np.int64)              # -1 = all, else count
 for _n, _lay in _RTL["layout_by_companies"].items():
     if _n == "provenance":
         continue
@@ -505,10 +512,10 @@ for _n, _lay in _RTL["layout_by_companies"].items():
 _ST = DATA["steve"]
 STEVE_ROWS, STEVE_COLS = len(_ST["pad"]), len(_ST["pad"][0])
 STEVE_PAD = np.array([_ICON[x] for row in _ST["pad"] for x in row], dtype=np.int64)   # row-major
-NSTEVE = STEVE_PAD.shape[0]
+NUM_STEVE_CELLS = STEVE_PAD.shape[0]
 # canvas cell of each of his pad cells: drawn from the bottom pad's top-left corner
-STEVE_CELLS = np.array([(_BTL[0] + v // STEVE_COLS) * CANVAS_C + _BTL[1] + v % STEVE_COLS
-                        for v in range(NSTEVE)], dtype=np.int64)
+STEVE_CELLS = np.array([(_BOTTOM_PAD_TOP_LEFT[0] + v // STEVE_COLS) * CANVAS_C + _BOTTOM_PAD_TOP_LEFT[1] + v % STEVE_COLS
+                        for v in range(NUM_STEVE_CELLS)], dtype=np.int64)
 STEVE_CYCLE = np.array([r * STEVE_COLS + c for r, c in _ST["marker_cycle"]], dtype=np.int64)
 STEVE_PRICE_SHIFT = int(_ST["policy"]["retailer_price_shift"])
 
@@ -517,17 +524,17 @@ STEVE_PRICE_SHIFT = int(_ST["policy"]["retailer_price_shift"])
 # number of its block (P_*), its actions are A_<BLOCK> + index.
 ACTIONS = ActionBlocks("smartphone_inc actions", [
     ("sides", 4),                      # 2 * W side + B side
-    ("arrange", NARR),                 # 60 * (B on top) + top-pad position
+    ("arrange", NUM_ARRANGEMENTS),                 # 60 * (B on top) + top-pad position
     ("tile_pick", MAX_TILES + 1),      # owned tile to place next; MAX_TILES = the rest face down, commit
-    ("tile_place", 4 * NDOM + 1),      # 4 * domino + 2 * orient + level (0 over, 1 under); FACE_DOWN
+    ("tile_place", 4 * NUM_DOMINO_SPOTS + 1),      # 4 * domino + 2 * orient + level (0 over, 1 under); FACE_DOWN
     ("improve_pick", DISPLAY_SIZE),    # display slot
-    ("research", NTECH + 1),           # technology; NTECH = stop
-    ("logistics", NREG + 1),           # region; NREG = stop
-    ("office_target", NREG),           # region for a Wi-Fi / Gamepad / extra office or a move
-    ("move_source", NREG),             # region an office moves away from
+    ("research", NUM_TECHS + 1),           # technology; NUM_TECHS = stop
+    ("logistics", NUM_REGIONS + 1),           # region; NUM_REGIONS = stop
+    ("office_target", NUM_REGIONS),           # region for a Wi-Fi / Gamepad / extra office or a move
+    ("move_source", NUM_REGIONS),             # region an office moves away from
     ("nfc_sell", 3),                   # k + 1 goods sold directly
-    ("sell", NREG),                    # region of the next good
-    ("bonus_tech", NTECH),             # technology for a retailer's marker
+    ("sell", NUM_REGIONS),                    # region of the next good
+    ("bonus_tech", NUM_TECHS),             # technology for a retailer's marker
     ("bonus_price", 2),                # price -1 / +1
 ])
 BLOCK_NAMES = tuple(ACTIONS.names())
@@ -571,21 +578,21 @@ SELL_START, SELL_SELLING = np.int64(0), np.int64(1)                     # goods 
 CONFIG = Layout("smartphone_inc options")
 CFG_NUM_PLAYERS = CONFIG.add("num_players")
 CFG_STEVE = CONFIG.add("steve")                         # 1 when Steve plays (company num_players)
-CFG_TECH_SIDES = CONFIG.add("tech_sides", NTECH)        # 0 front, 1 back, 2 random
-CFG_COLOURS = CONFIG.add("colours", MAX_CO)             # colour of each company, -1 random
+CFG_TECH_SIDES = CONFIG.add("tech_sides", NUM_TECHS)        # 0 front, 1 back, 2 random
+CFG_COLOURS = CONFIG.add("colours", MAX_SEATS)             # colour of each company, -1 random
 CONFIG_SIZE = CONFIG.size
 
 # ----------------------------------------------------------------------------- state layout
-# Outcome vector of a plan (docs/rules section 4, phase 1).
+# Outcome vector of a plan (docs/rules section 4, phase 1); PO_*: offsets inside it.
 OUTCOME = Layout("smartphone_inc plan outcome")
-O_GOODS = OUTCOME.add("goods")                # covered cells C plus face-down tiles d (x goods each)
-O_PROD = OUTCOME.add("production")            # visible PROD + CHEAP icons
-O_IMP = OUTCOME.add("imp")                    # visible IMP icons (any: a tile in phase 4, else a token)
-O_IMP_COVERED = OUTCOME.add("imp_covered")    # covered IMP icons (no effect of their own)
-O_PRICE_SHIFT = OUTCOME.add("price_shift")    # PUP - PDOWN - CHEAP
-O_RES = OUTCOME.add("research")               # visible RES icons
-O_LOG = OUTCOME.add("logistics")              # visible LOG icons
-NOUT = OUTCOME.size
+PO_GOODS = OUTCOME.add("goods")                # covered cells C plus face-down tiles d (x goods each)
+PO_PROD = OUTCOME.add("production")            # visible PROD + CHEAP icons
+PO_IMP = OUTCOME.add("imp")                    # visible IMP icons (any: a tile in phase 4, else a token)
+PO_IMP_COVERED = OUTCOME.add("imp_covered")    # covered IMP icons (no effect of their own)
+PO_PRICE_SHIFT = OUTCOME.add("price_shift")    # PRICE_UP - PRICE_DOWN - CHEAP
+PO_RES = OUTCOME.add("research")               # visible RES icons
+PO_LOG = OUTCOME.add("logistics")              # visible LOG icons
+PLAN_OUTCOME_SIZE = OUTCOME.size
 
 # One company's record (offsets inside it; company c's record starts at company_base(c)).
 COMPANY = Layout("smartphone_inc company")
@@ -597,14 +604,14 @@ C_READY = COMPANY.add("ready_goods")
 C_TOKENS = COMPANY.add("tokens")                  # goods tokens
 C_NUM_TILES = COMPANY.add("num_tiles")            # improvement tiles owned
 C_TILES = COMPANY.add("tiles", MAX_TILES)         # tile type of each, in acquisition order
-C_OWNS = COMPANY.add("owns", NTECH)               # 1 per technology owned
-C_TECH_MARKERS = COMPANY.add("tech_markers", NTECH)
-C_LOCKED = COMPANY.add("tech_locked", NTECH)      # marker from a retailer this research phase
+C_OWNS = COMPANY.add("owns", NUM_TECHS)               # 1 per technology owned
+C_TECH_MARKERS = COMPANY.add("tech_markers", NUM_TECHS)
+C_LOCKED = COMPANY.add("tech_locked", NUM_TECHS)      # marker from a retailer this research phase
 C_RESEARCH_LEFT = COMPANY.add("research_left")    # research markers still to place
 C_LOGISTICS_LEFT = COMPANY.add("logistics_left")  # logistics markers still to place
 C_OFFICES_USED = COMPANY.add("offices_used")      # office markers used (offices and technologies)
 C_SOLD = COMPANY.add("sold")                      # goods sold this round
-C_OUTCOME = COMPANY.add("outcome", NOUT)          # this round's plan outcome (OUTCOME layout)
+C_OUTCOME = COMPANY.add("outcome", PLAN_OUTCOME_SIZE)          # this round's plan outcome (OUTCOME layout)
 C_IMPROVE_LEFT = COMPANY.add("improve_left")      # 1 while its display pick is owed (phase 4)
 C_COMMITTED = COMPANY.add("committed")            # plan committed this round
 COMPANY_SIZE = COMPANY.size
@@ -644,29 +651,30 @@ TOKENS_LEFT = STATE.add("tokens_left")            # goods tokens in the supply
 STACK_SIZE = STATE.add("stack_size")              # tiles left in the stack
 SELL_LEFT = STATE.add("sell_left")                # goods the acting company still sells
 REVEALED = STATE.add("revealed")                  # plans revealed this round
-ORDER = STATE.add("order", MAX_CO)                # turn order (companies)
-TECH_SIDE = STATE.add("tech_side", NTECH)         # 0 front, 1 back
-PATENT = STATE.add("patent", NTECH)               # holder, -1 none
+ORDER = STATE.add("order", MAX_SEATS)                # turn order (companies)
+TECH_SIDE = STATE.add("tech_side", NUM_TECHS)         # 0 front, 1 back
+PATENT = STATE.add("patent", NUM_TECHS)               # holder, -1 none
 DISPLAY = STATE.add("display", DISPLAY_SIZE)      # tile type, -1 empty
-STACK = STATE.add("stack", NTT)                   # tiles of each type in the stack
-OFFICES = STATE.add("offices", (NREG, MAX_SLOTS))             # company or -1
-RETAILER = STATE.add("retailer", NREG)                        # retailer tile or -1
-RETAILER_SIDE = STATE.add("retailer_side", NREG)
-RETAILER_OFFICES = STATE.add("retailer_offices", (NREG, MAX_RSLOT))
-MARKERS = STATE.add("markers", (NREG, MAX_CO))                # logistics markers
-BUYERS = STATE.add("buyers", (NREG, MAX_BUY))     # company whose good sits on the buyer this round, -1 free
+STACK = STATE.add("stack", NUM_TILE_TYPES)                   # tiles of each type in the stack
+OFFICES = STATE.add("offices", (NUM_REGIONS, MAX_SLOTS))             # company or -1
+RETAILER = STATE.add("retailer", NUM_REGIONS)                        # retailer tile or -1
+RETAILER_SIDE = STATE.add("retailer_side", NUM_REGIONS)
+RETAILER_OFFICES = STATE.add("retailer_offices", (NUM_REGIONS, MAX_RSLOT))
+MARKERS = STATE.add("markers", (NUM_REGIONS, MAX_SEATS))                # logistics markers
+BUYERS = STATE.add("buyers", (NUM_REGIONS, MAX_BUY))     # company whose good sits on the buyer this round, -1 free
 RNG = STATE.add("rng", rng.RNG_SLOTS)
-COMPANIES = STATE.add("companies", (MAX_CO, COMPANY_SIZE))
-PLANS = STATE.add("plans", (MAX_CO, PLAN_SIZE))
+COMPANIES = STATE.add("companies", (MAX_SEATS, COMPANY_SIZE))
+PLANS = STATE.add("plans", (MAX_SEATS, PLAN_SIZE))
 # Scratch (working space, never part of the game): step, legal_mask and observe allocate
 # nothing, and a state copy carries its own.
-SCR_ICON = STATE.add("scr_icon", NCELL, scratch=True)           # paint: visible icon per cell
-SCR_SOURCE = STATE.add("scr_source", NCELL, scratch=True)       # paint: what shows it
-SCR_COUNTS = STATE.add("scr_counts", NICON, scratch=True)       # a plan's icon counts
-SCR_TOP = STATE.add("scr_top", NCELL, scratch=True)             # cells under the top pad
-SCR_GAIN = STATE.add("scr_gain", MAX_CO, scratch=True)          # leadership VP per company
+SCR_ICON = STATE.add("scr_icon", NUM_CELLS, scratch=True)           # paint: visible icon per cell
+SCR_SOURCE = STATE.add("scr_source", NUM_CELLS, scratch=True)       # paint: what shows it
+SCR_COUNTS = STATE.add("scr_counts", NUM_ICONS, scratch=True)       # a plan's icon counts
+SCR_TOP = STATE.add("scr_top", NUM_CELLS, scratch=True)             # cells under the top pad
+SCR_GAIN = STATE.add("scr_gain", MAX_SEATS, scratch=True)          # leadership VP per company
 SCR_GEN = STATE.add("scr_gen", 2, scratch=True)                 # determinize's generator
 SCR_MASK = STATE.add("scr_mask", NUM_ACTIONS, scratch=True)     # a re-drawn plan's choices
+SCR_RANK_KEYS = STATE.add("scr_rank_keys", (MAX_SEATS, 3), scratch=True)   # ranks' keys per company
 STATE_SIZE = STATE.size
 SCRATCH_START = STATE.size - STATE.scratch_size   # the game lies before it; scratch after
 # Slots whose change makes hidden choices public at once (the plan reveal): a search copy
@@ -701,7 +709,7 @@ def _effect_amount(state, c, e):
     """Amount of effect ``e`` that company ``c`` owns (0 if none)."""
     b = company_base(c)
     tot = 0
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         if state[b + C_OWNS + t] != 0:
             s = state[TECH_SIDE + t]
             if TECH_EFF[t, s] == e:
@@ -712,7 +720,7 @@ def _effect_amount(state, c, e):
 @njit(cache=True)
 def _num_techs(state, c):
     n = 0
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         n += state[company_base(c) + C_OWNS + t] != 0
     return n
 
@@ -720,7 +728,7 @@ def _num_techs(state, c):
 @njit(cache=True)
 def _num_patents(state, c):
     n = 0
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         n += state[PATENT + t] == c
     return n
 
@@ -829,7 +837,7 @@ def _steve_region_key(state, c, r):
 def _logistics_legal(state, c, r):
     if _offices_in(state, c, r) > 0 or _free_slot(state, r) < 0:
         return False
-    for q in range(NREG):
+    for q in range(NUM_REGIONS):
         if LINK[r, q] != 0 and _offices_in(state, c, q) > 0:
             return True
     return False
@@ -850,7 +858,7 @@ def _office_target_legal(state, c, kind, r):
 
 @njit(cache=True)
 def _any_office_target(state, c, kind):
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         if _office_target_legal(state, c, kind, r):
             return True
     return False
@@ -862,7 +870,7 @@ def _move_source_legal(state, c, r):
         return False
     if c == state[STEVE] and not _has_region_office(state, c, r):
         return False   # Steve moves only offices standing on a region (data steve.policy)
-    for d in range(NREG):
+    for d in range(NUM_REGIONS):
         if d != r and _offices_in(state, c, d) == 0 and _free_slot(state, d) >= 0:
             return True
     return False
@@ -871,8 +879,8 @@ def _move_source_legal(state, c, r):
 @njit(cache=True)
 def _clear_markers_if_full(state, r):
     if _free_slot(state, r) < 0:
-        for c in range(MAX_CO):
-            state[MARKERS + r * MAX_CO + c] = 0
+        for c in range(MAX_SEATS):
+            state[MARKERS + r * MAX_SEATS + c] = 0
 
 
 @njit(cache=True)
@@ -884,7 +892,7 @@ def _put_office(state, c, r):
         state[RETAILER_OFFICES + r * MAX_RSLOT + s] = c
     else:
         state[OFFICES + r * MAX_SLOTS + s] = c
-    state[MARKERS + r * MAX_CO + c] = 0
+    state[MARKERS + r * MAX_SEATS + c] = 0
     _clear_markers_if_full(state, r)
     return on_ret
 
@@ -906,7 +914,7 @@ def _trigger_bonus(state, c, r):
     if kind == B_PRODUCE:
         _add_goods(state, c, n)
     elif kind == B_TECH:
-        if _num_techs(state, c) < NTECH and n > 0:
+        if _num_techs(state, c) < NUM_TECHS and n > 0:
             state[BONUS_KIND] = B_TECH
             state[BONUS_LEFT] = n
             state[BONUS_COMPANY] = c
@@ -918,7 +926,7 @@ def _trigger_bonus(state, c, r):
             state[BONUS_KIND] = B_EXTRA
             state[BONUS_COMPANY] = c
     elif kind == B_MOVE:
-        for q in range(NREG):
+        for q in range(NUM_REGIONS):
             if _move_source_legal(state, c, q):
                 state[BONUS_KIND] = B_MOVE
                 state[BONUS_COMPANY] = c
@@ -953,7 +961,7 @@ def _complete_techs(state, c):
     changed = True
     while changed:
         changed = False
-        for t in range(NTECH):
+        for t in range(NUM_TECHS):
             if state[b + C_OWNS + t] != 0 or state[b + C_LOCKED + t] != 0:
                 continue
             if state[b + C_TECH_MARKERS + t] >= _tech_cost(state, t, c) and state[b + C_OFFICES_USED] < OFFICE_MAX:
@@ -1011,7 +1019,7 @@ def _display_tiles(state):
 
 @njit(cache=True)
 def _draw_tile(state):
-    t = rng.draw_from_counts(state, RNG, STACK, NTT)
+    t = rng.draw_from_counts(state, RNG, STACK, NUM_TILE_TYPES)
     if t >= 0:
         state[STACK_SIZE] -= 1
     return t
@@ -1036,7 +1044,7 @@ def paint(state, c, icon, src, upto):
 
     src: 0 empty, 1 bottom pad, 2 top pad, 3+k placement k.  Returns the overlap count C.
     """
-    for i in range(NCELL):
+    for i in range(NUM_CELLS):
         icon[i] = -1
         src[i] = 0
     p = plan_base(c)
@@ -1081,15 +1089,15 @@ def paint(state, c, icon, src, upto):
 @njit(cache=True)
 def _eval_plan(state, c, out):
     """Outcome vector (C+d, PROD+CHEAP, IMP active, IMP covered, price shift, RES, LOG)."""
-    icon = state[SCR_ICON:SCR_ICON + NCELL]
-    src = state[SCR_SOURCE:SCR_SOURCE + NCELL]
+    icon = state[SCR_ICON:SCR_ICON + NUM_CELLS]
+    src = state[SCR_SOURCE:SCR_SOURCE + NUM_CELLS]
     p = plan_base(c)
     n = state[p + PL_COUNT]
     cov = paint(state, c, icon, src, n)
-    cnt = state[SCR_COUNTS:SCR_COUNTS + NICON]
-    for i in range(NICON):
+    cnt = state[SCR_COUNTS:SCR_COUNTS + NUM_ICONS]
+    for i in range(NUM_ICONS):
         cnt[i] = 0
-    for i in range(NCELL):
+    for i in range(NUM_CELLS):
         if icon[i] >= 0:
             cnt[icon[i]] += 1
     d = 0
@@ -1108,13 +1116,13 @@ def _write_outcome(out, goods, cnt, imp_total):
     """Fill the outcome vector (``O_*`` slots) of a plan from its ``goods`` (covered cells
     plus face-down tiles), the counts ``cnt`` of its visible icons and its IMP icons in
     all (``imp_total``, covered ones included)."""
-    out[O_GOODS] = goods
-    out[O_PROD] = cnt[PROD] + cnt[CHEAP]
-    out[O_IMP] = cnt[IMP]
-    out[O_IMP_COVERED] = imp_total - cnt[IMP]
-    out[O_PRICE_SHIFT] = cnt[PUP] - cnt[PDOWN] - cnt[CHEAP]
-    out[O_RES] = cnt[RES]
-    out[O_LOG] = cnt[LOG]
+    out[PO_GOODS] = goods
+    out[PO_PROD] = cnt[PROD] + cnt[CHEAP]
+    out[PO_IMP] = cnt[IMP]
+    out[PO_IMP_COVERED] = imp_total - cnt[IMP]
+    out[PO_PRICE_SHIFT] = cnt[PRICE_UP] - cnt[PRICE_DOWN] - cnt[CHEAP]
+    out[PO_RES] = cnt[RES]
+    out[PO_LOG] = cnt[LOG]
 
 
 @njit(cache=True)
@@ -1125,12 +1133,12 @@ def _steve_outcome(state, c):
 @njit(cache=True)
 def _steve_plan(state, c, out):
     """Write the outcome of Steve's fixed plan for this round into ``out`` (O_* slots)."""
-    cnt = state[SCR_COUNTS:SCR_COUNTS + NICON]
-    for i in range(NICON):
+    cnt = state[SCR_COUNTS:SCR_COUNTS + NUM_ICONS]
+    for i in range(NUM_ICONS):
         cnt[i] = 0
     cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
     imp_total = np.int64(0)
-    for v in range(NSTEVE):
+    for v in range(NUM_STEVE_CELLS):
         imp_total += STEVE_PAD[v] == IMP
         if v != cov:
             cnt[STEVE_PAD[v]] += 1
@@ -1238,7 +1246,7 @@ def _max_overhang(state, c):
 
 @njit(cache=True)
 def _top_mask(state, c, tmask):
-    for i in range(NCELL):
+    for i in range(NUM_CELLS):
         tmask[i] = 0
     bot, bs, top, ts, ai = _plan_pads(state, c)
     for v in range(6):
@@ -1254,7 +1262,7 @@ def _plan_mask(state, c, mask):
         for a in range(4):
             mask[A_SIDES + a] = 1
     elif st == P_ARRANGE:
-        for a in range(NARR):
+        for a in range(NUM_ARRANGEMENTS):
             mask[A_ARRANGE + a] = 1
     elif st == P_TILE_PICK:
         for t in range(state[company_base(c) + C_NUM_TILES]):
@@ -1262,11 +1270,11 @@ def _plan_mask(state, c, mask):
                 mask[A_TILE_PICK + t] = 1
         mask[A_TILE_PICK + MAX_TILES] = 1
     else:   # P_TILE_PLACE
-        tmask = state[SCR_TOP:SCR_TOP + NCELL]
+        tmask = state[SCR_TOP:SCR_TOP + NUM_CELLS]
         _top_mask(state, c, tmask)
         max_off = _max_overhang(state, c)
         covered_a, covered_b = _covered_cells(state, c)
-        for d in range(NDOM):
+        for d in range(NUM_DOMINO_SPOTS):
             for lv in range(2):
                 if _pads_allow(d, lv, tmask, max_off) and _buries_none(state, c, d, lv, covered_a, covered_b):
                     mask[A_TILE_PLACE + 4 * d + lv] = 1
@@ -1325,7 +1333,7 @@ def _plan_apply(state, c, a):
         state[PICKED_TILE] = 0
 
 
-# ============================================================================= flow
+# ====================================================================================== flow
 @njit(cache=True)
 def _start_phase(state, ph):
     state[PHASE] = ph
@@ -1336,12 +1344,12 @@ def _start_phase(state, ph):
     n = state[NUM_COMPANIES]
     if ph == PH_RESEARCH:
         for c in range(n):
-            state[company_base(c) + C_RESEARCH_LEFT] = state[company_base(c) + C_OUTCOME + O_RES]
+            state[company_base(c) + C_RESEARCH_LEFT] = state[company_base(c) + C_OUTCOME + PO_RES]
     elif ph == PH_LOGISTICS:
         for c in range(n):
-            v = state[company_base(c) + C_OUTCOME + O_LOG]
+            v = state[company_base(c) + C_OUTCOME + PO_LOG]
             if _effect_amount(state, c, E_RES_AS_LOG) > 0:
-                v += state[company_base(c) + C_OUTCOME + O_RES]
+                v += state[company_base(c) + C_OUTCOME + PO_RES]
             state[company_base(c) + C_LOGISTICS_LEFT] = v
 
 
@@ -1353,14 +1361,14 @@ def _end_round(state):
         b = company_base(c)
         state[b + C_VP] += state[b + C_SOLD] * state[b + C_PRICE]
     # leadership
-    gain = state[SCR_GAIN:SCR_GAIN + MAX_CO]
-    for c in range(MAX_CO):
+    gain = state[SCR_GAIN:SCR_GAIN + MAX_SEATS]
+    for c in range(MAX_SEATS):
         gain[c] = 0
-    _leadership(state, state[BUYERS:BUYERS + NREG * MAX_BUY], gain)
+    _leadership(state, state[BUYERS:BUYERS + NUM_REGIONS * MAX_BUY], gain)
     for c in range(n):
         state[company_base(c) + C_VP] += gain[c]
     # cleanup
-    for i in range(NREG * MAX_BUY):
+    for i in range(NUM_REGIONS * MAX_BUY):
         state[BUYERS + i] = -1
     rd = state[ROUND]
     if rd < ROUNDS and REFILL_ROUND[rd] != 0:
@@ -1388,7 +1396,7 @@ def _leadership(state, buy, gain):
     """Add to ``gain[c]`` the region leadership VP of section 6 for the goods on ``buy``
     (a buyer array laid out like the state's BUYERS block: the real one or a simulated one)."""
     n = state[NUM_COMPANIES]
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         if state[RETAILER + r] >= 0:
             continue
         s = -1
@@ -1445,7 +1453,7 @@ def _advance(state):
         if bk != B_NONE:
             c = state[BONUS_COMPANY]
             if bk == B_TECH:
-                if state[BONUS_LEFT] > 0 and _num_techs(state, c) < NTECH:
+                if state[BONUS_LEFT] > 0 and _num_techs(state, c) < NUM_TECHS:
                     return _owe(state, c, P_BONUS_TECH)
                 state[BONUS_KIND] = B_NONE
                 state[BONUS_LEFT] = 0
@@ -1474,20 +1482,20 @@ def _advance(state):
                 if c == state[STEVE]:
                     _steve_outcome(state, c)
                 else:
-                    _eval_plan(state, c, state[company_base(c) + C_OUTCOME:company_base(c) + C_OUTCOME + NOUT])
+                    _eval_plan(state, c, state[company_base(c) + C_OUTCOME:company_base(c) + C_OUTCOME + PLAN_OUTCOME_SIZE])
             state[REVEALED] = 1
             state[PHASE] = PH_PRICING
         elif ph == PH_PRICING:
             for c in range(n):
                 b = company_base(c)
-                state[b + C_PRICE] = _clamp_price(START_PRICE + state[b + C_OUTCOME + O_PRICE_SHIFT]
+                state[b + C_PRICE] = _clamp_price(START_PRICE + state[b + C_OUTCOME + PO_PRICE_SHIFT]
                                                   + _effect_amount(state, c, E_PRICE_PLUS))
             state[PHASE] = PH_PRODUCTION
         elif ph == PH_PRODUCTION:
             for c in range(n):
                 b = company_base(c)
                 mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-                g = state[b + C_OUTCOME + O_GOODS] + state[b + C_OUTCOME + O_PROD] * mult + state[b + C_TOKENS]
+                g = state[b + C_OUTCOME + PO_GOODS] + state[b + C_OUTCOME + PO_PROD] * mult + state[b + C_TOKENS]
                 if _effect_amount(state, c, E_PER_TWO) > 0:
                     g += _num_techs(state, c) // 2
                 _add_goods(state, c, g)
@@ -1503,7 +1511,7 @@ def _advance(state):
                 # IMP, else a goods token, automatically -- also when the display is empty
                 # (ruling 22); with no token left, nothing
                 state[STAGE] = IMPROVE_PICKING
-                if state[b + C_OUTCOME + O_IMP] > 0 and _display_tiles(state) > 0:
+                if state[b + C_OUTCOME + PO_IMP] > 0 and _display_tiles(state) > 0:
                     state[b + C_IMPROVE_LEFT] = 1
                     return _owe(state, c, P_IMPROVE_PICK)
                 if state[TOKENS_LEFT] > 0:
@@ -1514,7 +1522,7 @@ def _advance(state):
         elif ph == PH_RESEARCH:
             if state[TURN_POS] >= n:
                 for c in range(n):
-                    for t in range(NTECH):
+                    for t in range(NUM_TECHS):
                         state[company_base(c) + C_LOCKED + t] = 0
                 _start_phase(state, PH_LOGISTICS)
                 continue
@@ -1527,7 +1535,7 @@ def _advance(state):
                 state[GAMEPAD_PENDING] = 0
             if _complete_techs(state, c):
                 continue
-            if state[b + C_RESEARCH_LEFT] > 0 and _num_techs(state, c) < NTECH:
+            if state[b + C_RESEARCH_LEFT] > 0 and _num_techs(state, c) < NUM_TECHS:
                 return _owe(state, c, P_RESEARCH)
             state[b + C_RESEARCH_LEFT] = 0
             state[TURN_POS] += 1
@@ -1540,7 +1548,7 @@ def _advance(state):
             st = state[STAGE]
             if st == LOGISTICS_MARKERS:
                 if state[b + C_LOGISTICS_LEFT] > 0:
-                    for r in range(NREG):
+                    for r in range(NUM_REGIONS):
                         if _logistics_legal(state, c, r):
                             return _owe(state, c, P_LOGISTICS)
                 state[b + C_LOGISTICS_LEFT] = 0
@@ -1566,7 +1574,7 @@ def _advance(state):
             b = company_base(c)
             if state[STAGE] == SELL_START:
                 tot = 0
-                for r in range(NREG):
+                for r in range(NUM_REGIONS):
                     tot += _sell_capacity(state, c, r)
                 state[SELL_LEFT] = min(tot, state[b + C_READY])
                 state[STAGE] = SELL_SELLING
@@ -1608,19 +1616,19 @@ def _apply(state, a):
         state[b + C_IMPROVE_LEFT] -= 1
     elif p == P_RESEARCH:
         t = a - A_RESEARCH
-        if t == NTECH:
+        if t == NUM_TECHS:
             state[b + C_RESEARCH_LEFT] = 0
         else:
             state[b + C_TECH_MARKERS + t] += 1
             state[b + C_RESEARCH_LEFT] -= 1
     elif p == P_LOGISTICS:
         r = a - A_LOGISTICS
-        if r == NREG:
+        if r == NUM_REGIONS:
             state[b + C_LOGISTICS_LEFT] = 0
         else:
             state[b + C_LOGISTICS_LEFT] -= 1
-            state[MARKERS + r * MAX_CO + c] += 1
-            if state[MARKERS + r * MAX_CO + c] >= REG_COST[r] and state[b + C_OFFICES_USED] < OFFICE_MAX:
+            state[MARKERS + r * MAX_SEATS + c] += 1
+            if state[MARKERS + r * MAX_SEATS + c] >= REG_COST[r] and state[b + C_OFFICES_USED] < OFFICE_MAX:
                 _build_office(state, c, r)
     elif p == P_OFFICE_TARGET:
         r = a - A_OFFICE_TARGET
@@ -1679,32 +1687,32 @@ def legal_mask(state, mask):
             if state[DISPLAY + s] >= 0:
                 mask[A_IMPROVE_PICK + s] = 1
     elif p == P_RESEARCH:
-        for t in range(NTECH):
+        for t in range(NUM_TECHS):
             if state[b + C_OWNS + t] == 0:
                 mask[A_RESEARCH + t] = 1
-        mask[A_RESEARCH + NTECH] = 1
+        mask[A_RESEARCH + NUM_TECHS] = 1
     elif p == P_LOGISTICS:
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _logistics_legal(state, c, r):
                 mask[A_LOGISTICS + r] = 1
-        mask[A_LOGISTICS + NREG] = 1
+        mask[A_LOGISTICS + NUM_REGIONS] = 1
     elif p == P_OFFICE_TARGET:
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _office_target_legal(state, c, state[OFFICE_KIND], r):
                 mask[A_OFFICE_TARGET + r] = 1
     elif p == P_MOVE_SOURCE:
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _move_source_legal(state, c, r):
                 mask[A_MOVE_SOURCE + r] = 1
     elif p == P_NFC_SELL:
         for k in range(min(3, _effect_amount(state, c, E_DIRECT_SALE), state[b + C_READY])):
             mask[A_NFC_SELL + k] = 1
     elif p == P_SELL:
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _sell_capacity(state, c, r) > 0:
                 mask[A_SELL + r] = 1
     elif p == P_BONUS_TECH:
-        for t in range(NTECH):
+        for t in range(NUM_TECHS):
             if state[b + C_OWNS + t] == 0:
                 mask[A_BONUS_TECH + t] = 1
     elif p == P_BONUS_PRICE:
@@ -1712,13 +1720,13 @@ def legal_mask(state, mask):
         mask[A_BONUS_PRICE + 1] = 1
 
 
-# ============================================================================= Steve
+# ===================================================================================== Steve
 @njit(cache=True)
 def _steve_research_target(state, c):
     b = company_base(c)
     best = -1
     bk = (0, 0, 0)
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         if state[b + C_OWNS + t] != 0:
             continue
         cost = _tech_cost(state, t, c)
@@ -1750,21 +1758,21 @@ def _steve_action(state):
         return A_IMPROVE_PICK + best
     if p == P_RESEARCH:
         t = _steve_research_target(state, c)
-        return A_RESEARCH + (NTECH if t < 0 else t)
+        return A_RESEARCH + (NUM_TECHS if t < 0 else t)
     if p == P_LOGISTICS:
         best = -1
         bk = 0
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _logistics_legal(state, c, r):
                 k = _steve_region_key(state, c, r)
                 if best < 0 or k < bk:
                     best = r
                     bk = k
-        return A_LOGISTICS + (NREG if best < 0 else best)
+        return A_LOGISTICS + (NUM_REGIONS if best < 0 else best)
     if p == P_OFFICE_TARGET:
         best = -1
         bk = 0
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _office_target_legal(state, c, state[OFFICE_KIND], r):
                 k = _steve_region_key(state, c, r)
                 if best < 0 or k < bk:
@@ -1774,7 +1782,7 @@ def _steve_action(state):
     if p == P_MOVE_SOURCE:
         best = -1
         bk = 0
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             if _move_source_legal(state, c, r):
                 k = _free_buyers(state, c, r)
                 if best < 0 or k < bk:
@@ -1786,7 +1794,7 @@ def _steve_action(state):
     if p == P_SELL:
         best = -1
         bk = 0
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             k = _sell_capacity(state, c, r)
             if k > bk:
                 best = r
@@ -1795,7 +1803,7 @@ def _steve_action(state):
     if p == P_BONUS_TECH:
         t = _steve_research_target(state, c)
         if t < 0:
-            for u in range(NTECH):
+            for u in range(NUM_TECHS):
                 if state[b + C_OWNS + u] == 0:
                     t = u
                     break
@@ -1812,7 +1820,7 @@ def _forced_sell(state):
     tot = 0
     nreg = 0
     first = -1
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         k = _sell_capacity(state, c, r)
         if k > 0:
             tot += k
@@ -1840,7 +1848,27 @@ def _run(state):
         return
 
 
-# ============================================================================= contract
+# ========================================================================= pad outcome table
+@njit(cache=True)
+def pad_plan_outcomes(out):
+    """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    o = np.zeros(PLAN_OUTCOME_SIZE, dtype=np.int64)
+    for sides in range(4):
+        for a in range(NUM_ARRANGEMENTS):
+            _reset_plan(st, 0)
+            st[plan_base(0) + PL_W_SIDE] = sides // 2
+            st[plan_base(0) + PL_B_SIDE] = sides % 2
+            st[plan_base(0) + PL_ARRANGE] = a
+            _eval_plan(st, 0, o)
+            i = sides * NUM_ARRANGEMENTS + a
+            out[i, 0] = sides
+            out[i, 1] = a
+            for k in range(PLAN_OUTCOME_SIZE):
+                out[i, 2 + k] = o[k]
+
+
+# ================================================================================== contract
 @njit(cache=True)
 def init(state, config, seed):
     for i in range(STATE_SIZE):
@@ -1853,12 +1881,12 @@ def init(state, config, seed):
     rng.seed_rng(state, RNG, seed)
     n = npl + st
     # colours
-    used = np.zeros(NCOL, dtype=np.int64)
+    used = np.zeros(NUM_COLOURS, dtype=np.int64)
     for c in range(n):
         col = config[CFG_COLOURS + c]
         if col < 0:
-            k = rng.randint(state, RNG, NCOL - c)
-            for q in range(NCOL):
+            k = rng.randint(state, RNG, NUM_COLOURS - c)
+            for q in range(NUM_COLOURS):
                 if used[q] == 0:
                     if k == 0:
                         col = q
@@ -1867,26 +1895,26 @@ def init(state, config, seed):
         used[col] = 1
         state[company_base(c) + C_COLOUR] = col
     # technology sides
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         m = config[CFG_TECH_SIDES + t]
         state[TECH_SIDE + t] = rng.randint(state, RNG, np.int64(2)) if m == 2 else m
         state[PATENT + t] = -1
     # board
-    for i in range(NREG * MAX_SLOTS):
+    for i in range(NUM_REGIONS * MAX_SLOTS):
         state[OFFICES + i] = -1
-    for i in range(NREG * MAX_RSLOT):
+    for i in range(NUM_REGIONS * MAX_RSLOT):
         state[RETAILER_OFFICES + i] = -1
-    for i in range(NREG * MAX_BUY):
+    for i in range(NUM_REGIONS * MAX_BUY):
         state[BUYERS + i] = -1
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         state[RETAILER + r] = -1
     # retailers
-    home = np.zeros(NREG, dtype=np.int64)
+    home = np.zeros(NUM_REGIONS, dtype=np.int64)
     for c in range(n):
         home[COL_HOME[state[company_base(c) + C_COLOUR]]] = 1
     med = LAYOUT_MED[n]
-    rused = np.zeros(NRT, dtype=np.int64)
-    for r in range(NREG):
+    rused = np.zeros(NUM_RETAILER_TILES, dtype=np.int64)
+    for r in range(NUM_REGIONS):
         target = LAYOUT_TARGET[n, r] != 0
         if not target and REG_SIZE[r] == 1 and home[r] == 0 and med != 0:
             target = True
@@ -1895,13 +1923,13 @@ def init(state, config, seed):
         if not target:
             continue
         cnt = np.int64(0)
-        for t in range(NRT):
+        for t in range(NUM_RETAILER_TILES):
             if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
                 cnt += 1
         if cnt == 0:
             continue
         k = rng.randint(state, RNG, cnt)
-        for t in range(NRT):
+        for t in range(NUM_RETAILER_TILES):
             if rused[t] == 0 and RT_SIZE[t] == REG_SIZE[r]:
                 if k == 0:
                     rused[t] = 1
@@ -1910,7 +1938,7 @@ def init(state, config, seed):
                     break
                 k -= 1
     # tiles
-    for t in range(NTT):
+    for t in range(NUM_TILE_TYPES):
         state[STACK + t] = MARKET_CNT[t]
     state[STACK_SIZE] = MARKET_CNT.sum()
     for s in range(DISPLAY_SIZE):
@@ -1976,7 +2004,7 @@ def advance(state, action, mask):
 @njit(cache=True)
 def _retailer_vp(state, c):
     v = 0
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         t = state[RETAILER + r]
         if t < 0:
             continue
@@ -1989,7 +2017,7 @@ def _retailer_vp(state, c):
 @njit(cache=True)
 def _patent_vp(state, c):
     v = 0
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         if state[PATENT + t] == c:
             v += TECH_PVP[t]
     return v
@@ -2008,24 +2036,23 @@ def scores(state, out):
 
 @njit(cache=True)
 def ranks(state, out):
-    """1-based rank of each company (out may hold the seats only, or every company)."""
+    """1-based rank of each company (out may hold the seats only, or every company): VP
+    decide, then technologies, then patents; a tie on all three is shared."""
     n = state[NUM_COMPANIES]
-    for c in range(min(out.shape[0], n)):
-        kc = (total_score(state, c), _num_techs(state, c), _num_patents(state, c))
-        r = 1
-        for q in range(n):
-            kq = (total_score(state, q), _num_techs(state, q), _num_patents(state, q))
-            if kq > kc:
-                r += 1
-        out[c] = r
+    keys = state[SCR_RANK_KEYS:SCR_RANK_KEYS + MAX_SEATS * 3].reshape((MAX_SEATS, 3))
+    for c in range(n):
+        keys[c, 0] = total_score(state, c)
+        keys[c, 1] = _num_techs(state, c)
+        keys[c, 2] = _num_patents(state, c)
+    ranks_lexicographic(keys, n, out)
 
 
-# ============================================================================= observation
+# =============================================================================== observation
 # Values are scaled to about [0, 1] and clipped at OBS_CLIP; each field's bounds are declared
 # with it.  Company slots are ego-centric (slot 0 = the observer, then seats in turn); a
-# "company one-hot" has MAX_CO + 1 entries, the last one meaning none.
+# "company one-hot" has MAX_SEATS + 1 entries, the last one meaning none.
 OBS_CLIP = 4.0
-NOBODY = MAX_CO + 1                    # entries of a company one-hot (ego slots, then none)
+NOBODY = MAX_SEATS + 1                    # entries of a company one-hot (ego slots, then none)
 
 # Per region (RO_*: offsets inside one region's record).
 REGION_OBS = Layout("smartphone_inc region observation")
@@ -2033,10 +2060,10 @@ RO_RETAILER = REGION_OBS.add("retailer")                                   # a r
 RO_BONUS = REGION_OBS.add("bonus", len(BONUS_KINDS))                       # its bonus kind (one-hot)
 RO_OFFICES = REGION_OBS.add("offices", (MAX_SLOTS, NOBODY))                # office slots
 RO_RETAILER_OFFICES = REGION_OBS.add("retailer_offices", (MAX_RSLOT, NOBODY))
-RO_MARKERS = REGION_OBS.add("markers", MAX_CO, high=OBS_CLIP)              # progress markers / 4
+RO_MARKERS = REGION_OBS.add("markers", MAX_SEATS, high=OBS_CLIP)              # progress markers / 4
 RO_BUYERS = REGION_OBS.add("buyers", (MAX_BUY, NOBODY))                    # good sold there this round
-_PRINTED_HIGH = np.array([OBS_CLIP] + [1.0] * NTECH)
-RO_PRINTED_BUYERS = REGION_OBS.add("printed_buyers", (MAX_BUY, 1 + NTECH),  # price cap / 10, technology
+_PRINTED_HIGH = np.array([OBS_CLIP] + [1.0] * NUM_TECHS)
+RO_PRINTED_BUYERS = REGION_OBS.add("printed_buyers", (MAX_BUY, 1 + NUM_TECHS),  # price cap / 10, technology
                                    high=_PRINTED_HIGH)
 RO_SIZE = REGION_OBS.add("size", len(SIZES))                               # S, M, L (one-hot)
 RO_COST = REGION_OBS.add("cost", high=OBS_CLIP)                            # office cost / 4
@@ -2070,19 +2097,19 @@ CO_START_VP = COMPANY_OBS.add("start_vp", high=OBS_CLIP)            # / 5
 CO_PRICE = COMPANY_OBS.add("price", high=OBS_CLIP)                  # / 10
 CO_READY = COMPANY_OBS.add("ready_goods", high=OBS_CLIP)            # / 18
 CO_TOKENS = COMPANY_OBS.add("tokens", high=OBS_CLIP)                # / 20
-CO_TILES = COMPANY_OBS.add("tiles", NTT, high=OBS_CLIP)             # owned tiles by type / 3
-CO_OWNS = COMPANY_OBS.add("owns", NTECH)                            # technologies
-CO_TECH_MARKERS = COMPANY_OBS.add("tech_markers", NTECH, high=OBS_CLIP)  # / 6
-CO_TECH_LOCKED = COMPANY_OBS.add("tech_locked", NTECH)
+CO_TILES = COMPANY_OBS.add("tiles", NUM_TILE_TYPES, high=OBS_CLIP)             # owned tiles by type / 3
+CO_OWNS = COMPANY_OBS.add("owns", NUM_TECHS)                            # technologies
+CO_TECH_MARKERS = COMPANY_OBS.add("tech_markers", NUM_TECHS, high=OBS_CLIP)  # / 6
+CO_TECH_LOCKED = COMPANY_OBS.add("tech_locked", NUM_TECHS)
 CO_RESEARCH_LEFT = COMPANY_OBS.add("research_left", high=OBS_CLIP)  # / 6
 CO_LOGISTICS_LEFT = COMPANY_OBS.add("logistics_left", high=OBS_CLIP)  # / 8
 CO_OFFICES_USED = COMPANY_OBS.add("offices_used", high=OBS_CLIP)    # / 18
 CO_SOLD = COMPANY_OBS.add("sold", high=OBS_CLIP)                    # / 18
-CO_OUTCOME = COMPANY_OBS.add("outcome", NOUT, low=-1.0, high=OBS_CLIP)  # revealed outcome / 10
-CO_COLOUR = COMPANY_OBS.add("colour", NCOL)
-CO_TURN_ORDER = COMPANY_OBS.add("turn_order", MAX_CO)               # position (improvement to selling)
+CO_OUTCOME = COMPANY_OBS.add("outcome", PLAN_OUTCOME_SIZE, low=-1.0, high=OBS_CLIP)  # revealed outcome / 10
+CO_COLOUR = COMPANY_OBS.add("colour", NUM_COLOURS)
+CO_TURN_ORDER = COMPANY_OBS.add("turn_order", MAX_SEATS)               # position (improvement to selling)
 CO_IMPROVE_LEFT = COMPANY_OBS.add("improve_left")                  # 1 while its display pick is owed
-CO_TILE_SEQUENCE = COMPANY_OBS.add("tile_sequence", (MAX_TILES, NTT))  # owned tiles in acquisition order
+CO_TILE_SEQUENCE = COMPANY_OBS.add("tile_sequence", (MAX_TILES, NUM_TILE_TYPES))  # owned tiles in acquisition order
 CO_PLAN_W_SIDE = COMPANY_OBS.add("plan_w_side", 2)
 CO_PLAN_B_SIDE = COMPANY_OBS.add("plan_b_side", 2)
 CO_PLAN_ARRANGED = COMPANY_OBS.add("plan_arranged")
@@ -2095,7 +2122,7 @@ COMPANY_OBS_SIZE = COMPANY_OBS.size
 
 # Per canvas cell of a company's plan (CH_*: channels).
 PLANE = Layout("smartphone_inc plan cell")
-CH_ICON = PLANE.add("icon", NICON)                   # visible icon (one-hot)
+CH_ICON = PLANE.add("icon", NUM_ICONS)                   # visible icon (one-hot)
 CH_SOURCE = PLANE.add("source", 3)                   # it lies on the bottom pad, top pad, a tile
 CH_UNDER = PLANE.add("under_tiles", high=OBS_CLIP)   # face-up under-tiles covering the cell
 CH_OVER = PLANE.add("over_tiles", high=OBS_CLIP)     # face-up over-tiles covering the cell
@@ -2113,22 +2140,22 @@ OBS_ROUND = OBS.add("round", ROUNDS)                           # one-hot
 OBS_PHASE = OBS.add("phase", len(PHASE_NAMES) - 1)             # planning .. scoring (one-hot)
 OBS_PENDING = OBS.add("pending", len(BLOCK_NAMES))             # own decision's block (one-hot)
 OBS_REVEALED = OBS.add("revealed")
-OBS_TECH_SIDE = OBS.add("tech_side", NTECH)                    # 1 = back
-OBS_TECH_COST = OBS.add("tech_cost", NTECH, low=-1.0, high=OBS_CLIP)   # printed, less patent drop / 10
-OBS_PATENT = OBS.add("patent", (NTECH, NOBODY))                # holder (company one-hot)
-OBS_DISPLAY = OBS.add("display", (DISPLAY_SIZE, NTT + 1))      # tile type, last = empty
+OBS_TECH_SIDE = OBS.add("tech_side", NUM_TECHS)                    # 1 = back
+OBS_TECH_COST = OBS.add("tech_cost", NUM_TECHS, low=-1.0, high=OBS_CLIP)   # printed, less patent drop / 10
+OBS_PATENT = OBS.add("patent", (NUM_TECHS, NOBODY))                # holder (company one-hot)
+OBS_DISPLAY = OBS.add("display", (DISPLAY_SIZE, NUM_TILE_TYPES + 1))      # tile type, last = empty
 OBS_TOKENS = OBS.add("tokens", high=OBS_CLIP)                  # supply / 20
 OBS_STACK = OBS.add("stack", high=OBS_CLIP)                    # stack size / 22
 OBS_BONUS_KIND = OBS.add("bonus_kind", len(BONUS_KINDS))       # retailer bonus in progress (0 = none)
 OBS_BONUS_LEFT = OBS.add("bonus_left", high=OBS_CLIP)          # its technology markers still to place / 3
 OBS_OFFICE_KIND = OBS.add("office_kind", 4)                    # Wi-Fi, Gamepad, extra, move (while pending)
-OBS_MOVE_SOURCE = OBS.add("move_source", NREG)                 # chosen move-office source (one-hot)
-_lo, _hi = _rows(REGION_OBS, NREG)
-OBS_REGIONS = OBS.add("regions", (NREG, REGION_OBS_SIZE), low=_lo, high=_hi)
-_lo, _hi = _rows(COMPANY_OBS, MAX_CO)
-OBS_COMPANIES = OBS.add("companies", (MAX_CO, COMPANY_OBS_SIZE), low=_lo, high=_hi)
+OBS_MOVE_SOURCE = OBS.add("move_source", NUM_REGIONS)                 # chosen move-office source (one-hot)
+_lo, _hi = _rows(REGION_OBS, NUM_REGIONS)
+OBS_REGIONS = OBS.add("regions", (NUM_REGIONS, REGION_OBS_SIZE), low=_lo, high=_hi)
+_lo, _hi = _rows(COMPANY_OBS, MAX_SEATS)
+OBS_COMPANIES = OBS.add("companies", (MAX_SEATS, COMPANY_OBS_SIZE), low=_lo, high=_hi)
 _lo, _hi = PLANE.bounds(np.float64)
-OBS_PLANS = OBS.add("plans", (MAX_CO, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
+OBS_PLANS = OBS.add("plans", (MAX_SEATS, CANVAS_R, CANVAS_C, PLANE_CH), low=_lo, high=_hi)
 OBS_SIZE = OBS.size
 OBS_LOW, OBS_HIGH = OBS.bounds()
 
@@ -2159,14 +2186,14 @@ def observe(state, player, out):
     if state[PENDING] >= 0 and state[CURRENT] == player:
         out[OBS_PENDING + state[PENDING]] = 1.0
     out[OBS_REVEALED] = state[REVEALED]
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         out[OBS_TECH_SIDE + t] = state[TECH_SIDE + t]
         out[OBS_TECH_COST + t] = _clip((TECH_COST[t] - (PATENT_DROP if state[PATENT + t] >= 0 else 0)) / 10.0)
         h = state[PATENT + t]
-        out[OBS_PATENT + t * NOBODY + (MAX_CO if h < 0 else _ego(state, player, h))] = 1.0
+        out[OBS_PATENT + t * NOBODY + (MAX_SEATS if h < 0 else _ego(state, player, h))] = 1.0
     for s in range(DISPLAY_SIZE):
         t = state[DISPLAY + s]
-        out[OBS_DISPLAY + s * (NTT + 1) + (NTT if t < 0 else t)] = 1.0
+        out[OBS_DISPLAY + s * (NUM_TILE_TYPES + 1) + (NUM_TILE_TYPES if t < 0 else t)] = 1.0
     out[OBS_TOKENS] = _clip(state[TOKENS_LEFT] / 20.0)
     out[OBS_STACK] = _clip(state[STACK_SIZE] / 22.0)
     out[OBS_BONUS_KIND + state[BONUS_KIND]] = 1.0
@@ -2175,7 +2202,7 @@ def observe(state, player, out):
         out[OBS_OFFICE_KIND + state[OFFICE_KIND] - OT_WIFI] = 1.0
     if state[MOVE_SOURCE] >= 0:
         out[OBS_MOVE_SOURCE + state[MOVE_SOURCE]] = 1.0
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         o = OBS_REGIONS + r * REGION_OBS_SIZE
         t = state[RETAILER + r]
         if t >= 0:
@@ -2184,20 +2211,20 @@ def observe(state, player, out):
             out[o + RO_BONUS_AMOUNT] = _clip(RT_N[t, state[RETAILER_SIDE + r]] / 3.0)
             for s in range(MAX_RSLOT):
                 q = state[RETAILER_OFFICES + r * MAX_RSLOT + s]
-                out[o + RO_RETAILER_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
+                out[o + RO_RETAILER_OFFICES + s * NOBODY + (MAX_SEATS if q < 0 else _ego(state, player, q))] = 1.0
         for s in range(MAX_SLOTS):
             q = state[OFFICES + r * MAX_SLOTS + s]
-            out[o + RO_OFFICES + s * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
+            out[o + RO_OFFICES + s * NOBODY + (MAX_SEATS if q < 0 else _ego(state, player, q))] = 1.0
         for c in range(n):
-            out[o + RO_MARKERS + _ego(state, player, c)] = _clip(state[MARKERS + r * MAX_CO + c] / 4.0)
+            out[o + RO_MARKERS + _ego(state, player, c)] = _clip(state[MARKERS + r * MAX_SEATS + c] / 4.0)
         for bb in range(MAX_BUY):
             q = state[BUYERS + r * MAX_BUY + bb]
-            out[o + RO_BUYERS + bb * NOBODY + (MAX_CO if q < 0 else _ego(state, player, q))] = 1.0
+            out[o + RO_BUYERS + bb * NOBODY + (MAX_SEATS if q < 0 else _ego(state, player, q))] = 1.0
             code = REG_BUY[r, bb]
             if code >= 100:
-                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH) + 1 + code - 100] = 1.0
+                out[o + RO_PRINTED_BUYERS + bb * (1 + NUM_TECHS) + 1 + code - 100] = 1.0
             elif code > 0:
-                out[o + RO_PRINTED_BUYERS + bb * (1 + NTECH)] = _clip(code / 10.0)
+                out[o + RO_PRINTED_BUYERS + bb * (1 + NUM_TECHS)] = _clip(code / 10.0)
         out[o + RO_SIZE + REG_SIZE[r]] = 1.0
         out[o + RO_COST] = _clip(REG_COST[r] / 4.0)
     for c in range(n):
@@ -2215,11 +2242,11 @@ def observe(state, player, out):
         out[o + CO_TOKENS] = _clip(state[b + C_TOKENS] / 20.0)
         for k in range(state[b + C_NUM_TILES]):
             out[o + CO_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
-            out[o + CO_TILE_SEQUENCE + k * NTT + state[b + C_TILES + k]] = 1.0
-        for k in range(NTT):
+            out[o + CO_TILE_SEQUENCE + k * NUM_TILE_TYPES + state[b + C_TILES + k]] = 1.0
+        for k in range(NUM_TILE_TYPES):
             out[o + CO_TILES + k] = _clip(out[o + CO_TILES + k])
         out[o + CO_IMPROVE_LEFT] = state[b + C_IMPROVE_LEFT]
-        for t in range(NTECH):
+        for t in range(NUM_TECHS):
             out[o + CO_OWNS + t] = state[b + C_OWNS + t]
             out[o + CO_TECH_MARKERS + t] = _clip(state[b + C_TECH_MARKERS + t] / 6.0)
             out[o + CO_TECH_LOCKED + t] = state[b + C_LOCKED + t]
@@ -2228,7 +2255,7 @@ def observe(state, player, out):
         out[o + CO_OFFICES_USED] = _clip(state[b + C_OFFICES_USED] / 18.0)
         out[o + CO_SOLD] = _clip(state[b + C_SOLD] / 18.0)
         if state[REVEALED] != 0:
-            for k in range(NOUT):
+            for k in range(PLAN_OUTCOME_SIZE):
                 out[o + CO_OUTCOME + k] = _clip(state[b + C_OUTCOME + k] / 10.0)
         out[o + CO_COLOUR + state[b + C_COLOUR]] = 1.0
         if state[PHASE] >= PH_IMPROVEMENT and state[PHASE] <= PH_SELLING:
@@ -2237,7 +2264,7 @@ def observe(state, player, out):
                     out[o + CO_TURN_ORDER + i] = 1.0
         # plan planes: own plan always, others only once revealed
         if c == player or state[REVEALED] != 0:
-            po = OBS_PLANS + e * NCELL * PLANE_CH
+            po = OBS_PLANS + e * NUM_CELLS * PLANE_CH
             _write_planes(state, c, out, po)
             if c != state[STEVE]:
                 _write_plan_details(state, c, out, o)
@@ -2245,13 +2272,13 @@ def observe(state, player, out):
 
 @njit(cache=True)
 def _write_planes(state, c, out, po):
-    icon = state[SCR_ICON:SCR_ICON + NCELL]
-    src = state[SCR_SOURCE:SCR_SOURCE + NCELL]
+    icon = state[SCR_ICON:SCR_ICON + NUM_CELLS]
+    src = state[SCR_SOURCE:SCR_SOURCE + NUM_CELLS]
     if c == state[STEVE]:
         if state[REVEALED] == 0:
             return
         cov = STEVE_CYCLE[(state[ROUND] - 1) % STEVE_CYCLE.shape[0]]
-        for v in range(NSTEVE):
+        for v in range(NUM_STEVE_CELLS):
             cell = STEVE_CELLS[v]
             if v == cov:
                 out[po + cell * PLANE_CH + CH_SOURCE + 1] = 1.0        # covered by his marker
@@ -2261,7 +2288,7 @@ def _write_planes(state, c, out, po):
         return
     p = plan_base(c)
     paint(state, c, icon, src, state[p + PL_COUNT])
-    for i in range(NCELL):
+    for i in range(NUM_CELLS):
         if icon[i] >= 0:
             out[po + i * PLANE_CH + CH_ICON + icon[i]] = 1.0
             s = src[i]
@@ -2314,7 +2341,7 @@ def _write_plan_details(state, c, out, o):
         out[o + CO_PLAN_TILES + state[PICKED_TILE] * PT_SZ + PT_PICKED] = 1.0
 
 
-# ============================================================================= hidden information
+# ======================================================================== hidden information
 @njit(cache=True)
 def _random_plan(state, c, gen):
     """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
@@ -2372,35 +2399,15 @@ def determinize(state, observer, seed):
     reseed(state, seed)
 
 
-# ============================================================================= pad outcome table
-@njit(cache=True)
-def pad_plan_outcomes(out):
-    """All 480 tile-less pad plans: out[i] = (sides, arrange, 7 outcome entries); i = 120*sides + arr."""
-    st = np.zeros(STATE_SIZE, dtype=np.int64)
-    o = np.zeros(NOUT, dtype=np.int64)
-    for sides in range(4):
-        for a in range(NARR):
-            _reset_plan(st, 0)
-            st[plan_base(0) + PL_W_SIDE] = sides // 2
-            st[plan_base(0) + PL_B_SIDE] = sides % 2
-            st[plan_base(0) + PL_ARRANGE] = a
-            _eval_plan(st, 0, o)
-            i = sides * NARR + a
-            out[i, 0] = sides
-            out[i, 1] = a
-            for k in range(NOUT):
-                out[i, 2 + k] = o[k]
-
-
-# ============================================================================= greedy heuristic
+# ========================================================================== greedy heuristic
 def _pad_rows():
     """Outcome vector of every tile-less pad plan, row 120*sides + arrangement (same
     numbers as :func:`pad_plan_outcomes`, built in Python so importing compiles nothing)."""
-    rows = np.zeros((4 * NARR, NOUT), dtype=np.int64)
+    rows = np.zeros((4 * NUM_ARRANGEMENTS, PLAN_OUTCOME_SIZE), dtype=np.int64)
     bottom = set(int(x) for x in BOTTOM_CELLS)
     for sides in range(4):
         sd = (sides // 2, sides % 2)
-        for a in range(NARR):
+        for a in range(NUM_ARRANGEMENTS):
             top = 0 if a // 60 == 0 else 1
             bot = 1 - top
             vis = {int(BOTTOM_CELLS[v]): int(PAD_ICONS[bot, sd[bot], v]) for v in range(6)}
@@ -2409,11 +2416,11 @@ def _pad_rows():
                 cell = int(ARR_CELLS[a % 60, v])
                 cov += cell in bottom
                 vis[cell] = int(PAD_ICONS[top, sd[top], v])
-            cnt = [0] * NICON
+            cnt = [0] * NUM_ICONS
             for i in vis.values():
                 cnt[i] += 1
             imps = int((PAD_ICONS[0, sd[0]] == IMP).sum() + (PAD_ICONS[1, sd[1]] == IMP).sum())
-            rows[sides * NARR + a] = (cov, cnt[CHEAP], cnt[IMP], imps - cnt[IMP], cnt[PUP] - cnt[CHEAP],
+            rows[sides * NUM_ARRANGEMENTS + a] = (cov, cnt[CHEAP], cnt[IMP], imps - cnt[IMP], cnt[PRICE_UP] - cnt[CHEAP],
                                       cnt[RES], cnt[LOG])
     return rows
 
@@ -2457,7 +2464,7 @@ def _value_token(r):
 @njit(cache=True)
 def _value_improvement(o, r):
     """Phase 4 of round r for a plan with outcome o: a tile with an active IMP, else a token."""
-    return _value_tile(r) if o[O_IMP] > 0 else _value_token(r)
+    return _value_tile(r) if o[PO_IMP] > 0 else _value_token(r)
 
 
 @njit(cache=True)
@@ -2476,7 +2483,7 @@ def _future_caps(state, c, capf):
     for pr in range(PRICE_MAX + 1):
         capf[pr] = 0.0
     no_office = _effect_amount(state, c, E_SELL_NO_OFFICE) > 0
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         if state[RETAILER + r] >= 0:
             continue
         mine = _has_region_office(state, c, r)
@@ -2510,13 +2517,13 @@ def _extra_goods(state, c):
 def _outcome_value(state, c, o, capf, extra, r):
     """Value of one round of c played with outcome vector o (the Python table's layout),
     selling into capf with no rival: sales plus markers, tiles and tokens it brings."""
-    pr = _clamp_price(START_PRICE + o[O_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
+    pr = _clamp_price(START_PRICE + o[PO_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
     mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-    g = min(GOODS_CAP, o[O_GOODS] + o[O_PROD] * mult + extra)
-    log = o[O_LOG]
+    g = min(GOODS_CAP, o[PO_GOODS] + o[PO_PROD] * mult + extra)
+    log = o[PO_LOG]
     if _effect_amount(state, c, E_RES_AS_LOG) > 0:
-        log += o[O_RES]
-    return (pr * min(float(g), capf[pr]) + _value_research(r) * o[O_RES] + _value_logistics(r) * log
+        log += o[PO_RES]
+    return (pr * min(float(g), capf[pr]) + _value_research(r) * o[PO_RES] + _value_logistics(r) * log
             + _value_improvement(o, r))
 
 
@@ -2528,7 +2535,7 @@ def _best_outcome(state, c, rows, lo, hi, capf, extra, r, o):
         v = _outcome_value(state, c, rows[i], capf, extra, r)
         if v > best:
             best = v
-            for k in range(NOUT):
+            for k in range(PLAN_OUTCOME_SIZE):
                 o[k] = rows[i, k]
     return best
 
@@ -2546,15 +2553,15 @@ def _plan_outlook(state, c, o, capf):
     extra = state[company_base(c) + C_NUM_TILES] * FACE_DOWN_GOODS
     if state[p + PL_ARRANGE] >= 0:
         _eval_plan(state, c, o)
-        o[O_GOODS] += (state[company_base(c) + C_NUM_TILES] - state[p + PL_COUNT]) * FACE_DOWN_GOODS
+        o[PO_GOODS] += (state[company_base(c) + C_NUM_TILES] - state[p + PL_COUNT]) * FACE_DOWN_GOODS
         return
     base = _extra_goods(state, c) + state[company_base(c) + C_READY]
     if state[p + PL_W_SIDE] >= 0:
-        lo = (2 * state[p + PL_W_SIDE] + state[p + PL_B_SIDE]) * NARR
-        _best_outcome(state, c, PAD_ROWS, lo, lo + NARR, capf, base, rd, o)
+        lo = (2 * state[p + PL_W_SIDE] + state[p + PL_B_SIDE]) * NUM_ARRANGEMENTS
+        _best_outcome(state, c, PAD_ROWS, lo, lo + NUM_ARRANGEMENTS, capf, base, rd, o)
     else:
         _best_outcome(state, c, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, base, rd, o)
-    o[O_GOODS] += extra
+    o[PO_GOODS] += extra
 
 
 @njit(cache=True)
@@ -2565,8 +2572,8 @@ def _sim_selling(state, goods, price, sold, gain):
     come) and gain[c] the leadership VP the resulting buyers give."""
     n = state[NUM_COMPANIES]
     ph = state[PHASE]
-    buy = state[BUYERS:BUYERS + NREG * MAX_BUY].copy()
-    order = np.zeros(MAX_CO, dtype=np.int64)
+    buy = state[BUYERS:BUYERS + NUM_REGIONS * MAX_BUY].copy()
+    order = np.zeros(MAX_SEATS, dtype=np.int64)
     start = 0
     if ph >= PH_IMPROVEMENT:
         for i in range(n):
@@ -2589,7 +2596,7 @@ def _sim_selling(state, goods, price, sold, gain):
                     j -= 1
                 else:
                     break
-    room = np.zeros(NREG, dtype=np.int64)
+    room = np.zeros(NUM_REGIONS, dtype=np.int64)
     for i in range(start, n):
         c = order[i]
         left = goods[c]
@@ -2597,7 +2604,7 @@ def _sim_selling(state, goods, price, sold, gain):
             k = min(3, left)
             sold[c] += k
             left -= k
-        for r in range(NREG):
+        for r in range(NUM_REGIONS):
             room[r] = 0
             if state[RETAILER + r] >= 0:
                 continue
@@ -2613,7 +2620,7 @@ def _sim_selling(state, goods, price, sold, gain):
                         room[r] = 0
         while left > 0:
             best = -1
-            for r in range(NREG):
+            for r in range(NUM_REGIONS):
                 if room[r] > 0 and (best < 0 or room[r] > room[best]):
                     best = r
             if best < 0:
@@ -2671,31 +2678,31 @@ def potential(state, p):
     rd = state[ROUND]
     ph = state[PHASE]
     capf = np.zeros(PRICE_MAX + 1)
-    goods = np.zeros(MAX_CO, dtype=np.int64)
-    price = np.zeros(MAX_CO, dtype=np.int64)
-    o = np.zeros(NOUT, dtype=np.int64)
-    op = np.zeros(NOUT, dtype=np.int64)
+    goods = np.zeros(MAX_SEATS, dtype=np.int64)
+    price = np.zeros(MAX_SEATS, dtype=np.int64)
+    o = np.zeros(PLAN_OUTCOME_SIZE, dtype=np.int64)
+    op = np.zeros(PLAN_OUTCOME_SIZE, dtype=np.int64)
     for c in range(n):
         b = company_base(c)
         if ph == PH_PLANNING:
             _future_caps(state, c, capf)
             _plan_outlook(state, c, o, capf)
-            price[c] = _clamp_price(START_PRICE + o[O_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
+            price[c] = _clamp_price(START_PRICE + o[PO_PRICE_SHIFT] + _effect_amount(state, c, E_PRICE_PLUS))
             mult = 2 if _effect_amount(state, c, E_PROD_DOUBLE) > 0 else 1
-            g = o[O_GOODS] + o[O_PROD] * mult + state[b + C_TOKENS]
+            g = o[PO_GOODS] + o[PO_PROD] * mult + state[b + C_TOKENS]
             if _effect_amount(state, c, E_PER_TWO) > 0:
                 g += _num_techs(state, c) // 2
             goods[c] = min(GOODS_CAP, state[b + C_READY] + g)
         else:
             price[c] = state[b + C_PRICE]
             goods[c] = state[b + C_READY]
-            for k in range(NOUT):
+            for k in range(PLAN_OUTCOME_SIZE):
                 o[k] = state[b + C_OUTCOME + k]
         if c == p:
-            for k in range(NOUT):
+            for k in range(PLAN_OUTCOME_SIZE):
                 op[k] = o[k]
-    sold = np.zeros(MAX_CO, dtype=np.int64)
-    gain = np.zeros(MAX_CO, dtype=np.int64)
+    sold = np.zeros(MAX_SEATS, dtype=np.int64)
+    gain = np.zeros(MAX_SEATS, dtype=np.int64)
     if ph <= PH_SELLING:
         _sim_selling(state, goods, price, sold, gain)
     b = company_base(p)
@@ -2707,25 +2714,25 @@ def potential(state, p):
     elif ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos >= state[TURN_POS]):
         v += _value_improvement(op, rd)
     if ph < PH_RESEARCH:
-        v += _value_research(rd) * op[O_RES]
+        v += _value_research(rd) * op[PO_RES]
     elif ph == PH_RESEARCH:
         v += _value_research(rd) * state[b + C_RESEARCH_LEFT]
     if ph < PH_LOGISTICS:
-        v += _value_logistics(rd) * (op[O_LOG] + (op[O_RES] if _effect_amount(state, p, E_RES_AS_LOG) > 0 else 0))
+        v += _value_logistics(rd) * (op[PO_LOG] + (op[PO_RES] if _effect_amount(state, p, E_RES_AS_LOG) > 0 else 0))
     elif ph == PH_LOGISTICS:
         v += _value_logistics(rd) * state[b + C_LOGISTICS_LEFT]
     # progress, assets
     left = ROUNDS - rd + 0.5
-    for t in range(NTECH):
+    for t in range(NUM_TECHS):
         if state[b + C_OWNS + t] != 0:
             v += H_TECH * left
         elif state[b + C_TECH_MARKERS + t] > 0:
             worth = H_TECH * left + (TECH_PVP[t] if state[PATENT + t] < 0 else 0)
             v += worth * min(1.0, state[b + C_TECH_MARKERS + t] / _tech_cost(state, t, p))
-    for r in range(NREG):
+    for r in range(NUM_REGIONS):
         if _has_region_office(state, p, r):
             v += H_OFFICE * left
-        m = state[MARKERS + r * MAX_CO + p]
+        m = state[MARKERS + r * MAX_SEATS + p]
         if m > 0:
             t = state[RETAILER + r]
             if t >= 0:
@@ -2740,3 +2747,4 @@ def potential(state, p):
     for r in range(rd + 1, ROUNDS + 1):
         v += _best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
     return v
+

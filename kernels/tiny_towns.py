@@ -66,6 +66,13 @@ from numba import njit
 from kernels import data_files, rng
 from kernels.grid import anchor_bitboard, fitting_anchors, image_shifts
 from kernels.layout import ActionBlocks, Layout
+from kernels.outcome import ranks_lexicographic
+
+# Sections, in the order every kernel file keeps: data (the tables of
+# kernels/data/<game>.yaml) -> layouts (actions, state, config) -> helpers -> rules (the
+# game's own parts) -> contract (init, current_player, legal_mask, step, advance, scores,
+# ranks) -> observation (its layout, observe) -> hidden information (reseed, determinize)
+# -> greedy heuristic (potential).
 
 GAME = "tiny_towns"
 
@@ -342,9 +349,9 @@ TYPE_IDS = [t["id"] for t in DATA["building_types"]]
 CARD_NAMES = [b["name"] for b in DATA["buildings"]] + [m["name"] for m in DATA["monuments"]]
 NUM_BUILDING_CARDS = len(DATA["buildings"])        # 25 building cards
 NUM_MONUMENTS = len(DATA["monuments"])        # 15 monuments
-NCARDS = NUM_BUILDING_CARDS + NUM_MONUMENTS
-NRES = 5
-NTYPES = 7
+NUM_CARDS = NUM_BUILDING_CARDS + NUM_MONUMENTS
+NUM_RESOURCES = 5
+NUM_TYPES = 7
 
 
 def _card_token(name):
@@ -354,13 +361,13 @@ def _card_token(name):
 CARD_TOKENS = [_card_token(n) for n in CARD_NAMES]
 CARD_ID = {n: i for i, n in enumerate(CARD_NAMES)}
 
-CARD_TYPE = np.full(NCARDS, 7, dtype=np.int64)        # 7 = monument
+CARD_TYPE = np.full(NUM_CARDS, 7, dtype=np.int64)        # 7 = monument
 for _i, _b in enumerate(DATA["buildings"]):
     CARD_TYPE[_i] = TYPE_IDS.index(_b["type"])
 # type key for "distinct type" counts: building types 0..6, Barrett Castle = cottage,
 # every other monument its own type (10 + card)
-TYPE_KEY = np.zeros(NCARDS, dtype=np.int64)
-for _i in range(NCARDS):
+TYPE_KEY = np.zeros(NUM_CARDS, dtype=np.int64)
+for _i in range(NUM_CARDS):
     TYPE_KEY[_i] = CARD_TYPE[_i] if _i < NUM_BUILDING_CARDS else 10 + _i
 for _i, _m in enumerate(DATA["monuments"]):
     if _m.get("type") == "cottage":
@@ -390,7 +397,7 @@ M_STARLOOM = CARD_ID["The Starloom"]
 M_STATUE = CARD_ID["Statue of the Bondmaker"]
 
 # flat VP of every card (0 where the score is not flat)
-FLAT_VP = np.zeros(NCARDS, dtype=np.int64)
+FLAT_VP = np.zeros(NUM_CARDS, dtype=np.int64)
 for _i, _c in enumerate(DATA["buildings"] + DATA["monuments"]):
     if _c["score"]["kind"] == "flat":
         FLAT_VP[_i] = _c["score"]["value"]
@@ -458,15 +465,15 @@ BANK_BAN_LIFT = 1 if _DV["bank_ban_lifted_when_all_five_banked"] else 0
 CAVE_USES = DATA["cave_rule"]["uses_per_game"]
 TH_DECK_PER = DATA["town_hall"]["deck"]["per_resource"]
 TH_DISCARD = DATA["town_hall"]["discard_face_down_after_shuffle"]
-TH_DRAWS = NRES * TH_DECK_PER - TH_DISCARD
+TH_DRAWS = NUM_RESOURCES * TH_DECK_PER - TH_DISCARD
 SOLO_DECK_PER = DATA["solo"]["deck"]["per_resource"]
 SOLO_DISPLAY = DATA["solo"]["display"]
-SOLO_DECK = NRES * SOLO_DECK_PER
-SOLO_REMOVED = np.zeros(NCARDS, dtype=np.int64)
+SOLO_DECK = NUM_RESOURCES * SOLO_DECK_PER
+SOLO_REMOVED = np.zeros(NUM_CARDS, dtype=np.int64)
 for _n in DATA["solo"]["removed_cards"] + DATA["solo"]["removed_monuments"]:
     SOLO_REMOVED[CARD_ID[_n]] = 1
-DECK_CARDS = np.zeros((NTYPES, 4), dtype=np.int64)     # the colour decks
-_cnt = [0] * NTYPES
+DECK_CARDS = np.zeros((NUM_TYPES, 4), dtype=np.int64)     # the colour decks
+_cnt = [0] * NUM_TYPES
 for _i in range(NUM_BUILDING_CARDS):
     _t = CARD_TYPE[_i]
     if _t > 0:
@@ -500,10 +507,10 @@ MAX_PATTERN_CELLS = max(sum(ch != "." for row in p for ch in row) for p in PATTE
 # offsets (dr, dc, value) in the rules' t order
 # (grid.d4_transforms orders and de-duplicates images differently, so the action encoding
 # of docs/rules/tiny_towns.md (section 11.2) needs its own table)
-PATTERN_CELLS = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
-PATTERN_SIZE = np.zeros(NCARDS, dtype=np.int64)
-TRANSFORM_DISTINCT = np.zeros((NCARDS, 8), dtype=np.int64)
-TRANSFORM_BOX = np.zeros((NCARDS, 8, 2), dtype=np.int64)
+PATTERN_CELLS = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS, 3), dtype=np.int64)
+PATTERN_SIZE = np.zeros(NUM_CARDS, dtype=np.int64)
+TRANSFORM_DISTINCT = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+TRANSFORM_BOX = np.zeros((NUM_CARDS, 8, 2), dtype=np.int64)
 for _c, _p in enumerate(PATTERNS):
     _seen = set()
     for _t in range(8):
@@ -518,9 +525,9 @@ for _c, _p in enumerate(PATTERNS):
             TRANSFORM_DISTINCT[_c, _t] = 1
 # bitboards (bit q: square q): the anchors keeping each distinct image on the board (0 for
 # a repeated image), and the image's squares anchored at square 0
-PATTERN_ANCHORS = np.zeros((NCARDS, 8), dtype=np.int64)
-PATTERN_BITS = np.zeros((NCARDS, 8), dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_ANCHORS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+PATTERN_BITS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _t in range(8):
         if TRANSFORM_DISTINCT[_c, _t]:
             PATTERN_ANCHORS[_c, _t] = anchor_bitboard(*TRANSFORM_BOX[_c, _t], 4, 4)
@@ -528,11 +535,11 @@ for _c in range(NCARDS):
             PATTERN_BITS[_c, _t] |= 1 << (4 * _r + _cc)
 # the images as grid.fitting_anchors reads them (bit shift and resource of each square),
 # and each card's distinct images (the transforms t worth searching)
-PATTERN_SHIFT = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
-PATTERN_VALUE = np.zeros((NCARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
-DISTINCT_TS = np.zeros((NCARDS, 8), dtype=np.int64)
-NUM_DISTINCT = np.zeros(NCARDS, dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_SHIFT = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+PATTERN_VALUE = np.zeros((NUM_CARDS, 8, MAX_PATTERN_CELLS), dtype=np.int64)
+DISTINCT_TS = np.zeros((NUM_CARDS, 8), dtype=np.int64)
+NUM_DISTINCT = np.zeros(NUM_CARDS, dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _t in range(8):
         _n = PATTERN_SIZE[_c]
         PATTERN_SHIFT[_c, _t, :_n], PATTERN_VALUE[_c, _t, :_n] = image_shifts(PATTERN_CELLS[_c, _t, :_n], 4)
@@ -545,8 +552,8 @@ MAX_MONUMENTS_DEALT = 2
 ACTIONS = ActionBlocks("tiny_towns actions", [
     ("construct", 8 * 8 * 16),      # 128 * slot + 16 * transform + anchor square
     ("square", 16),
-    ("resource", NRES),
-    ("type", NTYPES),
+    ("resource", NUM_RESOURCES),
+    ("type", NUM_TYPES),
     ("keep", MAX_MONUMENTS_DEALT),
     ("pass", 1),
     ("set_aside", 1),
@@ -569,7 +576,7 @@ PHASE_NAMES = ("keep", "name", "choose", "take", "dest", "swap", "swap_square", 
 PH_KEEP, PH_NAME, PH_CHOOSE, PH_TAKE, PH_DEST, PH_SWAP, PH_SWAP_SQUARE, PH_BUILD, PH_TOKEN, \
     PH_BUILD_RESOURCE, PH_GROVE_TYPE, PH_GROVE_SQUARE, PH_GUILD_TARGET, PH_GUILD_TYPE, PH_OPALEYE_TYPE, \
     PH_OPALEYE_SQUARE, PH_GAME_OVER = range(len(PHASE_NAMES))
-NPHASES = len(PHASE_NAMES)
+NUM_PHASES = len(PHASE_NAMES)
 # stages of a round
 ST_KEEP, ST_NAME, ST_COMMIT, ST_BUILD, ST_END = range(5)
 # return targets after a BUILD_RESOURCE step
@@ -582,18 +589,18 @@ CFG_TOWN_HALL = CONFIG.add("town_hall")              # 0 standard, 1 town hall
 CFG_MONUMENTS = CONFIG.add("monuments")
 CFG_CAVE_RULE = CONFIG.add("cave_rule")
 CFG_FIRST_PLAYER = CONFIG.add("first_player")        # -1 random
-CFG_CARDS = CONFIG.add("cards", (NTYPES,))           # card per colour deck, -1 random (slot 0 unused)
+CFG_CARDS = CONFIG.add("cards", (NUM_TYPES,))           # card per colour deck, -1 random (slot 0 unused)
 CONFIG_SIZE = CONFIG.size
 
 # ------------------------------------------------------------------------ state layout
-MAXP = 6
+MAX_SEATS = 6
 # one player's record (offsets inside the record)
 PLAYER = Layout("tiny_towns player record")
 O_CUBE = PLAYER.add("cube", (16,))                    # loose cube per square, -1 none
 O_BUILDING = PLAYER.add("building", (16,))            # card per square, -1 none
 O_BUILDING_RES = PLAYER.add("building_resource", (16,))   # Factory/Bank/Statue cube, -1 none
 O_PLACED_ROUND = PLAYER.add("placed_round", (16,))    # round a building was placed
-O_WAREHOUSE = PLAYER.add("warehouse", (16, NRES))     # Warehouse stock per square and resource
+O_WAREHOUSE = PLAYER.add("warehouse", (16, NUM_RESOURCES))     # Warehouse stock per square and resource
 O_STATUS = PLAYER.add("status")                       # 0 still building, 1 complete
 O_DONE_ROUND = PLAYER.add("done_round")               # round the town was completed
 O_MB_TURNS = PLAYER.add("master_builder_turns")
@@ -602,7 +609,7 @@ O_DEALT = PLAYER.add("dealt_monuments", (MAX_MONUMENTS_DEALT,))
 O_KEPT = PLAYER.add("kept_monument")
 O_MONUMENT_BUILT = PLAYER.add("monument_built")
 O_SHRINE = PLAYER.add("shrine_value")
-O_OPALEYE_ASIDE = PLAYER.add("opaleye_aside", (NTYPES,))   # set-aside flags per type
+O_OPALEYE_ASIDE = PLAYER.add("opaleye_aside", (NUM_TYPES,))   # set-aside flags per type
 O_BUILT_TYPES = PLAYER.add("built_types")             # bitmask of types constructed this round
 O_COMMITTED = PLAYER.add("committed")
 O_PEND_OFFERED = PLAYER.add("pending_offered")        # resource offered / chosen this round
@@ -625,22 +632,22 @@ G_ROUND = STATE.add("round")
 G_PHASE = STATE.add("phase")
 G_ACTOR = STATE.add("actor")
 G_STAGE = STATE.add("stage")
-G_ORDER = STATE.add("turn_order", (MAXP,))
+G_ORDER = STATE.add("turn_order", (MAX_SEATS,))
 G_ORDER_LEN = STATE.add("turn_order_len")
 G_ORDER_POS = STATE.add("turn_order_pos")
 G_MASTER_BUILDER = STATE.add("master_builder")
 G_MAYOR = STATE.add("mayor")
 G_RESOURCE = STATE.add("round_resource")              # public resource of the round (named / drawn), -1 otherwise
 G_TH_FREE_ROUND = STATE.add("town_hall_free_round")   # town hall: 0 drawn, 1 free
-G_UNSEEN = STATE.add("unseen", (NRES,))               # unseen cards per resource (town hall since last shuffle; solo face-down)
+G_UNSEEN = STATE.add("unseen", (NUM_RESOURCES,))               # unseen cards per resource (town hall since last shuffle; solo face-down)
 G_DRAWS_LEFT = STATE.add("draws_left")                # town hall draws left before a reshuffle
-G_DISPLAY = STATE.add("solo_display", (NRES,))        # solo display counts
+G_DISPLAY = STATE.add("solo_display", (NUM_RESOURCES,))        # solo display counts
 G_NEVER_SEEN = STATE.add("solo_never_seen")           # solo: face-down cards never seen
 G_UNDER_DECK = STATE.add("solo_under_deck", (15,))    # solo known cards under the deck, in order
 G_UNDER_DECK_LEN = STATE.add("solo_under_deck_len")
 G_SOLO_TAKEN = STATE.add("solo_taken")                # solo: resource of the card taken this round
 G_RNG = STATE.add("rng", (2,))
-G_CARDS_IN_PLAY = STATE.add("cards_in_play", (NTYPES,))   # card in play per type
+G_CARDS_IN_PLAY = STATE.add("cards_in_play", (NUM_TYPES,))   # card in play per type
 G_TOKEN_CARD = STATE.add("token_card")                # construction waiting for its token
 G_TOKEN_VACATED = STATE.add("token_vacated")          # bitmask of vacated squares
 G_TOKEN_ANYWHERE = STATE.add("token_anywhere")        # token may go on any empty square
@@ -653,20 +660,22 @@ G_OPALEYE_MOVED = STATE.add("opaleye_moved")
 G_OPALEYE_OWNER = STATE.add("opaleye_owner")
 G_OPALEYE_TYPES_LEFT = STATE.add("opaleye_types_left")    # bitmask
 G_OPALEYE_TYPE = STATE.add("opaleye_type")
-G_FACE_UP = STATE.add("town_hall_face_up", (NRES,))   # town hall face-up discards since the last shuffle
+G_FACE_UP = STATE.add("town_hall_face_up", (NUM_RESOURCES,))   # town hall face-up discards since the last shuffle
 G_GROVE_TYPE = STATE.add("grove_type")
 G_OPALEYE_STARTED = STATE.add("opaleye_started")
 # Each player's record as the other seats see it during the build stage: a copy taken when
 # the placements are revealed.  A player's constructions of the round go to its own record
 # only and reach the others' views (observation, text, pictures, their build offers) when the
 # last builder is done (rules R6); outside the build stage the copy is not read.
-G_SHOWN = STATE.add("shown_players", (MAXP, PLAYER_SIZE))
-G_PLAYERS = STATE.add("players", (MAXP, PLAYER_SIZE))
+G_SHOWN = STATE.add("shown_players", (MAX_SEATS, PLAYER_SIZE))
+G_PLAYERS = STATE.add("players", (MAX_SEATS, PLAYER_SIZE))
 # scratch tail (carries no game information): the bitboards of _build_key; init shuffles
 # the monument pool here
 SCRATCH_KEY = STATE.add("scratch_key", (16,), scratch=True)
-KEY_WILD = SCRATCH_KEY + NRES       # _build_key's wild and loose-cube bitboards follow its
-KEY_CUBES = SCRATCH_KEY + NRES + 1  # NRES resource bitboards
+KEY_WILD = SCRATCH_KEY + NUM_RESOURCES       # _build_key's wild and loose-cube bitboards follow its
+KEY_CUBES = SCRATCH_KEY + NUM_RESOURCES + 1  # NUM_RESOURCES resource bitboards
+SCRATCH_SCORE_PARTS = STATE.add("scratch_score_parts", (NUM_CARDS + 2,), scratch=True)   # scores' breakdown
+SCRATCH_RANK_KEYS = STATE.add("scratch_rank_keys", (MAX_SEATS, 4), scratch=True)          # ranks' keys per seat
 SCRATCH_SIZE = STATE.scratch_size
 assert NUM_MONUMENTS <= SCRATCH_SIZE      # init deals the monuments from a pool in the scratch tail
 STATE_SIZE = STATE.size
@@ -680,80 +689,6 @@ BUILD_CONTEXT = np.array([G_PHASE, G_ACTOR, G_ORDER_POS, G_TOKEN_CARD, G_TOKEN_V
 IDLE_CONTEXT = np.array([PH_BUILD, 0, 0, -1, 0, 0, -1, RET_BUILD, 0, 0, -1, 0, -1, -1], dtype=np.int64)
 CONTEXT_FIRST_IDLE = 3      # phase, actor and turn order position are not reset
 
-# ------------------------------------------------------------------ observation layout
-ROUND_NORM = 100.0
-# one player's piece, seen from the observer (offsets inside the piece); squares planes:
-PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
-    0, 1, 1 + NRES, 1 + NRES + NTYPES, 2 + NRES + NTYPES, 2 + 2 * NRES + NTYPES, 2 + 3 * NRES + NTYPES
-OBS_PLANES = PLANE_PLACED + 1
-_PLAYER_OBS_FIELDS = (
-    ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
-    ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
-    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NTYPES,)),
-    ("committed", ()),
-)
-PLAYER_OBS = Layout("tiny_towns player observation")
-for _name, _shape in _PLAYER_OBS_FIELDS:
-    PLAYER_OBS.add(_name, _shape)
-P_SQUARES = PLAYER_OBS.offset("squares")
-P_PRESENT = PLAYER_OBS.offset("present")
-P_BUILDING = PLAYER_OBS.offset("building")
-P_COMPLETE = PLAYER_OBS.offset("complete")
-P_DONE_ROUND = PLAYER_OBS.offset("done_round")
-P_MB_TURNS = PLAYER_OBS.offset("master_builder_turns")
-P_HAMMER = PLAYER_OBS.offset("hammer")
-P_CAVE_LEFT = PLAYER_OBS.offset("cave_uses_left")
-P_MONUMENT = PLAYER_OBS.offset("monument_built")
-P_SHRINE = PLAYER_OBS.offset("shrine_value")
-P_OPALEYE = PLAYER_OBS.offset("opaleye_aside")
-P_COMMITTED = PLAYER_OBS.offset("committed")
-OBS_PLAYER = PLAYER_OBS.size
-
-OBS = Layout("tiny_towns observation")      # every part in [0, 1]
-for _i in range(MAXP):
-    for _name, _shape in _PLAYER_OBS_FIELDS:
-        _off = OBS.add(f"player{_i}_{_name}", _shape)
-        assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
-# public
-OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
-OBS_NUM_PLAYERS = OBS.add("num_players", (MAXP,))
-OBS_TOWN_HALL = OBS.add("town_hall")
-OBS_SOLO = OBS.add("solo")
-OBS_MONUMENTS = OBS.add("monuments")
-OBS_CAVE_RULE = OBS.add("cave_rule")
-OBS_ROUND = OBS.add("round")
-OBS_PHASE = OBS.add("phase", (NPHASES + 1,))           # last: "another player is placing"
-OBS_ACTOR = OBS.add("actor", (MAXP,))
-OBS_RESOURCE = OBS.add("round_resource", (NRES,))
-OBS_IMPOSED = OBS.add("imposed_on_me")
-OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
-OBS_UNSEEN = OBS.add("unseen", (NRES,))
-OBS_DRAWS_LEFT = OBS.add("draws_left")
-OBS_FACE_UP = OBS.add("face_up_discards", (NRES,))
-OBS_DISPLAY = OBS.add("solo_display", (NRES,))
-OBS_NEVER_SEEN = OBS.add("solo_never_seen")
-OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NRES))
-OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
-# private
-OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
-OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
-OBS_PEND_OFFERED = OBS.add("pending_offered", (NRES,))
-OBS_PEND_RESOURCE = OBS.add("pending_resource", (NRES,))
-OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
-OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NRES,))
-OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
-OBS_COMMITTED = OBS.add("committed")
-# step context (public, except another player's build step: hidden until the reveal)
-OBS_TOKEN_CARD = OBS.add("token_card", (NCARDS,))
-OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
-OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
-OBS_GROVE_TYPE = OBS.add("grove_type", (NTYPES,))
-OBS_GUILD_LEFT = OBS.add("guild_left")
-OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
-OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NTYPES,))
-OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
-OBS_SIZE = OBS.size
-
 
 # ============================================================================ helpers
 @njit(cache=True)
@@ -763,7 +698,7 @@ def _player_base(p):
 
 # Viewers of a player's record besides a seat (see seen_base).
 EVERYTHING = -1     # everything as it stands, hidden constructions included
-TABLE = MAXP        # what every seat sees: the public table
+TABLE = MAX_SEATS        # what every seat sees: the public table
 
 
 @njit(cache=True)
@@ -876,7 +811,7 @@ def _draw_weighted(state, off, n):
     return rng.draw_from_counts(state, G_RNG, off, n)
 
 
-# ===================================================================== construction
+# ======================================================================= construction
 @njit(cache=True, **JIT_ONLY)
 def _build_key(state, p):
     """p's construction key as bitboards (bit q: square q) in the scratch tail: at
@@ -887,7 +822,7 @@ def _build_key(state, p):
     b = _player_base(p)
     wild = 0
     cubes = 0
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[SCRATCH_KEY + r] = 0
     for q in range(16):
         v = state[b + O_CUBE + q]
@@ -896,14 +831,14 @@ def _build_key(state, p):
             cubes |= 1 << q
         elif state[b + O_BUILDING + q] == C_TPOST:
             wild |= 1 << q
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[SCRATCH_KEY + r] |= wild
     state[KEY_WILD] = wild
     state[KEY_CUBES] = cubes
     # How many squares hold each resource 0..4 and wilds (5), 5 bits per count packed in
     # one integer: no array to allocate (cold start and run time).
-    have = _popcount(wild) << (5 * NRES)
-    for r in range(NRES):
+    have = _popcount(wild) << (5 * NUM_RESOURCES)
+    for r in range(NUM_RESOURCES):
         have += _popcount(state[SCRATCH_KEY + r] & ~wild) << (5 * r)
     return have
 
@@ -913,11 +848,11 @@ def _enough_cubes(have, card):
     """The counts ``have`` of :func:`_build_key` cover ``card``'s pattern, wilds filling the
     gaps: a cheap necessary condition before the placement search."""
     short = 0
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         h = (have >> (5 * r)) & 31
         if PATTERN_NEED[card, r] > h:
             short += PATTERN_NEED[card, r] - h
-    return short <= have >> (5 * NRES)
+    return short <= have >> (5 * NUM_RESOURCES)
 
 
 @njit(cache=True)
@@ -934,8 +869,8 @@ def _slot_card(state, p, slot):
 
 
 # resources of each card's pattern, by type (the same in every transform)
-PATTERN_NEED = np.zeros((NCARDS, 5), dtype=np.int64)
-for _c in range(NCARDS):
+PATTERN_NEED = np.zeros((NUM_CARDS, 5), dtype=np.int64)
+for _c in range(NUM_CARDS):
     for _k in range(PATTERN_SIZE[_c]):
         PATTERN_NEED[_c, PATTERN_CELLS[_c, 0, _k, 2]] += 1
 
@@ -1008,7 +943,7 @@ def _construct_mask(state, p, mask):
     return n
 
 
-# ======================================================================= commitments
+# ======================================================================== commitments
 @njit(cache=True, **JIT_ONLY)
 def _factory_swap(state, p, x):
     """p has an active Factory holding x."""
@@ -1025,16 +960,16 @@ def _commit_mask(state, p, ph, mask):
     b = _player_base(p)
     if ph == PH_CHOOSE:
         if state[G_SOLO]:
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if state[G_DISPLAY + r] > 0:
                     mask[A_RESOURCE + r] = 1
         else:
             m = _naming_mask(state, p)
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if m >> r & 1:
                     mask[A_RESOURCE + r] = 1
     elif ph == PH_TAKE:
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             mask[A_RESOURCE + r] = 1
     elif ph == PH_DEST:
         imp = state[b + O_PEND_IMPOSED]
@@ -1058,7 +993,7 @@ def _commit_mask(state, p, ph, mask):
             mask[A_PASS] = 1          # padding step: the cube did not go to a Warehouse
         else:
             if _n_empty(state, p) > 0:
-                for r in range(NRES):
+                for r in range(NUM_RESOURCES):
                     if state[b + O_WAREHOUSE + q * 5 + r] > 0:
                         mask[A_RESOURCE + r] = 1
             if _warehouse_count(state, p, q) < WAREHOUSE_CAP:
@@ -1197,7 +1132,7 @@ def _reveal(state):
         state[b + O_PEND_STAGE] = -1
 
 
-# ========================================================================= rounds
+# ============================================================================= rounds
 @njit(cache=True, **JIT_ONLY)
 def _start_round(state):
     state[G_ROUND] += 1
@@ -1225,11 +1160,11 @@ def _start_round(state):
         else:
             state[G_TH_FREE_ROUND] = 0
             if state[G_DRAWS_LEFT] == 0:
-                for i in range(NRES):
+                for i in range(NUM_RESOURCES):
                     state[G_UNSEEN + i] = TH_DECK_PER
                     state[G_FACE_UP + i] = 0
                 state[G_DRAWS_LEFT] = TH_DRAWS
-            state[G_RESOURCE] = _draw_weighted(state, G_UNSEEN, NRES)
+            state[G_RESOURCE] = _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)
             state[G_DRAWS_LEFT] -= 1
         state[G_STAGE] = ST_COMMIT
     else:
@@ -1370,7 +1305,7 @@ def _run(state):
                         state[G_UNDER_DECK + state[G_UNDER_DECK_LEN]] = state[G_SOLO_TAKEN]
                         state[G_UNDER_DECK_LEN] += 1
                     if state[G_NEVER_SEEN] > 0:
-                        r = _draw_weighted(state, G_UNSEEN, NRES)
+                        r = _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)
                         state[G_NEVER_SEEN] -= 1
                     else:
                         r = state[G_UNDER_DECK]
@@ -1412,7 +1347,7 @@ def _opaleye_next(state):
                 b = _player_base(p)
                 cons = state[_player_base((p + 1) % n) + O_BUILT_TYPES] | state[_player_base((p + n - 1) % n) + O_BUILT_TYPES]
                 pend = 0
-                for k in range(NTYPES):
+                for k in range(NUM_TYPES):
                     if state[b + O_OPALEYE_ASIDE + k] and (cons >> k) & 1:
                         pend |= 1 << k
                 state[G_OPALEYE_OWNER] = p
@@ -1436,7 +1371,7 @@ def _opaleye_next(state):
     return False
 
 
-# ======================================================================= buildings
+# ========================================================================== buildings
 @njit(cache=True)
 def _put_building(state, p, q, card):
     b = _player_base(p)
@@ -1444,7 +1379,7 @@ def _put_building(state, p, q, card):
     state[b + O_CUBE + q] = -1
     state[b + O_BUILDING_RES + q] = -1
     state[b + O_PLACED_ROUND + q] = state[G_ROUND]
-    for r in range(NRES):
+    for r in range(NUM_RESOURCES):
         state[b + O_WAREHOUSE + q * 5 + r] = 0
 
 
@@ -1502,7 +1437,379 @@ def _type_allowed(state, p, k, replacing_bank):
     return True
 
 
-# ============================================================================ API
+# ============================================================================ scoring
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
+    """Score of a town (no loose cubes) for a given fed bitmask; parts[card], parts[NUM_CARDS]=empty."""
+    for i in range(NUM_CARDS + 1):
+        parts[i] = 0
+    cnt = np.zeros(NUM_CARDS, dtype=np.int64)
+    for q in range(16):
+        if bld[q] >= 0:
+            cnt[bld[q]] += 1
+    mausoleum = cnt[M_MAUSOLEUM] > 0
+    fedw = 0
+    for q in range(16):
+        if (fed >> q) & 1:
+            fedw += BARRETT_WEIGHT if bld[q] == M_BARRETT else 1
+    tot = 0
+    for q in range(16):
+        c = bld[q]
+        if c < 0:
+            continue
+        r = q // 4
+        col = q % 4
+        v = 0
+        if c == C_COTTAGE:
+            if (fed >> q) & 1:
+                v = COTTAGE_FED_VP
+            elif mausoleum:
+                v = MAUSOLEUM_UNFED
+        elif c == M_BARRETT:
+            if (fed >> q) & 1:
+                v = BARRETT_FED_VP
+        elif c == C_WELL or c == C_FOUNTAIN or c == C_MILLSTONE or c == C_ABBEY or c == C_TEMPLE \
+                or c == C_BAKERY or c == M_MANDRAS:
+            w = 0
+            grey = False
+            redyel = False
+            redblack = False
+            bgy = False
+            fw = 0
+            tmask = 0
+            tk = np.zeros(4, dtype=np.int64)
+            nk = 0
+            for d in range(4):
+                rr = r + (-1, 0, 1, 0)[d]
+                cc = col + (0, 1, 0, -1)[d]
+                if rr < 0 or rr > 3 or cc < 0 or cc > 3:
+                    continue
+                nq = rr * 4 + cc
+                nc = bld[nq]
+                if nc < 0:
+                    continue
+                ty = CARD_TYPE[nc]
+                if nc == C_COTTAGE:
+                    w += 1
+                    if (fed >> nq) & 1:
+                        fw += 1
+                elif nc == M_BARRETT:
+                    w += BARRETT_WEIGHT
+                    if (fed >> nq) & 1:
+                        fw += BARRETT_WEIGHT
+                if ty < NUM_TYPES:
+                    if (FOUNTAIN_TYPES >> ty) & 1:
+                        grey = True
+                    if (MILLSTONE_TYPES >> ty) & 1:
+                        redyel = True
+                    if (BAKERY_TYPES >> ty) & 1:
+                        redblack = True
+                    if (ABBEY_TYPES >> ty) & 1:
+                        bgy = True
+                key = TYPE_KEY[nc]
+                new = True
+                for j in range(nk):
+                    if tk[j] == key:
+                        new = False
+                if new:
+                    tk[nk] = key
+                    nk += 1
+            if c == C_WELL:
+                v = w
+            elif c == C_FOUNTAIN:
+                v = FOUNTAIN_VP if grey else 0
+            elif c == C_MILLSTONE:
+                v = MILLSTONE_VP if redyel else 0
+            elif c == C_ABBEY:
+                v = 0 if bgy else ABBEY_VP
+            elif c == C_TEMPLE:
+                v = TEMPLE_VP if fw >= TEMPLE_MIN else 0
+            elif c == C_BAKERY:
+                v = BAKERY_VP if redblack else 0
+            else:
+                v = MANDRAS_PER * nk
+        elif c == C_CHAPEL:
+            v = fedw
+        elif c == C_CLOISTER:
+            k = 0
+            for qq in range(16):
+                if bld[qq] == C_CLOISTER and CORNER[qq]:
+                    k += 1
+            v = min(k, CLOISTER_MAX)
+        elif c == C_INN:
+            alone = True
+            for qq in range(16):
+                if qq != q and (qq // 4 == r or qq % 4 == col) and bld[qq] >= 0 and CARD_TYPE[bld[qq]] == CARD_TYPE[C_INN]:
+                    alone = False
+            v = INN_VP if alone else 0
+        elif c == C_FEAST:
+            if solo:
+                v = FEAST_SOLO
+            else:
+                v = FEAST_MORE if cnt[C_FEAST] > fh_right else FEAST_BASE
+        elif c == C_THEATER:
+            tk = np.zeros(6, dtype=np.int64)
+            nk = 0
+            for qq in range(16):
+                if qq != q and (qq // 4 == r or qq % 4 == col) and bld[qq] >= 0 and CARD_TYPE[bld[qq]] != THEATER_EXCLUDED:
+                    key = TYPE_KEY[bld[qq]]
+                    new = True
+                    for j in range(nk):
+                        if tk[j] == key:
+                            new = False
+                    if new:
+                        tk[nk] = key
+                        nk += 1
+            v = nk
+        elif c == C_MARKET:
+            kr = 0
+            kc = 0
+            for qq in range(16):
+                if bld[qq] == C_MARKET:
+                    if qq // 4 == r:
+                        kr += 1
+                    if qq % 4 == col:
+                        kc += 1
+            v = max(kr, kc)
+        elif c == C_TAILOR:
+            k = 0
+            for qq in range(16):
+                if bld[qq] == C_TAILOR and CENTRE[qq]:
+                    k += 1
+            v = TAILOR_BASE + k
+        elif c == C_WAREHOUSE:
+            v = -wh[q]
+        elif c == M_ARCHIVE or c == M_SKYBATHS:
+            seen = 0
+            for qq in range(16):
+                if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NUM_TYPES:
+                    seen |= 1 << TYPE_KEY[bld[qq]]
+            k = _popcount(seen)
+            v = k if c == M_ARCHIVE else SKYBATHS_PER * (NUM_TYPES - k)
+        elif c == M_SHRINE:
+            v = shrine_val
+        elif c == M_STARLOOM:
+            v = STAR_VP[min(max(star_place, 1), 8)]
+        elif c == M_SILVA:
+            best = 0
+            for s in range(16):
+                if bld[s] < 0:
+                    continue
+                # flood fill over same type key
+                seen = 1 << s
+                stack = 1 << s
+                size = 0
+                key = TYPE_KEY[bld[s]]
+                while stack:
+                    x = 0
+                    while not (stack >> x) & 1:
+                        x += 1
+                    stack &= ~(1 << x)
+                    size += 1
+                    xr = x // 4
+                    xc = x % 4
+                    for d in range(4):
+                        rr = xr + (-1, 0, 1, 0)[d]
+                        cc = xc + (0, 1, 0, -1)[d]
+                        if rr < 0 or rr > 3 or cc < 0 or cc > 3:
+                            continue
+                        nq = rr * 4 + cc
+                        if not (seen >> nq) & 1 and bld[nq] >= 0 and TYPE_KEY[bld[nq]] == key:
+                            seen |= 1 << nq
+                            stack |= 1 << nq
+                if size > best:
+                    best = size
+            v = SILVA_BASE + best
+        else:
+            v = FLAT_VP[c]
+        if c == C_TAVERN or c == C_ALMSHOUSE:
+            v = 0
+        parts[c] += v
+        tot += v
+    if cnt[C_TAVERN] > 0:
+        v = TAVERN_VP[cnt[C_TAVERN]]
+        parts[C_TAVERN] = v
+        tot += v
+    if cnt[C_ALMSHOUSE] > 0:
+        v = ALMS_VP[cnt[C_ALMSHOUSE]]
+        parts[C_ALMSHOUSE] = v
+        tot += v
+    ne = 0
+    for q in range(16):
+        if bld[q] < 0:
+            ne += 1
+    v = ne * (EMPTY_VP_CATHEDRAL if cnt[M_CATHEDRAL] > 0 else EMPTY_VP)
+    parts[NUM_CARDS] = v
+    tot += v
+    return tot
+
+
+@njit(cache=True)
+def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
+    """Best-feeding score of one town: ``bld`` card per square (-1 none), ``wh`` Warehouse cubes
+    per square.  Writes the breakdown of the best feeding into ``parts`` (NUM_CARDS + 2 long:
+    per card, then empty squares, then the chosen fed bitmask) and returns the total."""
+    feedable = 0
+    fed0 = 0
+    ngh = 0
+    cap = 0
+    for q in range(16):
+        c = bld[q]
+        if c == C_COTTAGE or c == M_BARRETT:
+            feedable |= 1 << q
+    for q in range(16):
+        c = bld[q]
+        r = q // 4
+        col = q % 4
+        if c == C_GRANARY:
+            for dr in range(-1, 2):
+                for dc in range(-1, 2):
+                    rr = r + dr
+                    cc = col + dc
+                    if 0 <= rr < 4 and 0 <= cc < 4:
+                        fed0 |= 1 << (rr * 4 + cc)
+        elif c == C_ORCHARD:
+            for qq in range(16):
+                if qq // 4 == r or qq % 4 == col:
+                    fed0 |= 1 << qq
+        elif c == C_GREENHOUSE:
+            ngh += 1
+        elif c == C_FARM:
+            cap += FARM_CAP
+    fed0 &= feedable
+    # groups of feedable buildings
+    groups = np.zeros(16, dtype=np.int64)
+    ng = 0
+    left = feedable
+    while left:
+        s = 0
+        while not (left >> s) & 1:
+            s += 1
+        grp = 1 << s
+        stack = 1 << s
+        while stack:
+            x = 0
+            while not (stack >> x) & 1:
+                x += 1
+            stack &= ~(1 << x)
+            xr = x // 4
+            xc = x % 4
+            for d in range(4):
+                rr = xr + (-1, 0, 1, 0)[d]
+                cc = xc + (0, 1, 0, -1)[d]
+                if 0 <= rr < 4 and 0 <= cc < 4:
+                    nq = rr * 4 + cc
+                    if (feedable >> nq) & 1 and not (grp >> nq) & 1:
+                        grp |= 1 << nq
+                        stack |= 1 << nq
+        groups[ng] = grp
+        ng += 1
+        left &= ~grp
+    has_temple = False
+    for q in range(16):
+        if bld[q] == C_TEMPLE:
+            has_temple = True
+    tmp = np.zeros(NUM_CARDS + 1, dtype=np.int64)
+    best = -(1 << 40)
+    bestfed = 0
+    kg = min(ngh, ng)
+    for gm in range(1 << ng):
+        if _popcount(gm) != kg:
+            continue
+        fed1 = fed0
+        for j in range(ng):
+            if (gm >> j) & 1:
+                fed1 |= groups[j]
+        unfed = feedable & ~fed1
+        nu = _popcount(unfed)
+        k = min(cap, nu)
+        ulist = np.zeros(16, dtype=np.int64)
+        m = 0
+        has_barrett = False
+        for q in range(16):
+            if (unfed >> q) & 1:
+                ulist[m] = q
+                m += 1
+                if bld[q] == M_BARRETT:
+                    has_barrett = True
+        if k == nu or k == 0 or not (has_temple or has_barrett):
+            fed = fed1
+            for j in range(k):
+                fed |= 1 << ulist[j]
+            v = _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, tmp)
+            if v > best:
+                best = v
+                bestfed = fed
+            continue
+        # enumerate k-subsets of the unfed list (Gosper's hack)
+        sub = (1 << k) - 1
+        while sub < (1 << m):
+            fed = fed1
+            for j in range(m):
+                if (sub >> j) & 1:
+                    fed |= 1 << ulist[j]
+            v = _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, tmp)
+            if v > best:
+                best = v
+                bestfed = fed
+            c = sub & -sub
+            rr = sub + c
+            sub = (((rr ^ sub) >> 2) // c) | rr
+    _eval_town(bld, wh, bestfed, fh_right, solo, shrine_val, star_place, parts)
+    parts[NUM_CARDS + 1] = bestfed
+    return best
+
+
+@njit(cache=True)
+def _player_score(state, p, parts):
+    return score_seen(state, p, np.int64(EVERYTHING), parts)
+
+
+@njit(cache=True)
+def score_seen(state, p, viewer, parts):
+    """p's live score (as if the game ended now) as ``viewer`` (a seat, ``TABLE`` or
+    ``EVERYTHING``) knows it: the town, and the right neighbour's Feast Halls and the
+    completion places it depends on, as ``viewer`` sees them (R6).  ``parts`` as in
+    :func:`score_board`."""
+    b = seen_base(state, p, viewer)
+    return _town_score(state, p, state[b + O_BUILDING:b + O_BUILDING + 16], state[b + O_SHRINE], parts, viewer)
+
+
+@njit(cache=True)
+def _town_score(state, p, bld, shrine_val, parts, viewer):
+    """Score of p's town with the buildings ``bld`` (p's own, or a variant of them); the
+    rest of the table as ``viewer`` sees it."""
+    n = state[G_NUM_PLAYERS]
+    b = seen_base(state, p, viewer)
+    wh = np.zeros(16, dtype=np.int64)
+    for q in range(16):
+        for r in range(NUM_RESOURCES):
+            wh[q] += state[b + O_WAREHOUSE + q * 5 + r]
+    fh_right = 0
+    if n > 1:
+        br = seen_base(state, (p + n - 1) % n, viewer)
+        for q in range(16):
+            if state[br + O_BUILDING + q] == C_FEAST:
+                fh_right += 1
+    place = 1
+    mine = state[b + O_DONE_ROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
+    for j in range(n):
+        bj = seen_base(state, j, viewer)
+        if j != p and state[bj + O_STATUS] == 1 and state[bj + O_DONE_ROUND] < mine:
+            place += 1
+    return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
+
+
+# =========================================================================== contract
 @njit(cache=True)
 def init(state, config, seed):
     state[:] = 0
@@ -1513,7 +1820,7 @@ def init(state, config, seed):
     state[G_MONUMENTS] = config[CFG_MONUMENTS]
     state[G_CAVE_RULE] = config[CFG_CAVE_RULE]
     rng.seed_rng(state, G_RNG, seed)
-    for p in range(MAXP):
+    for p in range(MAX_SEATS):
         b = _player_base(p)
         for q in range(16):
             state[b + O_CUBE + q] = -1
@@ -1534,7 +1841,7 @@ def init(state, config, seed):
         state[b + O_PEND_STAGE] = -1
     # cards in play
     state[G_CARDS_IN_PLAY] = C_COTTAGE
-    for k in range(1, NTYPES):
+    for k in range(1, NUM_TYPES):
         c = config[CFG_CARDS + k]
         if c < 0:
             while True:
@@ -1565,10 +1872,10 @@ def init(state, config, seed):
     for i in range(15):
         state[G_UNDER_DECK + i] = -1
     if state[G_SOLO]:
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             state[G_UNSEEN + r] = SOLO_DECK_PER
         for i in range(SOLO_DISPLAY):
-            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NRES)] += 1
+            state[G_DISPLAY + _draw_weighted(state, G_UNSEEN, NUM_RESOURCES)] += 1
         state[G_NEVER_SEEN] = SOLO_DECK - SOLO_DISPLAY
     state[G_TOKEN_CARD] = -1
     state[G_OPALEYE_OWNER] = -1
@@ -1604,7 +1911,7 @@ def legal_mask(state, mask):
         mask[A_KEEP + 1] = 1
     elif ph == PH_NAME:
         m = _naming_mask(state, p)
-        for r in range(NRES):
+        for r in range(NUM_RESOURCES):
             if m >> r & 1:
                 mask[A_RESOURCE + r] = 1
     elif ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
@@ -1623,14 +1930,14 @@ def legal_mask(state, mask):
         q = state[G_RESOURCE_CELL]
         if state[b + O_BUILDING + q] == C_BANK:
             m = _bank_res_mask(state, p, q)
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 if not (m >> r) & 1:
                     mask[A_RESOURCE + r] = 1
         else:
-            for r in range(NRES):
+            for r in range(NUM_RESOURCES):
                 mask[A_RESOURCE + r] = 1
     elif ph == PH_GROVE_TYPE:
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if _type_allowed(state, p, k, np.bool_(False)):
                 mask[A_TYPE + k] = 1
     elif ph == PH_GROVE_SQUARE or ph == PH_OPALEYE_SQUARE:
@@ -1646,11 +1953,11 @@ def legal_mask(state, mask):
     elif ph == PH_GUILD_TYPE:
         q = state[G_GUILD_CELL]
         c = state[b + O_BUILDING + q]
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if k != CARD_TYPE[c] and _type_allowed(state, p, k, c == C_BANK):
                 mask[A_TYPE + k] = 1
     elif ph == PH_OPALEYE_TYPE:
-        for k in range(NTYPES):
+        for k in range(NUM_TYPES):
             if state[b + O_OPALEYE_ASIDE + k] == 0:
                 mask[A_TYPE + k] = 1
 
@@ -1831,381 +2138,9 @@ def _guild_continue(state, p):
     return True
 
 
-# =========================================================================== scoring
-@njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
-    """Score of a town (no loose cubes) for a given fed bitmask; parts[card], parts[NCARDS]=empty."""
-    for i in range(NCARDS + 1):
-        parts[i] = 0
-    cnt = np.zeros(NCARDS, dtype=np.int64)
-    for q in range(16):
-        if bld[q] >= 0:
-            cnt[bld[q]] += 1
-    mausoleum = cnt[M_MAUSOLEUM] > 0
-    fedw = 0
-    for q in range(16):
-        if (fed >> q) & 1:
-            fedw += BARRETT_WEIGHT if bld[q] == M_BARRETT else 1
-    tot = 0
-    for q in range(16):
-        c = bld[q]
-        if c < 0:
-            continue
-        r = q // 4
-        col = q % 4
-        v = 0
-        if c == C_COTTAGE:
-            if (fed >> q) & 1:
-                v = COTTAGE_FED_VP
-            elif mausoleum:
-                v = MAUSOLEUM_UNFED
-        elif c == M_BARRETT:
-            if (fed >> q) & 1:
-                v = BARRETT_FED_VP
-        elif c == C_WELL or c == C_FOUNTAIN or c == C_MILLSTONE or c == C_ABBEY or c == C_TEMPLE \
-                or c == C_BAKERY or c == M_MANDRAS:
-            w = 0
-            grey = False
-            redyel = False
-            redblack = False
-            bgy = False
-            fw = 0
-            tmask = 0
-            tk = np.zeros(4, dtype=np.int64)
-            nk = 0
-            for d in range(4):
-                rr = r + (-1, 0, 1, 0)[d]
-                cc = col + (0, 1, 0, -1)[d]
-                if rr < 0 or rr > 3 or cc < 0 or cc > 3:
-                    continue
-                nq = rr * 4 + cc
-                nc = bld[nq]
-                if nc < 0:
-                    continue
-                ty = CARD_TYPE[nc]
-                if nc == C_COTTAGE:
-                    w += 1
-                    if (fed >> nq) & 1:
-                        fw += 1
-                elif nc == M_BARRETT:
-                    w += BARRETT_WEIGHT
-                    if (fed >> nq) & 1:
-                        fw += BARRETT_WEIGHT
-                if ty < NTYPES:
-                    if (FOUNTAIN_TYPES >> ty) & 1:
-                        grey = True
-                    if (MILLSTONE_TYPES >> ty) & 1:
-                        redyel = True
-                    if (BAKERY_TYPES >> ty) & 1:
-                        redblack = True
-                    if (ABBEY_TYPES >> ty) & 1:
-                        bgy = True
-                key = TYPE_KEY[nc]
-                new = True
-                for j in range(nk):
-                    if tk[j] == key:
-                        new = False
-                if new:
-                    tk[nk] = key
-                    nk += 1
-            if c == C_WELL:
-                v = w
-            elif c == C_FOUNTAIN:
-                v = FOUNTAIN_VP if grey else 0
-            elif c == C_MILLSTONE:
-                v = MILLSTONE_VP if redyel else 0
-            elif c == C_ABBEY:
-                v = 0 if bgy else ABBEY_VP
-            elif c == C_TEMPLE:
-                v = TEMPLE_VP if fw >= TEMPLE_MIN else 0
-            elif c == C_BAKERY:
-                v = BAKERY_VP if redblack else 0
-            else:
-                v = MANDRAS_PER * nk
-        elif c == C_CHAPEL:
-            v = fedw
-        elif c == C_CLOISTER:
-            k = 0
-            for qq in range(16):
-                if bld[qq] == C_CLOISTER and CORNER[qq]:
-                    k += 1
-            v = min(k, CLOISTER_MAX)
-        elif c == C_INN:
-            alone = True
-            for qq in range(16):
-                if qq != q and (qq // 4 == r or qq % 4 == col) and bld[qq] >= 0 and CARD_TYPE[bld[qq]] == CARD_TYPE[C_INN]:
-                    alone = False
-            v = INN_VP if alone else 0
-        elif c == C_FEAST:
-            if solo:
-                v = FEAST_SOLO
-            else:
-                v = FEAST_MORE if cnt[C_FEAST] > fh_right else FEAST_BASE
-        elif c == C_THEATER:
-            tk = np.zeros(6, dtype=np.int64)
-            nk = 0
-            for qq in range(16):
-                if qq != q and (qq // 4 == r or qq % 4 == col) and bld[qq] >= 0 and CARD_TYPE[bld[qq]] != THEATER_EXCLUDED:
-                    key = TYPE_KEY[bld[qq]]
-                    new = True
-                    for j in range(nk):
-                        if tk[j] == key:
-                            new = False
-                    if new:
-                        tk[nk] = key
-                        nk += 1
-            v = nk
-        elif c == C_MARKET:
-            kr = 0
-            kc = 0
-            for qq in range(16):
-                if bld[qq] == C_MARKET:
-                    if qq // 4 == r:
-                        kr += 1
-                    if qq % 4 == col:
-                        kc += 1
-            v = max(kr, kc)
-        elif c == C_TAILOR:
-            k = 0
-            for qq in range(16):
-                if bld[qq] == C_TAILOR and CENTRE[qq]:
-                    k += 1
-            v = TAILOR_BASE + k
-        elif c == C_WAREHOUSE:
-            v = -wh[q]
-        elif c == M_ARCHIVE or c == M_SKYBATHS:
-            seen = 0
-            for qq in range(16):
-                if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NTYPES:
-                    seen |= 1 << TYPE_KEY[bld[qq]]
-            k = _popcount(seen)
-            v = k if c == M_ARCHIVE else SKYBATHS_PER * (NTYPES - k)
-        elif c == M_SHRINE:
-            v = shrine_val
-        elif c == M_STARLOOM:
-            v = STAR_VP[min(max(star_place, 1), 8)]
-        elif c == M_SILVA:
-            best = 0
-            for s in range(16):
-                if bld[s] < 0:
-                    continue
-                # flood fill over same type key
-                seen = 1 << s
-                stack = 1 << s
-                size = 0
-                key = TYPE_KEY[bld[s]]
-                while stack:
-                    x = 0
-                    while not (stack >> x) & 1:
-                        x += 1
-                    stack &= ~(1 << x)
-                    size += 1
-                    xr = x // 4
-                    xc = x % 4
-                    for d in range(4):
-                        rr = xr + (-1, 0, 1, 0)[d]
-                        cc = xc + (0, 1, 0, -1)[d]
-                        if rr < 0 or rr > 3 or cc < 0 or cc > 3:
-                            continue
-                        nq = rr * 4 + cc
-                        if not (seen >> nq) & 1 and bld[nq] >= 0 and TYPE_KEY[bld[nq]] == key:
-                            seen |= 1 << nq
-                            stack |= 1 << nq
-                if size > best:
-                    best = size
-            v = SILVA_BASE + best
-        else:
-            v = FLAT_VP[c]
-        if c == C_TAVERN or c == C_ALMSHOUSE:
-            v = 0
-        parts[c] += v
-        tot += v
-    if cnt[C_TAVERN] > 0:
-        v = TAVERN_VP[cnt[C_TAVERN]]
-        parts[C_TAVERN] = v
-        tot += v
-    if cnt[C_ALMSHOUSE] > 0:
-        v = ALMS_VP[cnt[C_ALMSHOUSE]]
-        parts[C_ALMSHOUSE] = v
-        tot += v
-    ne = 0
-    for q in range(16):
-        if bld[q] < 0:
-            ne += 1
-    v = ne * (EMPTY_VP_CATHEDRAL if cnt[M_CATHEDRAL] > 0 else EMPTY_VP)
-    parts[NCARDS] = v
-    tot += v
-    return tot
-
-
-@njit(cache=True)
-def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
-    """Best-feeding score of one town: ``bld`` card per square (-1 none), ``wh`` Warehouse cubes
-    per square.  Writes the breakdown of the best feeding into ``parts`` (NCARDS + 2 long:
-    per card, then empty squares, then the chosen fed bitmask) and returns the total."""
-    feedable = 0
-    fed0 = 0
-    ngh = 0
-    cap = 0
-    for q in range(16):
-        c = bld[q]
-        if c == C_COTTAGE or c == M_BARRETT:
-            feedable |= 1 << q
-    for q in range(16):
-        c = bld[q]
-        r = q // 4
-        col = q % 4
-        if c == C_GRANARY:
-            for dr in range(-1, 2):
-                for dc in range(-1, 2):
-                    rr = r + dr
-                    cc = col + dc
-                    if 0 <= rr < 4 and 0 <= cc < 4:
-                        fed0 |= 1 << (rr * 4 + cc)
-        elif c == C_ORCHARD:
-            for qq in range(16):
-                if qq // 4 == r or qq % 4 == col:
-                    fed0 |= 1 << qq
-        elif c == C_GREENHOUSE:
-            ngh += 1
-        elif c == C_FARM:
-            cap += FARM_CAP
-    fed0 &= feedable
-    # groups of feedable buildings
-    groups = np.zeros(16, dtype=np.int64)
-    ng = 0
-    left = feedable
-    while left:
-        s = 0
-        while not (left >> s) & 1:
-            s += 1
-        grp = 1 << s
-        stack = 1 << s
-        while stack:
-            x = 0
-            while not (stack >> x) & 1:
-                x += 1
-            stack &= ~(1 << x)
-            xr = x // 4
-            xc = x % 4
-            for d in range(4):
-                rr = xr + (-1, 0, 1, 0)[d]
-                cc = xc + (0, 1, 0, -1)[d]
-                if 0 <= rr < 4 and 0 <= cc < 4:
-                    nq = rr * 4 + cc
-                    if (feedable >> nq) & 1 and not (grp >> nq) & 1:
-                        grp |= 1 << nq
-                        stack |= 1 << nq
-        groups[ng] = grp
-        ng += 1
-        left &= ~grp
-    has_temple = False
-    for q in range(16):
-        if bld[q] == C_TEMPLE:
-            has_temple = True
-    tmp = np.zeros(NCARDS + 1, dtype=np.int64)
-    best = -(1 << 40)
-    bestfed = 0
-    kg = min(ngh, ng)
-    for gm in range(1 << ng):
-        if _popcount(gm) != kg:
-            continue
-        fed1 = fed0
-        for j in range(ng):
-            if (gm >> j) & 1:
-                fed1 |= groups[j]
-        unfed = feedable & ~fed1
-        nu = _popcount(unfed)
-        k = min(cap, nu)
-        ulist = np.zeros(16, dtype=np.int64)
-        m = 0
-        has_barrett = False
-        for q in range(16):
-            if (unfed >> q) & 1:
-                ulist[m] = q
-                m += 1
-                if bld[q] == M_BARRETT:
-                    has_barrett = True
-        if k == nu or k == 0 or not (has_temple or has_barrett):
-            fed = fed1
-            for j in range(k):
-                fed |= 1 << ulist[j]
-            v = _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, tmp)
-            if v > best:
-                best = v
-                bestfed = fed
-            continue
-        # enumerate k-subsets of the unfed list (Gosper's hack)
-        sub = (1 << k) - 1
-        while sub < (1 << m):
-            fed = fed1
-            for j in range(m):
-                if (sub >> j) & 1:
-                    fed |= 1 << ulist[j]
-            v = _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, tmp)
-            if v > best:
-                best = v
-                bestfed = fed
-            c = sub & -sub
-            rr = sub + c
-            sub = (((rr ^ sub) >> 2) // c) | rr
-    _eval_town(bld, wh, bestfed, fh_right, solo, shrine_val, star_place, parts)
-    parts[NCARDS + 1] = bestfed
-    return best
-
-
-@njit(cache=True)
-def _player_score(state, p, parts):
-    return score_seen(state, p, np.int64(EVERYTHING), parts)
-
-
-@njit(cache=True)
-def score_seen(state, p, viewer, parts):
-    """p's live score (as if the game ended now) as ``viewer`` (a seat, ``TABLE`` or
-    ``EVERYTHING``) knows it: the town, and the right neighbour's Feast Halls and the
-    completion places it depends on, as ``viewer`` sees them (R6).  ``parts`` as in
-    :func:`score_board`."""
-    b = seen_base(state, p, viewer)
-    return _town_score(state, p, state[b + O_BUILDING:b + O_BUILDING + 16], state[b + O_SHRINE], parts, viewer)
-
-
-@njit(cache=True)
-def _town_score(state, p, bld, shrine_val, parts, viewer):
-    """Score of p's town with the buildings ``bld`` (p's own, or a variant of them); the
-    rest of the table as ``viewer`` sees it."""
-    n = state[G_NUM_PLAYERS]
-    b = seen_base(state, p, viewer)
-    wh = np.zeros(16, dtype=np.int64)
-    for q in range(16):
-        for r in range(NRES):
-            wh[q] += state[b + O_WAREHOUSE + q * 5 + r]
-    fh_right = 0
-    if n > 1:
-        br = seen_base(state, (p + n - 1) % n, viewer)
-        for q in range(16):
-            if state[br + O_BUILDING + q] == C_FEAST:
-                fh_right += 1
-    place = 1
-    mine = state[b + O_DONE_ROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
-    for j in range(n):
-        bj = seen_base(state, j, viewer)
-        if j != p and state[bj + O_STATUS] == 1 and state[bj + O_DONE_ROUND] < mine:
-            place += 1
-    return score_board(bld, wh, fh_right, state[G_SOLO], shrine_val, place, parts)
-
-
 @njit(cache=True)
 def scores(state, out):
-    parts = np.zeros(NCARDS + 2, dtype=np.int64)
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NUM_CARDS + 2]
     for p in range(state[G_NUM_PLAYERS]):
         out[p] = _player_score(state, p, parts)
 
@@ -2230,253 +2165,104 @@ def _tie_keys(state, p):
 
 @njit(cache=True)
 def ranks(state, out):
+    """Score decides, then the tie-breaks of :func:`_tie_keys` in order; a tie on all of
+    them is shared."""
     n = state[G_NUM_PLAYERS]
-    sc = np.zeros(n, dtype=np.int64)
-    scores(state, sc)
-    k1 = np.zeros(n, dtype=np.int64)
-    k2 = np.zeros(n, dtype=np.int64)
-    k3 = np.zeros(n, dtype=np.int64)
+    keys = state[SCRATCH_RANK_KEYS:SCRATCH_RANK_KEYS + MAX_SEATS * 4].reshape((MAX_SEATS, 4))
+    parts = state[SCRATCH_SCORE_PARTS:SCRATCH_SCORE_PARTS + NUM_CARDS + 2]
     for p in range(n):
-        a, bb, c = _tie_keys(state, p)
-        k1[p] = a
-        k2[p] = bb
-        k3[p] = c
-    for p in range(n):
-        rk = 1
-        for j in range(n):
-            if j == p:
-                continue
-            better = False
-            if sc[j] != sc[p]:
-                better = sc[j] > sc[p]
-            elif k1[j] != k1[p]:
-                better = k1[j] > k1[p]
-            elif k2[j] != k2[p]:
-                better = k2[j] > k2[p]
-            elif k3[j] != k3[p]:
-                better = k3[j] > k3[p]
-            if better:
-                rk += 1
-        out[p] = rk
+        keys[p, 0] = _player_score(state, p, parts)
+        keys[p, 1], keys[p, 2], keys[p, 3] = _tie_keys(state, p)
+    ranks_lexicographic(keys, n, out)
 
 
-# ==================================================================== greedy potential
-# Heuristic weights, not rules data (only ``potential`` reads them).  EST_VP: the VP a
-# building of each card typically adds to a town, context-dependent scores taken at a
-# middling value and 0-VP utility cards valued for what they enable.
-_EST = {"Cottage": 3.0, "Farm": 1.0, "Granary": 1.0, "Greenhouse": 1.0, "Orchard": 1.0,
-        "Well": 1.0, "Fountain": 1.0, "Millstone": 1.0, "Shed": 1.0,
-        "Chapel": 2.5, "Abbey": 2.5, "Cloister": 2.0, "Temple": 2.5,
-        "Tavern": 3.5, "Almshouse": 2.0, "Inn": 2.5, "Feast Hall": 2.5,
-        "Theater": 3.0, "Bakery": 2.0, "Market": 2.0, "Tailor": 2.0,
-        "Factory": 1.0, "Bank": 4.0, "Trading Post": 1.5, "Warehouse": 0.5}
-EST_VP = np.zeros(NCARDS, dtype=np.float64)
-for _i in range(NCARDS):
-    EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NUM_BUILDING_CARDS else max(4.0, float(FLAT_VP[_i]))
-POT_POWER = 1.5     # a placement with k of its n cubes is worth (k / n) ** POT_POWER of a built one
-POT_READY = 0.5     # a complete pattern is not built yet, and may score less in context
-POT_EMPTY = 1.0     # an empty square can still take a useful cube (it scores -1 like a cube)
-POT_UNFED = 1.5     # an unfed Cottage (Barrett Castle: BARRETT_WEIGHT) may be fed later
-POT_SHARE = np.zeros((MAX_PATTERN_CELLS + 1, MAX_PATTERN_CELLS + 1), dtype=np.float64)    # [cells, cubes missing]
-for _n in range(1, MAX_PATTERN_CELLS + 1):
-    for _m in range(_n + 1):
-        POT_SHARE[_n, _m] = POT_READY * ((_n - _m) / _n) ** POT_POWER
-K_WILD = 5          # pattern key of a Trading Post (stands for any resource)
-K_BLOCKED = 6       # pattern key of any other building
+# ======================================================================== observation
+# ------------------------------------------------------------------ observation layout
+ROUND_NORM = 100.0
+# one player's piece, seen from the observer (offsets inside the piece); squares planes:
+PLANE_EMPTY, PLANE_CUBE, PLANE_TYPE, PLANE_MONUMENT, PLANE_BUILDING_RES, PLANE_WAREHOUSE, PLANE_PLACED = \
+    0, 1, 1 + NUM_RESOURCES, 1 + NUM_RESOURCES + NUM_TYPES, 2 + NUM_RESOURCES + NUM_TYPES, 2 + 2 * NUM_RESOURCES + NUM_TYPES, 2 + 3 * NUM_RESOURCES + NUM_TYPES
+OBS_PLANES = PLANE_PLACED + 1
+_PLAYER_OBS_FIELDS = (
+    ("squares", (16, OBS_PLANES)), ("present", ()), ("building", ()), ("complete", ()),
+    ("done_round", ()), ("master_builder_turns", ()), ("hammer", ()), ("cave_uses_left", ()),
+    ("monument_built", (NUM_MONUMENTS,)), ("shrine_value", ()), ("opaleye_aside", (NUM_TYPES,)),
+    ("committed", ()),
+)
+PLAYER_OBS = Layout("tiny_towns player observation")
+for _name, _shape in _PLAYER_OBS_FIELDS:
+    PLAYER_OBS.add(_name, _shape)
+P_SQUARES = PLAYER_OBS.offset("squares")
+P_PRESENT = PLAYER_OBS.offset("present")
+P_BUILDING = PLAYER_OBS.offset("building")
+P_COMPLETE = PLAYER_OBS.offset("complete")
+P_DONE_ROUND = PLAYER_OBS.offset("done_round")
+P_MB_TURNS = PLAYER_OBS.offset("master_builder_turns")
+P_HAMMER = PLAYER_OBS.offset("hammer")
+P_CAVE_LEFT = PLAYER_OBS.offset("cave_uses_left")
+P_MONUMENT = PLAYER_OBS.offset("monument_built")
+P_SHRINE = PLAYER_OBS.offset("shrine_value")
+P_OPALEYE = PLAYER_OBS.offset("opaleye_aside")
+P_COMMITTED = PLAYER_OBS.offset("committed")
+OBS_PLAYER = PLAYER_OBS.size
+
+OBS = Layout("tiny_towns observation")      # every part in [0, 1]
+for _i in range(MAX_SEATS):
+    for _name, _shape in _PLAYER_OBS_FIELDS:
+        _off = OBS.add(f"player{_i}_{_name}", _shape)
+        assert _off == _i * OBS_PLAYER + PLAYER_OBS.offset(_name)
+# public
+OBS_CARDS = OBS.add("cards_in_play", (NUM_BUILDING_CARDS,))
+OBS_NUM_PLAYERS = OBS.add("num_players", (MAX_SEATS,))
+OBS_TOWN_HALL = OBS.add("town_hall")
+OBS_SOLO = OBS.add("solo")
+OBS_MONUMENTS = OBS.add("monuments")
+OBS_CAVE_RULE = OBS.add("cave_rule")
+OBS_ROUND = OBS.add("round")
+OBS_PHASE = OBS.add("phase", (NUM_PHASES + 1,))           # last: "another player is placing"
+OBS_ACTOR = OBS.add("actor", (MAX_SEATS,))
+OBS_RESOURCE = OBS.add("round_resource", (NUM_RESOURCES,))
+OBS_IMPOSED = OBS.add("imposed_on_me")
+OBS_TH_ROUND = OBS.add("town_hall_round", (2,))       # drawn, free
+OBS_UNSEEN = OBS.add("unseen", (NUM_RESOURCES,))
+OBS_DRAWS_LEFT = OBS.add("draws_left")
+OBS_FACE_UP = OBS.add("face_up_discards", (NUM_RESOURCES,))
+OBS_DISPLAY = OBS.add("solo_display", (NUM_RESOURCES,))
+OBS_NEVER_SEEN = OBS.add("solo_never_seen")
+OBS_UNDER_DECK = OBS.add("solo_under_deck", (15, NUM_RESOURCES))
+OBS_UNDER_DECK_LEN = OBS.add("solo_under_deck_len")
+# private
+OBS_DEALT = OBS.add("dealt_monuments", (NUM_MONUMENTS,))
+OBS_KEPT = OBS.add("kept_monument", (NUM_MONUMENTS,))
+OBS_PEND_OFFERED = OBS.add("pending_offered", (NUM_RESOURCES,))
+OBS_PEND_RESOURCE = OBS.add("pending_resource", (NUM_RESOURCES,))
+OBS_PEND_DEST = OBS.add("pending_dest", (17,))          # 16 = set aside
+OBS_PEND_SWAP_RES = OBS.add("pending_swap_resource", (NUM_RESOURCES,))
+OBS_PEND_SWAP_SQUARE = OBS.add("pending_swap_square", (16,))
+OBS_COMMITTED = OBS.add("committed")
+# step context (public, except another player's build step: hidden until the reveal)
+OBS_TOKEN_CARD = OBS.add("token_card", (NUM_CARDS,))
+OBS_TOKEN_VACATED = OBS.add("token_vacated", (16,))
+OBS_TOKEN_ANYWHERE = OBS.add("token_anywhere")
+OBS_GROVE_TYPE = OBS.add("grove_type", (NUM_TYPES,))
+OBS_GUILD_LEFT = OBS.add("guild_left")
+OBS_GUILD_REPLACED = OBS.add("guild_replaced", (16,))
+OBS_OPALEYE_TYPE = OBS.add("opaleye_type", (NUM_TYPES,))
+OBS_RESOURCE_CELL = OBS.add("resource_cell", (16,))
+OBS_SIZE = OBS.size
 
 
-@njit(cache=True)
-def _pot_key(state, p, key):
-    """p's squares as pattern keys (-1 empty, 0..4 cube), p's committed cube already on."""
-    b = _player_base(p)
-    for q in range(16):
-        v = state[b + O_CUBE + q]
-        c = state[b + O_BUILDING + q]
-        if c >= 0:
-            v = K_WILD if c == C_TPOST else K_BLOCKED
-        key[q] = v
-    if state[b + O_COMMITTED]:
-        q = state[b + O_PEND_DEST]
-        if 0 <= q < 16 and key[q] == -1:
-            key[q] = state[b + O_PEND_RESOURCE]
-        if state[b + O_PEND_SWAP_SQUARE] >= 0:
-            key[state[b + O_PEND_SWAP_SQUARE]] = state[b + O_PEND_SWAP_RES]
-
-
-@njit(cache=True)
-def _pattern_value(key, cards, worths, ncards, credit):
-    """Loose cubes credited with their best share of a pattern they can still complete, plus
-    the empty squares.  A placement is open when each cell holds its cube, a wild or nothing;
-    its card's worth times POT_SHARE of the cubes it lacks is split over the cubes it has, so
-    a cube gains by joining fuller patterns.  A cube in no open placement is dead."""
-    for q in range(16):
-        credit[q] = 0.0
-    for i in range(ncards):
-        card = cards[i]
-        n = PATTERN_SIZE[card]
-        worth = worths[i]
-        for t in range(8):
-            if TRANSFORM_DISTINCT[card, t] == 0:
-                continue
-            for r0 in range(5 - TRANSFORM_BOX[card, t, 0]):
-                for c0 in range(5 - TRANSFORM_BOX[card, t, 1]):
-                    have = 0
-                    miss = 0
-                    for j in range(n):
-                        v = key[(r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]]
-                        if v == PATTERN_CELLS[card, t, j, 2]:
-                            have += 1
-                        elif v == -1:
-                            miss += 1
-                        elif v != K_WILD:
-                            have = -1
-                            break
-                    if have <= 0:
-                        continue
-                    share = worth * POT_SHARE[n, miss] / have
-                    for j in range(n):
-                        q = (r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]
-                        if key[q] == PATTERN_CELLS[card, t, j, 2] and share > credit[q]:
-                            credit[q] = share
-    v = 0.0
-    for q in range(16):
-        v += credit[q]
-        if key[q] == -1:
-            v += POT_EMPTY
-    return v
-
-
-@njit(cache=True)
-def _to_place(state, p):
-    """Bitmask of the resources p still puts on its board this round (0: none pending)."""
-    if state[G_STAGE] != ST_COMMIT:
-        return 0
-    b = _player_base(p)
-    if state[b + O_COMMITTED]:
-        return 0
-    pending = False
-    for i in range(state[G_ORDER_POS], state[G_ORDER_LEN]):
-        if state[G_ORDER + i] == p:
-            pending = True
-    if not pending:
-        return 0
-    if state[G_ACTOR] == p and state[b + O_PEND_RESOURCE] >= 0:
-        return 1 << state[b + O_PEND_RESOURCE]
-    if state[G_SOLO]:
-        m = 0
-        for r in range(NRES):
-            if state[G_DISPLAY + r] > 0:
-                m |= 1 << r
-        return m
-    if state[G_TOWN_HALL] == 1 and state[G_TH_FREE_ROUND] == 1:
-        return _naming_mask(state, p)
-    x = state[G_RESOURCE]
-    if x < 0:
-        return 0
-    if (state[G_TOWN_HALL] == 1 or p != state[G_MASTER_BUILDER]) and _factory_swap(state, p, x):
-        return 31
-    return 1 << x
-
-
-@njit(cache=True)
-def _unfed(bld, fed):
-    """Weight of the unfed Cottages (Barrett Castle counts BARRETT_WEIGHT)."""
-    n = 0
-    for q in range(16):
-        if not (fed >> q) & 1:
-            if bld[q] == C_COTTAGE:
-                n += 1
-            elif bld[q] == M_BARRETT:
-                n += BARRETT_WEIGHT
-    return n
-
-
-@njit(cache=True)
-def potential(state, p):
-    """Points p's position promises that ``scores`` (the live town score: buildings as they
-    stand, -1 per square without a building) does not count yet; for greedy baselines.
-
-    * Pattern progress: every loose cube earns its best share of an open placement (any of
-      the 8 transforms; Trading Posts are wild) of a card p may build.  A placement
-      holding k of its n cells is worth POT_READY * (k / n) ** POT_POWER of the card's worth,
-      split over its cubes: EST_VP + 1 (the building's square stops scoring -1) +
-      POT_EMPTY per other square it frees, and for the red card (COTTAGE_FED_VP - POT_UNFED)
-      per unfed Cottage it could feed (up to FARM_CAP).  A cube that fits no open placement
-      is dead and earns nothing.
-    * POT_EMPTY per empty square (room for future cubes); POT_UNFED per unfed Cottage.
-    * A cube p still has to place this round (its resource known: named, drawn, or its own
-      choice) is put on the empty square where this value is highest; p's committed but
-      unrevealed cube counts on its square.
-    * While p holds the token of a construction: the best real score gain (``score_board``)
-      over the legal token squares, unfed Cottages and the square's POT_EMPTY included.
-    A complete town promises nothing more."""
-    b = _player_base(p)
-    if state[b + O_STATUS] == 1:
-        return 0.0
-    parts = np.zeros(NCARDS + 2, dtype=np.int64)
-    bld = state[b + O_BUILDING:b + O_BUILDING + 16]
-    cur = _town_score(state, p, bld, state[b + O_SHRINE], parts, np.int64(EVERYTHING))
-    unfed = _unfed(bld, parts[NCARDS + 1])
-    cards = np.empty(8, dtype=np.int64)
-    worths = np.empty(8, dtype=np.float64)
-    nc = 0
-    for slot in range(8):
-        c = _slot_card(state, p, slot)
-        if c >= 0:
-            cards[nc] = c
-            # a building stops its square scoring -1 and frees the other squares of its
-            # pattern; a red one also feeds waiting Cottages
-            worths[nc] = EST_VP[c] + 1.0 + POT_EMPTY * (PATTERN_SIZE[c] - 1)
-            if slot == 1:
-                worths[nc] += (COTTAGE_FED_VP - POT_UNFED) * min(unfed, FARM_CAP)
-            nc += 1
-    key = np.empty(16, dtype=np.int64)
-    credit = np.empty(16, dtype=np.float64)
-    _pot_key(state, p, key)
-    rmask = _to_place(state, p)
-    best = -1e18
-    if rmask:
-        for q in range(16):
-            if key[q] != -1:
-                continue
-            for r in range(NRES):
-                if (rmask >> r) & 1:
-                    key[q] = r
-                    best = max(best, _pattern_value(key, cards, worths, nc, credit))
-            key[q] = -1
-    if best == -1e18:
-        best = _pattern_value(key, cards, worths, nc, credit)
-    if state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p:
-        card = state[G_TOKEN_CARD]
-        shrine = state[b + O_SHRINE]
-        if card == M_SHRINE:
-            shrine = SHRINE_VP[min(_count_buildings(state, p) + 1, 16)]
-        alt = bld.copy()
-        gain = -1e18
-        for q in range(16):
-            if not ((state[G_TOKEN_VACATED] >> q) & 1 or (state[G_TOKEN_ANYWHERE] and _is_empty(state, p, q))):
-                continue
-            alt[q] = card
-            v = _town_score(state, p, alt, shrine, parts, np.int64(EVERYTHING))
-            gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NCARDS + 1]) - unfed) - POT_EMPTY)
-            alt[q] = -1
-        if gain > -1e18:
-            best += gain
-    return best + POT_UNFED * unfed
-
-
-# ======================================================================= observation
 @njit(cache=True)
 def public_phase(state, viewer):
     """The current decision as ``viewer`` (a seat or ``TABLE``) sees it: its ``PH_*``, but
-    ``NPHASES`` ("another player is placing") for a step of another player's secret
+    ``NUM_PHASES`` ("another player is placing") for a step of another player's secret
     placement, and ``PH_BUILD`` for any step of another player's hidden build step (which
     construction or on-build choice it is stays hidden until the reveal, R6)."""
     ph = state[G_PHASE]
     if state[G_ACTOR] == viewer or state[G_SOLO] or ph == PH_GAME_OVER:
         return ph
     if ph >= PH_CHOOSE and ph <= PH_SWAP_SQUARE:
-        return np.int64(NPHASES)
+        return np.int64(NUM_PHASES)
     if _builds_hidden(state):
         return np.int64(PH_BUILD)
     return ph
@@ -2494,7 +2280,7 @@ def observe(state, player, out):
     out[:] = 0.0
     n = state[G_NUM_PLAYERS]
     r = state[G_ROUND]
-    for rel in range(MAXP):
+    for rel in range(MAX_SEATS):
         if rel < n:
             p = (player + rel) % n
             b = seen_base(state, p, player)     # another player's constructions of the round: hidden
@@ -2514,7 +2300,7 @@ def observe(state, player, out):
                         out[base + PLANE_MONUMENT] = 1.0
                     if state[b + O_BUILDING_RES + q] >= 0:
                         out[base + PLANE_BUILDING_RES + state[b + O_BUILDING_RES + q]] = 1.0
-                    for k in range(NRES):
+                    for k in range(NUM_RESOURCES):
                         out[base + PLANE_WAREHOUSE + k] = state[b + O_WAREHOUSE + q * 5 + k] / 3.0
                     if state[b + O_PLACED_ROUND + q] == r:
                         out[base + PLANE_PLACED] = 1.0
@@ -2528,11 +2314,11 @@ def observe(state, player, out):
             if state[b + O_MONUMENT_BUILT]:
                 out[o + P_MONUMENT + state[b + O_KEPT] - NUM_BUILDING_CARDS] = 1.0
                 out[o + P_SHRINE] = state[b + O_SHRINE] / 8.0
-            for k in range(NTYPES):
+            for k in range(NUM_TYPES):
                 out[o + P_OPALEYE + k] = state[b + O_OPALEYE_ASIDE + k]
             out[o + P_COMMITTED] = state[b + O_COMMITTED]
     # public
-    for k in range(NTYPES):
+    for k in range(NUM_TYPES):
         out[OBS_CARDS + state[G_CARDS_IN_PLAY + k]] = 1.0
     out[OBS_NUM_PLAYERS + n - 1] = 1.0
     out[OBS_TOWN_HALL] = state[G_TOWN_HALL]
@@ -2553,15 +2339,15 @@ def observe(state, player, out):
     if state[G_TOWN_HALL] == 1:
         out[OBS_TH_ROUND + state[G_TH_FREE_ROUND]] = 1.0
     if not state[G_SOLO]:
-        for k in range(NRES):
+        for k in range(NUM_RESOURCES):
             out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0 if state[G_TOWN_HALL] == 1 else 0.0
     else:
-        for k in range(NRES):
+        for k in range(NUM_RESOURCES):
             out[OBS_UNSEEN + k] = state[G_UNSEEN + k] / 3.0
     out[OBS_DRAWS_LEFT] = state[G_DRAWS_LEFT] / 10.0
-    for k in range(NRES):
+    for k in range(NUM_RESOURCES):
         out[OBS_FACE_UP + k] = state[G_FACE_UP + k] / 3.0
-    for k in range(NRES):
+    for k in range(NUM_RESOURCES):
         out[OBS_DISPLAY + k] = state[G_DISPLAY + k] / 3.0
     out[OBS_NEVER_SEEN] = state[G_NEVER_SEEN] / 12.0
     for i in range(15):
@@ -2611,7 +2397,7 @@ def observe(state, player, out):
     return OBS_SIZE
 
 
-# ================================================================ hidden information
+# ================================================================= hidden information
 @njit(cache=True)
 def reseed(state, seed):
     rng.seed_rng(state, G_RNG, seed)
@@ -2712,7 +2498,7 @@ def determinize(state, observer, seed):
                     state[_player_base(p) + i] = state[G_SHOWN + p * PLAYER_SIZE + i]
     # monuments the observer has not seen
     if state[G_MONUMENTS]:
-        seen = np.zeros(NCARDS, dtype=np.int64)
+        seen = np.zeros(NUM_CARDS, dtype=np.int64)
         for i in range(2):
             if state[ob + O_DEALT + i] >= 0:
                 seen[state[ob + O_DEALT + i]] = 1
@@ -2722,7 +2508,7 @@ def determinize(state, observer, seed):
                 seen[state[b + O_KEPT]] = 1
         pool = np.empty(NUM_MONUMENTS, dtype=np.int64)
         m = 0
-        for i in range(NUM_BUILDING_CARDS, NCARDS):
+        for i in range(NUM_BUILDING_CARDS, NUM_CARDS):
             if seen[i] == 0 and not (state[G_SOLO] and SOLO_REMOVED[i]):
                 pool[m] = i
                 m += 1
@@ -2788,3 +2574,209 @@ def determinize(state, observer, seed):
         else:
             for i in range(nctx):
                 state[BUILD_CONTEXT[i]] = saved[i]
+
+
+# =================================================================== greedy heuristic
+# Heuristic weights, not rules data (only ``potential`` reads them).  EST_VP: the VP a
+# building of each card typically adds to a town, context-dependent scores taken at a
+# middling value and 0-VP utility cards valued for what they enable.
+_EST = {"Cottage": 3.0, "Farm": 1.0, "Granary": 1.0, "Greenhouse": 1.0, "Orchard": 1.0,
+        "Well": 1.0, "Fountain": 1.0, "Millstone": 1.0, "Shed": 1.0,
+        "Chapel": 2.5, "Abbey": 2.5, "Cloister": 2.0, "Temple": 2.5,
+        "Tavern": 3.5, "Almshouse": 2.0, "Inn": 2.5, "Feast Hall": 2.5,
+        "Theater": 3.0, "Bakery": 2.0, "Market": 2.0, "Tailor": 2.0,
+        "Factory": 1.0, "Bank": 4.0, "Trading Post": 1.5, "Warehouse": 0.5}
+EST_VP = np.zeros(NUM_CARDS, dtype=np.float64)
+for _i in range(NUM_CARDS):
+    EST_VP[_i] = _EST[CARD_NAMES[_i]] if _i < NUM_BUILDING_CARDS else max(4.0, float(FLAT_VP[_i]))
+POT_POWER = 1.5     # a placement with k of its n cubes is worth (k / n) ** POT_POWER of a built one
+POT_READY = 0.5     # a complete pattern is not built yet, and may score less in context
+POT_EMPTY = 1.0     # an empty square can still take a useful cube (it scores -1 like a cube)
+POT_UNFED = 1.5     # an unfed Cottage (Barrett Castle: BARRETT_WEIGHT) may be fed later
+POT_SHARE = np.zeros((MAX_PATTERN_CELLS + 1, MAX_PATTERN_CELLS + 1), dtype=np.float64)    # [cells, cubes missing]
+for _n in range(1, MAX_PATTERN_CELLS + 1):
+    for _m in range(_n + 1):
+        POT_SHARE[_n, _m] = POT_READY * ((_n - _m) / _n) ** POT_POWER
+K_WILD = 5          # pattern key of a Trading Post (stands for any resource)
+K_BLOCKED = 6       # pattern key of any other building
+
+
+@njit(cache=True)
+def _pot_key(state, p, key):
+    """p's squares as pattern keys (-1 empty, 0..4 cube), p's committed cube already on."""
+    b = _player_base(p)
+    for q in range(16):
+        v = state[b + O_CUBE + q]
+        c = state[b + O_BUILDING + q]
+        if c >= 0:
+            v = K_WILD if c == C_TPOST else K_BLOCKED
+        key[q] = v
+    if state[b + O_COMMITTED]:
+        q = state[b + O_PEND_DEST]
+        if 0 <= q < 16 and key[q] == -1:
+            key[q] = state[b + O_PEND_RESOURCE]
+        if state[b + O_PEND_SWAP_SQUARE] >= 0:
+            key[state[b + O_PEND_SWAP_SQUARE]] = state[b + O_PEND_SWAP_RES]
+
+
+@njit(cache=True)
+def _pattern_value(key, cards, worths, ncards, credit):
+    """Loose cubes credited with their best share of a pattern they can still complete, plus
+    the empty squares.  A placement is open when each cell holds its cube, a wild or nothing;
+    its card's worth times POT_SHARE of the cubes it lacks is split over the cubes it has, so
+    a cube gains by joining fuller patterns.  A cube in no open placement is dead."""
+    for q in range(16):
+        credit[q] = 0.0
+    for i in range(ncards):
+        card = cards[i]
+        n = PATTERN_SIZE[card]
+        worth = worths[i]
+        for t in range(8):
+            if TRANSFORM_DISTINCT[card, t] == 0:
+                continue
+            for r0 in range(5 - TRANSFORM_BOX[card, t, 0]):
+                for c0 in range(5 - TRANSFORM_BOX[card, t, 1]):
+                    have = 0
+                    miss = 0
+                    for j in range(n):
+                        v = key[(r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]]
+                        if v == PATTERN_CELLS[card, t, j, 2]:
+                            have += 1
+                        elif v == -1:
+                            miss += 1
+                        elif v != K_WILD:
+                            have = -1
+                            break
+                    if have <= 0:
+                        continue
+                    share = worth * POT_SHARE[n, miss] / have
+                    for j in range(n):
+                        q = (r0 + PATTERN_CELLS[card, t, j, 0]) * 4 + c0 + PATTERN_CELLS[card, t, j, 1]
+                        if key[q] == PATTERN_CELLS[card, t, j, 2] and share > credit[q]:
+                            credit[q] = share
+    v = 0.0
+    for q in range(16):
+        v += credit[q]
+        if key[q] == -1:
+            v += POT_EMPTY
+    return v
+
+
+@njit(cache=True)
+def _to_place(state, p):
+    """Bitmask of the resources p still puts on its board this round (0: none pending)."""
+    if state[G_STAGE] != ST_COMMIT:
+        return 0
+    b = _player_base(p)
+    if state[b + O_COMMITTED]:
+        return 0
+    pending = False
+    for i in range(state[G_ORDER_POS], state[G_ORDER_LEN]):
+        if state[G_ORDER + i] == p:
+            pending = True
+    if not pending:
+        return 0
+    if state[G_ACTOR] == p and state[b + O_PEND_RESOURCE] >= 0:
+        return 1 << state[b + O_PEND_RESOURCE]
+    if state[G_SOLO]:
+        m = 0
+        for r in range(NUM_RESOURCES):
+            if state[G_DISPLAY + r] > 0:
+                m |= 1 << r
+        return m
+    if state[G_TOWN_HALL] == 1 and state[G_TH_FREE_ROUND] == 1:
+        return _naming_mask(state, p)
+    x = state[G_RESOURCE]
+    if x < 0:
+        return 0
+    if (state[G_TOWN_HALL] == 1 or p != state[G_MASTER_BUILDER]) and _factory_swap(state, p, x):
+        return 31
+    return 1 << x
+
+
+@njit(cache=True)
+def _unfed(bld, fed):
+    """Weight of the unfed Cottages (Barrett Castle counts BARRETT_WEIGHT)."""
+    n = 0
+    for q in range(16):
+        if not (fed >> q) & 1:
+            if bld[q] == C_COTTAGE:
+                n += 1
+            elif bld[q] == M_BARRETT:
+                n += BARRETT_WEIGHT
+    return n
+
+
+@njit(cache=True)
+def potential(state, p):
+    """Points p's position promises that ``scores`` (the live town score: buildings as they
+    stand, -1 per square without a building) does not count yet; for greedy baselines.
+
+    * Pattern progress: every loose cube earns its best share of an open placement (any of
+      the 8 transforms; Trading Posts are wild) of a card p may build.  A placement
+      holding k of its n cells is worth POT_READY * (k / n) ** POT_POWER of the card's worth,
+      split over its cubes: EST_VP + 1 (the building's square stops scoring -1) +
+      POT_EMPTY per other square it frees, and for the red card (COTTAGE_FED_VP - POT_UNFED)
+      per unfed Cottage it could feed (up to FARM_CAP).  A cube that fits no open placement
+      is dead and earns nothing.
+    * POT_EMPTY per empty square (room for future cubes); POT_UNFED per unfed Cottage.
+    * A cube p still has to place this round (its resource known: named, drawn, or its own
+      choice) is put on the empty square where this value is highest; p's committed but
+      unrevealed cube counts on its square.
+    * While p holds the token of a construction: the best real score gain (``score_board``)
+      over the legal token squares, unfed Cottages and the square's POT_EMPTY included.
+    A complete town promises nothing more."""
+    b = _player_base(p)
+    if state[b + O_STATUS] == 1:
+        return 0.0
+    parts = np.zeros(NUM_CARDS + 2, dtype=np.int64)
+    bld = state[b + O_BUILDING:b + O_BUILDING + 16]
+    cur = _town_score(state, p, bld, state[b + O_SHRINE], parts, np.int64(EVERYTHING))
+    unfed = _unfed(bld, parts[NUM_CARDS + 1])
+    cards = np.empty(8, dtype=np.int64)
+    worths = np.empty(8, dtype=np.float64)
+    nc = 0
+    for slot in range(8):
+        c = _slot_card(state, p, slot)
+        if c >= 0:
+            cards[nc] = c
+            # a building stops its square scoring -1 and frees the other squares of its
+            # pattern; a red one also feeds waiting Cottages
+            worths[nc] = EST_VP[c] + 1.0 + POT_EMPTY * (PATTERN_SIZE[c] - 1)
+            if slot == 1:
+                worths[nc] += (COTTAGE_FED_VP - POT_UNFED) * min(unfed, FARM_CAP)
+            nc += 1
+    key = np.empty(16, dtype=np.int64)
+    credit = np.empty(16, dtype=np.float64)
+    _pot_key(state, p, key)
+    rmask = _to_place(state, p)
+    best = -1e18
+    if rmask:
+        for q in range(16):
+            if key[q] != -1:
+                continue
+            for r in range(NUM_RESOURCES):
+                if (rmask >> r) & 1:
+                    key[q] = r
+                    best = max(best, _pattern_value(key, cards, worths, nc, credit))
+            key[q] = -1
+    if best == -1e18:
+        best = _pattern_value(key, cards, worths, nc, credit)
+    if state[G_PHASE] == PH_TOKEN and state[G_ACTOR] == p:
+        card = state[G_TOKEN_CARD]
+        shrine = state[b + O_SHRINE]
+        if card == M_SHRINE:
+            shrine = SHRINE_VP[min(_count_buildings(state, p) + 1, 16)]
+        alt = bld.copy()
+        gain = -1e18
+        for q in range(16):
+            if not ((state[G_TOKEN_VACATED] >> q) & 1 or (state[G_TOKEN_ANYWHERE] and _is_empty(state, p, q))):
+                continue
+            alt[q] = card
+            v = _town_score(state, p, alt, shrine, parts, np.int64(EVERYTHING))
+            gain = max(gain, v - cur + POT_UNFED * (_unfed(alt, parts[NUM_CARDS + 1]) - unfed) - POT_EMPTY)
+            alt[q] = -1
+        if gain > -1e18:
+            best += gain
+    return best + POT_UNFED * unfed
+

@@ -47,8 +47,8 @@ class Pos:
         self.supply = [s[K.SUPPLY + p] for p in range(self.n)]
         self.reserve = [s[K.RESERVE + p] for p in range(self.n)]
         self.roofs = {"residential": s[K.ROOFS_LEFT], "commercial": s[K.ROOFS_LEFT + 1]}
-        self.revealed = [[c + 1 for c in range(K.NCON) if s[K.REVEALED + p * K.NCON + c]] for p in range(self.n)]
-        self.held = [[c + 1 for c in range(K.NCON) if s[K.HELD + p * K.NCON + c]] for p in range(self.n)]
+        self.revealed = [[c + 1 for c in range(K.NUM_CONTRACTS) if s[K.REVEALED + p * K.NUM_CONTRACTS + c]] for p in range(self.n)]
+        self.held = [[c + 1 for c in range(K.NUM_CONTRACTS) if s[K.HELD + p * K.NUM_CONTRACTS + c]] for p in range(self.n)]
 
     # ------------------------------------------------------------ basics
     def nbrs(self, d):

@@ -13,7 +13,7 @@ from agents.players.az import AZAgent, AZPolicyAgent
 from agents.players.az_search import (SearchParams, Workspace, default_params, root_stats,
                                       search_functions)
 from kernels import outcome
-from kernels.playout import new_generator
+from kernels.rng import new_generator
 
 GAME = "kingdomino_duel_v0"
 

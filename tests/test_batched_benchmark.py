@@ -13,11 +13,12 @@ def test_batch_size_table_has_a_positive_rate_per_size_and_thread():
     assert all(float(c.replace(",", "")) > 0 for c in cells[2:]) and len(cells) == 4
 
 
-@pytest.mark.parametrize("flag", [["--num-envs", "0"], ["--batch-sizes", "64", "0"]])
-def test_batch_sizes_below_one_are_refused(flag, capsys):
+@pytest.mark.parametrize("flag, message", [(["--num-envs", "0"], "--num-envs: must be a positive integer"),
+                                           (["--batch-sizes", "64", "0"], "batch sizes must be at least 1")])
+def test_batch_sizes_below_one_are_refused(flag, message, capsys):
     with pytest.raises(SystemExit):
         batched.main(["--games"] + flag)
-    assert "batch sizes must be at least 1" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_best_of_keeps_each_measures_best_round_and_takes_turns():

@@ -8,6 +8,7 @@ import envs
 from envs.between_two_cities import Spec, score_cities, score_city
 from kernels import between_two_cities as K
 from kernels import playout
+from kernels.rng import new_generator
 from tests import driver
 from tests import reference_between_two_cities as REF
 
@@ -102,7 +103,7 @@ def test_r9_shop_example():
 
 def _taverns(*counts):
     """Tavern-set points of a city holding ``counts`` of the four tavern kinds, in order."""
-    kc = np.zeros(K.N_KINDS, dtype=np.int64)
+    kc = np.zeros(K.NUM_KINDS, dtype=np.int64)
     kc[K.TAVERN_KINDS] = counts
     return K._tavern_sets(kc)
 
@@ -560,9 +561,9 @@ def _tile_total(st):
             singles[t] += n
         else:
             dup[t - 9] += n
-    for x in st[K.SINGLE_SUPPLY + st[K.SINGLES_DRAWN]: K.SINGLE_SUPPLY + K.N_SINGLES]:
+    for x in st[K.SINGLE_SUPPLY + st[K.SINGLES_DRAWN]: K.SINGLE_SUPPLY + K.NUM_SINGLES]:
         singles[x] += 1
-    for x in st[K.DUPLEX_SUPPLY + st[K.DUPLEXES_DRAWN]: K.DUPLEX_SUPPLY + K.N_DUPLEX]:
+    for x in st[K.DUPLEX_SUPPLY + st[K.DUPLEXES_DRAWN]: K.DUPLEX_SUPPLY + K.NUM_DUPLEXES]:
         dup[x] += 1
     for s in range(K.MAX_SEATS):
         for t in range(33):
@@ -677,7 +678,7 @@ def _check_pass_memory(st):
         return
     n = int(st[K.NUM_PARTICIPANTS])
     d = int(K._round_pass_dir(st, rnd))
-    before = np.zeros(K.N_TILES, dtype=np.int64)
+    before = np.zeros(K.NUM_TILE_CODES, dtype=np.int64)
     for s in range(n):
         K._hand_before_picks(st, (s + d) % n, before)
         assert np.array_equal(st[K.PASSED_LAST + s * 33: K.PASSED_LAST + s * 33 + 33], before)
@@ -839,7 +840,7 @@ def test_random_playout_speed_smoke():
     st = np.zeros(cfg.state_size, dtype=np.int64)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     K.init(st, cfg.config, 1)
-    gen = playout.new_generator(1)
+    gen = new_generator(1)
     # the same loop as kernels.playout.random_playout, compiled here without numba's
     # on-disk cache (the shared cached one breaks when its cache index names kernels
     # of other processes: ReferenceError "underlying object has vanished")
@@ -961,7 +962,7 @@ def test_automaton_choice_matches_reference():
             for a in (1, 2):
                 if st[K.HANDS + a * 33: K.HANDS + a * 33 + 33].sum() < 2:
                     continue
-                for card in rs.choice(K.N_CARDS, 4, replace=False):
+                for card in rs.choice(K.NUM_AUTOMA_CARDS, 4, replace=False):
                     for col, city in ((0, 0 if a == 1 else 2), (1, 1)):
                         got = K._automaton_choice(st, a, int(card), col, city)
                         assert got == REF.ref_automaton_choice(st, a, int(card), col, city)
@@ -1072,7 +1073,7 @@ def test_potential_values_chosen_tiles_and_orders_picks():
     st, cfg = _pot_state(c0=["p...", "....", "....", "...."])
     base = _pot(st, 0)
     # the pick: a park (completes the pair in city 0) beats a shop or an office
-    st[K.HANDS: K.HANDS + K.N_TILES] = 0
+    st[K.HANDS: K.HANDS + K.NUM_TILE_CODES] = 0
     st[K.HANDS + LET["p"]] = st[K.HANDS + LET["s"]] = st[K.HANDS + LET["o"]] = 1
     after = {}
     for k in "pso":
@@ -1151,7 +1152,7 @@ def _reference_denial(st, p, rho):
     over the tiles of the other seat's hand, a tile held twice counting twice; 0 unless
     at least two of its tiles are left after that seat's pending picks."""
     q = 1 - p
-    hand = [int(st[K.HANDS + q * K.N_TILES + t]) for t in range(K.N_TILES)]
+    hand = [int(st[K.HANDS + q * K.NUM_TILE_CODES + t]) for t in range(K.NUM_TILE_CODES)]
     if sum(hand) - (2 - int(st[K.PICKS_MADE + q])) < 2:
         return 0.0
     lc, rc = 2 * p, 2 * p + 1

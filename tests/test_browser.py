@@ -261,6 +261,24 @@ def test_play_a_game_by_clicking_until_the_final_scores(browser, server):
     assert browser.js("document.querySelectorAll('#moves li').length") == len(record["actions"])
 
 
+def test_the_setup_form_reads_well(browser, server):
+    """Game titles and option labels in the form, and a number box wide enough for its
+    placeholder."""
+    browser.open(f"{server.url}/")
+    browser.wait("document.body.dataset.ready === '1'")
+    titles = browser.js("[...document.getElementById('game').options].map(o => o.textContent)")
+    assert titles[:2] == ["Kingdomino Duel", "Tiny Towns"]
+    browser.js("""(() => { const g = document.getElementById("game"); g.value = "tiny_towns_v0";
+        g.dispatchEvent(new Event("change")); })()""")
+    label = browser.js("document.querySelector('[data-option=\"first_player\"]').parentElement.textContent")
+    assert label.startswith("First player")
+    fits = browser.js("""(() => { const box = document.querySelector('[data-option="first_player"]');
+        const probe = document.createElement("span"); probe.style.font = getComputedStyle(box).font;
+        probe.textContent = box.placeholder; document.body.append(probe);
+        const room = box.clientWidth - probe.offsetWidth; probe.remove(); return room; })()""")
+    assert fits > 0, "the first_player box is narrower than its placeholder"
+
+
 def test_clicking_the_board_plays_the_move(browser, server):
     start_game(browser, server, "kingdomino_duel_v0", opponents=["random"])
     before = browser.js("document.body.dataset.counter")
@@ -303,6 +321,41 @@ def test_the_viewer_steps_with_the_arrow_keys(browser, tmp_path):
         assert text.endswith(move["seen"][0])
         assert move["seat"] != 0 or move["seen"][0] == label
     assert browser.js("document.getElementById('chart').innerHTML") == ""
+
+
+def test_the_viewer_shows_the_exact_seed_and_one_colour_per_seat(browser, tmp_path):
+    from envs import records
+    from envs.view import main
+    from test_viewer import random_record
+
+    seed = 1234567890123209511            # above 2**53: a JavaScript number ends in ...209500
+    players = ["greedy", "mcts"]
+    record = random_record("kingdomino_duel_v0", seed=seed, players=players)
+    path, page = tmp_path / "game.json", tmp_path / "game.html"
+    records.save(record, path)
+    assert main([str(path), "-o", str(page)]) == 0
+    browser.open(page.as_uri())
+    assert browser.js("document.getElementById('title').textContent").split("seed ")[1] == str(record["seed"])
+    seen = set()
+    for k, name in enumerate(players):
+        # Kingdomino Duel's picture: the seat's disc, then its name in bold
+        picture = browser.js(f"""(() => {{
+            const t = [...document.querySelectorAll('#picture svg text')].find(e =>
+                e.getAttribute('font-weight') === 'bold' && e.textContent.startsWith({json.dumps(name)}));
+            return getComputedStyle(t.previousElementSibling).fill; }})()""")
+        listed = browser.js(f"getComputedStyle(document.querySelector('#moves li .seat[data-seat=\"{k}\"]'))"
+                            ".backgroundColor")
+        charted = browser.js(f"getComputedStyle(document.querySelector('#chart polyline[data-seat=\"{k}\"]'))"
+                             ".stroke")
+        assert picture == listed == charted, (name, picture, listed, charted)
+        seen.add(picture)
+    assert len(seen) == 2
+    # A seat's view keeps the final result back until the last position.
+    browser.js("(() => { const s = document.getElementById('seat'); s.value = '1';"
+               " s.dispatchEvent(new Event('change')); })()")
+    assert browser.js("document.getElementById('final').hidden") is True
+    browser.press("End", 35)
+    assert browser.js("document.getElementById('final').hidden") is False
 
 
 def embedded_moves(page):

@@ -14,6 +14,7 @@ from envs import expancity as E  # noqa: E402
 from envs.shell import CityEnv  # noqa: E402
 from kernels import expancity as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 from tests import driver  # noqa: E402
 
 SPEC = E.Spec()
@@ -44,7 +45,7 @@ def put(st, key, x, y, owner=-1, floors=0, done=False, score=0):
 
 def sync(st):
     """Recompute the per-player building records from the tiles."""
-    for p in range(K.MAX_P):
+    for p in range(K.MAX_SEATS):
         for o in (K.UNFINISHED, K.TALLEST_RES, K.TALLEST_COM, K.DONE_RES, K.DONE_COM, K.DONE_FLOORS):
             st[o + p] = 0
     for t in range(1, st[K.NUM_TILES]):
@@ -96,9 +97,9 @@ def place_action(st, slot, x, y):
 
 
 def give_contract(st, p, cid):
-    st[K.HELD + p * K.NCON + cid - 1] = 1
+    st[K.HELD + p * K.NUM_CONTRACTS + cid - 1] = 1
     st[K.POOL + cid - 1] = 0
-    st[K.POOL_SIZE] = int(st[K.POOL:K.POOL + K.NCON].sum())
+    st[K.POOL_SIZE] = int(st[K.POOL:K.POOL + K.NUM_CONTRACTS].sum())
     st[K.NUM_HELD + p] += 1
 
 
@@ -154,7 +155,7 @@ def test_tv1_tv2_marys_turn():
         K.step(st, K.A_KEEP_CONTRACT)
     assert st[K.POOL_SIZE] + st[K.QUEUE_LEN] == 50 - 1 - 2           # contract 4 was dealt to Mary
     assert st[K.REVEALED + 3] == 1, "contract 4 (Picnic) must be revealed at step 4"
-    extra = sum(CVP[c + 1] for c in range(K.NCON) if st[K.REVEALED + c]) - CVP[4]
+    extra = sum(CVP[c + 1] for c in range(K.NUM_CONTRACTS) if st[K.REVEALED + c]) - CVP[4]
     assert score(st, 0) == 13 + 4 + 15 + CVP[4] + extra
     assert (st[K.TALLEST_RES], st[K.TALLEST_COM], st[K.UNFINISHED]) == (2, 5, 1)
 
@@ -456,7 +457,7 @@ def test_tv16_goal_splits():
             put(st, "commercial", x, 10, p, 4, done=True)
             x += 2
     for p in range(3):
-        st[K.REVEALED + p * K.NCON + p] = 1
+        st[K.REVEALED + p * K.NUM_CONTRACTS + p] = 1
         st[K.NUM_REVEALED + p] = 1
     K._end_game(st)
     # G2 5,5,0; G4 3,3,3; G1 (tallest: 4,4,4) 3,3,3
@@ -468,7 +469,7 @@ def test_tv16_goal_splits():
     st = fresh(4, goals=("G4", "G1", "G2"))
     for p in range(4):
         st[K.NUM_REVEALED + p] = 2
-        st[K.REVEALED + p * K.NCON + 2 * p: K.REVEALED + p * K.NCON + 2 * p + 2] = 1
+        st[K.REVEALED + p * K.NUM_CONTRACTS + 2 * p: K.REVEALED + p * K.NUM_CONTRACTS + 2 * p + 2] = 1
     K._end_game(st)
     assert list(st[K.GOAL_POINTS:K.GOAL_POINTS + 4]) == [2, 2, 2, 2]
 
@@ -511,7 +512,7 @@ def test_player_count_table_of_the_data():
     for row in ref.DATA["player_counts"]:
         st = fresh(row["players"])
         assert st[K.BAG_SIZE] == row["bag_after_deal"]
-        assert row["total_turns"] == K.MAX_T - 1 and row["turns_per_player"] * row["players"] == 60
+        assert row["total_turns"] == K.MAX_TILES - 1 and row["turns_per_player"] * row["players"] == 60
         assert row["last_seat"] == row["players"] - 1 and st[K.CURRENT] == 0
 
 
@@ -617,7 +618,7 @@ def test_tv19_reveal_timing():
         put(st, "park", 40, y)
         y += 1
     st[K.HAND:K.HAND + 8] = -1
-    st[K.BAG:K.BAG + K.NTYPES] = 0
+    st[K.BAG:K.BAG + K.NUM_TYPES] = 0
     st[K.BAG_SIZE] = 0
     to_actions(st, 1, turn=60, supply=1, reserve=0)
     K.step(st, K.A_BUILD + lot)
@@ -756,7 +757,7 @@ def test_every_goal_metric_on_a_hand_built_position():
     put(st, "residential", 30, 30, 1, 1, done=True)
     st[K.NUM_REVEALED:K.NUM_REVEALED + 3] = [1, 2, 0]
     st[K.REVEALED + 0] = 1
-    st[K.REVEALED + K.NCON + 1: K.REVEALED + K.NCON + 3] = 1
+    st[K.REVEALED + K.NUM_CONTRACTS + 1: K.REVEALED + K.NUM_CONTRACTS + 3] = 1
     expected = {"max_floors_done": [6, 5, 0], "count_done_com": [1, 2, 0], "count_done_res": [1, 1, 0],
                 "contracts_revealed": [1, 2, 0], "sum_floors_done": [8, 10, 0],
                 "count_done_adj_special": [1, 1, 0]}
@@ -775,20 +776,20 @@ def _perturb_hidden(st, owner, rs):
     h = K.HAND + 2 * owner
     for i in range(2):
         if s[h + i] >= 0:
-            s[h + i] = rs.integers(1, K.NTYPES)
+            s[h + i] = rs.integers(1, K.NUM_TYPES)
     s[h:h + 2] = sorted(s[h:h + 2], key=lambda v: (v < 0, v))
-    held = K.HELD + owner * K.NCON
-    k = int(s[held:held + K.NCON].sum())
-    s[held:held + K.NCON] = 0
-    free = [c for c in range(K.NCON) if not any(s[K.REVEALED + p * K.NCON + c] for p in range(K.MAX_P))]
+    held = K.HELD + owner * K.NUM_CONTRACTS
+    k = int(s[held:held + K.NUM_CONTRACTS].sum())
+    s[held:held + K.NUM_CONTRACTS] = 0
+    free = [c for c in range(K.NUM_CONTRACTS) if not any(s[K.REVEALED + p * K.NUM_CONTRACTS + c] for p in range(K.MAX_SEATS))]
     for c in rs.choice(free, size=k, replace=False):
         s[held + c] = 1
     if s[K.CURRENT] == owner:
         if s[K.PHASE] == K.PH_CONTRACT_KEEP:
             s[K.CONTRACT_PAIR:K.CONTRACT_PAIR + 2] = rs.choice(free, size=2, replace=False)
         if s[K.PHASE] == K.PH_TILE_KEEP:
-            s[K.TILE_PAIR:K.TILE_PAIR + 2] = sorted(rs.choice(np.arange(1, K.NTYPES), size=2, replace=False))
-    s[K.POOL:K.POOL + K.NCON] = rs.permutation(s[K.POOL:K.POOL + K.NCON])
+            s[K.TILE_PAIR:K.TILE_PAIR + 2] = sorted(rs.choice(np.arange(1, K.NUM_TYPES), size=2, replace=False))
+    s[K.POOL:K.POOL + K.NUM_CONTRACTS] = rs.permutation(s[K.POOL:K.POOL + K.NUM_CONTRACTS])
     s[K.RNG] = rs.integers(1 << 62)
     return s
 
@@ -824,8 +825,8 @@ def play_checked(n, seed, check_every=1):
                 assert np.array_equal(obs, obs2), f"seat {j} sees hidden information of seat {other}"
         p = int(st[K.CURRENT])
         now.update(pos=pos, p=p, phase=int(st[K.PHASE]), before=score(st, p),
-                   held_before=st[K.HELD + p * K.NCON: K.HELD + (p + 1) * K.NCON].copy(),
-                   rev_before=st[K.REVEALED + p * K.NCON: K.REVEALED + (p + 1) * K.NCON].copy())
+                   held_before=st[K.HELD + p * K.NUM_CONTRACTS: K.HELD + (p + 1) * K.NUM_CONTRACTS].copy(),
+                   rev_before=st[K.REVEALED + p * K.NUM_CONTRACTS: K.REVEALED + (p + 1) * K.NUM_CONTRACTS].copy())
 
     def after_move(st, steps, a):
         pos, p, phase, before = now["pos"], now["p"], now["phase"], now["before"]
@@ -840,7 +841,7 @@ def play_checked(n, seed, check_every=1):
             frozen[t] = expect
         for t, v in frozen.items():
             assert st[K.TILE_SCORE + t] == v
-        new_rev = np.flatnonzero(st[K.REVEALED + p * K.NCON: K.REVEALED + (p + 1) * K.NCON] - now["rev_before"])
+        new_rev = np.flatnonzero(st[K.REVEALED + p * K.NUM_CONTRACTS: K.REVEALED + (p + 1) * K.NUM_CONTRACTS] - now["rev_before"])
         post = ref.Pos(st)
         for c in new_rev:
             assert now["held_before"][c] or phase == K.PH_CONTRACT_KEEP
@@ -911,7 +912,7 @@ def test_determinize_keeps_public_counts_and_observer_knowledge():
     cfg = SPEC.configure(num_players=3)
     st = K.new_state()
     K.init(st, cfg.config, 5)
-    gen = playout.new_generator(3)
+    gen = new_generator(3)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for _ in range(250):
         K.legal_mask(st, mask)
@@ -923,21 +924,21 @@ def test_determinize_keeps_public_counts_and_observer_knowledge():
     K.observe(d, 0, o2)
     assert np.array_equal(o1, o2)
     # the re-dealt state is a consistent game: it plays to the end
-    assert d[K.BAG_SIZE] == d[K.BAG:K.BAG + K.NTYPES].sum() == st[K.BAG_SIZE]
-    allc = d[K.POOL:K.POOL + K.NCON].sum() + d[K.HELD:K.HELD + 4 * K.NCON].sum() \
-        + d[K.REVEALED:K.REVEALED + 4 * K.NCON].sum() + d[K.QUEUE_LEN]
-    assert allc == K.NCON
-    seen0 = d[K.SEEN:K.SEEN + K.NCON]
-    assert not (d[K.POOL:K.POOL + K.NCON] & seen0).any(), "a card seat 0 saw went back to the pool"
-    assert d[K.POOL_SIZE] == d[K.POOL:K.POOL + K.NCON].sum() == st[K.POOL_SIZE]
+    assert d[K.BAG_SIZE] == d[K.BAG:K.BAG + K.NUM_TYPES].sum() == st[K.BAG_SIZE]
+    allc = d[K.POOL:K.POOL + K.NUM_CONTRACTS].sum() + d[K.HELD:K.HELD + 4 * K.NUM_CONTRACTS].sum() \
+        + d[K.REVEALED:K.REVEALED + 4 * K.NUM_CONTRACTS].sum() + d[K.QUEUE_LEN]
+    assert allc == K.NUM_CONTRACTS
+    seen0 = d[K.SEEN:K.SEEN + K.NUM_CONTRACTS]
+    assert not (d[K.POOL:K.POOL + K.NUM_CONTRACTS] & seen0).any(), "a card seat 0 saw went back to the pool"
+    assert d[K.POOL_SIZE] == d[K.POOL:K.POOL + K.NUM_CONTRACTS].sum() == st[K.POOL_SIZE]
     assert np.array_equal(d[K.NUM_HELD:K.NUM_HELD + 4], st[K.NUM_HELD:K.NUM_HELD + 4])
     for q in range(3):
-        assert d[K.HELD + q * K.NCON: K.HELD + (q + 1) * K.NCON].sum() == st[K.NUM_HELD + q]
-    own = [(st[K.QUEUE + j], j) for j in range(K.NCON) if st[K.QUEUE_OWNER + j] == 0]
-    live = {(st[K.QUEUE_HEAD] + i) % K.NCON for i in range(st[K.QUEUE_LEN])}
+        assert d[K.HELD + q * K.NUM_CONTRACTS: K.HELD + (q + 1) * K.NUM_CONTRACTS].sum() == st[K.NUM_HELD + q]
+    own = [(st[K.QUEUE + j], j) for j in range(K.NUM_CONTRACTS) if st[K.QUEUE_OWNER + j] == 0]
+    live = {(st[K.QUEUE_HEAD] + i) % K.NUM_CONTRACTS for i in range(st[K.QUEUE_LEN])}
     assert all(d[K.QUEUE + j] == c for c, j in own if j in live)
     assert np.array_equal(d[K.HAND:K.HAND + 2], st[K.HAND:K.HAND + 2])
-    assert np.array_equal(d[K.HELD:K.HELD + K.NCON], st[K.HELD:K.HELD + K.NCON])
+    assert np.array_equal(d[K.HELD:K.HELD + K.NUM_CONTRACTS], st[K.HELD:K.HELD + K.NUM_CONTRACTS])
     driver.play_kernel(K, d, 6, max_steps=SPEC.max_steps)
     assert K.current_player(d) == -1
 
@@ -1025,7 +1026,7 @@ def test_data_path_corrections_take_effect(tmp_path):
 
 
 def test_observation_layout_adds_up():
-    for win, size in ((21, K.OBS_SIZE + 3 + K.N_WIN_PLANES * 441), (0, K.OBS_SIZE), (5, K.OBS_SIZE + 3 + 14 * 25)):
+    for win, size in ((21, K.OBS_SIZE + 3 + K.NUM_WIN_PLANES * 441), (0, K.OBS_SIZE), (5, K.OBS_SIZE + 3 + 14 * 25)):
         cfg = SPEC.configure(num_players=3, obs_window=win)
         assert sum(int(np.prod(s)) for _, s in SPEC.observation_layout(cfg)) == cfg.obs_size == size
         low, high = SPEC.observation_bounds(cfg)
@@ -1047,7 +1048,7 @@ def test_spatial_crop():
     parts = dict(zip([n for n, _ in SPEC.observation_layout(cfg)],
                      np.split(obs, np.cumsum([int(np.prod(s)) for _, s in SPEC.observation_layout(cfg)])[:-1])))
     info = parts["window_info"]
-    planes = parts["window"].reshape(K.N_WIN_PLANES, 5, 5)
+    planes = parts["window"].reshape(K.NUM_WIN_PLANES, 5, 5)
     assert list(info) == [0, 1, 0]                     # bbox x 0..2, y 0..1 -> centre (1, 0)
     P = {n: i for i, n in enumerate(K.WIN_PLANES)}
     # row 0 is y = +2, column 0 is x = -1: cell (x, y) -> [2 - y, x + 1]
@@ -1114,7 +1115,7 @@ def test_mover_sees_the_contract_draws_still_owed():
     assert st[K.PHASE] == K.PH_CONTRACT_KEEP and _obs(st, 0)[g] == 1
     # the card sent to the bottom stays in the mover's view; the others never see it
     b = K.OBS_BOTTOM_CARDS
-    assert _obs(st, 0)[b + sent] == 1 and _obs(st, 1)[b:b + K.NCON].sum() == 0
+    assert _obs(st, 0)[b + sent] == 1 and _obs(st, 1)[b:b + K.NUM_CONTRACTS].sum() == 0
     assert _obs(st, 0)[K.OBS_CONTRACTS + kept] == 1
     K.step(st, K.A_KEEP_CONTRACT)
     assert _obs(st, 0)[g] == 0
@@ -1138,7 +1139,7 @@ def test_observation_layout_comes_from_the_kernel_constants():
     assert np.array_equal(low, layout.bounds()[0]) and np.array_equal(high, layout.bounds()[1])
     g = K.O_OBS_GLOBAL
     assert high[g + K.G_PENDING_DRAWS] == 3 and high[g + K.G_ACTIONS_LEFT] == 3 and high[g + K.G_TURN] == 61
-    assert low[K.FT_SCORE] < 0 and high[K.F_TILE + K.FT_X] == K.R
+    assert low[K.FT_SCORE] < 0 and high[K.F_TILE + K.FT_X] == K.GRID_RADIUS
     assert K.observation_layout(cfg.config) is layout                       # cached
 
 
@@ -1149,7 +1150,7 @@ def test_tile_keep_is_asked_whatever_the_drawn_pair():
     for pair in ((TYPE["residential"], TYPE["residential"]), (TYPE["residential"], TYPE["park"])):
         st = fresh(2)
         put(st, "residential", 1, 0, 0, 1)
-        st[K.BAG:K.BAG + K.NTYPES] = 0
+        st[K.BAG:K.BAG + K.NUM_TYPES] = 0
         for t in pair:
             st[K.BAG + t] += 1
         st[K.BAG_SIZE] = 2
@@ -1182,7 +1183,7 @@ def _random_state(n, seed, steps):
     cfg = SPEC.configure(num_players=n)
     st = K.new_state()
     K.init(st, cfg.config, seed)
-    gen = playout.new_generator(seed)
+    gen = new_generator(seed)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     for _ in range(steps):
         if K.current_player(st) < 0:
@@ -1194,12 +1195,12 @@ def _random_state(n, seed, steps):
 
 def _check_consistent(st, n):
     """A state is a legal game as far as the contracts and tiles go."""
-    pool = st[K.POOL:K.POOL + K.NCON]
-    held = st[K.HELD:K.HELD + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
-    rev = st[K.REVEALED:K.REVEALED + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
-    seen = st[K.SEEN:K.SEEN + K.MAX_P * K.NCON].reshape(K.MAX_P, K.NCON)
+    pool = st[K.POOL:K.POOL + K.NUM_CONTRACTS]
+    held = st[K.HELD:K.HELD + K.MAX_SEATS * K.NUM_CONTRACTS].reshape(K.MAX_SEATS, K.NUM_CONTRACTS)
+    rev = st[K.REVEALED:K.REVEALED + K.MAX_SEATS * K.NUM_CONTRACTS].reshape(K.MAX_SEATS, K.NUM_CONTRACTS)
+    seen = st[K.SEEN:K.SEEN + K.MAX_SEATS * K.NUM_CONTRACTS].reshape(K.MAX_SEATS, K.NUM_CONTRACTS)
     where = pool.astype(np.int64) + held.sum(0) + rev.sum(0)
-    q = [int(st[K.QUEUE + (st[K.QUEUE_HEAD] + i) % K.NCON]) for i in range(st[K.QUEUE_LEN])]
+    q = [int(st[K.QUEUE + (st[K.QUEUE_HEAD] + i) % K.NUM_CONTRACTS]) for i in range(st[K.QUEUE_LEN])]
     for c in q:
         where[c] += 1
     if st[K.PHASE] == K.PH_CONTRACT_KEEP:
@@ -1210,7 +1211,7 @@ def _check_consistent(st, n):
     for p in range(n):
         assert held[p].sum() == st[K.NUM_HELD + p]
         assert not (pool & seen[p]).any(), f"seat {p} saw a card of the never-drawn pool"
-    assert st[K.BAG_SIZE] == st[K.BAG:K.BAG + K.NTYPES].sum() >= 0
+    assert st[K.BAG_SIZE] == st[K.BAG:K.BAG + K.NUM_TYPES].sum() >= 0
 
 
 def test_determinize_chains_stay_legal_games():
@@ -1289,7 +1290,7 @@ def test_determinize_deals_held_contracts_not_met_at_the_last_step_4():
                         for q in range(n):
                             if q == o or (q == cur and phase == K.PH_CONTRACT_KEEP):
                                 continue
-                            dealt = {c + 1 for c in range(K.NCON) if d[K.HELD + q * K.NCON + c]}
+                            dealt = {c + 1 for c in range(K.NUM_CONTRACTS) if d[K.HELD + q * K.NUM_CONTRACTS + c]}
                             checked += len(dealt)
                             bad += len(dealt & met_then[q])
             driver.play_kernel(K, st, g, before_move=before_move, after_move=after_move,
@@ -1302,12 +1303,12 @@ def test_determinize_is_independent_of_hidden_contracts():
     """Two states that differ only in a hidden hand give the same determinization."""
     for seed in range(91, 200):
         cfg, st = _random_state(3, seed, 260)
-        held1 = st[K.HELD + K.NCON: K.HELD + 2 * K.NCON].copy()
-        held2 = st[K.HELD + 2 * K.NCON: K.HELD + 3 * K.NCON].copy()
-        met = np.zeros(2 * K.NCON, dtype=np.int64)
+        held1 = st[K.HELD + K.NUM_CONTRACTS: K.HELD + 2 * K.NUM_CONTRACTS].copy()
+        held2 = st[K.HELD + 2 * K.NUM_CONTRACTS: K.HELD + 3 * K.NUM_CONTRACTS].copy()
+        met = np.zeros(2 * K.NUM_CONTRACTS, dtype=np.int64)
         work = np.empty(K.STATE_SIZE, dtype=np.int64)
         for q in (1, 2):
-            K._met_at_last_step4(st, q, work, met[(q - 1) * K.NCON: q * K.NCON])
+            K._met_at_last_step4(st, q, work, met[(q - 1) * K.NUM_CONTRACTS: q * K.NUM_CONTRACTS])
         # seats 1 and 2 swap hands: a position equally possible for seat 0
         if held1.sum() == held2.sum() > 0 and not met[np.concatenate([held2, held1]) != 0].any() \
                 and st[K.PHASE] != K.PH_CONTRACT_KEEP:
@@ -1315,12 +1316,12 @@ def test_determinize_is_independent_of_hidden_contracts():
     else:
         raise AssertionError("no suitable position found")
     other = st.copy()
-    other[K.HELD + K.NCON: K.HELD + 2 * K.NCON] = held2
-    other[K.HELD + 2 * K.NCON: K.HELD + 3 * K.NCON] = held1
+    other[K.HELD + K.NUM_CONTRACTS: K.HELD + 2 * K.NUM_CONTRACTS] = held2
+    other[K.HELD + 2 * K.NUM_CONTRACTS: K.HELD + 3 * K.NUM_CONTRACTS] = held1
     a, b = st.copy(), other.copy()
     SPEC.determinize(a, cfg, 0, 5)
     SPEC.determinize(b, cfg, 0, 5)
-    assert np.array_equal(a[K.HELD:K.HELD + 4 * K.NCON], b[K.HELD:K.HELD + 4 * K.NCON])
+    assert np.array_equal(a[K.HELD:K.HELD + 4 * K.NUM_CONTRACTS], b[K.HELD:K.HELD + 4 * K.NUM_CONTRACTS])
 
 
 def test_determinize_is_independent_of_hidden_tiles():
@@ -1329,7 +1330,7 @@ def test_determinize_is_independent_of_hidden_tiles():
     for seed in range(300, 400):
         cfg, st = _random_state(3, seed, 100 + seed % 40)
         hand1 = st[K.HAND + K.HAND_SLOTS: K.HAND + 2 * K.HAND_SLOTS]
-        swap = [t for t in range(1, K.NTYPES) if st[K.BAG + t] > 0 and t not in hand1]
+        swap = [t for t in range(1, K.NUM_TYPES) if st[K.BAG + t] > 0 and t not in hand1]
         if K.current_player(st) >= 0 and hand1[0] >= 0 and swap:
             break
     else:

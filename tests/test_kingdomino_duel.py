@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_kingdomino_duel as R  # noqa: E402
 from kernels import kingdomino_duel as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 from envs import kingdomino_duel as KD  # noqa: E402
 from tests import driver  # noqa: E402
 
@@ -1270,7 +1271,7 @@ def test_playout_kernel():
     loop = playout.random_playout
     st = new_state(seed=3)
     mask = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
-    gen = playout.new_generator(1)
+    gen = new_generator(1)
     n = loop(K.step, K.legal_mask, K.current_player, st, mask, gen, 10000)
     assert 0 < n <= KD.Spec.max_steps and st[K.MOVER] == -1
 
@@ -1312,7 +1313,7 @@ def test_observation_is_declared():
     assert low.shape == high.shape == (872,) and not low.any()
     assert np.all(high[:-2] == 1) and np.allclose(high[-2:], K.SCORE_OBS_MAX)
     assert K.DIE_OBS.size == 21 and K.ROW_OBS.size == 6
-    assert K.STATE_SIZE == K.STATE.size and cfg.scratch == K.STATE.scratch_size == 4 * K.NUM_CELLS
+    assert K.STATE_SIZE == K.STATE.size and cfg.scratch == K.STATE.scratch_size == 4 * K.NUM_CELLS + 4   # domains, rank keys
     assert K.SCRATCH == K.STATE_SIZE - cfg.scratch
     import envs
     env = envs.make("kingdomino_duel_v0")

@@ -129,3 +129,26 @@ def test_every_game_declares_its_state_and_observation():
         assert sum(int(np.prod(s)) for _, s in parts) == cfg.obs_size, game
         low, high = spec.observation_bounds(cfg)
         assert np.shape(low) == (cfg.obs_size,) and np.all(np.asarray(low) <= np.asarray(high)), game
+
+
+def test_fields_are_named_views_of_the_array():
+    layout = Layout("t")
+    layout.add("phase")
+    layout.add("board", (2, 3))
+    layout.add("work", 2, scratch=True)
+    state = np.arange(layout.size, dtype=np.int64)
+    f = layout.fields(state)
+    assert f.phase.shape == () and int(f.phase) == 0       # a one-slot field: its value
+    assert f.board.shape == (2, 3) and f.board[1, 2] == 6
+    assert not hasattr(f, "work") and layout.fields(state, include_scratch=True).work.tolist() == [7, 8]
+    state[4] = 40                         # views, not copies: they follow the state
+    assert f.board[1, 0] == 40
+    game_part = state[:layout.size - 2]   # a state without its scratch tail (CityEnv.game_state())
+    assert layout.fields(game_part).board.tolist() == f.board.tolist()
+    with pytest.raises(ValueError, match="expected arrays of 9 slots"):
+        layout.fields(game_part, include_scratch=True)
+    with pytest.raises(ValueError, match="expected arrays of 9 slots"):
+        layout.fields(state[:5])
+    batch = np.stack([state, state + 100])                 # a batch of states: views throughout
+    fb = layout.fields(batch)
+    assert fb.phase.tolist() == [0, 100] and fb.board.shape == (2, 2, 3) and fb.board[1, 1, 2] == 106

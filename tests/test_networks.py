@@ -37,7 +37,7 @@ def _pointed_cells(fx, obs):
     """Crop cell indices of one observation: ``(place_cell, place_inside, tile_cell)``, the
     first two indexed by ``a*4 + d`` within a hand slot, the last by tile index."""
     t = torch.as_tensor(obs)[None]
-    tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_T, EK.F_TILE)
+    tiles = t[:, :EK.OBS_TILES].view(1, EK.MAX_TILES, EK.F_TILE)
     cx, cy = t[:, EK.O_OBS_WINDOW + 1], t[:, EK.O_OBS_WINDOW + 2]
     flat, inside = EK.crop_cells(tiles[..., 1, None] + fx.dx, tiles[..., 2, None] + fx.dy, cx, cy, fx.win)
     flat_t, _ = EK.crop_cells(tiles[..., 1, None], tiles[..., 2, None], cx, cy, fx.win)
@@ -54,14 +54,14 @@ def test_pointing_actions_land_on_their_cells(num_players):
     for obs, mask in _positions(num_players):
         if obs[EK.O_OBS_WINDOW] != 0:   # part of the city outside the crop
             continue
-        planes = obs[EK.O_OBS_WINDOW + 3:].reshape(EK.N_WIN_PLANES, win2)
+        planes = obs[EK.O_OBS_WINDOW + 3:].reshape(EK.NUM_WIN_PLANES, win2)
         flat, inside, flat_t = _pointed_cells(fx, obs)
-        slot = EK.MAX_T * EK.NDIRS
+        slot = EK.MAX_TILES * EK.NUM_DIRS
         for a in np.flatnonzero(mask[:2 * slot]):
             assert inside[a % slot] and planes[LEGAL_PLANE, flat[a % slot]] == 1
             checked["place"] += 1
         for kind, first in (("build", EK.A_BUILD), ("roof", EK.A_ROOF)):
-            for tile in np.flatnonzero(mask[first:first + EK.MAX_T]):
+            for tile in np.flatnonzero(mask[first:first + EK.MAX_TILES]):
                 cell = flat_t[tile]
                 assert planes[RES_PLANE, cell] + planes[COM_PLANE, cell] == 1
                 if kind == "roof":
@@ -81,7 +81,7 @@ def test_slot_logits_read_the_laid_type_at_the_cell():
         def forward(self, x):
             b = x.shape[0]
             cell = torch.arange(win2, dtype=torch.float32).view(1, 1, fx.win, fx.win)
-            kinds = torch.arange(EK.NTYPES + 2, dtype=torch.float32).view(1, -1, 1, 1)
+            kinds = torch.arange(EK.NUM_TYPES + 2, dtype=torch.float32).view(1, -1, 1, 1)
             return (kinds * 1000 + cell).expand(b, -1, -1, -1)
 
     fx.cell_head = KnownMap()
@@ -95,16 +95,16 @@ def test_slot_logits_read_the_laid_type_at_the_cell():
         with torch.no_grad():
             logits = fx(torch.as_tensor(obs)[None])[0, :fx.n_actions].numpy()
         flat, _, flat_t = _pointed_cells(fx, obs)
-        hand = obs[EK.O_OBS_PRIVATE:EK.O_OBS_PRIVATE + 2 * EK.NTYPES].reshape(2, EK.NTYPES)
-        slot = EK.MAX_T * EK.NDIRS
+        hand = obs[EK.O_OBS_PRIVATE:EK.O_OBS_PRIVATE + 2 * EK.NUM_TYPES].reshape(2, EK.NUM_TYPES)
+        slot = EK.MAX_TILES * EK.NUM_DIRS
         for a in np.flatnonzero(mask[:2 * slot]):
             kind = int(np.argmax(hand[a // slot]))
             assert logits[a] == kind * 1000 + flat[a % slot]
             seen += 1
-        for tile in np.flatnonzero(mask[EK.A_BUILD:EK.A_BUILD + EK.MAX_T]):
-            assert logits[EK.A_BUILD + tile] == EK.NTYPES * 1000 + flat_t[tile]
-        for tile in np.flatnonzero(mask[EK.A_ROOF:EK.A_ROOF + EK.MAX_T]):
-            assert logits[EK.A_ROOF + tile] == (EK.NTYPES + 1) * 1000 + flat_t[tile]
+        for tile in np.flatnonzero(mask[EK.A_BUILD:EK.A_BUILD + EK.MAX_TILES]):
+            assert logits[EK.A_BUILD + tile] == EK.NUM_TYPES * 1000 + flat_t[tile]
+        for tile in np.flatnonzero(mask[EK.A_ROOF:EK.A_ROOF + EK.MAX_TILES]):
+            assert logits[EK.A_ROOF + tile] == (EK.NUM_TYPES + 1) * 1000 + flat_t[tile]
             roofs += 1
         assert logits[EK.A_GATHER] == 0 and logits[EK.A_STOP] == 0
     assert seen > 0 and roofs > 0

@@ -207,12 +207,12 @@ def test_between_two_cities_hands_only_in_their_owners_view():
 
     def hand(seat):   # the tiles a seat holds or has picked this turn
         st = raw._state
-        return {t for t in range(K.N_TILES)
-                if st[K.HANDS + seat * K.N_TILES + t] or t in st[K.CHOSEN + 2 * seat: K.CHOSEN + 2 * seat + 2]}
+        return {t for t in range(K.NUM_TILE_CODES)
+                if st[K.HANDS + seat * K.NUM_TILE_CODES + t] or t in st[K.CHOSEN + 2 * seat: K.CHOSEN + 2 * seat + 2]}
 
     while not (int(raw._state[K.ROUND]) == 1 and raw.phase == "pick" and raw.agent_selection == "player_2"):
         env.step(int(rs.choice(raw.legal_actions())))
-    secret = sorted(t for t in hand(1) - hand(0) - hand(2) if t >= K.N_KINDS)
+    secret = sorted(t for t in hand(1) - hand(0) - hand(2) if t >= K.NUM_KINDS)
     picked = [int(t) for t in raw._state[K.CHOSEN + 2: K.CHOSEN + 4] if t >= 0]
     assert secret and len(picked) == 2           # seat 1 has picked; seat 2 has not yet
     everything = " | ".join(strings(raw.svg()))
@@ -266,7 +266,7 @@ def test_expancity_secret_contracts_only_in_their_holders_view():
         names = raw.cfg.info["contract_names"]
         shown = {viewer: " | ".join(strings(raw.svg(observer=viewer))) for viewer in (None, 0, 1, 2)}
         for seat in range(3):
-            held = [names[c] for c in range(K.NCON) if raw._state[K.HELD + seat * K.NCON + c]]
+            held = [names[c] for c in range(K.NUM_CONTRACTS) if raw._state[K.HELD + seat * K.NUM_CONTRACTS + c]]
             for viewer, texts in shown.items():
                 for name in held:
                     assert (name in texts) == (viewer in (None, seat)), (name, seat, viewer)

@@ -173,8 +173,8 @@ def test_solo_fit_ranks_by_seed_comparisons():
 @pytest.mark.parametrize("argv, needle", [
     (["--game", "nope", "--agent", "greedy"], "unknown game"),
     (["--game", GAME, "--agent", "randon"], "unknown agent 'randon'"),
-    (["--game", GAME, "--agent", "greedy", "--options", "[1"], "--options is not JSON"),
-    (["--game", GAME, "--agent", "greedy", "--max-games", "0"], "--max-games must be at least 1"),
+    (["--game", GAME, "--agent", "greedy", "--options", "[1"], "--options: bad JSON"),
+    (["--game", GAME, "--agent", "greedy", "--max-games", "0"], "--max-games: must be a positive integer"),
     (["--game", GAME, "--agent", "no_such_module_xyz:factory"], "cannot import"),
 ])
 def test_bad_scorecard_commands_fail_at_once_with_one_line(argv, needle):

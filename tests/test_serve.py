@@ -74,6 +74,31 @@ def test_catalog_lists_every_game_and_the_opponents(client):
     assert "monuments" in [o["name"] for o in tiny_towns["options"]]
 
 
+def test_the_setup_form_gets_readable_names(client):
+    """Game titles and option labels, not ids: the form shows ``Kingdomino Duel`` and
+    ``Cave rule``, and the ids stay what the form sends."""
+    games = {g["id"]: g for g in client.get("/api/catalog").json()["games"]}
+    assert {gid: g["title"] for gid, g in games.items()} == {
+        "kingdomino_duel_v0": "Kingdomino Duel", "tiny_towns_v0": "Tiny Towns",
+        "between_two_cities_v0": "Between Two Cities", "expancity_v0": "Expancity",
+        "smartphone_inc_v0": "Smartphone Inc."}
+    labels = {o["name"]: o["label"] for o in games["tiny_towns_v0"]["options"]}
+    assert labels["cave_rule"] == "Cave rule" and labels["first_player"] == "First player"
+    assert all("_" not in o["label"] for g in games.values() for o in g["options"])
+    script = client.get("/static/app.js").text
+    assert "g.title" in script and "option.label" in script
+    assert re.search(r"#options input\[type=number\] \{ width: \d+em; \}", client.get("/static/style.css").text)
+
+
+def test_a_seed_typed_as_digits_is_kept_exactly(client):
+    seed = 1234567890123209511            # above 2**53: a JavaScript number would round it
+    view = start(client, seed=str(seed))
+    assert client.app.state.games[view["id"]].record["seed"] == seed
+    response = client.post("/api/games", json={"game": "kingdomino_duel_v0", "seat": 0,
+                                               "opponents": ["random"], "seed": "12x"})
+    assert response.status_code == 400 and "seed" in response.json()["error"]
+
+
 def test_the_page_and_its_assets_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kernels import smartphone_inc as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 import reference_smartphone_inc as R  # noqa: E402
 from tests import driver  # noqa: E402
 from numba import njit  # noqa: E402
@@ -33,10 +34,10 @@ GPS, WIFI, GAMEPAD, LIION, NFC, G4 = (TG[x] for x in ("gps", "wifi", "gamepad", 
 def cfg(n, steve=0, sides=0, cols=None):
     c = np.zeros(K.CONFIG_SIZE, np.int64)
     c[0], c[1] = n, steve
-    c[2:2 + K.NTECH] = sides
-    c[2 + K.NTECH:] = -1
+    c[2:2 + K.NUM_TECHS] = sides
+    c[2 + K.NUM_TECHS:] = -1
     if cols is not None:
-        c[2 + K.NTECH:2 + K.NTECH + len(cols)] = cols
+        c[2 + K.NUM_TECHS:2 + K.NUM_TECHS + len(cols)] = cols
     return c
 
 
@@ -63,8 +64,8 @@ def set_out(st, c, cd=0, prod=0, imp=0, cov=0, shift=0, res=0, log=0):
 
 
 def clear_retailers(st):
-    st[K.RETAILER:K.RETAILER + K.NREG] = -1
-    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
+    st[K.RETAILER:K.RETAILER + K.NUM_REGIONS] = -1
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NUM_REGIONS * K.MAX_RSLOT] = -1
 
 
 def offices(st, r):
@@ -104,8 +105,8 @@ def eval0(st):
 
 
 def visible_counts(st, c=0):
-    icon = np.zeros(K.NCELL, np.int64)
-    src = np.zeros(K.NCELL, np.int64)
+    icon = np.zeros(K.NUM_CELLS, np.int64)
+    src = np.zeros(K.NUM_CELLS, np.int64)
     K.paint(st, c, icon, src, int(st[K.plan_base(c) + K.PL_COUNT]))
     return Counter(K.ICON_NAMES[i] for i in icon if i >= 0)
 
@@ -122,14 +123,14 @@ def test_e1_price():
     K.step(st, K.A_SIDES + 0)
     K.step(st, K.A_ARRANGE + 63)
     o = eval0(st)
-    assert 5 + o[K.O_PRICE_SHIFT] == 3
+    assert 5 + o[K.PO_PRICE_SHIFT] == 3
     assert o == (2, 2, 1, 0, -2, 3, 2)
     vc = visible_counts(st)
     assert vc["CHEAP"] == 2 and vc["PUP"] == 0
-    # 54 of the 480 pad plans give 2 active CHEAP and no PUP, all with W0 + B0
+    # 54 of the 480 pad plans give 2 active CHEAP and no PRICE_UP, all with W0 + B0
     hits = []
     for sides in range(4):
-        for a in range(K.NARR):
+        for a in range(K.NUM_ARRANGEMENTS):
             s2 = plan_state()
             K.step(s2, K.A_SIDES + sides)
             K.step(s2, K.A_ARRANGE + a)
@@ -144,8 +145,8 @@ def test_e2_production():
     K.step(st, K.A_SIDES + 0)
     K.step(st, K.A_ARRANGE + 7)
     o = eval0(st)
-    assert o[K.O_GOODS] + o[K.O_PROD] == 7 and o[K.O_GOODS] == 4
-    assert 5 + o[K.O_PRICE_SHIFT] == 2 and o[K.O_RES] == 1 and o[K.O_LOG] == 2 and o[K.O_IMP_COVERED] == 1
+    assert o[K.PO_GOODS] + o[K.PO_PROD] == 7 and o[K.PO_GOODS] == 4
+    assert 5 + o[K.PO_PRICE_SHIFT] == 2 and o[K.PO_RES] == 1 and o[K.PO_LOG] == 2 and o[K.PO_IMP_COVERED] == 1
     t = pad_table()
     seven = [(int(r[0]), int(r[1])) for r in t if r[2] + r[3] == 7]
     assert seven == [(0, 7), (0, 20), (0, 24), (0, 37), (0, 50), (0, 54)]
@@ -200,12 +201,12 @@ def test_e4_patent_race_through_phase5():
 
 def test_e5_logistics_reach():
     st = game(2, cols=[BLACK, GREEN])
-    got = {K.REGION_IDS[r] for r in range(K.NREG) if K._logistics_legal(st, 0, r)}
+    got = {K.REGION_IDS[r] for r in range(K.NUM_REGIONS) if K._logistics_legal(st, 0, r)}
     assert got == {"europe", "china", "emirates", "south_america"}
     # a full region drops out
     r = RG["emirates"]
     set_offices(st, r, [1, 1, 1])
-    got = {K.REGION_IDS[r] for r in range(K.NREG) if K._logistics_legal(st, 0, r)}
+    got = {K.REGION_IDS[r] for r in range(K.NUM_REGIONS) if K._logistics_legal(st, 0, r)}
     assert got == {"europe", "china", "south_america"}
 
 
@@ -236,7 +237,7 @@ def test_e6_selling_leftmost_buyers():
 
 def leadership_game():
     st = game(5, cols=[0, 1, 2, 3, 4])
-    for r in range(K.NREG):
+    for r in range(K.NUM_REGIONS):
         set_offices(st, r, [])
     return st
 
@@ -281,22 +282,22 @@ def test_t1_pad_enumeration():
     outs = {tuple(r[2:]) for r in t}
     assert len(outs) == 80
     assert [len({tuple(r[2:]) for r in t if r[0] == s}) for s in range(4)] == [19, 21, 20, 20]
-    price = 5 + t[:, 2 + K.O_PRICE_SHIFT]
+    price = 5 + t[:, 2 + K.PO_PRICE_SHIFT]
     assert price.min() == 2 and price.max() == 8
-    assert t[:, 2 + K.O_RES].max() == 4 and t[:, 2 + K.O_LOG].max() == 4
-    assert (t[:, 2 + K.O_RES] + t[:, 2 + K.O_LOG]).max() == 6
+    assert t[:, 2 + K.PO_RES].max() == 4 and t[:, 2 + K.PO_LOG].max() == 4
+    assert (t[:, 2 + K.PO_RES] + t[:, 2 + K.PO_LOG]).max() == 6
     cover = []
     cheap = []
     for sides in range(4):
-        for a in range(K.NARR):
+        for a in range(K.NUM_ARRANGEMENTS):
             st = plan_state()
             K.step(st, K.A_SIDES + sides)
             K.step(st, K.A_ARRANGE + a)
-            cover.append(eval0(st)[K.O_GOODS])
+            cover.append(eval0(st)[K.PO_GOODS])
             cheap.append(visible_counts(st)["CHEAP"])
     assert [cover.count(k) for k in (1, 2, 3, 4)] == [128, 224, 32, 96]
     assert [cheap.count(k) for k in (0, 1, 2, 3)] == [148, 136, 136, 60]
-    assert Counter(t[:, 2 + K.O_IMP].tolist()) == {0: 164, 1: 240, 2: 76}
+    assert Counter(t[:, 2 + K.PO_IMP].tolist()) == {0: 164, 1: 240, 2: 76}
     goods = Counter((t[:, 2] + t[:, 3]).tolist())
     assert [goods[k] for k in range(1, 8)] == [36, 98, 110, 136, 68, 26, 6]
 
@@ -329,7 +330,7 @@ def test_t2_concrete_plan():
     st = p0()
     o = eval0(st)
     assert o == (2, 1, 1, 1, 0, 3, 2)
-    assert 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
+    assert 5 + o[K.PO_PRICE_SHIFT] == 5 and o[K.PO_GOODS] + o[K.PO_PROD] == 3
     # played out: price 5, 3 goods, phase 4 one tile (one pick: the covered IMP adds nothing),
     # 3 research markers, 2 logistics markers
     asked = play_round_from_commit(st)
@@ -338,7 +339,7 @@ def test_t2_concrete_plan():
     assert (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (1, 0)
     assert st[K.PHASE] == K.PH_RESEARCH and cget(st, 0, K.C_RESEARCH_LEFT) == 3
     while st[K.PHASE] == K.PH_RESEARCH:
-        K.step(st, K.A_RESEARCH + K.NTECH)
+        K.step(st, K.A_RESEARCH + K.NUM_TECHS)
     assert st[K.PHASE] == K.PH_LOGISTICS and cget(st, 0, K.C_LOGISTICS_LEFT) == 2
 
 
@@ -352,8 +353,8 @@ def test_t3_tile_over_overlap():
     st = p0([("PROD", "RES")])
     place(st, 0, 344)
     o = eval0(st)
-    assert 5 + o[K.O_PRICE_SHIFT] == 6 and o[K.O_PROD] == 1 and o[K.O_RES] == 4 and o[K.O_LOG] == 2
-    assert o[K.O_GOODS] == 2 and o[K.O_IMP] == 1 and o[K.O_IMP_COVERED] == 1
+    assert 5 + o[K.PO_PRICE_SHIFT] == 6 and o[K.PO_PROD] == 1 and o[K.PO_RES] == 4 and o[K.PO_LOG] == 2
+    assert o[K.PO_GOODS] == 2 and o[K.PO_IMP] == 1 and o[K.PO_IMP_COVERED] == 1
     assert visible_counts(st)["CHEAP"] == 0
 
 
@@ -361,8 +362,8 @@ def test_t4_tile_covering_visible_imp():
     st = p0([("RES", "LOG")])
     place(st, 0, 352)
     o = eval0(st)
-    assert o[K.O_IMP] == 0 and o[K.O_IMP_COVERED] == 2
-    assert o[K.O_RES] == 3 and o[K.O_LOG] == 3 and 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_GOODS] + o[K.O_PROD] == 3
+    assert o[K.PO_IMP] == 0 and o[K.PO_IMP_COVERED] == 2
+    assert o[K.PO_RES] == 3 and o[K.PO_LOG] == 3 and 5 + o[K.PO_PRICE_SHIFT] == 5 and o[K.PO_GOODS] + o[K.PO_PROD] == 3
     # phase 4 (ruling 6): no active IMP, so exactly one goods token, taken without a decision
     assert play_round_from_commit(st) == []
     assert (cget(st, 0, K.C_NUM_TILES), cget(st, 0, K.C_TOKENS)) == (1, 1)
@@ -373,11 +374,11 @@ def test_t5_tile_under_top_pad():
     st = p0([("PROD", "PDOWN")])
     place(st, 0, 387)
     o = eval0(st)
-    assert 5 + o[K.O_PRICE_SHIFT] == 5 and o[K.O_RES] == 3 and o[K.O_LOG] == 1 and o[K.O_GOODS] + o[K.O_PROD] == 4
+    assert 5 + o[K.PO_PRICE_SHIFT] == 5 and o[K.PO_RES] == 3 and o[K.PO_LOG] == 1 and o[K.PO_GOODS] + o[K.PO_PROD] == 4
     st = p0([("PROD", "PDOWN")])
     place(st, 0, 386)
     o = eval0(st)
-    assert 5 + o[K.O_PRICE_SHIFT] == 4 and o[K.O_RES] == 2 and o[K.O_LOG] == 1 and o[K.O_GOODS] + o[K.O_PROD] == 4
+    assert 5 + o[K.PO_PRICE_SHIFT] == 4 and o[K.PO_RES] == 2 and o[K.PO_LOG] == 1 and o[K.PO_GOODS] + o[K.PO_PROD] == 4
 
 
 def test_t6_placement_legality():
@@ -398,13 +399,13 @@ def test_t6_placement_legality():
 
     def reference_count(mask):
         n = 0
-        for code in np.flatnonzero(mask[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM]):
+        for code in np.flatnonzero(mask[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NUM_DOMINO_SPOTS]):
             d = code >> 2
             cells = {int(K.DOM_A[d]), int(K.DOM_B[d])}
             n += (code & 1) == 0 or bool(cells & top & bottom)
         return n
     assert reference_count(m) == 34
-    assert m[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM].sum() == 40
+    assert m[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NUM_DOMINO_SPOTS].sum() == 40
     assert m[K.A_TILE_PLACE + 4 * hz(4, 3) + 1] == 1 and m[K.A_TILE_PLACE + 4 * vt(3, 3) + 3] == 1
     s4 = p0([("PROD", "RES")], four_g=True)
     K.step(s4, K.A_TILE_PICK + 0)
@@ -412,7 +413,7 @@ def test_t6_placement_legality():
     assert m4[K.A_TILE_PLACE + 4 * hz(4, 5)] == 1
     assert m4[K.A_TILE_PLACE + 4 * vt(4, 6)] == 0
     assert reference_count(m4) == 62
-    assert m4[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NDOM].sum() == 62 + 20   # + 7 dominoes one cell off
+    assert m4[K.A_TILE_PLACE:K.A_TILE_PLACE + 4 * K.NUM_DOMINO_SPOTS].sum() == 62 + 20   # + 7 dominoes one cell off
     # (c) fully hidden under-tile equals P0 with d = 0
     sc = p0([("PROD", "RES")])
     place(sc, 0, 4 * hz(3, 4) + 1)
@@ -425,8 +426,8 @@ def test_t6_placement_legality():
     assert m[K.A_TILE_PLACE + 4 * hz(4, 4)] == 1
     K.step(st, K.A_TILE_PLACE + 4 * hz(4, 4))
     o = eval0(st)
-    assert o[K.O_PROD] == 2 and o[K.O_RES] == 3 and o[K.O_LOG] == 2 and 5 + o[K.O_PRICE_SHIFT] == 4
-    assert o[K.O_GOODS] == 2 and o[K.O_GOODS] + o[K.O_PROD] == 4
+    assert o[K.PO_PROD] == 2 and o[K.PO_RES] == 3 and o[K.PO_LOG] == 2 and 5 + o[K.PO_PRICE_SHIFT] == 4
+    assert o[K.PO_GOODS] == 2 and o[K.PO_GOODS] + o[K.PO_PROD] == 4
 
 
 def test_t7_turn_order():
@@ -470,14 +471,14 @@ def test_t9_logistics_chain():
     st = game(2, cols=[BLACK, GREEN])
     clear_retailers(st)
     set_offices(st, RG["europe"], [1, 1, 1, 1, 1])
-    st[K.MARKERS + RG["china"] * K.MAX_CO + 0] = 1
+    st[K.MARKERS + RG["china"] * K.MAX_SEATS + 0] = 1
     set_out(st, 0, log=5)
     set_out(st, 1, log=0)
     research_order(st, 0, 1)
     K._start_phase(st, K.PH_LOGISTICS)
     K._run(st)
     assert st[K.PENDING] == K.P_LOGISTICS and st[K.CURRENT] == 0
-    names = lambda: {K.REGION_IDS[a - K.A_LOGISTICS] for a in legal(st) if a < K.A_LOGISTICS + K.NREG}  # noqa: E731
+    names = lambda: {K.REGION_IDS[a - K.A_LOGISTICS] for a in legal(st) if a < K.A_LOGISTICS + K.NUM_REGIONS}  # noqa: E731
     assert names() == {"emirates", "china", "south_america"}
     K.step(st, K.A_LOGISTICS + RG["emirates"])
     K.step(st, K.A_LOGISTICS + RG["emirates"])
@@ -487,7 +488,7 @@ def test_t9_logistics_chain():
     K.step(st, K.A_LOGISTICS + RG["rsa"])
     assert offices(st, RG["rsa"])[0] == 0
     K.step(st, K.A_LOGISTICS + RG["china"])     # 2 of 4 on China
-    assert st[K.MARKERS + RG["china"] * K.MAX_CO] == 2
+    assert st[K.MARKERS + RG["china"] * K.MAX_SEATS] == 2
 
 
 def test_t10_forced_selling_split():
@@ -498,7 +499,7 @@ def test_t10_forced_selling_split():
     for c in range(5):
         cset(st, c, K.C_PRICE, 5 if c == P else 9)
     cset(st, P, K.C_PRICE, 5)
-    caps = {r: K._sell_capacity(st, P, r) for r in range(K.NREG) if K._sell_capacity(st, P, r)}
+    caps = {r: K._sell_capacity(st, P, r) for r in range(K.NUM_REGIONS) if K._sell_capacity(st, P, r)}
     assert caps == {RG["north_africa"]: 1, RG["europe"]: 3}
     cset(st, P, K.C_OWNS, 1, G4)
     st[K.TECH_SIDE + G4] = 1
@@ -577,7 +578,7 @@ def test_t12_nfc_front_and_turn_order():
 def stop_at_phase4(st):
     """Make phase 4 stop at its first decision (display non-empty, everyone has an active IMP)."""
     for c in range(int(st[K.NUM_COMPANIES])):
-        cset(st, c, K.C_OUTCOME, 1, K.O_IMP)
+        cset(st, c, K.C_OUTCOME, 1, K.PO_IMP)
     st[K.DISPLAY] = 0
 
 
@@ -674,8 +675,8 @@ def test_t17_steve():
     # The reconstructed pad (data steve.pad) and marker cycle, read by hand:
     #   CHEAP PROD  CHEAP PROD      the marker covers (0,0), (0,1), (0,2), (0,3), (1,3)
     #   RES   LOG   RES   IMP       in rounds 1-5 (cycle entries 1-5 of 6)
-    #   LOG   RES   LOG   PUP
-    C, P, R_, L, I, U = K.CHEAP, K.PROD, K.RES, K.LOG, K.IMP, K.PUP
+    #   LOG   RES   LOG   PRICE_UP
+    C, P, R_, L, I, U = K.CHEAP, K.PROD, K.RES, K.LOG, K.IMP, K.PRICE_UP
     assert list(K.STEVE_PAD) == [C, P, C, P, R_, L, R_, I, L, R_, L, U]
     assert (K.STEVE_ROWS, K.STEVE_COLS) == (3, 4)
     assert list(K.STEVE_CYCLE[:5]) == [0, 1, 2, 3, 7]
@@ -695,12 +696,12 @@ def test_t17_steve():
         K._steve_outcome(st, S)
         o = outv(st, S)
         price, goods, res, log, phase4 = table[rd - 1]
-        assert 5 + o[K.O_PRICE_SHIFT] == price
-        assert o[K.O_GOODS] - ntiles + o[K.O_PROD] == goods
-        assert o[K.O_RES] == res and o[K.O_LOG] == log
+        assert 5 + o[K.PO_PRICE_SHIFT] == price
+        assert o[K.PO_GOODS] - ntiles + o[K.PO_PROD] == goods
+        assert o[K.PO_RES] == res and o[K.PO_LOG] == log
         if phase4 is not None:
-            assert (o[K.O_IMP] > 0) == (phase4 == "tile")
-        total.append(o[K.O_GOODS] + o[K.O_PROD])
+            assert (o[K.PO_IMP] > 0) == (phase4 == "tile")
+        total.append(o[K.PO_GOODS] + o[K.PO_PROD])
     assert total == [5, 6, 7, 8, 10]
 
 
@@ -752,8 +753,8 @@ def test_t18_display_runs_out():
         cset(st, c, K.C_PRICE, 1 + c)
         set_out(st, c)
     for c, imp in ((0, 2), (1, 2), (2, 1)):
-        cset(st, c, K.C_OUTCOME, imp, K.O_IMP)
-    cset(st, 3, K.C_OUTCOME, 1, K.O_IMP_COVERED)
+        cset(st, c, K.C_OUTCOME, imp, K.PO_IMP)
+    cset(st, 3, K.C_OUTCOME, 1, K.PO_IMP_COVERED)
     st[K.DISPLAY:K.DISPLAY + 5] = [0, 1, -1, -1, -1]
     assert st[K.TOKENS_LEFT] == 20
     K._start_phase(st, K.PH_IMPROVEMENT)
@@ -770,7 +771,7 @@ def test_t18_display_runs_out():
     st = game(2, cols=[GREEN, BLUE])
     for c in range(2):
         set_out(st, c)
-    cset(st, 0, K.C_OUTCOME, 1, K.O_IMP)
+    cset(st, 0, K.C_OUTCOME, 1, K.PO_IMP)
     st[K.DISPLAY:K.DISPLAY + 5] = -1
     st[K.TOKENS_LEFT] = 0
     K._start_phase(st, K.PH_IMPROVEMENT)
@@ -856,7 +857,7 @@ def test_t21_retailer_markers_locked():
     set_out(s, Q)
     s[K.BONUS_KIND] = K.B_NONE
     for c in range(2):
-        for t in range(K.NTECH):
+        for t in range(K.NUM_TECHS):
             cset(s, c, K.C_LOCKED, 0, t)
     K._start_phase(s, K.PH_RESEARCH)
     K._run(s)
@@ -881,7 +882,7 @@ def test_t23_wifi_front_targets():
     set_offices(st, X, [P, P])
     st[K.RETAILER + RT] = 0
     st[K.RETAILER_OFFICES + RT * K.MAX_RSLOT] = P
-    got = [r for r in range(K.NREG) if K._office_target_legal(st, P, K.OT_WIFI, r)]
+    got = [r for r in range(K.NUM_REGIONS) if K._office_target_legal(st, P, K.OT_WIFI, r)]
     assert got == [H]
     set_offices(st, H, [P, 1, 1, 1])
     assert not K._any_office_target(st, P, K.OT_WIFI)
@@ -890,12 +891,12 @@ def test_t23_wifi_front_targets():
 def test_t24_imp_counts():
     t = pad_table()
     w0b1 = t[t[:, 0] == 1]
-    assert (w0b1[:, 2 + K.O_IMP] == 0).all() and (w0b1[:, 2 + K.O_IMP_COVERED] == 0).all()
+    assert (w0b1[:, 2 + K.PO_IMP] == 0).all() and (w0b1[:, 2 + K.PO_IMP_COVERED] == 0).all()
     w1b0 = t[t[:, 0] == 2]
-    assert (w1b0[:, 2 + K.O_IMP] == 2).sum() == 76 and (t[:, 2 + K.O_IMP] == 2).sum() == 76
+    assert (w1b0[:, 2 + K.PO_IMP] == 2).sum() == 76 and (t[:, 2 + K.PO_IMP] == 2).sum() == 76
     # phase 4 (ruling 6): W0 + B1 (no IMP) takes one goods token; W1 + B0 with both IMPs
     # visible picks one tile, no more
-    arr = int(w1b0[w1b0[:, 2 + K.O_IMP] == 2][0, 1])
+    arr = int(w1b0[w1b0[:, 2 + K.PO_IMP] == 2][0, 1])
     st = plan_state()
     K.step(st, K.A_SIDES + 2)
     K.step(st, K.A_ARRANGE + arr)
@@ -912,15 +913,15 @@ def test_retailer_layout_by_company_count():
             st = game(n, steve, seed=seed)
             N = n + steve
             homes = {K.REGION_IDS[K.COL_HOME[cget(st, c, K.C_COLOUR)]] for c in range(N)}
-            mids = [K.REGION_IDS[r] for r in range(K.NREG) if K.REG_SIZE[r] == 1 and K.REGION_IDS[r] not in homes]
-            got = {K.REGION_IDS[r] for r in range(K.NREG) if st[K.RETAILER + r] >= 0}
+            mids = [K.REGION_IDS[r] for r in range(K.NUM_REGIONS) if K.REG_SIZE[r] == 1 and K.REGION_IDS[r] not in homes]
+            got = {K.REGION_IDS[r] for r in range(K.NUM_REGIONS) if st[K.RETAILER + r] >= 0}
             want = set(expect)
             if N in (2, 3):
                 want |= set(mids)
             elif N == 4:
                 want |= set(mids[:1])
             assert got == want
-            for r in range(K.NREG):
+            for r in range(K.NUM_REGIONS):
                 if st[K.RETAILER + r] >= 0:
                     assert K.RT_SIZE[st[K.RETAILER + r]] == K.REG_SIZE[r]
             assert len({cget(st, c, K.C_COLOUR) for c in range(N)}) == N
@@ -930,7 +931,7 @@ def test_retailer_layout_by_company_count():
 
 
 # ============================================================ random games
-STOPS = (K.A_RESEARCH + K.NTECH, K.A_LOGISTICS + K.NREG, K.A_TILE_PICK + K.MAX_TILES, K.A_TILE_PLACE + K.FACE_DOWN)
+STOPS = (K.A_RESEARCH + K.NUM_TECHS, K.A_LOGISTICS + K.NUM_REGIONS, K.A_TILE_PICK + K.MAX_TILES, K.A_TILE_PLACE + K.FACE_DOWN)
 
 
 class Phase4Check:
@@ -968,10 +969,10 @@ class Phase4Check:
         rd = int(pre[K.ROUND])
         outs = [R.committed_outcome(pre, c) if c < self.n else R.steve_outcome(rd, cget(pre, c, K.C_NUM_TILES))
                 for c in range(self.ncomp)]
-        prices = [R.price_of(o[K.O_PRICE_SHIFT], R.effect(pre, c, "price_plus_one")) for c, o in enumerate(outs)]
+        prices = [R.price_of(o[K.PO_PRICE_SHIFT], R.effect(pre, c, "price_plus_one")) for c, o in enumerate(outs)]
         acts = {}
         if K.IMP_ROUND[rd]:
-            acts = R.improvement_phase(R.turn_order(pre, prices), [o[K.O_IMP] for o in outs],
+            acts = R.improvement_phase(R.turn_order(pre, prices), [o[K.PO_IMP] for o in outs],
                                        int((pre[K.DISPLAY:K.DISPLAY + K.DISPLAY_SIZE] >= 0).sum()),
                                        int(pre[K.TOKENS_LEFT]))
         self.expect = (rd, acts, self.holdings(pre))
@@ -1068,7 +1069,7 @@ def test_determinism_and_copy():
         assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
         if step + 1 == 40:
             c = a.copy()
-            g1, g2 = playout.new_generator(5), playout.new_generator(5)
+            g1, g2 = new_generator(5), new_generator(5)
             PLAYOUT(K.step, K.legal_mask, K.current_player, c, mask, g1, 100000)
             d = a.copy()
             PLAYOUT(K.step, K.legal_mask, K.current_player, d, mask, g2, 100000)
@@ -1295,8 +1296,8 @@ def test_potential_plan_goods_count_where_they_sell():
         clear_retailers(st)
         if europe:
             set_offices(st, RG["europe"], [0])
-        K.step(st, K.A_SIDES + row // K.NARR)
-        K.step(st, K.A_ARRANGE + row % K.NARR)
+        K.step(st, K.A_SIDES + row // K.NUM_ARRANGEMENTS)
+        K.step(st, K.A_ARRANGE + row % K.NUM_ARRANGEMENTS)
         return K.potential(st, 0)
 
     assert planned(121, False) == planned(180, False)        # Australia buys 2 at price 5
@@ -1308,7 +1309,7 @@ def test_potential_sides_stage_is_best_arrangement():
         st = plan_state()
         K.step(st, K.A_SIDES + sides)
         best = -1e9
-        for a in range(K.NARR):
+        for a in range(K.NUM_ARRANGEMENTS):
             s2 = st.copy()
             K.step(s2, K.A_ARRANGE + a)
             best = max(best, K.potential(s2, 0))
@@ -1349,7 +1350,7 @@ def test_potential_offices_by_buyers():
         s2 = st.copy()
         r = RG[rid]
         if markers:
-            s2[K.MARKERS + r * K.MAX_CO + 0] = markers
+            s2[K.MARKERS + r * K.MAX_SEATS + 0] = markers
         else:
             set_offices(s2, r, [0])
         return K.potential(s2, 0) - base
@@ -1426,12 +1427,12 @@ def test_obs_tile_pick_index_follows_acquisition_order():
     o = obs_of(a, 0)
     k = K.OBS_COMPANIES + K.CO_TILE_SEQUENCE
     assert o[k + K.TILE_TYPES.index(("PROD", "RES"))] == 1
-    assert o[k + K.NTT + K.TILE_TYPES.index(("LOG", "LOG"))] == 1
+    assert o[k + K.NUM_TILE_TYPES + K.TILE_TYPES.index(("LOG", "LOG"))] == 1
     assert seen(a, 1) != seen(b, 1)          # owned tiles are public, in order too
 
 
 def test_obs_shows_the_picked_tile():
-    # (b) picking a [RES, LOG] or a [PROD, PUP] tile used to leave observation and mask equal
+    # (b) picking a [RES, LOG] or a [PROD, PRICE_UP] tile used to leave observation and mask equal
     st = planning([("RES", "LOG"), ("PROD", "PUP")])
     a, b = st.copy(), st.copy()
     K.step(a, K.A_TILE_PICK + 0)
@@ -1630,7 +1631,7 @@ def physical_canvases(sides, arr, tiles, overhang):
     for tt in tiles:
         i0, i1 = int(K.TT_ICONS[tt, 0]), int(K.TT_ICONS[tt, 1])
         opts = [None]
-        for d in range(K.NDOM):
+        for d in range(K.NUM_DOMINO_SPOTS):
             a, b = int(K.DOM_A[d]), int(K.DOM_B[d])
             if (a not in U) + (b not in U) <= overhang:
                 opts += [((a, b), (i0, i1)), ((a, b), (i1, i0))]
@@ -1668,8 +1669,8 @@ def encoded_canvases(sides, arr, tiles, four_g):
     st = plan_state([K.TILE_TYPES[t] for t in tiles], four_g)
     K.step(st, K.A_SIDES + sides)
     K.step(st, K.A_ARRANGE + arr)
-    icon = np.zeros(K.NCELL, np.int64)
-    src = np.zeros(K.NCELL, np.int64)
+    icon = np.zeros(K.NUM_CELLS, np.int64)
+    src = np.zeros(K.NUM_CELLS, np.int64)
     p = K.plan_base(0)
     out = set()
 
@@ -1678,7 +1679,7 @@ def encoded_canvases(sides, arr, tiles, four_g):
         if n == len(tiles):
             K.paint(s, 0, icon, src, n)
             down = sum(1 for k in range(n) if s[p + K.PL_ORDER_CODE + k] == K.FACE_DOWN)
-            out.add((tuple((i, int(icon[i])) for i in range(K.NCELL) if icon[i] >= 0), down))
+            out.add((tuple((i, int(icon[i])) for i in range(K.NUM_CELLS) if icon[i] >= 0), down))
             return
         for u in range(len(tiles)):
             if s[p + K.PL_PLACED + u]:
@@ -1710,19 +1711,19 @@ def enumerate_and_compare(pad_plans, overhangs=(0, 1)):
 
 
 def test_issue_example_under_tile_on_a_bottom_only_tile():
-    # T2 pads (P0); X = [PROD, LOG] on (4,3)-(4,4); Y = [RES, PDOWN] lying on X at (4,4)
+    # T2 pads (P0); X = [PROD, LOG] on (4,3)-(4,4); Y = [RES, PRICE_DOWN] lying on X at (4,4)
     # and sliding beneath the top pad at (3,4)
     st = planning([("PROD", "LOG"), ("RES", "PDOWN")])
     x = 4 * (8 * 4 + 3) + 1                  # horizontal (4,3)-(4,4), PROD left, under
-    y = 4 * (64 + 9 * 3 + 4) + 2 + 1         # vertical (3,4)-(4,4), PDOWN up, RES down, under
+    y = 4 * (64 + 9 * 3 + 4) + 2 + 1         # vertical (3,4)-(4,4), PRICE_DOWN up, RES down, under
     place(st, 0, x)
     place(st, 1, y)
-    icon = np.zeros(K.NCELL, np.int64)
-    src = np.zeros(K.NCELL, np.int64)
+    icon = np.zeros(K.NUM_CELLS, np.int64)
+    src = np.zeros(K.NUM_CELLS, np.int64)
     K.paint(st, 0, icon, src, 2)
     cell = lambda r, c: r * K.CANVAS_C + c    # noqa: E731
     assert K.ICON_NAMES[icon[cell(4, 3)]] == "PROD" and K.ICON_NAMES[icon[cell(4, 4)]] == "RES"
-    assert src[cell(3, 4)] == 2               # the top pad hides Y's PDOWN
+    assert src[cell(3, 4)] == 2               # the top pad hides Y's PRICE_DOWN
     assert R.legal_actions(st) == legal(st)
 
 
@@ -1734,7 +1735,7 @@ def test_every_physical_stacking_is_reachable_bounded():
 
 @pytest.mark.slow
 def test_every_physical_stacking_is_reachable_all_pad_plans():
-    enumerate_and_compare([(s, a) for s in range(4) for a in range(K.NARR)])
+    enumerate_and_compare([(s, a) for s in range(4) for a in range(K.NUM_ARRANGEMENTS)])
 
 
 @pytest.mark.slow
@@ -1753,7 +1754,7 @@ def finished_env(n, steve, seed, vps):
     st = env.unwrapped._state
     for c, v in enumerate(vps):
         cset(st, c, K.C_VP, v)
-    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NUM_REGIONS * K.MAX_RSLOT] = -1
     st[K.OVER], st[K.PENDING], st[K.CURRENT] = 1, -1, -1
     env.unwrapped._after_move()
     return env
@@ -1777,7 +1778,7 @@ def test_tie_with_steve_for_first_shares_the_place():
     cset(st, 0, K.C_VP, 60)
     cset(st, 1, K.C_VP, 60)
     cset(st, 1, K.C_OWNS, 1, GPS)
-    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NREG * K.MAX_RSLOT] = -1
+    st[K.RETAILER_OFFICES:K.RETAILER_OFFICES + K.NUM_REGIONS * K.MAX_RSLOT] = -1
     st[K.OVER], st[K.PENDING], st[K.CURRENT] = 1, -1, -1
     env.unwrapped._after_move()
     assert env._cumulative_rewards == {"player_0": -1.0} and env.infos["player_0"]["winners"] == []
@@ -1830,7 +1831,7 @@ def test_options_wrong_types_are_value_errors():
         with pytest.raises(ValueError):
             envs.make("smartphone_inc_v0", **bad)
     c = sp.configure(num_players=2, colours=("red", "blue"), tech_sides={"4g": "back", "gps": "random"})
-    assert list(c.config[2 + K.NTECH:4 + K.NTECH]) == [RED, BLUE]
+    assert list(c.config[2 + K.NUM_TECHS:4 + K.NUM_TECHS]) == [RED, BLUE]
     assert c.config[2 + G4] == 1 and c.config[2 + GPS] == 2 and c.options["colours"] == ["red", "blue"]
 
 
@@ -1932,22 +1933,22 @@ def test_state_and_observation_are_declared_layouts():
     sp = Spec()
     assert K.STATE.size == K.STATE_SIZE and K.STATE_SIZE - K.STATE.scratch_size == K.SCRATCH_START
     assert K.STATE.offset("scr_icon") == K.SCRATCH_START     # scratch last, as the shell expects
-    assert K.STATE.shape("companies") == (K.MAX_CO, K.COMPANY.size) and K.COMPANY_SIZE == K.COMPANY.size
-    assert K.STATE.shape("plans") == (K.MAX_CO, K.PLAN.size) and K.PLAN_SIZE == K.PLAN.size
+    assert K.STATE.shape("companies") == (K.MAX_SEATS, K.COMPANY.size) and K.COMPANY_SIZE == K.COMPANY.size
+    assert K.STATE.shape("plans") == (K.MAX_SEATS, K.PLAN.size) and K.PLAN_SIZE == K.PLAN.size
     assert K.COMPANY.shape("outcome") == (K.OUTCOME.size,) and K.CONFIG.size == K.CONFIG_SIZE
     cfg = sp.configure(num_players=3)
     parts = sp.observation_layout(cfg)
     assert [n for n, _ in parts] == K.OBS.names()
     assert sum(int(np.prod(s)) for _, s in parts) == cfg.obs_size == K.OBS_SIZE
-    assert dict(parts)["companies"] == (K.MAX_CO, K.COMPANY_OBS.size)
-    assert dict(parts)["plans"] == (K.MAX_CO, K.CANVAS_R, K.CANVAS_C, K.PLANE.size)
+    assert dict(parts)["companies"] == (K.MAX_SEATS, K.COMPANY_OBS.size)
+    assert dict(parts)["plans"] == (K.MAX_SEATS, K.CANVAS_R, K.CANVAS_C, K.PLANE.size)
     low, high = sp.observation_bounds(cfg)
     assert np.array_equal(low, K.OBS_LOW) and np.array_equal(high, K.OBS_HIGH)
     assert low.min() == -1 and high.max() == K.OBS_CLIP
     assert K.OBS.view(high, "round").max() == 1 and K.OBS.view(low, "tech_cost").min() == -1
-    assert (K.OBS.view(low, "companies")[:, K.CO_OUTCOME:K.CO_OUTCOME + K.NOUT] == -1).all()
+    assert (K.OBS.view(low, "companies")[:, K.CO_OUTCOME:K.CO_OUTCOME + K.PLAN_OUTCOME_SIZE] == -1).all()
     assert (K.OBS.view(high, "companies")[:, K.CO_VP] == K.OBS_CLIP).all()
-    assert (K.OBS.view(high, "companies")[:, K.CO_OWNS:K.CO_OWNS + K.NTECH] == 1).all()
+    assert (K.OBS.view(high, "companies")[:, K.CO_OWNS:K.CO_OWNS + K.NUM_TECHS] == 1).all()
     # named views of a live state and observation agree with the kernel's offsets
     st = game(3, seed=4)
     obs = np.zeros(K.OBS_SIZE, np.float32)
@@ -1976,7 +1977,7 @@ def test_observation_clips_values_beyond_their_scale():
     for field in fields:
         st[b + field] = 1000
     st[K.TOKENS_LEFT] = st[K.STACK_SIZE] = 1000
-    st[K.MARKERS + 2 * K.MAX_CO + 1] = 1000
+    st[K.MARKERS + 2 * K.MAX_SEATS + 1] = 1000
     obs = np.zeros(K.OBS_SIZE, np.float32)
     K.observe(st, 1, obs)
     ego = K.OBS.view(obs, "companies")
@@ -1998,13 +1999,13 @@ def test_plan_planes_clip_stacked_tile_counts():
     stacked, d = 6, 0
     st[b + K.C_NUM_TILES] = stacked
     for k in range(stacked):
-        st[b + K.C_TILES + k] = k % K.NTT
+        st[b + K.C_TILES + k] = k % K.NUM_TILE_TYPES
         st[p + K.PL_ORDER_TILE + k] = k
         st[p + K.PL_ORDER_CODE + k] = d << 2          # face up, over-tile, first orientation
     st[p + K.PL_COUNT] = stacked
     obs = np.zeros(K.OBS_SIZE, np.float32)
     K.observe(st, c, obs)
-    planes = K.OBS.view(obs, "plans")[0].reshape(K.NCELL, K.PLANE_CH)
+    planes = K.OBS.view(obs, "plans")[0].reshape(K.NUM_CELLS, K.PLANE_CH)
     for cell in (K.DOM_A[d], K.DOM_B[d]):
         assert planes[cell, K.CH_OVER] == K.OBS_CLIP
         assert planes[cell, K.CH_UNDER] == 0.0

@@ -65,3 +65,20 @@ def test_play_levels_gives_the_games_each_level_would_give_alone(name, options):
         assert shared[0]["shared_moves"] == moves - 1
     else:                       # the search reaches the end well before the last decision
         assert 0 < shared[0]["shared_moves"] < moves - 1
+
+
+def test_results_file_resumes_a_run_without_replaying_finished_games(tmp_path, monkeypatch):
+    """Each job's results are appended as it finishes; a second run with the same file plays
+    only the jobs it lacks and returns the same results."""
+    path = tmp_path / "results.jsonl"
+    jobs = solo.make_jobs(["tiny_towns"], ["random"], 3, 0, 500, {})
+    first = solo.run(jobs[:2], 1, path)
+    assert len(path.read_text().splitlines()) == 2
+    played = []
+    real_play = solo._play
+    monkeypatch.setattr(solo, "_play", lambda job: played.append(job["seed"]) or real_play(job))
+    again = solo.run(jobs, 1, path)
+    assert played == [502]
+    assert len(path.read_text().splitlines()) == 3
+    keys = ("seed", "score", "won")
+    assert [[r[k] for k in keys] for r in again[:2]] == [[r[k] for k in keys] for r in first]

@@ -15,7 +15,7 @@ from agents.apps import play
 from envs import records
 
 REPO = Path(__file__).resolve().parent.parent
-PROMPT = r"Your move \(1-(\d+), \? for help\): "
+PROMPT = r"Your move \((\d+)-(\d+), \? for help\): "
 
 
 class Terminal:
@@ -60,11 +60,17 @@ class Terminal:
         os.close(self.master)
 
 
+def first_listed(prompt):
+    """The answer that plays the first listed move: the lowest number of the prompt's range."""
+    return re.search(r"\((\d+)-", prompt).group(1)
+
+
 def _turn(text):
-    """The last turn screen in ``text`` (from its ==== rule to the prompt) and its numbered moves."""
+    """The last turn screen in ``text`` (from its ==== rule to the prompt) and its moves,
+    ``[(number, label)]``."""
     screen = text[text.rindex("=" * 72):]
     moves = re.findall(r"^\s+(\d+)\. (.*)$", screen.split("Your legal moves:")[-1], re.M)
-    return screen, [label for _, label in moves]
+    return screen, [(int(number), label) for number, label in moves]
 
 
 def test_play_a_game_through_a_terminal(tmp_path):
@@ -74,11 +80,12 @@ def test_play_a_game_through_a_terminal(tmp_path):
     try:
         text, match = term.expect(PROMPT)
         assert "you are player_0 (you) against player_1 (random)" in text
-        screen, labels = _turn(text)
-        assert len(labels) == int(match.group(1)) > 0 and "phase:" in screen and "Scores:" in screen
+        screen, moves = _turn(text)
+        assert moves and (moves[0][0], moves[-1][0]) == (int(match.group(1)), int(match.group(2)))
+        assert "phase:" in screen and "Scores:" in screen
 
         term.send("seven")
-        term.expect(r"'seven' is not a move: type a number from 1 to \d+")
+        term.expect(r"'seven' is not a move: type a number of the list \(\d+-\d+\)")
         term.expect(PROMPT)
         term.send("?")
         term.expect(r"Commands:(.|\n)*u +undo")
@@ -89,11 +96,11 @@ def test_play_a_game_through_a_terminal(tmp_path):
 
         chosen, undone = [], False
         while True:
-            number = (len(chosen) + undone) % len(labels) + 1   # vary the choices
+            number, label = moves[(len(chosen) + undone) % len(moves)]   # vary the choices
             term.send(str(number))
             text, match = term.expect(PROMPT + "|Final scores: (?P<scores>.*)\n")
-            assert f"You play: {labels[number - 1]}" in text
-            chosen.append(labels[number - 1])
+            assert f"You play: {label}" in text
+            chosen.append(label)
             if match.group("scores") is not None:
                 break
             if not undone and "player_1 (random) plays:" in text:
@@ -104,7 +111,7 @@ def test_play_a_game_through_a_terminal(tmp_path):
                                  r"move\(s\) after it\.", text)
                 assert _turn(text)[0] == screen
                 undone = True
-            screen, labels = _turn(text)
+            screen, moves = _turn(text)
         assert undone
         final_scores = match.group("scores")
         text, match = term.expect(r"Record saved to (\S+);")
@@ -179,13 +186,13 @@ def test_second_seat_and_solo_games_play_to_the_end(tmp_path):
         shown = []
         path = tmp_path / f"{argv[1]}.json"
         record = play.main(argv + ["--seed", "3", "--save", str(path)],
-                           read=lambda prompt: "1", write=shown.append)
+                           read=first_listed, write=shown.append)
         text = "\n".join(map(str, shown))
         assert "Final scores: " in text and f"Record saved to {path}" in text
         assert records.load(path) == record and record["ranks"] is not None
         for index, env in records.replay_steps(record):
             if index < len(record["actions"]) and env.agent_selection == human:
-                assert record["actions"][index] == env.legal_actions()[0]
+                assert record["actions"][index] == next(iter(play.numbered_moves(env).values()))
     assert record["players"] == ["human"] and "title: " in text   # Tiny Towns' solo title
 
 
@@ -206,7 +213,10 @@ def test_the_table_shows_what_only_the_person_knows():
 
     screens = "\n".join(map(str, shown)).split("=" * 72)[1:]
     first, second = screens[0], screens[1]
-    assert "Only you know:" in first and "dealt monuments (keep one): " + ", ".join(monuments(0)) in first
+    # each dealt monument with its pattern (rows of the data, cells spaced, rows split by " / ")
+    dealt = [f"{name} (pattern {' / '.join(' '.join(row) for row in K.PATTERNS[K.CARD_NAMES.index(name)])})"
+             for name in monuments(0)]
+    assert "Only you know:" in first and "dealt monuments (keep one): " + ", ".join(dealt) in first
     kept = K.CARD_NAMES[int(state[K._player_base(0) + K.O_KEPT])]
     assert f"secret monument: {kept}" in second
     assert not any(name in first + second for name in monuments(1))
@@ -250,3 +260,100 @@ def test_agent_seeds_are_derived_independently():
     assert seat_seeds(40, 3) == expected   # the same seed, the same seeds
     with pytest.raises(ValueError, match="game_seed"):
         seat_seeds(1.5, 2)
+
+
+def _drive_until(session, want, seed, limit=2000):
+    """Random moves for every seat of ``session``'s game until ``want(env)`` holds on the
+    person's turn; the env there (or None after ``limit`` moves)."""
+    import numpy as np
+    rs = np.random.default_rng(seed)
+    env = session.env
+    for _ in range(limit):
+        if env.phase == "game_over":
+            return None
+        if env.agent_selection == env.possible_agents[session.seat] and want(env):
+            return env
+        env.step(int(rs.choice(env.legal_actions())))
+    return None
+
+
+def _board_numbers(lines, header):
+    """{square number: cell text} read off one board of the terminal table: ``header`` is the
+    line of column offsets/numbers, the rows under it start with the number of their first
+    square; square = row's number + column's number."""
+    cols = [(m.start(), int(m.group(1))) for m in re.finditer(r"\+?(\d+)", header)]
+    out = {}
+    for line in lines:
+        first = int(line[:cols[0][0]].replace(":", "").split()[-1])
+        for i, (start, offset) in enumerate(cols):
+            end = cols[i + 1][0] if i + 1 < len(cols) else None
+            out[first + offset] = line[start:end].strip()
+    return out
+
+
+def test_tiny_towns_squares_are_numbered_on_the_board_and_in_the_menu():
+    """Issue: menu numbers drifted from square numbers ("6. SQUARE 5").  A move onto one square
+    is listed under the number the board prints on that square; other moves after 15."""
+    from kernels import tiny_towns as K
+    shown = []
+    session = play.TerminalGame("tiny_towns_v0", ["random"], seed=2, options={"num_players": 2},
+                                write=shown.append)
+    env = _drive_until(session, lambda e: any(K.ACTIONS.decode(a)[0] == "square" for a in e.legal_actions()), 2)
+    assert env is not None
+    menu = play.numbered_moves(env)
+    for number, action in menu.items():
+        block, i = K.ACTIONS.decode(action)
+        if block == "square":
+            assert number == i and env.action_label(action) == f"SQUARE {number}"
+        else:
+            assert number >= 16
+    # the board: every square's text where its printed number says, read off the table
+    text = env.text(observer=0).splitlines()
+    state = env.game_state()
+    b = K._player_base(0)
+    at = text.index(next(line for line in text if line.startswith("player_0:")))
+    board = _board_numbers(text[at + 2:at + 6], text[at + 1])
+    assert sorted(board) == list(range(16))
+    for q, cell in board.items():
+        cube, card = int(state[b + K.O_CUBE + q]), int(state[b + K.O_BUILDING + q])
+        expected = "." if cube < 0 and card < 0 else ("whbgs"[cube] if card < 0 else None)
+        assert expected is None or cell == expected, (q, cell)
+    # typing a square's number plays that square
+    square = min(n for n, a in menu.items() if K.ACTIONS.decode(a)[0] == "square")
+    answers = iter([str(square)])
+    session.read = lambda prompt: next(answers)
+    session.human_turn()
+    assert session.record["actions"][-1] == K.A_SQUARE + square
+    assert f"You play: SQUARE {square}" in shown[-1]
+
+
+def test_kingdomino_cells_are_numbered_on_the_map_and_in_the_menu():
+    """A CELL move (split, add a cross) is listed under the cell's number, which the map prints
+    as its row's first number plus its column; PLACE moves (several per cell) keep 1, 2, 3..."""
+    from kernels import kingdomino_duel as K
+    for seed in range(3, 12):
+        session = play.TerminalGame("kingdomino_duel_v0", ["random"], seed=seed, write=lambda line: None)
+        env = _drive_until(session, lambda e: any(K.ACTIONS.decode(a)[0] == "cell" for a in e.legal_actions()),
+                           seed)
+        if env is not None:
+            break
+    assert env is not None, "no CELL decision for the person in nine games"
+    menu = play.numbered_moves(env)
+    for number, action in menu.items():
+        block, i = K.ACTIONS.decode(action)
+        if block == "cell":
+            assert number == i and env.action_label(action).startswith(f"CELL({i // K.COLS},{i % K.COLS})")
+        else:
+            assert number >= K.NUM_CELLS
+    text = env.text().splitlines()
+    at = next(k for k, line in enumerate(text) if line.startswith("player_0 (score"))
+    header = text[at + 1][:40]
+    board = _board_numbers([line[:40] for line in text[at + 2:at + 2 + K.ROWS]], header)
+    assert sorted(board) == list(range(K.NUM_CELLS))
+    state = env.game_state()
+    for c, cell in board.items():
+        f = int(state[K.MAP_FAMILY + c])
+        assert cell.startswith("CC" if f == K.CASTLE_CODE else "." if f < 0 else str(f)), (c, cell)
+    # before any such move the menu is numbered 1, 2, 3, ...
+    fresh = play.TerminalGame("kingdomino_duel_v0", ["random"], seed=3, write=lambda line: None)
+    assert list(play.numbered_moves(fresh.env)) == list(range(1, len(fresh.env.legal_actions()) + 1))

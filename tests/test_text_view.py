@@ -10,6 +10,8 @@ For random games of every game, checked at several moments:
   changes this seat's observation, this seat's text changes too;
 * ``render()`` is the public table followed by every seat's hidden holdings.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -100,7 +102,7 @@ def test_between_two_cities_hand_and_picks_in_their_owners_text_only():
     picked = tile_name(int(st[K.CHOSEN]))
     mine = raw.text(observer=0)
     assert f"picked this turn: {picked}" in mine
-    for t in range(K.N_TILES):
+    for t in range(K.NUM_TILE_CODES):
         if st[K.HANDS + t]:
             assert f"{tile_name(t)} x{int(st[K.HANDS + t])}" in mine
     assert "picked this turn: nothing yet" in raw.text(observer=1)
@@ -112,7 +114,7 @@ def test_expancity_contracts_and_hand_in_their_holders_text_only():
     for raw in _random_states("expancity_v0", 5, 61, num_players=3):
         names = raw.cfg.info["contract_names"]
         for seat in range(3):
-            held = [c for c in range(K.NCON) if raw._state[K.HELD + seat * K.NCON + c]]
+            held = [c for c in range(K.NUM_CONTRACTS) if raw._state[K.HELD + seat * K.NUM_CONTRACTS + c]]
             for viewer in range(3):
                 text = raw.text(observer=viewer)
                 for c in held:
@@ -224,3 +226,59 @@ def test_secret_phases_name_phases_of_their_game():
     for game, names in phases.items():
         secret = envs.make(game).unwrapped.spec.secret_phases
         assert secret and set(secret) <= set(names), game
+
+
+def _random_game(game, seed, moves, **options):
+    env = envs.make(game, render_mode="ansi", **options)
+    env.reset(seed=seed)
+    rs = np.random.default_rng(seed)
+    for _ in range(moves):
+        env.step(int(rs.choice(env.legal_actions())))
+    return env
+
+
+def test_between_two_cities_cities_print_the_coordinates_placements_name():
+    """Each city's rows are led by their canvas row and headed by the canvas columns: the
+    letter printed at (row, col) is the tile the kernel holds there, as "at (r,c)" names it."""
+    from envs.between_two_cities import _LETTER
+    from kernels import between_two_cities as K
+    env = _random_game("between_two_cities_v0", 5, 40)
+    state, lines = env.game_state(), env.text().splitlines()
+    checked = 0
+    for c in range(int(state[K.NUM_CITIES])):
+        at = next(k for k, line in enumerate(lines) if line.startswith(f"city {c} "))
+        header = lines[at + 1]
+        cols = {i: int(ch) for i, ch in enumerate(header) if ch.isdigit()}
+        assert list(cols.values()) == list(range(min(cols.values()), min(cols.values()) + len(cols)))
+        for line in lines[at + 2:at + 6]:
+            r = int(line.split()[0])
+            for i, col in cols.items():
+                kind = int(state[K.GRIDS + c * K.CANVAS_CELLS + r * K.CANVAS + col])
+                assert line[i] == (_LETTER[kind] if kind >= 0 else "."), (c, r, col, line)
+                checked += kind >= 0
+    assert checked >= 6
+
+
+def test_smartphone_inc_plans_print_the_coordinates_moves_name():
+    """The plan rows are led by their row number under a header of column numbers: the icon
+    printed at (row, col) is the kernel's icon of that cell of the planning canvas."""
+    from envs.smartphone_inc import ICON_SHORT, plan_cells
+    from kernels import smartphone_inc as K
+    env = _random_game("smartphone_inc_v0", 2, 25, num_players=2)
+    state = env.game_state()
+    seat = next(s for s in range(2) if state[K.plan_base(s) + K.PL_W_SIDE] >= 0 and not state[K.REVEALED])
+    lines = env.text(observer=seat).splitlines()
+    at = lines.index("Only you know:")
+    block = [line[2:] for line in lines[at + 2:]]
+    header = block[0]
+    cols = {int(m.group()): m.start() for m in re.finditer(r"\d+", header)}
+    assert sorted(cols) == list(range(K.CANVAS_C))
+    icon, _ = plan_cells(state, seat)
+    rows_seen = set()
+    for line in block[1:]:
+        r = int(line[:3])
+        rows_seen.add(r)
+        for col, start in cols.items():
+            i = int(icon[r * K.CANVAS_C + col])
+            assert line[start:start + 2].strip() == ("" if i < 0 else ICON_SHORT[i]), (r, col, line)
+    assert rows_seen == {r for r in range(K.CANVAS_R) if (icon[r * K.CANVAS_C:(r + 1) * K.CANVAS_C] >= 0).any()}

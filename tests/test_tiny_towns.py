@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_tiny_towns as R  # noqa: E402
 from kernels import tiny_towns as K  # noqa: E402
 from kernels import playout  # noqa: E402
+from kernels.rng import new_generator  # noqa: E402
 from envs import tiny_towns as TT  # noqa: E402
 from envs.tiny_towns import score_town  # noqa: E402
 from tests import driver  # noqa: E402
@@ -246,7 +247,7 @@ def test_tv15_feast_hall():
     st = new_state(3, cards=["Feast Hall"], monuments=0)
     for p, rows in enumerate([two, two, one]):
         set_board(st, p, rows)
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     got = []
     for p in range(3):
         K._player_score(st, p, parts)
@@ -326,7 +327,7 @@ def test_tv28_starloom():
         set_board(st, p, ["SL .. .. ..", ".. .. .. ..", ".. .. .. ..", ".. .. .. .."])
         st[pb(p) + K.O_STATUS] = 1
         st[pb(p) + K.O_DONE_ROUND] = rnd
-    parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+    parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
     got = []
     for p in range(4):
         K._player_score(st, p, parts)
@@ -940,7 +941,7 @@ def _hidden_check(st, observer, rs):
             # of another player's build step under way
             for q in range(16):
                 st2[b + K.O_CUBE + q] = rs.integers(-1, 5)
-                st2[b + K.O_BUILDING + q] = rs.integers(-1, K.NCARDS)
+                st2[b + K.O_BUILDING + q] = rs.integers(-1, K.NUM_CARDS)
                 st2[b + K.O_PLACED_ROUND + q] = st[K.G_ROUND]
             st2[b + K.O_STATUS] = rs.integers(2)
             st2[b + K.O_MONUMENT_BUILT] = rs.integers(2)
@@ -948,7 +949,7 @@ def _hidden_check(st, observer, rs):
             st2[b + K.O_OPALEYE_ASIDE:b + K.O_OPALEYE_ASIDE + 7] = rs.integers(2, size=7)
             if st[K.G_ACTOR] == p:
                 st2[K.G_PHASE] = rs.integers(K.PH_BUILD, K.PH_OPALEYE_TYPE + 1)
-                st2[K.G_TOKEN_CARD] = rs.integers(-1, K.NCARDS)
+                st2[K.G_TOKEN_CARD] = rs.integers(-1, K.NUM_CARDS)
                 st2[K.G_TOKEN_VACATED] = rs.integers(1 << 16)
                 st2[K.G_GROVE_TYPE] = rs.integers(-1, 7)
                 st2[K.G_GUILD_REPLACED] = rs.integers(1 << 16)
@@ -1100,8 +1101,9 @@ def test_scratch_is_the_state_tail_and_carries_nothing():
     assert cfg.scratch == K.SCRATCH_SIZE > 0 and cfg.state_size == K.STATE_SIZE
     assert K.SCRATCH_KEY == K.STATE_SIZE - K.SCRATCH_SIZE
     # every other state field lies before the tail: the declared layout puts scratch last
-    assert K.STATE.scratch_size == K.SCRATCH_SIZE and K.STATE.names()[-1] == "scratch_key"
-    assert K.STATE.offset("players") + K.MAXP * K.PLAYER_SIZE == K.SCRATCH_KEY
+    assert K.STATE.scratch_size == K.SCRATCH_SIZE
+    assert K.STATE.names()[-3:] == ["scratch_key", "scratch_score_parts", "scratch_rank_keys"]
+    assert K.STATE.offset("players") + K.MAX_SEATS * K.PLAYER_SIZE == K.SCRATCH_KEY
     offsets = [v for k, v in vars(K).items() if k.startswith("G_") and isinstance(v, int)]
     assert max(offsets) == K.G_PLAYERS < K.SCRATCH_KEY
     for seed in range(3):
@@ -1169,7 +1171,7 @@ def test_playout_kernel():
     from numba import njit
     loop = playout.random_playout
     st = new_state(4, seed=1)
-    gen = playout.new_generator(0)
+    gen = new_generator(0)
     m = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
     n = loop(K.step, K.legal_mask, K.current_player, st, m, gen, 100000)
     assert K.current_player(st) == -1 and n > 0
@@ -1378,10 +1380,10 @@ def test_random_towns_score_against_reference():
         shrine = int(rs.integers(1, 9))
         place = int(rs.integers(1, 6))
         bld = np.array([K.CARD_ID[t] if t else -1 for t in town], dtype=np.int64)
-        parts = np.zeros(K.NCARDS + 2, dtype=np.int64)
+        parts = np.zeros(K.NUM_CARDS + 2, dtype=np.int64)
         got = K.score_board(bld, np.array(wh, dtype=np.int64), right, int(solo), shrine, place, parts)
         assert got == R.score_town_ref(town, wh, right, solo, shrine, place), town
-        assert parts[:K.NCARDS + 1].sum() == got
+        assert parts[:K.NUM_CARDS + 1].sum() == got
 
 
 def test_distinct_placement_counts():
@@ -1825,7 +1827,7 @@ def test_kept_monument_never_shows_in_the_turn_order():
                 K.step(a, K.A_KEEP + int(rs.integers(2)))
             dealt = {int(a[pb(p) + K.O_DEALT + i]) for p in range(n) for i in range(2)}
             b = a.copy()
-            b[pb(1) + K.O_KEPT] = int(rs.choice([m for m in range(K.NUM_BUILDING_CARDS, K.NCARDS) if m not in dealt]))
+            b[pb(1) + K.O_KEPT] = int(rs.choice([m for m in range(K.NUM_BUILDING_CARDS, K.NUM_CARDS) if m not in dealt]))
             assert _seats_until_monument(a, b, rs, TargetPolicy()) > 0
 
 
@@ -2268,12 +2270,12 @@ def test_declared_layouts_name_every_piece():
     assert spec.observation_layout(cfg) == K.OBS.parts()
     low, high = spec.observation_bounds(cfg)
     assert low.shape == (K.OBS_SIZE,) and low.min() == 0.0 and high.max() == 1.0
-    assert K.STATE.names()[-1] == "scratch_key" and K.STATE.scratch_size == cfg.scratch
-    assert K.STATE.shape("players") == (K.MAXP, K.PLAYER.size)
+    assert K.STATE.names()[-1] == "scratch_rank_keys" and K.STATE.scratch_size == cfg.scratch
+    assert K.STATE.shape("players") == (K.MAX_SEATS, K.PLAYER.size)
     env = CityEnv(spec, num_players=3)
     env.reset(seed=4)
     parts = env.split_observation(env.observe(env.agent_selection)["observation"])
-    for i in range(K.MAXP):
+    for i in range(K.MAX_SEATS):
         assert parts[f"player{i}_present"][0] == (1.0 if i < 3 else 0.0)
         assert parts[f"player{i}_squares"].shape == (16, K.OBS_PLANES)
     assert parts["num_players"].tolist() == [0, 0, 1, 0, 0, 0]

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from kernels import grid, rng
-from kernels.playout import new_generator, pick_uniform
+from kernels.playout import pick_uniform
+from kernels.rng import new_generator
 
 
 def test_rng_is_a_pure_function_of_key_and_counter():

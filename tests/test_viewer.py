@@ -13,7 +13,7 @@ import pytest
 
 import envs
 from envs import records
-from envs.view import build_html, main
+from envs.view import build_html, display_names, main, with_player_names
 
 
 def random_record(game, seed, players=None, **options):
@@ -59,11 +59,52 @@ def test_every_position_and_move_is_on_the_page(kingdomino):
     for i in (0, 1, n // 2, n):
         raw = records.replay(records.truncated(record, i))
         views = data["steps"][i]["views"]
-        assert decode(data, views[0]) == raw.svg()
-        assert [decode(data, v) for v in views[1:]] == [raw.svg(observer=k) for k in (0, 1)]
+        names = data["players"]      # the pictures call the seats by the players' names
+        assert decode(data, views[0]) == with_player_names(raw.svg(), names)
+        assert [decode(data, v) for v in views[1:]] == [with_player_names(raw.svg(observer=k), names)
+                                                         for k in (0, 1)]
         assert data["steps"][i]["scores"] == raw.scores()
         if i < n:
             assert data["moves"][i]["seat"] == raw.possible_agents.index(raw.agent_selection)
+
+
+def test_the_pictures_name_the_players_and_keep_the_seat_colours(kingdomino):
+    record, data = kingdomino
+    first = decode(data, data["steps"][0]["views"][0])
+    texts = re.findall(r">([^<]*)</text>", first)
+    assert not any(re.search(r"\bplayer_\d", t) for t in texts)
+    # Kingdomino Duel draws each seat's disc just before its bold name: the page's colour
+    # of a seat (move list, chart) is the picture's.
+    discs = re.findall(r'<circle [^>]*r="7" fill="(#[0-9a-f]{6})"[^>]*/>\n<text [^>]*font-weight="bold"[^>]*>'
+                       r"(alice|bob)\b", first)
+    assert dict((name, colour) for colour, name in discs) == {"alice": data["colours"][0],
+                                                              "bob": data["colours"][1]}
+    lines = dict(re.findall(r'<polyline data-seat="(\d)" fill="none" stroke="(#[0-9a-f]{6})"', data["chart"]))
+    assert lines == {"0": data["colours"][0], "1": data["colours"][1]}
+
+
+def test_smartphone_inc_seats_have_their_company_colours():
+    from envs.pictures.smartphone_inc import COMPANY_COLOURS
+
+    record = random_record("smartphone_inc_v0", seed=3, num_players=2, colours=["yellow", "blue"])
+    data = embedded_data(build_html(record))
+    assert data["colours"] == [COMPANY_COLOURS["yellow"], COMPANY_COLOURS["blue"]]
+
+
+def test_the_seed_is_a_string_that_a_browser_cannot_round():
+    seed = 1234567890123209511            # above 2**53: a JavaScript number would end in ...209500
+    record = random_record("kingdomino_duel_v0", seed=seed)
+    page = build_html(record)
+    assert embedded_data(page)["seed"] == str(seed)
+    assert f"seed {seed}" in page
+
+
+def test_names_shared_by_two_seats_are_told_apart():
+    assert display_names(["greedy", "greedy"], ["player_0", "player_1"]) == \
+        ["greedy (player_0)", "greedy (player_1)"]
+    assert display_names(["you", "mcts"], ["player_0", "player_1"]) == ["you", "mcts"]
+    assert with_player_names('<text a="player_0">player_1 to move</text>', ["x", "y&z"]) == \
+        '<text a="player_0">y&amp;z to move</text>'
 
 
 def test_pictures_are_stored_once(kingdomino):

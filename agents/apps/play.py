@@ -12,7 +12,8 @@ fill the seats); no opponents at all is a solo game where the game has one.
 On your turn the table is shown as your seat sees it (``env.text(observer=seat)``: the
 public table, then what only you know -- your hidden hand, secret cards or the choices of
 a move not yet revealed), with whose turn it is, the phase, the scores and your legal
-moves, numbered.  Type a move's number to play it, ``?``
+moves, numbered (a move on one square of a board by the number the table prints on that
+square, see :func:`numbered_moves`).  Type a move's number to play it, ``?``
 for help, ``l`` to show the table and moves again, ``u`` to take back your last move
 (with the agents' moves after it), ``q`` to quit.  The agents' moves are printed as they
 are played, as your seat sees them: a secret choice (a kept card, a pick) shows as its
@@ -29,14 +30,13 @@ policy file that needs unpickling (docs/security.md).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import agents
 import envs
 from agents.base import new_game_seed, seat_seeds
+from agents.cli import AgentFailure, Blamed
 from envs import records
 from envs.spec import as_seat
 
@@ -47,6 +47,22 @@ Commands:
   u       undo: take back your last move and the agents' moves after it
   ?       this help
   q       quit (the unfinished game's record is saved)"""
+
+
+def numbered_moves(env):
+    """{number: action} of the legal moves, as the terminal lists them.  A move naming one
+    board square alone gets the number the table prints on that square (when no two moves
+    name the same one); the other moves follow from the board's size on.  Without such moves:
+    1, 2, 3, ..."""
+    raw = env.unwrapped
+    legal = env.legal_actions()
+    state = raw.game_state()
+    squares = [raw.spec.action_square(state, raw.cfg, a) for a in legal]
+    named = [s for s in squares if s is not None]
+    if not named or len(set(named)) < len(named):
+        return dict(enumerate(legal, 1))
+    others = iter(range(raw.spec.board_squares, raw.spec.board_squares + len(legal)))
+    return dict(sorted((next(others) if s is None else s, a) for s, a in zip(squares, legal)))
 
 
 class TerminalGame:
@@ -73,8 +89,9 @@ class TerminalGame:
         for k, s in enumerate(others):
             name = opponents[k % len(opponents)]
             self.names[s] = name
-            self.bots[s] = agents.make(name, **{"seed": agent_seeds[s],
-                                                **agent_options.get(name, {})})
+            # an agent's error is one line naming it (agents.cli.AgentFailure)
+            self.bots[s] = Blamed(agents.make(name, **{"seed": agent_seeds[s],
+                                                       **agent_options.get(name, {})}), name)
         self.record = records.new_record(game, options, seed,
                                          players=["human" if b is None else n
                                                   for n, b in zip(self.names, self.bots)])
@@ -102,7 +119,7 @@ class TerminalGame:
                    f"phase: {env.phase}")
         self.write(f"Scores: {self.scores_line()}")
         self.write("Your legal moves:")
-        for number, action in enumerate(env.legal_actions(), 1):
+        for number, action in numbered_moves(env).items():
             self.write(f"  {number:3d}. {env.action_label(action)}")
 
     # ----------------------------------------------------------------- playing
@@ -124,10 +141,11 @@ class TerminalGame:
     def human_turn(self):
         """Ask until a move is played, the last move is undone or the player quits."""
         self.show_turn()
-        legal = self.env.legal_actions()
+        menu = numbered_moves(self.env)
+        numbers = f"{min(menu)}-{max(menu)}"
         while True:
             try:
-                text = self.read(f"Your move (1-{len(legal)}, ? for help): ").strip().lower()
+                text = self.read(f"Your move ({numbers}, ? for help): ").strip().lower()
             except (EOFError, KeyboardInterrupt):
                 text = "q"
             if text in ("q", "quit", "exit"):
@@ -140,12 +158,12 @@ class TerminalGame:
             elif text in ("u", "undo"):
                 if self.undo():
                     return
-            elif text.isascii() and text.isdigit() and 1 <= int(text) <= len(legal):
-                label = self.play(self.seat, legal[int(text) - 1])
+            elif text.isascii() and text.isdigit() and int(text) in menu:
+                label = self.play(self.seat, menu[int(text)])
                 self.write(f"You play: {label}")
                 return
             else:
-                self.write(f"{text!r} is not a move: type a number from 1 to {len(legal)}, "
+                self.write(f"{text!r} is not a move: type a number of the list ({numbers}), "
                            "or ? for help.")
 
     def undo(self):
@@ -213,20 +231,23 @@ def trusting_pickle(agent_options, names):
 
 
 def build_parser():
+    from envs import cli
+
     parts = __doc__.split("\n\n")
-    p = argparse.ArgumentParser(prog="python -m agents.play", description=parts[0],
-                                epilog="\n\n".join(parts[2:]),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help="game id (see envs.GAMES)")
+    p = cli.ArgumentParser(prog="python -m agents.play", description=parts[0],
+                           epilog="\n\n".join(parts[2:]))
+    p.add_argument("--game", required=True, type=cli.game_id, help="game id (see envs.GAMES)")
     p.add_argument("--opponents", nargs="*", default=[], metavar="AGENT",
                    help="agents for the other seats, in seat order (random, greedy, mcts, ...)")
-    p.add_argument("--num-players", type=int, default=None,
+    p.add_argument("--num-players", type=cli.positive_int, default=None,
                    help="seats (default: you plus one per opponent)")
-    p.add_argument("--seat", type=int, default=0, help="the seat you play, from 0 (default 0)")
+    p.add_argument("--seat", type=cli.non_negative_int, default=0,
+                   help="the seat you play, from 0 (default 0)")
     p.add_argument("--seed", type=int, default=None,
                    help="game seed (default: a random one, shown when the game ends)")
-    p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
-    p.add_argument("--agent-options", default="{}",
+    p.add_argument("--env-options", type=cli.json_object, default={},
+                   help="JSON: game options (variants)")
+    p.add_argument("--agent-options", type=cli.json_object, default={},
                    help='JSON: agent name -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
     p.add_argument("--trust-pickle", action="store_true",
                    help="let policy agents load files that need unpickling (SB3 zips without "
@@ -236,36 +257,67 @@ def build_parser():
     return p
 
 
-def main(argv=None, read=input, write=print):
-    args = build_parser().parse_args(argv)
-    if args.game not in envs.GAMES:
-        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
-    try:
-        options = json.loads(args.env_options)
-        agent_options = json.loads(args.agent_options)
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"bad JSON option: {exc}") from None
-    if not isinstance(options, dict) or not isinstance(agent_options, dict):
-        raise SystemExit("--env-options and --agent-options must be JSON objects")
+def check_arguments(args, prog="python -m agents.play"):
+    """The game's options and player count, the seat, the opponents and their options,
+    checked before the game starts (a refusal: one line, exit 2).  Returns
+    ``(options, agent_options)``."""
+    from agents import cli as agent_cli
+    from envs import cli
+
+    options = dict(args.env_options)
     if args.num_players is not None:
         options["num_players"] = args.num_players
     elif args.opponents or "num_players" not in options:
         options["num_players"] = len(args.opponents) + 1
+    cfg = cli.check_game_options(args.game, options, prog)
+    try:
+        as_seat(args.seat, cfg.num_players, "seat")
+    except ValueError as exc:
+        cli.fail(f"--seat: {exc}", prog)
+    others = cfg.num_players - 1
+    if others and not args.opponents:
+        cli.fail(f"{args.game} with {cfg.num_players} players needs --opponents", prog)
+    if len(args.opponents) > others:
+        cli.fail(f"{len(args.opponents)} opponents for {others} other seat(s); use "
+                 "--num-players to seat more", prog)
+    agent_cli.check_agent_names(args.opponents, prog, "--opponents")
+    agent_options = dict(args.agent_options)
+    unknown = sorted(set(agent_options) - set(args.opponents))
+    if unknown:
+        cli.fail(f"--agent-options names agent(s) {unknown} that are not among the opponents", prog)
     if args.trust_pickle:
         agent_options = trusting_pickle(agent_options, args.opponents)
+    agent_cli.check_agents_build([(name, name, agent_options.get(name, {}))
+                                  for name in dict.fromkeys(args.opponents)], prog)
+    return options, agent_options
+
+
+def main(argv=None, read=input, write=print):
+    from agents import cli as agent_cli
+    from envs import cli
+
+    prog = "python -m agents.play"
+    args = build_parser().parse_args(argv)
+    options, agent_options = check_arguments(args, prog)
     seed = args.seed if args.seed is not None else new_game_seed()
+    agent_cli.say(agent_cli.compile_notice(args.opponents, args.game))
     try:
         session = TerminalGame(args.game, args.opponents, seat=args.seat, seed=seed,
                                options=options, agent_options=agent_options,
                                read=read, write=write)
     except (TypeError, ValueError) as exc:   # TypeError: an option the agent does not take
-        raise SystemExit(f"cannot start the game: {exc}") from None
+        cli.fail(f"cannot start the game: {exc}", prog)
+    except AgentFailure as exc:
+        cli.fail(exc, prog, status=1)
     # The seed shows every hidden card: only a seed the person chose is shown before the end.
     shown_seed = f", seed {seed}" if args.seed is not None else ""
     write(f"{args.game}{shown_seed}: you are {session.who(session.seat)} against "
           + (", ".join(session.who(s) for s in range(session.num_players) if s != session.seat)
              or "the game's solo rules") + ".  Type ? for help.")
-    record = session.run()
+    try:
+        record = session.run()
+    except AgentFailure as exc:
+        cli.fail(exc, prog, status=1)
     write(f"The game's seed was {seed}.")
     path = records.save(record, record_path(args.save, args.game, seed))
     write(f"Record saved to {path}; watch it with: python -m envs.view {path} -o game.html")

@@ -15,7 +15,6 @@ scale: ``greedy`` = 1000; +200 Elo is an expected score of 0.76 (docs/ratings.md
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -24,20 +23,26 @@ from agents.rating.scorecard import format_card, plot_card, rate  # noqa: F401  
 
 
 def build_parser():
+    from envs import cli
+
     parts = __doc__.split("\n\n")
-    p = argparse.ArgumentParser(prog="python -m agents.scorecard", description=parts[0],
-                                epilog="\n\n".join(parts[2:]),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help="game id (see envs.GAMES)")
+    p = cli.ArgumentParser(prog="python -m agents.scorecard", description=parts[0],
+                           epilog="\n\n".join(parts[2:]))
+    p.add_argument("--game", required=True, type=cli.game_id, help="game id (see envs.GAMES)")
     p.add_argument("--agent", required=True, metavar="SPEC", help="the agent to rate (see above)")
-    p.add_argument("--options", default="{}", help="JSON object: the agent's constructor options")
+    p.add_argument("--options", type=cli.json_object, default={},
+                   help="JSON object: the agent's constructor options")
     p.add_argument("--solo", action="store_true", help="rate the game's solo mode")
     p.add_argument("--seed", type=int, default=None, help="seed of the games (default: fresh, printed)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
+    p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
+                   help="worker processes")
     p.add_argument("--backend", choices=["process", "ray"], default="process")
-    p.add_argument("--target", type=float, default=50.0, help="stop at this 95%% half-width (Elo)")
-    p.add_argument("--max-games", type=int, default=600, help="stop after this many games")
-    p.add_argument("--max-minutes", type=float, default=None, help="stop after this many minutes")
+    p.add_argument("--target", type=cli.positive_float, default=50.0,
+                   help="stop at this 95%% half-width (Elo)")
+    p.add_argument("--max-games", type=cli.positive_int, default=600,
+                   help="stop after this many games")
+    p.add_argument("--max-minutes", type=cli.positive_float, default=None,
+                   help="stop after this many minutes")
     p.add_argument("--json", metavar="FILE", default=None, help="write the card as JSON")
     p.add_argument("--chart", metavar="FILE", default=None, help="draw the card as a PNG chart")
     p.add_argument("--trust-pickle", action="store_true",
@@ -47,35 +52,31 @@ def build_parser():
 
 
 def _fail(message):
-    print(f"scorecard: {message}", file=sys.stderr)
-    raise SystemExit(2)
+    from envs.cli import fail
+
+    fail(message, "python -m agents.scorecard")
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    import envs
     from agents import specs
+    from agents.cli import AgentFailure
     from agents.rating import ladder as ladders
+    from envs.cli import fail
 
-    if args.game not in envs.GAMES:
-        _fail(f"unknown game {args.game!r}; games: {', '.join(envs.GAMES)}")
-    try:
-        options = json.loads(args.options)
-    except json.JSONDecodeError as exc:
-        _fail(f"--options is not JSON: {exc}")
-    if not isinstance(options, dict):
-        _fail("--options must be a JSON object")
-    for name, value, low in (("--workers", args.workers, 1), ("--max-games", args.max_games, 1)):
-        if value < low:
-            _fail(f"{name} must be at least {low}, got {value}")
-    if not args.target > 0:
-        _fail(f"--target must be > 0, got {args.target}")
-    if args.max_minutes is not None and not args.max_minutes > 0:
-        _fail(f"--max-minutes must be > 0, got {args.max_minutes}")
+    options = args.options
     if args.trust_pickle:
         options = {**options, "trust_pickle": True}
     try:
         specs.check(args.agent)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:   # built once now, as the games will: an option it does not take is refused here
+        specs.build(args.agent, options, seed=0, game=args.game)
+    except Exception as exc:
+        _fail(f"agent {args.agent!r} cannot be built with options {options}: "
+              f"{type(exc).__name__}: {exc}")
+    try:
         lad = ladders.load(args.game, "solo" if args.solo else "table")
     except ValueError as exc:
         _fail(str(exc))
@@ -91,6 +92,8 @@ def main(argv=None):
                     log=log, ladder=lad)
     except ValueError as exc:
         _fail(str(exc).splitlines()[0])
+    except AgentFailure as exc:          # an agent's error in a game: one line naming it
+        fail(exc, "python -m agents.scorecard", status=1)
     print(format_card(card))
     if args.json:
         with open(args.json, "w") as f:

@@ -55,6 +55,7 @@ from agents import base
 from envs import records, safe_json
 from envs.options import refuse_file_options
 from envs.registry import spec_for
+from envs.registry import title as game_title
 
 try:
     from starlette.applications import Starlette
@@ -166,10 +167,12 @@ def catalog():
     games = []
     for game_id in envs.GAMES:
         spec = spec_for(game_id)
-        options = [{"name": o.name, "kind": o.kind, "default": o.default, "choices": list(o.choices),
+        options = [{"name": o.name, "label": o.label, "kind": o.kind, "default": o.default,
+                    "choices": list(o.choices),
                     "low": o.low, "high": o.high, "none_ok": o.none_ok, "doc": o.doc}
                    for o in spec.options if o.kind in OPTION_KINDS and o.name != "num_players"]
-        games.append({"id": game_id, "player_counts": list(spec.player_counts), "options": options,
+        games.append({"id": game_id, "title": game_title(game_id),
+                      "player_counts": list(spec.player_counts), "options": options,
                       "learned": game_id in learned})
     return {"games": games, "opponents": [name for name in OPPONENTS if name in base.known_agents()]}
 
@@ -190,6 +193,8 @@ def new_game(body, agent_options):
     except ValueError as exc:
         raise RequestError(400, str(exc)) from None
     seed = body.get("seed")
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)   # the page sends the digits typed: a JavaScript number rounds 63 bits
     seed = base.new_game_seed() if seed is None else _int(seed, "seed", 0, 2**63 - 1)
     try:
         env = envs.make(game_id, **options)
@@ -493,22 +498,36 @@ def create_app(agent_options=None, hosts=DEFAULT_HOSTS):
     return door
 
 
+def port_number(text):
+    """argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {text!r}")
+    return port
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(
+    from envs import cli
+
+    parser = cli.ArgumentParser(
         prog="python -m agents.serve",
         description="Play cityzoo games against agents in the browser (local play: "
                     "docs/security.md).")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="also answer requests addressed to NAME (this machine's LAN address "
                              "or name, when listening beyond 127.0.0.1 on purpose); repeatable")
-    parser.add_argument("--mcts-simulations", type=int, default=200,
+    parser.add_argument("--mcts-simulations", type=cli.positive_int, default=200,
                         help="MCTS's search budget per move (default 200: a second or less)")
     args = parser.parse_args(argv)
-    if args.mcts_simulations < 1:
-        parser.error("--mcts-simulations must be at least 1")
+    for name in args.allow_host:
+        if not _host_name(name):
+            parser.error(f"argument --allow-host: not a host name: {name!r}")
     hosts = list(DEFAULT_HOSTS) + [_host_name(h) for h in args.allow_host]
     if args.host not in ("127.0.0.1", "localhost", "::1") and not args.allow_host:
         print(f"cityzoo: listening on {args.host}, but only requests addressed to "
@@ -518,6 +537,8 @@ def main(argv=None):
 
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"cityzoo: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+    print("cityzoo: the first game of each title against greedy or mcts waits 20 s to a minute "
+          "while their search kernels compile (once per title while the server runs)", flush=True)
     uvicorn.run(create_app({"mcts": {"simulations": args.mcts_simulations}}, hosts=hosts),
                 host=args.host, port=args.port, log_level="warning")
 

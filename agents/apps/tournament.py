@@ -40,7 +40,6 @@ Records
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
 import json
@@ -142,11 +141,15 @@ def _build_agent(name, seed, options):
 
 def play_job(job):
     """Play one scheduled game; return its result (a plain dict).  Top-level, so that
-    spawned processes and ray workers can import it."""
+    spawned processes and ray workers can import it.  An agent's error is raised as an
+    :class:`agents.cli.AgentFailure` that names the agent's label and the game."""
+    from agents.cli import AgentFailure, build_blamed
     from agents.loop import play_game
 
     env = _env_for(job["game"], job["num_players"], job["env_options"])
-    bots = [_build_agent(n, s, o) for n, s, o in zip(job["names"], job["agent_seeds"], job["options"])]
+    where = f"game {job['index']}"
+    bots = [build_blamed(label, where, lambda n=n, s=s, o=o: _build_agent(n, s, o))
+            for label, n, s, o in zip(job["seats"], job["names"], job["agent_seeds"], job["options"])]
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     game_record = None
     if job.get("save_games"):
@@ -157,6 +160,8 @@ def play_job(job):
                                          seed=job["env_seed"], players=list(job["seats"]))
     try:
         record = play_game(env, bots, seed=job["env_seed"], record=game_record)
+    except AgentFailure:
+        raise                      # already names the agent and the game
     except RuntimeError as exc:
         raise RuntimeError(f"game {job['index']}: {exc}") from exc
     n = job["num_players"]
@@ -463,24 +468,27 @@ def ladder_ratings_text(result):
 
 # ------------------------------------------------------------------------- CLI
 def build_parser():
+    from envs import cli
+
     parts = __doc__.split("\n\n")
-    p = argparse.ArgumentParser(prog="python -m agents.tournament", description=parts[0],
-                                epilog="\n\n".join(parts[2:]),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help="game id (see envs.GAMES)")
+    p = cli.ArgumentParser(prog="python -m agents.tournament", description=parts[0],
+                           epilog="\n\n".join(parts[2:]))
+    p.add_argument("--game", required=True, type=cli.game_id, help="game id (see envs.GAMES)")
     p.add_argument("--agents", nargs="+", default=["random", "greedy", "mcts"],
                    help="agents: NAME or LABEL=NAME (default: random greedy mcts)")
-    p.add_argument("--num-players", type=int, default=None, help="seats (default: the game's default)")
-    p.add_argument("--games", type=int, default=10,
+    p.add_argument("--num-players", type=cli.positive_int, default=None,
+                   help="seats (default: the game's default)")
+    p.add_argument("--games", type=cli.positive_int, default=10,
                    help="games per table (pairing), rounded up to a multiple of the seats (default 10)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
                    help="parallel workers (default: CPU count); 1 plays in this process")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--backend", choices=["process", "ray"], default="process")
     p.add_argument("--out", default=None, help="output directory (default runs/tournament/GAME)")
-    p.add_argument("--agent-options", default="{}",
+    p.add_argument("--agent-options", type=cli.json_object, default={},
                    help='JSON: label -> constructor options, e.g. \'{"mcts": {"simulations": 200}}\'')
-    p.add_argument("--env-options", default="{}", help="JSON: game options (variants)")
+    p.add_argument("--env-options", type=cli.json_object, default={},
+                   help="JSON: game options (variants)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ladder-ratings", action="store_true",
                    help="also print every agent's rating on the game's anchored ladder (two seats; "
@@ -491,6 +499,36 @@ def build_parser():
                    help="let policy agents load files that need unpickling (SB3 zips without "
                         "their policy.json): only for files you trust, as unpickling runs code")
     return p
+
+
+def check_arguments(args, prog="python -m agents.tournament"):
+    """Everything the command line says, checked before any game: the game's options and
+    player count, the agent names, labels and options (each agent is built once).  Returns
+    ``(env_options, agent_options, num_players, specs)``; a refusal exits (one line, 2)."""
+    from agents import cli as agent_cli
+    from envs import cli
+
+    env_options = dict(args.env_options)
+    num_players = args.num_players
+    if num_players is None:
+        num_players = env_options.get("num_players")
+    game_options = dict(env_options, **({} if num_players is None else {"num_players": num_players}))
+    cfg = cli.check_game_options(args.game, game_options, prog)
+    try:
+        specs = parse_agents(args.agents)
+    except ValueError as exc:
+        cli.fail(f"--agents: {exc}", prog)
+    agent_cli.check_agent_names([name for _, name in specs], prog)
+    agent_options = dict(args.agent_options)
+    if args.trust_pickle:
+        agent_options = trusting_pickle(agent_options, args.agents)
+    unknown = sorted(set(agent_options) - {label for label, _ in specs})
+    if unknown:
+        cli.fail(f"--agent-options names unknown agent label(s) {unknown}; the labels are "
+                 f"{[label for label, _ in specs]}", prog)
+    agent_cli.check_agents_build([(label, name, agent_options.get(label, {}))
+                                  for label, name in specs], prog)
+    return env_options, agent_options, cfg.num_players, specs
 
 
 def trusting_pickle(agent_options, agent_tokens):
@@ -504,27 +542,25 @@ def trusting_pickle(agent_options, agent_tokens):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    import envs
+    from envs import cli
 
-    if args.game not in envs.GAMES:
-        raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
-    try:
-        agent_options = json.loads(args.agent_options)
-        env_options = json.loads(args.env_options)
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"bad JSON option: {exc}") from exc
+    prog = "python -m agents.tournament"
+    args = build_parser().parse_args(argv)
     # Use the importable module's functions (not __main__'s) so spawned workers find them.
+    from agents import cli as agent_cli
     from agents.apps import tournament as mod
 
-    if args.trust_pickle:
-        agent_options = mod.trusting_pickle(agent_options, args.agents)
-
-    result = mod.run_tournament(args.game, args.agents, num_players=args.num_players,
-                                games=args.games, workers=args.workers, seed=args.seed,
-                                backend=args.backend, env_options=env_options,
-                                agent_options=agent_options, progress=not args.no_progress,
-                                save_games=args.save_games)
+    env_options, agent_options, num_players, specs = mod.check_arguments(args, prog)
+    workers = args.workers
+    agent_cli.say(agent_cli.compile_notice([name for _, name in specs], args.game, workers))
+    try:
+        result = mod.run_tournament(args.game, args.agents, num_players=num_players,
+                                    games=args.games, workers=workers, seed=args.seed,
+                                    backend=args.backend, env_options=env_options,
+                                    agent_options=agent_options, progress=not args.no_progress,
+                                    save_games=args.save_games)
+    except agent_cli.AgentFailure as exc:
+        cli.fail(exc, prog, status=1)
     print(mod.format_table(result))
     if args.ladder_ratings:
         print("\n" + ladder_ratings_text(result))

@@ -35,7 +35,7 @@ from numba import njit
 
 from kernels import outcome, rng
 from kernels.greedy import Work, greedy_function
-from kernels.playout import per_kernel
+from kernels.compile_memo import per_kernel
 
 
 @per_kernel

@@ -25,7 +25,7 @@ from agents.base import Agent, action_mask, register
 from agents.players import az_net
 from agents.players.az_search import Workspace, default_params, root_stats, search_functions
 from agents.pretrained import AZ_PREFIX, MODELS_DIR, as_float32, checked_arrays, weights_sha256
-from kernels.playout import new_generator
+from kernels.rng import new_generator
 
 # play-time budget of "az" when neither simulations nor seconds is given (fits 1 s a move
 # on the 2-core reference machine for Kingdomino Duel; see benchmarks/results/az/)

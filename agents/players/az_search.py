@@ -34,7 +34,7 @@ from numba import njit
 from agents.players.az_net import forward
 from agents.settings import search_settings
 from kernels import greedy, outcome, rng
-from kernels.playout import per_kernel
+from kernels.compile_memo import per_kernel
 
 # tree: one column per node, node 0 the root
 FIRST, NEXT, ACTION, EXPANDED = 0, 1, 2, 3           # ints rows

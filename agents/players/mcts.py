@@ -33,7 +33,9 @@ from numba import njit
 from agents.base import Agent, action_mask, register
 from agents.settings import search_settings
 from kernels import outcome, rng
-from kernels.playout import new_generator, per_kernel, pick_uniform
+from kernels.compile_memo import per_kernel
+from kernels.playout import pick_uniform
+from kernels.rng import new_generator
 
 
 # ---------------------------------------------------------------- jitted search

@@ -83,7 +83,7 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         self.context = nn.Linear(hidden, channels)
         # per cell: one score per tile type laid there, then BUILD and ROOF on the cell's tile
         self.cell_head = nn.Sequential(nn.Conv2d(2 * channels, channels, 1), nn.ReLU(),
-                                       nn.Conv2d(channels, EK.NTYPES + 2, 1))
+                                       nn.Conv2d(channels, EK.NUM_TYPES + 2, 1))
         # Pointing actions get their logit from the cell head only (plus one bias per kind
         # of action, PLACE / BUILD / ROOF): an index-specific MLP logit would learn each of
         # the 610 pointing actions separately and drown the shared cell scores.  The MLP
@@ -129,7 +129,7 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         ok = (inside & placed[:, :, None]).flatten(1).float()                # (b, 244)
         flat = flat.flatten(1)
         hand = self._part(obs, "hand")                                       # (b, 2, 12)
-        per_type = heads[:, :EK.NTYPES]                                        # (b, 12, K*K)
+        per_type = heads[:, :EK.NUM_TYPES]                                        # (b, 12, K*K)
         first, slot_size = self._place
         for s in range(EK.HAND_SLOTS):
             score = torch.einsum("bt,btn->bn", hand[:, s], per_type)
@@ -137,8 +137,8 @@ class ExpancityExtractor(BaseFeaturesExtractor):
         # BUILD / ROOF on tile t: the scores at the tile's own cell
         flat_t, inside_t = EK.crop_cells(tx[:, :, None], ty[:, :, None], cx, cy, self.win)
         flat_t, ok_t = flat_t[:, :, 0], (inside_t[:, :, 0] & placed).float()
-        logits[:, self._build] = heads[:, EK.NTYPES].gather(1, flat_t) * ok_t + bias[:, 1:2]
-        logits[:, self._roof] = heads[:, EK.NTYPES + 1].gather(1, flat_t) * ok_t + bias[:, 2:3]
+        logits[:, self._build] = heads[:, EK.NUM_TYPES].gather(1, flat_t) * ok_t + bias[:, 1:2]
+        logits[:, self._roof] = heads[:, EK.NUM_TYPES + 1].gather(1, flat_t) * ok_t + bias[:, 2:3]
         value = self.value(torch.cat([g, pooled], dim=1))
         return torch.cat([logits, value], dim=1)
 

@@ -104,7 +104,7 @@ class ExpancityActor:
         ok = (inside & placed[:, :, None]).reshape(b, -1).astype(np.float32)
         flat = flat.reshape(b, -1)
         hand = self._part(obs, "hand")
-        per_type = heads[:, :EK.NTYPES]
+        per_type = heads[:, :EK.NUM_TYPES]
         first, slot_size = self._place
         for s in range(EK.HAND_SLOTS):
             score = np.einsum("bt,btn->bn", hand[:, s], per_type)
@@ -112,6 +112,6 @@ class ExpancityActor:
                 np.take_along_axis(score, flat, axis=1) * ok + bias[:, :1])
         flat_t, inside_t = EK.crop_cells(tx[:, :, None], ty[:, :, None], cx, cy, self.win)
         flat_t, ok_t = flat_t[:, :, 0], (inside_t[:, :, 0] & placed).astype(np.float32)
-        logits[:, self._build] = np.take_along_axis(heads[:, EK.NTYPES], flat_t, axis=1) * ok_t + bias[:, 1:2]
-        logits[:, self._roof] = np.take_along_axis(heads[:, EK.NTYPES + 1], flat_t, axis=1) * ok_t + bias[:, 2:3]
+        logits[:, self._build] = np.take_along_axis(heads[:, EK.NUM_TYPES], flat_t, axis=1) * ok_t + bias[:, 1:2]
+        logits[:, self._roof] = np.take_along_axis(heads[:, EK.NUM_TYPES + 1], flat_t, axis=1) * ok_t + bias[:, 2:3]
         return logits

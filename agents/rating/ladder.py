@@ -214,11 +214,14 @@ def play_match(job):
     "result" (solo: the seat's solo result), "moves", "think"}`` per seat."""
     import envs
     from agents import specs
+    from agents.cli import build_blamed
     from agents.loop import play_game
     from agents.yardstick import solo_outcome
 
     env = envs.make(job["game"], **job["options"])
-    bots = [specs.build(p["spec"], p.get("options"), seed, job["game"])
+    where = f"the game of seed {job['env_seed']}"    # an agent's error: one line naming it
+    bots = [build_blamed(p["spec"], where,
+                         lambda p=p, seed=seed: specs.build(p["spec"], p.get("options"), seed, job["game"]))
             for p, seed in zip(job["players"], job["agent_seeds"])]
     record = play_game(env, bots, seed=job["env_seed"])
     out = {"ranks": [int(r) for r in record.info["ranks"]],

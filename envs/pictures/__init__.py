@@ -4,7 +4,8 @@
 has ``envs/pictures/<game>.py`` with ``draw(state, cfg, observer=None, clickable=False) ->
 Canvas``.  ``observer=None`` draws everything (replays, ``render()``); ``observer=k`` draws
 only what seat ``k`` sees at the table.  ``clickable=True`` marks the shapes that play a
-legal action when clicked.  The adapters reach them through ``GameSpec.picture``.
+legal action when clicked; pictures that title those shapes with the move's words take
+``action_label=`` (the adapter's ``action_label``) from the caller.  The adapters reach them through ``GameSpec.picture``.
 """
 import numpy as np
 

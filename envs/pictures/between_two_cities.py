@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.between_two_cities import remembered_tiles
 from envs.pictures import legal_for_viewer
 from envs.pictures.canvas import HIGHLIGHT, INK, MUTED, PAPER, SEAT_COLOURS, Canvas, contrast, text_width
+from envs.between_two_cities_readouts import remembered_tiles
 from kernels import between_two_cities as K
 
 KIND_FILLS = ("#4285f4", "#787878", "#db4437", "#e67c28", "#c83ca0", "#962828", "#8cc8f0", "#4caf50",
@@ -27,19 +27,21 @@ ROW_H = 40
 
 
 def _solo(state):
-    return int(state[K.MODE]) in (K.MODE_SIMPLE, K.MODE_FULL)
+    st = K.STATE.fields(state)
+    return int(st.mode) in (K.MODE_SIMPLE, K.MODE_FULL)
 
 
 def tile_words(t):
     """Tile code ``t`` in words, as its tooltip says it ("duplex park over house")."""
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         return KIND_WORDS[t]
-    a, b = K.DUPLEX_HALVES[t - K.N_KINDS]
-    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.N_KINDS] else 'beside'} {KIND_WORDS[b]}"
+    a, b = K.DUPLEX_HALVES[t - K.NUM_KINDS]
+    return f"duplex {KIND_WORDS[a]} {'over' if K.DUPLEX_STACKED[t - K.NUM_KINDS] else 'beside'} {KIND_WORDS[b]}"
 
 
 def _city_owners(state, c):
-    mode, nc = int(state[K.MODE]), int(state[K.NUM_CITIES])
+    st = K.STATE.fields(state)
+    mode, nc = int(st.mode), int(st.num_cities)
     if mode == K.MODE_2P:
         return f"player_{c // 2} ({'left' if c % 2 == 0 else 'right'})"
     if mode in (K.MODE_SIMPLE, K.MODE_FULL):
@@ -48,13 +50,14 @@ def _city_owners(state, c):
 
 
 def draw(state, cfg, observer=None, clickable=False) -> Canvas:
-    nc = int(state[K.NUM_CITIES])
-    participants = int(state[K.NUM_PARTICIPANTS])
+    st = K.STATE.fields(state)
+    nc = int(st.num_cities)
+    participants = int(st.num_participants)
     cols = min(nc, 4)
     city_rows = (nc + cols - 1) // cols
     width = max(2 * MARGIN + cols * (CITY_W + MARGIN) - MARGIN, 720)
     seats_y = 70 + city_rows * (CITY_H + MARGIN)
-    seen = range(int(state[K.NUM_SEATS])) if observer is None else [observer]
+    seen = range(int(st.num_seats)) if observer is None else [observer]
     memory = [f"player_{s} {line}" for s in seen for line in remembered_tiles(state, s)]
     height = seats_y + 20 + participants * ROW_H + (24 if _solo(state) else 0) + 18 * len(memory) + 70
     c = Canvas(width, height, background=PAPER)
@@ -62,7 +65,7 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     totals = np.zeros(K.MAX_CITIES, dtype=np.int64)
     K.city_totals(state, totals)
     slots = np.zeros(2, dtype=np.int64)
-    target = K.placement_target(state, slots) if int(state[K.PHASE]) == K.PH_PLACE else -1
+    target = K.placement_target(state, slots) if int(st.phase) == K.PH_PLACE else -1
     _header(c, state, observer, width, target, mask is not None and target >= 0)
     for city in range(nc):
         x = MARGIN + (city % cols) * (CITY_W + MARGIN)
@@ -72,13 +75,14 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     for line in memory:   # what a seat remembers of tiles that left its hand unseen by others
         c.fit_text(MARGIN, y + 14, line, width - 2 * MARGIN, size=12, fill=MUTED)
         y += 18
-    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.N_KINDS)],
+    c.legend(MARGIN, y + 8, [(KIND_FILLS[k], f"{KIND_SHORT[k]} {KIND_WORDS[k]}") for k in range(K.NUM_KINDS)],
              width - 2 * MARGIN)
     return c
 
 
 def _header(c, state, observer, width, target, clickable_placing):
-    ph = int(state[K.PHASE])
+    st = K.STATE.fields(state)
+    ph = int(st.phase)
     c.text(MARGIN, 24, "Between Two Cities", size=18, fill=INK, bold=True)
     c.text(width - MARGIN, 24, "everything shown" if observer is None else f"view of player_{observer}",
            size=12, fill=MUTED, anchor="end")
@@ -89,7 +93,7 @@ def _header(c, state, observer, width, target, clickable_placing):
         seat = int(K.current_player(state))
         line = f"round {r + 1}, turn {t + 1}   phase: {K.PHASE_NAMES[ph]}"
         if ph == K.PH_PICK:
-            line += f" (choice {int(state[K.SUBSTEP]) + 1} of 2)"
+            line += f" (choice {int(st.substep) + 1} of 2)"
         else:
             line += f" (into city {target})"
         line += f"   to move: player_{seat}"
@@ -102,22 +106,23 @@ def _header(c, state, observer, width, target, clickable_placing):
 
 
 def _city(c, state, city, x, y, score, building, slots, mask):
+    st = K.STATE.fields(state)
     c.rect(x, y, CITY_W, CITY_H, fill="#fffdf7", stroke=HIGHLIGHT if building else "#c8c0a8",
            stroke_width=4 if building else 1, rx=8)
     c.text(x + 8, y + 17, f"city {city}", size=13, fill=INK, bold=True)
     c.text(x + CITY_W - 8, y + 17, f"{score} points", size=13, fill=INK, bold=True, anchor="end")
-    counts = state[K.KIND_COUNTS + city * K.N_KINDS: K.KIND_COUNTS + (city + 1) * K.N_KINDS]
+    counts = st.kind_counts[city]
     factories = int(counts[K.KIND_NAMES.index("factory")])
     c.fit_text(x + 8, y + 33, f"{_city_owners(state, city)}; factories: {factories}", CITY_W - 16, size=11,
                fill=MUTED)
     gx, gy = x + 8, y + 42
     if _solo(state) and city == K.DLC:   # no layout: its buildings are only counted
-        for k in range(K.N_KINDS):
+        for k in range(K.NUM_KINDS):
             ry = gy + 4 + k * 21
             c.rect(gx, ry, 18, 18, fill=KIND_FILLS[k], stroke=INK, rx=2)
             c.text(gx + 24, ry + 14, f"{KIND_WORDS[k]}: {int(counts[k])}", size=12, fill=INK)
         return
-    grid = state[K.GRIDS + city * K.CANVAS_CELLS: K.GRIDS + (city + 1) * K.CANVAS_CELLS]
+    grid = st.grids[city]
     reach = _reachable(state, city)
     rows, cols = np.flatnonzero(reach.any(axis=1)), np.flatnonzero(reach.any(axis=0))
     # centre the cells the city can still use (the labels keep the canvas coordinates)
@@ -144,29 +149,30 @@ def _city(c, state, city, x, y, score, building, slots, mask):
 
 def _reachable(state, city):
     """Canvas cells a 4x4 city could still grow into (drawn faintly; the rest stays blank)."""
-    b = K.BOXES + city * K.BOX_SIZE
+    box = K.BOX.fields(K.STATE.fields(state).boxes[city])
     out = np.zeros((K.CANVAS, K.CANVAS), dtype=bool)
-    if state[b + K.BOX_CELLS] == 0:
+    if box.cells == 0:
         out[3, 3] = True
         return out
-    r0, r1 = int(state[b + K.BOX_MIN_ROW]), int(state[b + K.BOX_MAX_ROW])
-    c0, c1 = int(state[b + K.BOX_MIN_COL]), int(state[b + K.BOX_MAX_COL])
+    r0, r1 = int(box.min_row), int(box.max_row)
+    c0, c1 = int(box.min_col), int(box.max_col)
     out[max(0, r1 - 3): min(K.CANVAS, r0 + 4), max(0, c1 - 3): min(K.CANVAS, c0 + 4)] = True
     return out
 
 
 def _seats(c, state, y, observer, mask):
     """One row per participant: score, hand (or its size) and chosen tiles; returns the y below."""
-    participants = int(state[K.NUM_PARTICIPANTS])
+    st = K.STATE.fields(state)
+    participants = int(st.num_participants)
     solo = _solo(state)
     scores = np.zeros(K.MAX_SEATS, dtype=np.int64)
     K.scores(state, scores)
     ranks = None
-    if int(state[K.PHASE]) == K.PH_END:
+    if int(st.phase) == K.PH_END:
         ranks = np.zeros(K.MAX_SEATS, dtype=np.int64)
         K.all_ranks(state, ranks)
     mover = int(K.current_player(state))
-    placing = int(state[K.PHASE]) == K.PH_PLACE
+    placing = int(st.phase) == K.PH_PLACE
     c.text(MARGIN, y + 4, "seats", size=14, fill=INK, bold=True)
     y += 12
     pick = K.ACTIONS.offset("pick")
@@ -180,12 +186,12 @@ def _seats(c, state, y, observer, mask):
         tail = f"{int(scores[s])} points" + (f", rank {int(ranks[s])}" if ranks is not None else "")
         c.text(MARGIN + 20, ry + 31, tail + ("  (to move)" if s == mover else ""), size=11, fill=MUTED)
         x = MARGIN + 170
-        hand = state[K.HANDS + s * K.N_TILES: K.HANDS + (s + 1) * K.N_TILES]
-        sees_hand = observer is None or observer == s or (solo and (s == 0 or int(state[K.MODE]) == K.MODE_FULL))
+        hand = st.hands[s]
+        sees_hand = observer is None or observer == s or (solo and (s == 0 or int(st.mode) == K.MODE_FULL))
         if sees_hand:
             c.text(x, ry + 22, "hand:", size=12, fill=INK)
             x += 40
-            for t in range(K.N_TILES):
+            for t in range(K.NUM_TILE_CODES):
                 if hand[t]:
                     act = pick + t if (mask is not None and s == mover and mask[pick + t]) else None
                     x = _chip(c, x, ry + 4, t, int(hand[t]), act) + 6
@@ -194,7 +200,7 @@ def _seats(c, state, y, observer, mask):
             x += 170
         if not solo:
             x = max(x + 10, MARGIN + 520)
-            chosen = [(k, int(t)) for k, t in enumerate(state[K.CHOSEN + 2 * s: K.CHOSEN + 2 * s + 2]) if t >= 0]
+            chosen = [(k, int(t)) for k, t in enumerate(st.chosen[s]) if t >= 0]
             if observer is None or observer == s or placing:
                 c.text(x, ry + 22, "chosen:" if chosen else "chosen: -", size=12, fill=INK)
                 x += 52
@@ -202,13 +208,13 @@ def _seats(c, state, y, observer, mask):
                     c.text(x, ry + 22, f"{k + 1}:", size=11, fill=MUTED)
                     x = _chip(c, x + 14, ry + 4, t, 1, None) + 8
             else:
-                c.text(x, ry + 22, f"{int(state[K.PICKS_MADE + s])} of 2 picked, hidden", size=12, fill=MUTED)
+                c.text(x, ry + 22, f"{int(st.picks_made[s])} of 2 picked, hidden", size=12, fill=MUTED)
     y += participants * ROW_H
     if solo:
         waits = []
         for city, side in ((0, "left"), (2, "right")):
-            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.N_KINDS else tile_words(int(t)))
-                     for k, t in enumerate(state[K.WAITING + 2 * city: K.WAITING + 2 * city + 2]) if t >= 0]
+            tiles = [f"{k + 1}: " + (KIND_SHORT[t] if t < K.NUM_KINDS else tile_words(int(t)))
+                     for k, t in enumerate(st.waiting[city]) if t >= 0]
             waits.append(f"waiting for the {side} city: {', '.join(tiles) or '-'}")
         c.text(MARGIN, y + 14, ";  ".join(waits), size=12, fill=INK)
         y += 24
@@ -219,10 +225,10 @@ def _chip(c, x, y, t, count, action):
     """Tile ``t`` as a small picture (a duplex: two joined squares); returns the right edge."""
     stroke, sw = (HIGHLIGHT, 3) if action is not None else (INK, 1)
     title = tile_words(t) + (f" x{count}" if count > 1 else "")
-    if t < K.N_KINDS:
+    if t < K.NUM_KINDS:
         halves, stacked = [t], False
     else:
-        halves, stacked = list(K.DUPLEX_HALVES[t - K.N_KINDS]), bool(K.DUPLEX_STACKED[t - K.N_KINDS])
+        halves, stacked = list(K.DUPLEX_HALVES[t - K.NUM_KINDS]), bool(K.DUPLEX_STACKED[t - K.NUM_KINDS])
     hw, hh = CHIP, (17 if stacked else CHIP)   # one half: a stacked duplex is two short halves
     for i, k in enumerate(halves):
         hx, hy = (x, y + i * hh) if stacked else (x + i * hw, y)

@@ -29,65 +29,67 @@ def draw(state, cfg, observer=None, clickable=False) -> Canvas:
     scores = np.zeros(2, dtype=np.int64)
     K.scores(state, scores)
     _header(c, state, observer, scores)
+    st = K.STATE.fields(state)     # the state's declared fields, by name
     for p in range(2):
-        _kingdom(c, state, p, MARGIN + p * (MAP_W + MARGIN + 8), 60, int(scores[p]), observer, mask)
+        _kingdom(c, st, p, MARGIN + p * (MAP_W + MARGIN + 8), 60, int(scores[p]), observer, mask)
     y = 60 + 56 + MAP_H + 14
-    _dice(c, state, MARGIN, y, mask)
-    _spellbook(c, state, MARGIN + 4 * 74 + 20, y, mask)
+    _dice(c, st, MARGIN, y, mask)
+    _spellbook(c, st, MARGIN + 4 * 74 + 20, y, mask)
     _legend(c, y + 186)
     return c
 
 
 def _header(c, state, observer, scores):
-    ph = int(state[K.PHASE])
+    st = K.STATE.fields(state)
+    ph = int(st.phase)
     c.text(MARGIN, 24, "Kingdomino Duel", size=18, fill=INK, bold=True)
     c.text(MARGIN + text_width("Kingdomino Duel", 18) + 16, 24,
-           f"round {int(state[K.ROUND])}   start player: player_{int(state[K.START_PLAYER])}", size=14, fill=INK)
+           f"round {int(st.round)}   start player: player_{int(st.start_player)}", size=14, fill=INK)
     c.text(WIDTH - MARGIN, 24, "everything shown" if observer is None else f"view of player_{observer}",
            size=12, fill=MUTED, anchor="end")
     line = f"phase: {K.PHASE_NAMES[ph].lower()}"
     if ph == K.PH_GAME_OVER:
         ranks = np.zeros(2, dtype=np.int64)
         K.ranks(state, ranks)
-        why = {K.END_MAP_FULL: "a map is full", K.END_NOBODY_DREW: "nobody drew"}.get(int(state[K.END_REASON]), "")
+        why = {K.END_MAP_FULL: "a map is full", K.END_NOBODY_DREW: "nobody drew"}.get(int(st.end_reason), "")
         result = "a draw" if ranks[0] == ranks[1] else f"player_{int(np.argmin(ranks))} wins"
         line += f"   ({why}): {int(scores[0])} - {int(scores[1])}, {result}"
     else:
-        line += f"   to move: player_{int(state[K.MOVER])}"
+        line += f"   to move: player_{int(st.mover)}"
     c.text(MARGIN, 46, line, size=14, fill=INK)
 
 
-def _kingdom(c, state, p, x, y, score, observer, mask):
-    mover = int(state[K.MOVER])
+def _kingdom(c, st, p, x, y, score, observer, mask):
+    mover = int(st.mover)
     c.rect(x - 6, y - 4, MAP_W + 12, MAP_H + 54, fill="#fffdf7",
            stroke=HIGHLIGHT if mover == p else "#c8c0a8", stroke_width=4 if mover == p else 1, rx=8)
     c.circle(x + 8, y + 12, 7, fill=SEAT_COLOURS[p], stroke=INK)
     tags = []
-    if int(state[K.START_PLAYER]) == p:
+    if int(st.start_player) == p:
         tags.append("start player")
     if mover == p:
         tags.append("to move")
     c.text(x + 20, y + 17, f"player_{p}" + (f"  ({', '.join(tags)})" if tags else ""), size=14, fill=INK, bold=True)
     c.text(x + MAP_W, y + 17, f"{score} points", size=15, fill=INK, bold=True, anchor="end")
-    bonus = int(state[K.BONUS_FAMILY + p])
-    info = f"castle bonus {'used' if state[K.CASTLE_USED + p] else 'unused'}"
+    bonus = int(st.bonus_family[p])
+    info = f"castle bonus {'used' if st.castle_used[p] else 'unused'}"
     if bonus >= 0:
         info += f"; domain bonus: {FAMILY_NAMES[bonus]}"
     if observer is None or observer == p:   # '?' names and declarations: the seat's own view only
-        names = [int(state[K.WILD_NAME + 2 * p + s]) for s in range(2)]
+        names = [int(st.wild_name[p, s]) for s in range(2)]
         if any(n >= 0 for n in names):
             info += "; ? named " + "/".join(FAMILY_NAMES[n] if n >= 0 else "-" for n in names)
-        declared = [K.SPELL_KEYS[i].replace("_", " ") for i in range(2) if state[K.DECLARED + 2 * p + i]]
+        declared = [K.SPELL_KEYS[i].replace("_", " ") for i in range(2) if st.declared[p, i]]
         if declared:
             info += "; declared " + ", ".join(declared)
     c.fit_text(x, y + 36, info, MAP_W, size=12, fill=MUTED)
     gy = y + 44
-    split_first = int(state[K.SPLIT_FIRST_CELL]) if mover == p else -1
+    split_first = int(st.split_first_cell) if mover == p else -1
     for i in range(K.NUM_CELLS):
         r, col = divmod(i, K.COLS)
         cx, cy = x + col * CELL, gy + r * CELL
         act = if_legal(mask, K.A_CELL + i) if mover == p else None
-        _cell(c, state, p, i, cx, cy, act, i == split_first)
+        _cell(c, st, p, i, cx, cy, act, i == split_first)
         if mover == p and mask is not None:
             for d in range(K.NUM_DIRS):
                 a = if_legal(mask, K.A_PLACE + K.NUM_DIRS * i + d)
@@ -95,17 +97,17 @@ def _kingdom(c, state, p, x, y, score, observer, mask):
                     _place_arrow(c, cx, cy, d, a, i)
 
 
-def _cell(c, state, p, i, x, y, action, marked):
-    f = int(state[K.MAP_FAMILY + p * K.NUM_CELLS + i])
+def _cell(c, st, p, i, x, y, action, marked):
+    f = int(st.map_family[p, i])
     stroke, sw = (HIGHLIGHT, 3) if action is not None or marked else ("#9a9280", 1)
     r, col = divmod(i, K.COLS)
     if f == K.CASTLE_CODE:
         c.rect(x, y, CELL, CELL, fill="#e6e6e6", stroke=stroke, stroke_width=sw, action=action, title="castle")
         c.rect(x + 12, y + 20, CELL - 24, CELL - 26, fill="#787878")
-        roof = "#c82828" if state[K.CASTLE_USED + p] else "#a0a0a0"
+        roof = "#c82828" if st.castle_used[p] else "#a0a0a0"
         c.polygon([(x + 8, y + 20), (x + CELL / 2, y + 6), (x + CELL - 8, y + 20)], fill=roof, stroke=INK)
     elif f >= 0:
-        crosses = int(state[K.MAP_CROSSES + p * K.NUM_CELLS + i])
+        crosses = int(st.map_crosses[p, i])
         c.rect(x, y, CELL, CELL, fill=FAMILY_FILLS[f], stroke=stroke, stroke_width=sw, action=action,
                title=f"({r},{col}) {FAMILY_NAMES[f]}, {crosses} cross{'es' if crosses != 1 else ''}")
         _symbol(c, x, y, CELL, f)
@@ -148,13 +150,13 @@ def _place_arrow(c, x, y, d, action, cell):
               title=f"place: first half on ({cell // K.COLS},{cell % K.COLS}), second to the {DIR_WORDS[d]}")
 
 
-def _dice(c, state, x, y, mask):
+def _dice(c, st, x, y, mask):
     c.text(x, y + 12, "dice", size=14, fill=INK, bold=True)
     for d in range(K.NUM_DICE):
         dx, dy = x + d * 74, y + 22
-        face = int(state[K.DIE_FACE + d])
+        face = int(st.die_face[d])
         fam, crosses = int(K.DICE[d, face, 0]), int(K.DICE[d, face, 1])
-        holder = int(state[K.DIE_HOLDER + d])
+        holder = int(st.die_holder[d])
         act = if_legal(mask, K.A_PICK_DIE + d)
         fill = "#ffffff" if fam == K.WILD else FAMILY_FILLS[fam]
         name = "?" if fam == K.WILD else FAMILY_NAMES[fam]
@@ -170,12 +172,12 @@ def _dice(c, state, x, y, mask):
         notes = ["free" if holder < 0 else f"player_{holder}"]
         if holder >= 0:   # the slot says which half of the domino the die is
             for slot, half in ((0, "first half"), (1, "second half")):
-                if int(state[K.SLOT_DIE + 2 * holder + slot]) == d:
+                if int(st.slot_die[holder, slot]) == d:
                     notes.append(half)
-        if state[K.DIE_TURNED + d]:
+        if st.die_turned[d]:
             notes.append("turned")
-        if holder >= 0 and state[K.CASTLE_TARGET + holder] >= 0 and \
-                state[K.SLOT_DIE + 2 * holder + state[K.CASTLE_TARGET + holder]] == d:
+        if holder >= 0 and st.castle_target[holder] >= 0 and \
+                st.slot_die[holder, st.castle_target[holder]] == d:
             notes.append("+castle")
         for k, note in enumerate(notes):
             c.text(dx + 28, dy + 72 + 14 * k, note, size=12, fill=INK if k == 0 else MUTED, anchor="middle")
@@ -186,7 +188,7 @@ def _dice(c, state, x, y, mask):
             bx += 78
 
 
-def _spellbook(c, state, x, y, mask):
+def _spellbook(c, st, x, y, mask):
     c.text(x, y + 12, "spellbook", size=14, fill=INK, bold=True)
     c.text(x + 118, y + 12, "marks p0 / p1", size=11, fill=MUTED)
     c.text(x + 190, y + 12, "spell", size=11, fill=MUTED)
@@ -200,11 +202,11 @@ def _spellbook(c, state, x, y, mask):
                stroke_width=3 if fam_act is not None else 1, action=fam_act, title=f"family {FAMILY_NAMES[f]}")
         _symbol(c, x, ry, 22, f)
         c.text(x + 28, ry + 16, FAMILY_NAMES[f], size=12, fill=INK)
-        marks = [int(state[K.MARKS + p * K.NUM_FAMILIES + f]) for p in range(2)]
+        marks = [int(st.marks[p, f]) for p in range(2)]
         c.text(x + 118, ry + 16, f"{marks[0]} / {marks[1]} of {int(K.ROW_LEN[f])}", size=12, fill=INK)
         sp = int(K.FAMILY_SPELL[f])
-        owner = int(state[K.SPELL_OWNER + sp])
-        who = "-" if owner < 0 else f"player_{owner}" + (" (used)" if state[K.SPELL_USED + sp] else "")
+        owner = int(st.spell_owner[sp])
+        who = "-" if owner < 0 else f"player_{owner}" + (" (used)" if st.spell_used[sp] else "")
         act = if_legal(mask, spell_actions[sp]) if sp in spell_actions else None
         if act is not None:
             c.button(x + 186, ry, 138, 22, K.SPELL_KEYS[sp].replace("_", " "), action=act, fill="#ffe9a8", size=11)

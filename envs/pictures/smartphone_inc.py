@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pictures.canvas import INK, MUTED, Canvas, contrast, put_behind, text_width, wrap_text
-from envs.smartphone_inc import STEVE_COVERED, Spec, plan_cells
+from envs.smartphone_inc_readouts import STEVE_COVERED, plan_cells
 from kernels import smartphone_inc as K
 
 COMPANY_COLOURS = {"green": "#2e9e44", "blue": "#2f5fd0", "black": "#222222", "yellow": "#e3c21b",
@@ -31,11 +31,11 @@ _ICONS = {
     K.BLANK: ("", "#ffffff", "blank"),
     K.IMP: ("Imp", "#c89a6a", "improvement: take a display tile (a goods token when covered)"),
     K.CHEAP: ("$-G", "#8fd08f", "price -1 and +1 good"),
-    K.PUP: ("$+", "#f2a0a0", "price +1"),
+    K.PRICE_UP: ("$+", "#f2a0a0", "price +1"),
     K.RES: ("Res", "#9dbff0", "1 research marker"),
     K.LOG: ("Log", "#f5c971", "1 logistics marker"),
     K.PROD: ("G", "#4fae5a", "+1 good"),
-    K.PDOWN: ("$-", "#c7ecc0", "price -1"),
+    K.PRICE_DOWN: ("$-", "#c7ecc0", "price -1"),
 }
 _TECH_SHORT = {"gps": "GPS", "wifi": "WiFi", "gamepad": "Pad", "li_ion": "Li", "nfc": "NFC", "4g": "4G"}
 _EFFECT_TEXT = {
@@ -88,29 +88,29 @@ _CELL = 20
 class _Context:
     """The state, who looks, and the legal clicks of the company to move."""
 
-    def __init__(self, state, cfg, observer, clickable):
+    def __init__(self, state, cfg, observer, clickable, action_label):
         self.state, self.cfg, self.observer = state, cfg, observer
-        self.n = int(state[K.NUM_COMPANIES])
-        self.steve = int(state[K.STEVE])
-        self.over = bool(state[K.OVER])
-        self.current = -1 if self.over else int(state[K.CURRENT])
-        self.pending = "game_over" if self.over else K.BLOCK_NAMES[int(state[K.PENDING])]
+        st = self.st = K.STATE.fields(state)     # the state's declared fields, by name
+        self.n = int(st.num_companies)
+        self.steve = int(st.steve)
+        self.over = bool(st.over)
+        self.current = -1 if self.over else int(st.current)
+        self.pending = "game_over" if self.over else K.BLOCK_NAMES[int(st.pending)]
         # How far a rival has got with its secret plan is hidden too (its observation says
         # only whose turn it is to plan): such a viewer sees the phase as "planning".
         if self.pending in _PLANNING and observer not in (None, self.current):
             self.pending = "planning"
-        self.revealed = bool(state[K.REVEALED])
+        self.revealed = bool(st.revealed)
         self.legal = np.zeros(K.NUM_ACTIONS, dtype=np.int8)
         # Moves are the mover's to click (in its own view, or the omniscient one).
         if clickable and self.current >= 0 and observer in (None, self.current):
             K.legal_mask(state.copy(), self.legal)
-        self._label = None
-
-    def base(self, c):
-        return K.company_base(c)
+        if clickable and action_label is None:
+            raise ValueError("action_label (the adapter's, to title clickable moves) is needed with clickable=True")
+        self._label = action_label
 
     def colour(self, c):
-        return K.COLOURS[int(self.state[self.base(c) + K.C_COLOUR])]
+        return K.COLOURS[int(K.COMPANY.fields(self.st.companies[c]).colour)]
 
     def fill(self, c):
         return COMPANY_COLOURS[self.colour(c)]
@@ -127,8 +127,6 @@ class _Context:
         return a if self.legal[a] else None
 
     def label(self, a):
-        if self._label is None:    # the adapter words every action
-            self._label = Spec().action_label
         return self._label(self.state, self.cfg, int(a))
 
 
@@ -178,11 +176,11 @@ def _crosses_box(p, q, box):
 def _links(cv, ctx, left, top):
     """A line between linked regions; links that would cross a third region are named in
     the region boxes instead.  Returns {region: [names of those far links]}."""
-    boxes = {r: _region_xy(r, left, top) for r in range(K.NREG)}
+    boxes = {r: _region_xy(r, left, top) for r in range(K.NUM_REGIONS)}
     centre = {r: (x + _REGION_W / 2, y + _REGION_H / 2) for r, (x, y) in boxes.items()}
-    far = {r: [] for r in range(K.NREG)}
-    for r in range(K.NREG):
-        for q in range(r + 1, K.NREG):
+    far = {r: [] for r in range(K.NUM_REGIONS)}
+    for r in range(K.NUM_REGIONS):
+        for q in range(r + 1, K.NUM_REGIONS):
             if not K.LINK[r, q]:
                 continue
             blocked = any(_crosses_box(centre[r], centre[q], (x, y, x + _REGION_W, y + _REGION_H))
@@ -204,10 +202,10 @@ def _region_action(ctx, r):
 
 
 def _region(cv, ctx, r, x, y, far):
-    s = ctx.state
+    st = ctx.st
     a = _region_action(ctx, r)
     size = K.SIZES[int(K.REG_SIZE[r])]
-    retailer = int(s[K.RETAILER + r])
+    retailer = int(st.retailer[r])
     title = ctx.label(a) if a is not None else f"{K.REGION_NAMES[r]}: size {size}, office cost {int(K.REG_COST[r])}"
     cv.rect(x, y, _REGION_W, _REGION_H, fill="#eef3fa", stroke=_CLICK if a is not None else "#7d8ba0",
             stroke_width=3 if a is not None else 1, rx=6, action=a, title=title)
@@ -218,7 +216,7 @@ def _region(cv, ctx, r, x, y, far):
     # offices: slots left to right, leadership VP (first/second) under each
     cy = y + 22
     for slot in range(int(K.REG_NSLOT[r])):
-        who = int(s[K.OFFICES + r * K.MAX_SLOTS + slot])
+        who = int(st.offices[r, slot])
         sx = x + 5 + slot * 29
         vp = K.REG_SLOTVP[r, slot]
         vp_text = f"{int(vp[0])}" + (f"/{int(vp[1])}" if vp[1] >= 0 else "")
@@ -228,7 +226,7 @@ def _region(cv, ctx, r, x, y, far):
         cv.text(sx + 13, cy + 23, vp_text, size=8, fill=MUTED, anchor="middle")
     cy += 28
     if retailer >= 0:
-        side = int(s[K.RETAILER_SIDE + r])
+        side = int(st.retailer_side[r])
         kind = K.BONUS_KINDS[int(K.RT_BONUS[retailer, side])]
         rsize = int(K.RT_SIZE[retailer])
         cv.rect(x + 4, cy, _REGION_W - 8, 44, fill="#fbe3b8", stroke="#b07a1a", rx=4,
@@ -237,7 +235,7 @@ def _region(cv, ctx, r, x, y, far):
         cv.text(x + 8, cy + 12, f"retailer: {_BONUS_TEXT[kind].format(n=int(K.RT_N[retailer, side]))}",
                 size=9, fill=INK)
         for slot in range(int(K.RT_NSLOT[rsize])):
-            who = int(s[K.RETAILER_OFFICES + r * K.MAX_RSLOT + slot])
+            who = int(st.retailer_offices[r, slot])
             sx = x + 8 + slot * 29
             cv.rect(sx, cy + 17, 26, 13, fill=ctx.fill(who) if who >= 0 else "#ffffff", stroke="#444444", rx=2,
                     title=f"retailer office slot: {int(K.RT_SLOTVP[rsize, slot])} VP at the end")
@@ -246,7 +244,7 @@ def _region(cv, ctx, r, x, y, far):
     else:
         for b in range(int(K.REG_NBUY[r])):
             code = int(K.REG_BUY[r, b])
-            who = int(s[K.BUYERS + r * K.MAX_BUY + b])
+            who = int(st.buyers[r, b])
             bx, by = x + 14 + b * 24, cy + 12
             purple = code >= 100
             text = _TECH_SHORT[K.TECH_IDS[code - 100]] if purple else str(code)
@@ -261,7 +259,7 @@ def _region(cv, ctx, r, x, y, far):
     # logistics markers on the region
     cy = y + _REGION_H - 20
     mx = x + 5
-    marks = [(c, int(s[K.MARKERS + r * K.MAX_CO + c])) for c in range(ctx.n) if s[K.MARKERS + r * K.MAX_CO + c]]
+    marks = [(c, int(st.markers[r, c])) for c in range(ctx.n) if st.markers[r, c]]
     if marks:
         cv.text(mx, cy + 11, "markers", size=9, fill=MUTED)
         mx += 42
@@ -275,7 +273,7 @@ def _map(cv, ctx, left, top):
     cv.text(left, top - 8, "World map (lines: links; office VP: leader/second; buyer: price cap or "
                            "technology needed)", size=11, fill=MUTED)
     far = _links(cv, ctx, left, top)
-    for r in range(K.NREG):
+    for r in range(K.NUM_REGIONS):
         x, y = _region_xy(r, left, top)
         _region(cv, ctx, r, x, y, far[r])
     return top + 3 * (_REGION_H + _REGION_GAP)
@@ -283,23 +281,23 @@ def _map(cv, ctx, left, top):
 
 # ------------------------------------------------------------ technologies etc.
 
-def _tech_cost(state, t):
+def _tech_cost(st, t):
     """The cost for everybody (Gamepad front's owner pays 1 less, as its text says)."""
-    return max(int(K.TECH_COST_MIN), int(K.TECH_COST[t]) - (int(K.PATENT_DROP) if state[K.PATENT + t] >= 0 else 0))
+    return max(int(K.TECH_COST_MIN), int(K.TECH_COST[t]) - (int(K.PATENT_DROP) if st.patent[t] >= 0 else 0))
 
 
 def _technologies(cv, ctx, x, y, w):
-    s = ctx.state
+    st = ctx.st
     cv.text(x, y + 12, "Technologies", size=13, fill=INK, bold=True)
     cv.text(x + w, y + 12, "coloured squares: research markers", size=9, fill=MUTED, anchor="end")
     y += 18
     row_h = 50
-    for t in range(K.NTECH):
-        side = int(s[K.TECH_SIDE + t])
+    for t in range(K.NUM_TECHS):
+        side = int(st.tech_side[t])
         a = ctx.action(K.A_RESEARCH, t) if ctx.pending == "research" else ctx.action(K.A_BONUS_TECH, t)
         effect = K.EFFECTS[int(K.TECH_EFF[t, side])]
         effect_text = _EFFECT_TEXT.get(effect, effect).format(n=int(K.TECH_AMT[t, side]))
-        cost = _tech_cost(s, t)
+        cost = _tech_cost(st, t)
         title = ctx.label(a) if a is not None else f"{K.TECH_NAMES[t]} ({'front' if side == 0 else 'back'}): " \
                                                     f"{effect_text}; cost {cost}"
         cv.rect(x, y, w, row_h - 4, fill="#f6f3fb", stroke=_CLICK if a is not None else "#b7a9cc",
@@ -307,7 +305,7 @@ def _technologies(cv, ctx, x, y, w):
         cv.text(x + 6, y + 14, K.TECH_NAMES[t], size=11, fill=INK, bold=True)
         cv.text(x + 6 + text_width(K.TECH_NAMES[t], 11) + 8, y + 14,
                 f"({'front' if side == 0 else 'back'}) {effect_text}", size=9, fill=INK)
-        holder = int(s[K.PATENT + t])
+        holder = int(st.patent[t])
         cost_text = f"cost {cost}" + (" (patent taken: -1)" if holder >= 0 else "")
         cv.text(x + 6, y + 29, cost_text, size=9, fill=MUTED)
         px = x + 6 + text_width(cost_text, 9) + 10
@@ -317,7 +315,7 @@ def _technologies(cv, ctx, x, y, w):
             _company_chip(cv, ctx, px, y + 19, holder)
         else:
             cv.text(px, y + 29, "free", size=9, fill=MUTED)
-        owners = [c for c in range(ctx.n) if s[ctx.base(c) + K.C_OWNS + t]]
+        owners = [c for c in range(ctx.n) if K.COMPANY.fields(st.companies[c]).owns[t]]
         ox = x + w - 6
         for c in reversed(owners):
             ox -= 16
@@ -326,7 +324,7 @@ def _technologies(cv, ctx, x, y, w):
             cv.text(ox - 4, y + 15, "owned by", size=9, fill=MUTED, anchor="end")
         mx = x + w - 6
         for c in reversed(range(ctx.n)):
-            m = int(s[ctx.base(c) + K.C_TECH_MARKERS + t])
+            m = int(K.COMPANY.fields(st.companies[c]).tech_markers[t])
             if m:
                 mx -= 20
                 _company_chip(cv, ctx, mx, y + 21, c, str(m), 9)
@@ -335,17 +333,17 @@ def _technologies(cv, ctx, x, y, w):
 
 
 def _display(cv, ctx, x, y, w):
-    s = ctx.state
+    st = ctx.st
     cv.text(x, y + 12, "Improvement tiles on display", size=13, fill=INK, bold=True)
     y += 20
     cx = x
     for slot in range(K.DISPLAY_SIZE):
-        tile = int(s[K.DISPLAY + slot])
+        tile = int(st.display[slot])
         a = ctx.action(K.A_IMPROVE_PICK, slot) if tile >= 0 else None
         cx += _tile_chip(cv, cx, y, tile, a, ctx.label(a) if a is not None else None, cell=22) + 12
     y += 38
-    cv.text(x, y, f"stack: {int(s[K.STACK_SIZE])} tiles (order hidden)   goods tokens left: "
-                  f"{int(s[K.TOKENS_LEFT])}", size=11, fill=INK)
+    cv.text(x, y, f"stack: {int(st.stack_size)} tiles (order hidden)   goods tokens left: "
+                  f"{int(st.tokens_left)}", size=11, fill=INK)
     return y + 8
 
 
@@ -380,7 +378,6 @@ def _plan_bottom(ctx, c, y):
 
 def _plan(cv, ctx, c, x, y):
     """Company ``c``'s plan of the round seen from above (rows and columns in use only)."""
-    s = ctx.state
     icon, src = plan_cells(ctx.state, c)
     used = np.flatnonzero(icon >= 0)
     if used.size == 0:
@@ -401,19 +398,19 @@ def _plan(cv, ctx, c, x, y):
         cv.rect(px + sw / 2, py + sw / 2, _CELL - sw, _CELL - sw, fill=fill, stroke=stroke, stroke_width=sw,
                 title=f"{where}: {what}")
         cv.text(px + _CELL / 2, py + 13, code, size=8, fill=INK, anchor="middle")
-    p = K.plan_base(c)
-    if c != ctx.steve and s[p + K.PL_W_SIDE] >= 0:
-        down = sum(1 for k in range(int(s[p + K.PL_COUNT])) if s[p + K.PL_ORDER_CODE + k] == K.FACE_DOWN)
+    pl = K.PLAN.fields(ctx.st.plans[c])
+    if c != ctx.steve and pl.w_side >= 0:
+        down = sum(1 for k in range(int(pl.count)) if pl.order_code[k] == K.FACE_DOWN)
         y_note = y + (rows.max() - r0 + 1) * _CELL + 12
-        note = f"W side {int(s[p + K.PL_W_SIDE])}, B side {int(s[p + K.PL_B_SIDE])}"
+        note = f"W side {int(pl.w_side)}, B side {int(pl.b_side)}"
         if down:
             note += f", {down} tile(s) face down"
         cv.text(x, y_note, note, size=9, fill=MUTED)
 
 
 def _company(cv, ctx, c, x, y):
-    s = ctx.state
-    b = ctx.base(c)
+    s, st = ctx.state, ctx.st
+    co = K.COMPANY.fields(ctx.st.companies[c])
     cur = c == ctx.current
     start = len(cv.shapes)
     right = x + _PANEL_W - 8
@@ -422,20 +419,20 @@ def _company(cv, ctx, c, x, y):
     if cur:
         cv.text(x + 36 + text_width(ctx.name(c), 13), y + 20, "TO MOVE", size=11, fill=_ACCENT, bold=True)
     cv.text(right, y + 20, f"score {int(K.total_score(s, c))}", size=14, fill=INK, anchor="end", bold=True)
-    lines = [f"VP track {int(s[b + K.C_VP])} (start {int(s[b + K.C_START_VP])}); price {int(s[b + K.C_PRICE])}",
-             f"ready goods {int(s[b + K.C_READY])}, goods tokens {int(s[b + K.C_TOKENS])}, "
-             f"office markers used {int(s[b + K.C_OFFICES_USED])}/{int(K.OFFICE_MAX)}"]
-    phase = int(s[K.PHASE])
+    lines = [f"VP track {int(co.vp)} (start {int(co.start_vp)}); price {int(co.price)}",
+             f"ready goods {int(co.ready_goods)}, goods tokens {int(co.tokens)}, "
+             f"office markers used {int(co.offices_used)}/{int(K.OFFICE_MAX)}"]
+    phase = int(st.phase)
     if not ctx.over and K.PH_IMPROVEMENT <= phase <= K.PH_SELLING:
-        order = [int(s[K.ORDER + i]) for i in range(ctx.n)]
+        order = [int(st.order[i]) for i in range(ctx.n)]
         if c in order:
             lines[0] += f"; turn order {order.index(c) + 1} of {ctx.n}"
-    owned = [K.TECH_NAMES[t] for t in range(K.NTECH) if s[b + K.C_OWNS + t]]
-    patents = [K.TECH_NAMES[t] for t in range(K.NTECH) if s[K.PATENT + t] == c]
+    owned = [K.TECH_NAMES[t] for t in range(K.NUM_TECHS) if co.owns[t]]
+    patents = [K.TECH_NAMES[t] for t in range(K.NUM_TECHS) if st.patent[t] == c]
     lines.append("technologies: " + (", ".join(owned) if owned else "none")
                  + (f"; patents: {', '.join(patents)}" if patents else ""))
-    todo = [(int(s[b + K.C_IMPROVE_LEFT]), "improvement"), (int(s[b + K.C_RESEARCH_LEFT]), "research"),
-            (int(s[b + K.C_LOGISTICS_LEFT]), "logistics")]
+    todo = [(int(co.improve_left), "improvement"), (int(co.research_left), "research"),
+            (int(co.logistics_left), "logistics")]
     todo = [f"{n} {what}" for n, what in todo if n > 0]
     if todo:
         lines.append("still to use: " + ", ".join(todo))
@@ -448,47 +445,47 @@ def _company(cv, ctx, c, x, y):
     ty += 8
     cv.text(x + 8, ty + 12, "tiles:", size=10, fill=INK)
     tx = x + 44
-    num = int(s[b + K.C_NUM_TILES])
+    num = int(co.num_tiles)
     if not num:
         cv.text(tx, ty + 12, "none", size=10, fill=MUTED)
     placing = cur and ctx.pending == "tile_place" and ctx.sees_plan(c)
     for k in range(num):
-        tile = int(s[b + K.C_TILES + k])
+        tile = int(co.tiles[k])
         a = ctx.action(K.A_TILE_PICK, k) if ctx.pending == "tile_pick" and cur else None
         if tx + 40 > right:
             tx, ty = x + 44, ty + 22
-        if placing and k == int(s[K.PICKED_TILE]):   # the tile being placed now
+        if placing and k == int(st.picked_tile):   # the tile being placed now
             cv.rect(tx - 3, ty - 3, 42, 24, fill="#ffd27a", stroke=_ACCENT, stroke_width=2, rx=3,
                     title="the tile being placed")
         tx += _tile_chip(cv, tx, ty, tile, a, ctx.label(a) if a is not None else None) + 6
     ty += 26
     # this round's plan, or what the viewer may know of it
     if ctx.over:
-        extra = int(K.total_score(s, c)) - int(s[b + K.C_VP])
-        cv.text(x + 8, ty + 12, f"final score: VP track {int(s[b + K.C_VP])} + patents and retailer "
+        extra = int(K.total_score(s, c)) - int(co.vp)
+        cv.text(x + 8, ty + 12, f"final score: VP track {int(co.vp)} + patents and retailer "
                                 f"offices {extra}", size=10, fill=INK, bold=True)
     elif ctx.sees_plan(c):
         if ctx.revealed:
             label = "plan (revealed)"
-        elif s[b + K.C_COMMITTED]:
+        elif co.committed:
             label = "plan (committed, secret)"
-        elif c != ctx.steve and s[K.plan_base(c) + K.PL_W_SIDE] >= 0:
+        elif c != ctx.steve and K.PLAN.fields(st.plans[c]).w_side >= 0:
             label = "plan (in progress, secret)"
         else:
             label = "plan: not started"
         cv.text(x + 8, ty + 10, label, size=10, fill=INK, bold=True)
         _plan(cv, ctx, c, x + 8, ty + 16)
         if ctx.revealed:
-            o = [int(v) for v in s[b + K.C_OUTCOME:b + K.C_OUTCOME + K.NOUT]]
-            out = [f"goods from overlap + face down: {o[K.O_GOODS]}", f"production icons: {o[K.O_PROD]}",
-                   f"improvement icons: {o[K.O_IMP]} active, {o[K.O_IMP_COVERED]} covered",
-                   f"price shift: {o[K.O_PRICE_SHIFT]:+d}", f"research: {o[K.O_RES]}, logistics: {o[K.O_LOG]}"]
+            o = [int(v) for v in co.outcome]
+            out = [f"goods from overlap + face down: {o[K.PO_GOODS]}", f"production icons: {o[K.PO_PROD]}",
+                   f"improvement icons: {o[K.PO_IMP]} active, {o[K.PO_IMP_COVERED]} covered",
+                   f"price shift: {o[K.PO_PRICE_SHIFT]:+d}", f"research: {o[K.PO_RES]}, logistics: {o[K.PO_LOG]}"]
             oy = ty + 10
             for line in out:
                 cv.text(x + 200, oy, line, size=9, fill=INK)
                 oy += 13
     elif c != ctx.steve:
-        status = "committed" if s[b + K.C_COMMITTED] else "not committed yet"
+        status = "committed" if co.committed else "not committed yet"
         cv.rect(x + 8, ty + 2, 180, 40, fill="#8a8f98", stroke="#555555", rx=4,
                 title="plans are secret until every company has committed")
         cv.text(x + 98, ty + 18, "secret plan", size=11, fill="#ffffff", anchor="middle", bold=True)
@@ -510,7 +507,7 @@ def _company(cv, ctx, c, x, y):
 # ---------------------------------------------------------------- header etc.
 
 def _header(cv, ctx, width):
-    s = ctx.state
+    s, st = ctx.state, ctx.st
     cv.text(16, 26, "Smartphone Inc.", size=20, fill=INK, bold=True)
     if ctx.over:
         ranks = np.zeros(ctx.n, dtype=np.int64)
@@ -518,13 +515,13 @@ def _header(cv, ctx, width):
         winners = ", ".join(ctx.name(c) for c in range(ctx.n) if ranks[c] == 1)
         status = f"Game over after round {K.ROUNDS} - phase: {ctx.pending} - won by {winners}"
     else:
-        status = f"Round {int(s[K.ROUND])} of {K.ROUNDS} - {ctx.name(ctx.current)} to move - phase: {ctx.pending}"
+        status = f"Round {int(st.round)} of {K.ROUNDS} - {ctx.name(ctx.current)} to move - phase: {ctx.pending}"
     cv.text(190, 26, status, size=14, fill=INK)
     view = "everything (omniscient view)" if ctx.observer is None else \
         f"what player_{ctx.observer} sees at the table"
     cv.text(width - 16, 26, f"showing {view}", size=11, fill=MUTED, anchor="end")
     # the phase track
-    phase = int(s[K.PHASE])
+    phase = int(st.phase)
     x = 16
     for k, title in enumerate(_PHASE_TITLES):
         on = not ctx.over and phase == k + 1
@@ -539,21 +536,21 @@ def _decision(cv, ctx, x, y, w):
     """The decision owed now, with buttons for the moves that have no place on the map."""
     if ctx.over:
         return y
-    s = ctx.state
+    st = ctx.st
     c = ctx.current
     text = f"{ctx.name(c)}: {_DECISION_TEXT.get(ctx.pending, ctx.pending)}"
-    b = ctx.base(c)
-    left = {"research": int(s[b + K.C_RESEARCH_LEFT]), "logistics": int(s[b + K.C_LOGISTICS_LEFT]),
-            "improve_pick": int(s[b + K.C_IMPROVE_LEFT]), "bonus_tech": int(s[K.BONUS_LEFT])}
+    co = K.COMPANY.fields(ctx.st.companies[c])
+    left = {"research": int(co.research_left), "logistics": int(co.logistics_left),
+            "improve_pick": int(co.improve_left), "bonus_tech": int(st.bonus_left)}
     if ctx.pending in left:
         text += f" ({left[ctx.pending]} left)"
     if ctx.pending == "sell":
-        text += f" ({int(s[b + K.C_READY])} ready goods)"
+        text += f" ({int(co.ready_goods)} ready goods)"
     if ctx.pending == "office_target":
         text += {K.OT_WIFI: " (Wi-Fi: a free second office)",
                  K.OT_GAMEPAD: " (Gamepad: a free office in a small region)",
                  K.OT_EXTRA: " (retailer bonus: a second office)",
-                 K.OT_MOVE: " (moving an office: where it goes)"}.get(int(s[K.OFFICE_KIND]), "")
+                 K.OT_MOVE: " (moving an office: where it goes)"}.get(int(st.office_kind), "")
     cv.text(x, y + 14, text, size=12, fill=_ACCENT, bold=True)
     y += 20
     buttons = []
@@ -564,9 +561,9 @@ def _decision(cv, ctx, x, y, w):
     elif ctx.pending == "tile_place":
         buttons = [("face down (+1 good)", K.A_TILE_PLACE + K.FACE_DOWN)]
     elif ctx.pending == "research":
-        buttons = [("stop research", K.A_RESEARCH + K.NTECH)]
+        buttons = [("stop research", K.A_RESEARCH + K.NUM_TECHS)]
     elif ctx.pending == "logistics":
-        buttons = [("stop logistics", K.A_LOGISTICS + K.NREG)]
+        buttons = [("stop logistics", K.A_LOGISTICS + K.NUM_REGIONS)]
     elif ctx.pending == "nfc_sell":
         buttons = [(f"sell {k + 1}", K.A_NFC_SELL + k) for k in range(3)]
     elif ctx.pending == "bonus_price":
@@ -582,11 +579,19 @@ def _decision(cv, ctx, x, y, w):
     return y
 
 
-def draw(state, cfg, observer=None, clickable=False) -> Canvas:
+def seat_colours(state, cfg) -> list:
+    """Every seat's colour as drawn: its company's colour (the game's ``colours`` option)."""
+    companies = K.STATE.fields(state).companies
+    return [COMPANY_COLOURS[K.COLOURS[int(K.COMPANY.fields(companies[c]).colour)]]
+            for c in range(cfg.num_players)]
+
+
+def draw(state, cfg, observer=None, clickable=False, action_label=None) -> Canvas:
     """The picture of ``state``: everything (``observer=None``) or what seat ``observer``
     sees; with ``clickable`` the legal moves of the company to move are clickable (regions,
-    technologies, display tiles, own tiles, buttons) in its own view and the omniscient one."""
-    ctx = _Context(state, cfg, observer, clickable)
+    technologies, display tiles, own tiles, buttons) in its own view and the omniscient one,
+    titled by ``action_label(state, cfg, action)`` (the adapter's, needed with ``clickable``)."""
+    ctx = _Context(state, cfg, observer, clickable, action_label)
     map_w = 5 * _REGION_W + 4 * _REGION_GAP
     side_x, side_w = 16 + map_w + 24, 420
     width = side_x + side_w + 16

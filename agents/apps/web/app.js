@@ -30,7 +30,7 @@ function gameInfo() { return catalog.games.find((g) => g.id === $("game").value)
 function optionField(option) {
   const label = document.createElement("label");
   label.title = option.doc;
-  label.append(option.name + " ");
+  label.append((option.label || option.name) + " ");
   let input;
   if (option.kind === "int") {
     input = document.createElement("input");
@@ -103,7 +103,7 @@ async function start(event) {
   const body = {
     game: $("game").value, options: readOptions(), seat: Number($("seat").value),
     opponents: [...$("opponents").querySelectorAll("select.opponent")].map((s) => s.value),
-    seed: $("seed").value === "" ? null : Number($("seed").value),
+    seed: $("seed").value.trim() === "" ? null : $("seed").value.trim(),   // digits: 63 bits exactly
   };
   busy = true;
   try {
@@ -209,7 +209,7 @@ async function init() {
     showError("cannot reach the server: " + error.message);
     return;
   }
-  fillSelect($("game"), catalog.games.map((g) => [g.id, g.id]), catalog.games[0].id);
+  fillSelect($("game"), catalog.games.map((g) => [g.id, g.title || g.id]), catalog.games[0].id);
   $("game").addEventListener("change", refreshGame);
   $("num-players").addEventListener("change", refreshSeats);
   $("seat").addEventListener("change", refreshSeats);

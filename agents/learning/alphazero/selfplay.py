@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.players import az_net
 from agents.players.az_search import SearchParams, Workspace, search_functions
-from kernels.playout import new_generator
+from kernels.rng import new_generator
 
 MAX_SAMPLES_PER_GAME = 2000
 

@@ -1,0 +1,143 @@
+"""The import graph of the ``envs`` package has no cycle.
+
+Every import statement counts, module level or inside a function (a function-local import
+hides a cycle from the interpreter, not from a reader).  Pictures and text tables read the
+game's state through ``envs/<game>_readouts.py`` and the kernels; a game's adapter reaches its picture
+only inside ``picture()``, and no picture imports its game's adapter.
+"""
+import ast
+from pathlib import Path
+
+import envs
+
+ROOT = Path(envs.__file__).resolve().parent.parent
+GAMES = ("between_two_cities", "expancity", "kingdomino_duel", "smartphone_inc", "tiny_towns")
+
+
+def module_names(package="envs"):
+    """Dotted name -> file of every module of ``package`` (packages by their ``__init__``)."""
+    out = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imports_of(path, name, modules):
+    """The modules of ``modules`` that ``path`` (module ``name``) imports, with whether each
+    import sits at module level: {target: top_level}."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    top = {id(node) for node in tree.body}
+    found = {}
+
+    def add(target, node):
+        while target and target not in modules:     # a name inside a module: the module
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            found[target] = found.get(target, False) or id(node) in top
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name, node)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:        # ``from envs import records``: the submodule
+                add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base, node)
+    return found
+
+
+def import_graph(package="envs"):
+    modules = module_names(package)
+    return {name: imports_of(path, name, modules) for name, path in modules.items()}
+
+
+def cycles(graph):
+    """The strongly connected components of more than one module (or a module importing
+    itself): each is an import cycle.  Tarjan's algorithm, iterative."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in graph[node]:
+                        found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": {"b": True}, "b": {"c": False}, "c": {"a": True}, "d": {"a": True}, "e": {"e": False}}
+    assert sorted(cycles(graph)) == [["a", "b", "c"], ["e"]]
+    assert cycles({"a": {"b": True}, "b": {}}) == []
+
+
+def test_the_graph_sees_function_local_imports_and_submodules():
+    graph = import_graph()
+    # envs.shell reaches its pictures only through the spec; envs.<game> imports its picture
+    # inside picture() (a function-local import the graph must see)
+    for game in GAMES:
+        assert graph[f"envs.{game}"].get(f"envs.pictures.{game}") is False, game
+    assert graph["envs.view"].get("envs.records") is True                 # from envs import records
+    assert graph["envs.pictures.kingdomino_duel"].get("envs.pictures") is True   # a name of a package
+
+
+# Cycles left to another change, each with its way out; the test fails once one is gone, so
+# that the entry is removed with it.
+KNOWN_CYCLES = {
+    # SingleAgentEnv.__init__ does ``import envs`` (whose __init__ imports envs.single_agent):
+    # ``from envs.registry import make`` breaks it (envs/single_agent.py is being reworked).
+    ("envs", "envs.single_agent"),
+}
+
+
+def test_no_import_cycle_among_envs_modules():
+    found = {tuple(c) for c in cycles(import_graph())}
+    new = found - KNOWN_CYCLES
+    assert not new, "import cycles among envs modules: " + "; ".join(" -> ".join(c) for c in sorted(new))
+    assert KNOWN_CYCLES <= found, f"fixed, remove from KNOWN_CYCLES: {sorted(KNOWN_CYCLES - found)}"
+
+
+def test_pictures_do_not_import_game_adapters():
+    graph = import_graph()
+    for game in GAMES:
+        picture = graph[f"envs.pictures.{game}"]
+        adapters = [m for m in picture if m.startswith("envs.") and m.split(".")[1] in GAMES]
+        assert not adapters, f"envs.pictures.{game} imports {adapters}"
+        # and no adapter imports a picture at import time
+        for target, top_level in graph[f"envs.{game}"].items():
+            assert not (target.startswith("envs.pictures") and top_level), (game, target)
