@@ -11,9 +11,25 @@ every setting; :func:`agents.learning.training.run.train` runs a
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
 
-from agents.learning.training import command
+
+def _check_import_names():
+    """One line and exit status 2 when a module of the user's named ``agents``, ``envs`` or
+    ``kernels`` hides ours (envs/import_names.py, loaded by its path: ``envs`` may be the
+    hidden name)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "envs", "import_names.py")
+    spec = importlib.util.spec_from_file_location("cityzoo_import_names", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.check(("agents", "envs", "kernels"), command=__name__ == "__main__")
+
+
+_check_import_names()
+
+from agents.learning.training import command  # noqa: E402
 
 
 def main(argv=None):
