@@ -71,12 +71,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+# The shell's own options are declared with the game options (RENDER_MODES etc. re-exported).
+from envs.options import (ILLEGAL_ACTION_MODES, RENDER_MODES, REWARD_MODES,  # noqa: F401
+                          SHELL_OPTIONS, split_options)
 from envs.spec import GameSpec, as_seed
 from kernels import greedy, outcome, rng
-
-RENDER_MODES = ("ansi", "human", "rgb_array")
-REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 _MASK63 = (1 << 63) - 1
 
@@ -118,28 +117,20 @@ class CityEnv(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "cityzoo", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
-                 numeric_infos=False, action_values=False, **options):
+    def __init__(self, spec: GameSpec, **options):
+        """``options``: the shell's own (:data:`envs.options.SHELL_OPTIONS`, see the module
+        docstring) and the game's (``spec.options``); ``ValueError`` naming a bad one."""
         super().__init__()
-        if render_mode is not None and (not isinstance(render_mode, str)
-                                        or render_mode not in RENDER_MODES):
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if not isinstance(numeric_infos, (bool, np.bool_)):
-            raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
-        if not isinstance(action_values, (bool, np.bool_)):
-            raise ValueError(f"action_values must be True or False, got {action_values!r}")
+        shell, game_options = split_options(SHELL_OPTIONS, options, spec.game_id)
+        render_mode = shell["render_mode"]
+        action_values = shell["action_values"]
         self.action_values = bool(action_values)
         self.spec = spec
-        self.cfg = spec.configure(**options)
-        self.numeric_infos = bool(numeric_infos)
+        self.cfg = spec.configure(**game_options)
+        self.numeric_infos = shell["numeric_infos"]
         self.render_mode = render_mode
-        self.reward_mode = REWARD_MODES[reward_mode]
-        self.illegal_action = illegal_action
+        self.reward_mode = shell["reward_mode"]
+        self.illegal_action = shell["illegal_action"]
         self.metadata = dict(self.metadata, name=spec.game_id)
 
         self._bind_kernel()

@@ -34,7 +34,8 @@ import gymnasium
 import numpy as np
 
 from envs.registry import spec_for
-from envs.shell import REWARD_MODES, flat_observation, flat_observation_space
+from envs.options import BATCH_OPTIONS, SHELL_OPTIONS, split_options
+from envs.shell import flat_observation, flat_observation_space
 from envs.spec import as_seed
 from kernels import batch, greedy, rng, seat_batch
 
@@ -42,16 +43,13 @@ from kernels import batch, greedy, rng, seat_batch
 class VecGame:
     """``num_envs`` games of one game and option set; see the module docstring."""
 
-    def __init__(self, game_id, num_envs, *, reward_mode="rank", copy=True, action_values=False, **options):
+    def __init__(self, game_id, num_envs, **options):
+        """``options``: the batch's own (:data:`envs.options.BATCH_OPTIONS`: ``reward_mode``,
+        ``action_values``, ``copy``) and the game's; ``ValueError`` naming a bad one."""
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
-        if not isinstance(copy, (bool, np.bool_)):
-            raise ValueError(f"copy must be True or False, got {copy!r}")
-        if not isinstance(action_values, (bool, np.bool_)):
-            raise ValueError(f"action_values must be True or False, got {action_values!r}")
+        own, options = split_options(BATCH_OPTIONS, options, "the batch", refused=SHELL_OPTIONS)
         self.game_id = game_id
         self.spec = spec_for(game_id)
         self.cfg = self.spec.configure(**options)
@@ -59,8 +57,8 @@ class VecGame:
         self.num_players = self.cfg.num_players
         self.num_actions = self.spec.num_actions
         self.obs_size = self.cfg.obs_size
-        self.copy = bool(copy)
-        self._score_mode = REWARD_MODES[reward_mode] == "score"
+        self.copy = own["copy"]
+        self._score_mode = own["reward_mode"] == "score"
         self._reset_fn, self._step_fn = batch.batch_functions(self.spec.kernel)
         participants = max(self.cfg.num_participants, self.num_players)
         self._states = np.zeros((n, self.cfg.state_size), dtype=np.int64)
@@ -72,7 +70,7 @@ class VecGame:
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_scores = np.zeros((n, self.num_players), dtype=np.int64)
         self._final_ranks = np.zeros((n, participants), dtype=np.int64)
-        self.action_values = bool(action_values)
+        self.action_values = own["action_values"]
         if self.action_values:
             self._values = np.zeros((n, self.num_actions), dtype=np.float32)
             self._values_fn = greedy.batch_action_value_features_function(self.spec.kernel)
