@@ -68,12 +68,14 @@ import warnings
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 # The shell's own options are declared with the game options (RENDER_MODES etc. re-exported).
 from envs.options import (ILLEGAL_ACTION_MODES, RENDER_MODES, REWARD_MODES,  # noqa: F401
                           SHELL_OPTIONS, split_options)
+from envs import spaces as game_spaces
+# flat_observation(_space) live in envs.spaces; imported from here by older code.
+from envs.spaces import flat_observation, flat_observation_space  # noqa: F401
 from envs.spec import GameSpec, as_seed
 from kernels import greedy, outcome, rng
 
@@ -87,28 +89,6 @@ def _advance_in_three_calls(kernel, state, action, mask):
     if player >= 0:
         kernel.legal_mask(state, mask)
     return player
-
-
-def flat_observation_space(space):
-    """The flat ``Box`` that single-seat views (``envs.SingleAgentEnv``, the batched
-    adapters, the policy agents) use for an AEC observation ``Dict`` ``space``: its
-    ``"observation"``, followed by its ``"action_values"`` when the env has that option."""
-    box = space["observation"]
-    if "action_values" not in space.spaces:
-        return box
-    values = space["action_values"]
-    low = np.concatenate([np.broadcast_to(box.low, box.shape), np.broadcast_to(values.low, values.shape)])
-    high = np.concatenate([np.broadcast_to(box.high, box.shape), np.broadcast_to(values.high, values.shape)])
-    return spaces.Box(low=low, high=high, dtype=np.float32)
-
-
-def flat_observation(obs):
-    """``obs["observation"]`` followed by ``obs["action_values"]`` if it has them (one
-    observation or a batch, along the last axis); see :func:`flat_observation_space`."""
-    values = obs.get("action_values")
-    if values is None:
-        return obs["observation"]
-    return np.concatenate([obs["observation"], values], axis=-1)
 
 
 class CityEnv(AECEnv):
@@ -138,23 +118,14 @@ class CityEnv(AECEnv):
         n = self.cfg.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = spec.observation_bounds(self.cfg)
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(low=low, high=high, shape=(self.cfg.obs_size,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
-        })
-        if self.action_values:
-            obs_space["action_values"] = spaces.Box(low=greedy.VALUE_FLOOR, high=0.0,
-                                                    shape=(spec.num_actions,), dtype=np.float32)
+        obs_space = game_spaces.observation_space(spec, self.cfg, self.action_values)
         self._values_work = None
         # One space object per agent, created once (api_test checks identity across calls);
         # separate objects, so seeding one agent's space leaves the others' samples alone.
         self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: game_spaces.action_space(spec) for a in self.possible_agents}
         # The privileged global view (see state()): every seat's observation, in seat order.
-        self.state_space = spaces.Box(low=np.tile(np.broadcast_to(np.float32(low), (self.cfg.obs_size,)), n),
-                                      high=np.tile(np.broadcast_to(np.float32(high), (self.cfg.obs_size,)), n),
-                                      shape=(n * self.cfg.obs_size,), dtype=np.float32)
+        self.state_space = game_spaces.state_space(spec, self.cfg)
 
         self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)

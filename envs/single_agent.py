@@ -50,7 +50,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envs.shell import flat_observation, flat_observation_space
+from envs.spaces import flat_observation, flat_observation_space
 
 __all__ = ["SingleAgentEnv", "MaskedDiscrete"]
 

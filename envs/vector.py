@@ -35,7 +35,7 @@ import numpy as np
 
 from envs.registry import spec_for
 from envs.options import BATCH_OPTIONS, SHELL_OPTIONS, split_options
-from envs.shell import flat_observation, flat_observation_space
+from envs.spaces import flat_observation, seat_spaces
 from envs.spec import as_seed
 from kernels import batch, greedy, rng, seat_batch
 
@@ -386,15 +386,8 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, game_id, num_envs, *, opponents="random", seat=0, **options):
         self.game = VecSeatGame(game_id, num_envs, opponents=opponents, seat=seat, **options)
         self.num_envs = self.game.num_envs
-        spec, cfg = self.game.spec, self.game.cfg
-        low, high = spec.observation_bounds(cfg)
-        parts = {"observation": gymnasium.spaces.Box(
-            np.broadcast_to(np.float32(low), (cfg.obs_size,)), np.broadcast_to(np.float32(high), (cfg.obs_size,)),
-            shape=(cfg.obs_size,), dtype=np.float32)}
-        if self.game.action_values:
-            parts["action_values"] = gymnasium.spaces.Box(greedy.VALUE_FLOOR, 0.0, (spec.num_actions,), np.float32)
-        self.single_observation_space = flat_observation_space(gymnasium.spaces.Dict(parts))
-        self.single_action_space = gymnasium.spaces.Discrete(spec.num_actions)
+        self.single_observation_space, self.single_action_space = seat_spaces(
+            self.game.spec, self.game.cfg, self.game.action_values)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self._obs = None

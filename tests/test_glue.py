@@ -58,3 +58,36 @@ def test_shell_options_accept_numpy_values_and_normalise_them():
     env = envs.make(GAME, render_mode=np.str_("ansi"), numeric_infos=np.bool_(True),
                     action_values=np.bool_(False))
     assert env.render_mode == "ansi" and env.numeric_infos is True and env.action_values is False
+
+
+@pytest.mark.parametrize("action_values", [False, True])
+def test_every_view_has_the_spaces_of_envs_spaces(action_values):
+    """One function builds the spaces: the AEC env, SingleAgentEnv, the Gymnasium and SB3
+    batched adapters agree with envs.spaces (and with each other)."""
+    from envs import spaces as game_spaces
+    from envs.vector import SeatVectorEnv
+    aec = envs.make(GAME, action_values=action_values)
+    expected = game_spaces.observation_space(aec.spec, aec.cfg, action_values)
+    assert list(expected.spaces) == ["action_mask", "observation"] + ["action_values"] * action_values
+    flat, discrete = game_spaces.seat_spaces(aec.spec, aec.cfg, action_values)
+    assert discrete == game_spaces.action_space(aec.spec) and discrete.n == aec.spec.num_actions
+    assert flat.shape == (aec.cfg.obs_size + aec.spec.num_actions * action_values,)
+    for agent in aec.possible_agents:
+        assert aec.observation_space(agent) == expected
+        assert aec.action_space(agent) == discrete
+    single = envs.SingleAgentEnv(GAME, action_values=action_values)
+    batched = SeatVectorEnv(GAME, 2, action_values=action_values)
+    views = [(single.observation_space, single.action_space),
+             (batched.single_observation_space, batched.single_action_space)]
+    try:
+        from envs.vector_sb3 import SB3SeatVecEnv
+        sb3 = SB3SeatVecEnv(GAME, 2, action_values=action_values)
+        views.append((sb3.observation_space, sb3.action_space))
+    except ImportError:     # the train extra is not installed
+        pass
+    for obs_space, act_space in views:
+        assert obs_space == flat
+        assert act_space == discrete
+    aec.reset(seed=1)
+    assert aec.state_space.contains(aec.state())
+    assert aec.state_space.shape == (aec.cfg.num_players * aec.cfg.obs_size,)
