@@ -34,6 +34,7 @@ import gymnasium
 import numpy as np
 
 from envs.registry import spec_for
+from envs.learner import parse_learner_options
 from envs.options import BATCH_OPTIONS, SHELL_OPTIONS, split_options
 from envs.spaces import flat_observation, seat_spaces
 from envs.spec import as_seed
@@ -163,6 +164,8 @@ IN_KERNEL = {"random": seat_batch.RANDOM, "greedy": seat_batch.GREEDY}
 def _opponent_kind(entry):
     """``(kind, policy)`` of one opponent: a name or agent played inside numba, or a frozen
     policy with ``act_batch`` called from Python once per batch."""
+    if entry is None:       # the default opponent
+        entry = "random"
     if isinstance(entry, str):
         if entry not in IN_KERNEL:
             raise ValueError(f"opponents: unknown in-kernel opponent {entry!r} (choose from "
@@ -182,19 +185,25 @@ class VecSeatGame(VecGame):
     ``opponents`` inside the same call.
 
     ``opponents``
-        ``"random"`` or ``"greedy"`` (played inside numba) for every other seat; a list with
-        one entry per other seat (seat order, the learner's skipped); an entry may also be a
-        frozen policy -- any object with ``act_batch(observations, masks) -> actions``
-        (e.g. :class:`agents.policy.PolicyAgent`) -- which is called once per batch for all
-        the games waiting on it; or a callable ``factory(rng) -> entry or list`` called with
-        the batch's seeded ``numpy`` generator at the start of every game (how
-        :class:`agents.policy.SnapshotPool` deals self-play opponents).
+        ``"random"`` (the default; ``None`` means the same) or ``"greedy"`` (played inside
+        numba) for every other seat; a list with one entry per other seat (seat order, the
+        learner's skipped); an entry may also be a frozen policy -- any object with
+        ``act_batch(observations, masks) -> actions`` (e.g. :class:`agents.policy.PolicyAgent`)
+        -- which is called once per batch for all the games waiting on it; or a callable
+        ``factory(rng) -> entry or list`` called with the batch's seeded ``numpy`` generator at
+        the start of every game (how :class:`agents.policy.SnapshotPool` deals self-play
+        opponents).
     ``seat``
-        The learner's seat, or ``"rotate"``: game ``i`` starts with seat ``i % num_players``
-        and each new game of it moves to the next seat.
+        The learner's seat (an integer in ``[0, num_players)``, default 0); ``"random"`` or
+        ``None``: a seat drawn from the batch's seeded generator at the start of every game;
+        ``"rotate"``: game ``i`` starts with seat ``i % num_players`` and each new game of it
+        moves to the next seat.
     ``shaping``, ``reward_scale``
-        As :class:`envs.SingleAgentEnv`: potential-based shaping by the learner's margin,
-        and a factor on every reward.
+        As :class:`envs.SingleAgentEnv`: potential-based shaping by the learner's margin (a
+        finite number >= 0), and a factor on every reward (a finite number > 0).
+
+    These four mean the same as in :class:`envs.SingleAgentEnv`: one parser reads them
+    (:mod:`envs.learner`).
 
     ``step(actions)`` takes the learner's action in every game and returns ``(obs, rewards,
     terminated, truncated, info)`` with ``rewards`` of shape ``(N,)``: the learner's reward
@@ -208,23 +217,13 @@ class VecSeatGame(VecGame):
                  reward_scale=1.0, **options):
         super().__init__(game_id, num_envs, **options)
         n = self.num_players
-        if isinstance(seat, str):
-            if seat != "rotate":
-                raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
-        elif isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat < n:
-            raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
-        self.seat = seat if isinstance(seat, str) else int(seat)
-        shaping, reward_scale = _number(shaping, "shaping", 0.0), _number(reward_scale, "reward_scale", 0.0)
-        if reward_scale == 0.0:
-            raise ValueError("reward_scale must be a finite number > 0, got 0")
-        self.shaping, self.reward_scale = shaping, reward_scale
-        self._factory = self._dealt = None
-        if callable(opponents) and not isinstance(opponents, str) \
-                and not hasattr(opponents, "act_batch") and not hasattr(opponents, "batch_kind"):
-            self._factory = opponents
-        else:
-            self._dealt = self._check_entries(opponents)     # the same for every game
+        self.learner_options = parse_learner_options(n, seat=seat, shaping=shaping,
+                                                     reward_scale=reward_scale, opponents=opponents)
+        self.seat = self.learner_options.seat          # an int, "random" or "rotate"
+        self.shaping, self.reward_scale = self.learner_options.shaping, self.learner_options.reward_scale
+        # Opponents without a factory are the same in every game: check them once.
+        self._dealt = (None if self.learner_options.factory is not None
+                       else [_opponent_kind(e) for e in self.learner_options.deal(None)])
         self.opponents = opponents
         (self._advance,) = seat_batch.seat_functions(self.spec.kernel)
         m = self._final_ranks.shape[1]
@@ -245,21 +244,13 @@ class VecSeatGame(VecGame):
                       np.zeros((N, m), np.int64), np.zeros((N, m), np.float64), np.zeros((N, m), np.int64),
                       np.zeros((N, A), np.float64))
 
-    def _check_entries(self, opponents):
-        others = self.num_players - 1
-        entries = opponents if isinstance(opponents, (list, tuple)) else [opponents] * others
-        if len(entries) != others:
-            raise ValueError(f"opponents must be one entry or a list of {others} (one per other seat), "
-                             f"got {len(entries)}: {opponents!r}")
-        return [_opponent_kind(e) for e in entries]
-
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
         super().reset(seed)
         self._np_random = np.random.default_rng(int(self._seeds[0]))
         self._potentials[:] = np.nan
         for i in range(self.num_envs):
-            self._learners[i] = i % self.num_players if self.seat == "rotate" else self.seat
+            self._learners[i] = self.learner_options.first_seat(self._np_random, i)
             self._start_game(i)
         self._pending[:] = seat_batch.NO_ACTION
         self._run(self._pending)
@@ -286,8 +277,8 @@ class VecSeatGame(VecGame):
     def _start_game(self, i):
         """Deal game ``i``'s opponents and seed their generators (its state is a new game)."""
         learner = int(self._learners[i])
-        resolved = (self._check_entries(self._factory(self._np_random)) if self._factory is not None
-                    else self._dealt)
+        resolved = (self._dealt if self._dealt is not None
+                    else [_opponent_kind(e) for e in self.learner_options.deal(self._np_random)])
         others = [s for s in range(self.num_players) if s != learner]
         for s, (kind, policy) in zip(others, resolved):
             self._kinds[i, s] = kind
@@ -316,8 +307,7 @@ class VecSeatGame(VecGame):
             if restarted:
                 for i in np.flatnonzero(self._status == seat_batch.RESTARTED):
                     self._final_seat[i] = self._learners[i]
-                    if self.seat == "rotate":
-                        self._learners[i] = (self._learners[i] + 1) % self.num_players
+                    self._learners[i] = self.learner_options.next_seat(int(self._learners[i]), self._np_random)
                     self._start_game(i)
                     actions[i] = seat_batch.NO_ACTION
             if waiting:
@@ -350,16 +340,6 @@ class VecSeatGame(VecGame):
     def __repr__(self):
         return (f"VecSeatGame({self.game_id!r}, num_envs={self.num_envs}, seat={self.seat!r}, "
                 f"opponents={self.opponents!r}, options={self.cfg.options})")
-
-
-def _number(value, name, low):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not np.isfinite(x) or x < low:
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
-    return x
 
 
 def make_vec(game_id, num_envs, *, opponents=None, **options):

@@ -1,6 +1,7 @@
 """Glue written once (issue 44): the shell's and the batch's own options share one declared
 table and one validator; one function builds the spaces; one parser reads the learner-seat
 options of SingleAgentEnv and the batch; no private state is read outside the shell."""
+import numpy as np
 import pytest
 
 import envs
@@ -91,3 +92,95 @@ def test_every_view_has_the_spaces_of_envs_spaces(action_values):
     aec.reset(seed=1)
     assert aec.state_space.contains(aec.state())
     assert aec.state_space.shape == (aec.cfg.num_players * aec.cfg.obs_size,)
+
+
+# ----------------------------------------------------------------- learner-seat options
+def _single(**options):
+    return envs.SingleAgentEnv(GAME, **options)
+
+
+def _batch(**options):
+    from envs.vector import VecSeatGame
+    return VecSeatGame(GAME, 4, **options)
+
+
+LEARNER_CLASSES = [pytest.param(_single, id="SingleAgentEnv"), pytest.param(_batch, id="VecSeatGame")]
+
+ACCEPTED = [
+    ("seat", 0, 0), ("seat", 1, 1), ("seat", np.int64(1), 1), ("seat", "random", "random"),
+    ("seat", None, "random"), ("seat", "rotate", "rotate"),
+    ("shaping", 0, 0.0), ("shaping", 0.5, 0.5), ("shaping", np.float32(0.25), 0.25), ("shaping", 2, 2.0),
+    ("reward_scale", 1, 1.0), ("reward_scale", 0.1, 0.1), ("reward_scale", np.int32(3), 3.0),
+]
+REFUSED = [
+    ("seat", 1.5), ("seat", 1.0), ("seat", True), ("seat", 2), ("seat", -1), ("seat", "left"),
+    ("seat", {0}), ("shaping", True), ("shaping", "0.5"), ("shaping", -0.1), ("shaping", float("nan")),
+    ("shaping", float("inf")), ("shaping", None), ("reward_scale", 0), ("reward_scale", -1),
+    ("reward_scale", False), ("reward_scale", "1"), ("reward_scale", float("nan")), ("reward_scale", None),
+    ("opponents", {"random"}), ("opponents", ["random", "random"]), ("opponents", 3),
+    ("opponents", {"seat_1": "random"}),
+]
+
+
+@pytest.mark.parametrize("make", LEARNER_CLASSES)
+@pytest.mark.parametrize("name, value, expected", ACCEPTED)
+def test_learner_option_accepted_with_one_meaning(make, name, value, expected):
+    env = make(**{name: value})
+    assert getattr(env.learner_options, name) == expected
+    assert type(getattr(env.learner_options, name)) is type(expected)
+
+
+@pytest.mark.parametrize("make", LEARNER_CLASSES)
+@pytest.mark.parametrize("name, value", REFUSED)
+def test_learner_option_refused_naming_it(make, name, value):
+    with pytest.raises(ValueError, match=name):
+        make(**{name: value})
+
+
+def _learner_seats(env, games):
+    """The learner's seat in each of ``games`` games (several per reset for the batch)."""
+    if isinstance(env, envs.SingleAgentEnv):
+        seats = [env.reset(seed=7)[1]["seat"]]
+        seats += [env.reset()[1]["seat"] for _ in range(games - 1)]
+        return seats
+    seats = []
+    _, info = env.reset(seed=7)     # the batch stops every game at the learner's decision
+    while len(seats) < games:
+        seats += info["current_player"].tolist()
+        _, info = env.reset()
+    return seats[:games]
+
+
+@pytest.mark.parametrize("make", LEARNER_CLASSES)
+@pytest.mark.parametrize("seat", [0, 1, "rotate", "random", None])
+def test_seat_values_mean_the_same_in_both(make, seat):
+    seats = _learner_seats(make(seat=seat), 4)
+    assert len(seats) == 4
+    if isinstance(seat, int):
+        assert seats == [seat] * 4
+    elif seat == "rotate":
+        assert seats == [0, 1, 0, 1]
+    else:     # a seat drawn each game, reproducible from the seed; both seats come up
+        assert seats == _learner_seats(make(seat=seat), 4)
+        assert set(_learner_seats(make(seat=seat), 12)) == {0, 1}
+
+
+@pytest.mark.parametrize("make", LEARNER_CLASSES)
+@pytest.mark.parametrize("opponents", [None, "random", ["random"], ("random",)])
+def test_default_opponent_is_random_play_in_both(make, opponents):
+    env = make(opponents=opponents, seat=0)
+    first = env.reset(seed=3)[0]
+    assert first is not None
+    assert env.learner_options.deal(np.random.default_rng(0)) in ([None], ["random"])
+
+
+@pytest.mark.parametrize("make", LEARNER_CLASSES)
+def test_opponent_factory_called_at_every_game_with_the_seeded_generator(make):
+    calls = []
+
+    def factory(rng):
+        calls.append(rng)
+        return "random"
+    env = make(opponents=factory, seat=0)
+    env.reset(seed=5)
+    assert calls and all(isinstance(g, np.random.Generator) for g in calls)
