@@ -477,6 +477,43 @@ class CityEnv(AECEnv):
         self.spec.kernel.scores(self._state, out)
         return [int(s) for s in out]
 
+    @property
+    def kernel_state(self):
+        """The live kernel state (``np.int64``, ``cfg.state_size`` slots), for search and
+        analysis code that calls the game's jitted functions itself (greedy, MCTS, AlphaZero,
+        feature extraction).
+
+        It is the environment's own array, not a copy, so reading it costs nothing:
+
+        * read it, and pass it to kernel functions that only read it (``observe``,
+          ``scores``, ``ranks``, ``current_player``, the evaluation of :mod:`kernels.outcome`);
+        * do not write to it or step it in place: the environment's mask, turn and rewards
+          would no longer match it, and a search would play on the real game.  Search on a
+          copy (``kernel_state.copy()`` into your own buffer, or ``clone()`` /
+          ``determinize(observer, seed)`` and that copy's ``kernel_state``);
+        * it holds hidden information (every hand, the deck order): an agent that must not
+          cheat reads it from ``determinize(observer, seed)``, not from the real game;
+        * keep no reference across ``reset()``/``step()`` expecting it to stay put: it is
+          overwritten in place.  Its layout is the kernel's declared ``STATE`` layout and the
+          last ``cfg.scratch`` slots are scratch; ``game_state()`` is a stable copy without them.
+        """
+        self._require_reset("kernel_state")
+        return self._state
+
+    def current_seat(self) -> int:
+        """The seat (0-based) the kernel asks for the next decision, ``-1`` once the game is
+        over (``agent_selection`` keeps naming an agent through the dead steps)."""
+        self._require_reset("current_seat()")
+        return int(self._k_player(self._state))
+
+    def cumulative_reward(self, agent) -> float:
+        """The reward ``agent`` has collected since it last acted: what ``last()`` returns
+        when ``agent`` is to move (0 for an agent already removed at the end)."""
+        self._require_reset("cumulative_reward()")
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}")
+        return float(self._cumulative_rewards.get(agent, 0.0))
+
     def game_state(self):
         """A copy of the kernel state without its scratch tail: equal for equal games."""
         self._require_reset("game_state()")

@@ -261,7 +261,7 @@ class SingleAgentEnv(gymnasium.Env):
         if not self.shaping:
             return 0.0
         raw = self._aec.unwrapped
-        return self.shaping * float(raw.spec.evaluate(raw._state, raw.cfg, self.seat))
+        return self.shaping * float(raw.spec.evaluate(raw.kernel_state, raw.cfg, self.seat))
 
     def _observe(self):
         if self._game_over():
@@ -315,7 +315,7 @@ class SingleAgentEnv(gymnasium.Env):
                            # refuses out-of-range / non-integer ones
         self.episode_steps += 1
         self._play_opponents()
-        reward = float(aec._cumulative_rewards.get(self.learner, 0.0))
+        reward = aec.cumulative_reward(self.learner)
         if self.shaping:
             phi = self._potential()
             reward += phi - self._phi

@@ -184,3 +184,68 @@ def test_opponent_factory_called_at_every_game_with_the_seeded_generator(make):
     env = make(opponents=factory, seat=0)
     env.reset(seed=5)
     assert calls and all(isinstance(g, np.random.Generator) for g in calls)
+
+
+# ------------------------------------------------------------- no private state as an API
+PRIVATE_SHELL_FIELDS = {"_state", "_cumulative_rewards", "_k_player"}
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def _package_sources():
+    """Every Python file of the packages, the benchmarks, the examples and train.py (tests
+    are white-box and may look inside the shell)."""
+    for folder in ("envs", "agents", "kernels", "benchmarks", "examples"):
+        yield from sorted((ROOT / folder).rglob("*.py"))
+    yield ROOT / "train.py"
+
+
+def test_no_private_shell_state_read_outside_the_shell():
+    import ast
+    offenders = []
+    for path in _package_sources():
+        if path == ROOT / "envs" / "shell.py" or not path.exists():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in PRIVATE_SHELL_FIELDS:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}")
+    assert not offenders, "use CityEnv.kernel_state / current_seat() / cumulative_reward():\n" \
+        + "\n".join(offenders)
+
+
+def test_the_check_finds_a_private_read():
+    """The AST check above would see a reading of the shell's private state."""
+    import ast
+    tree = ast.parse("value = raw._state[0] + env._cumulative_rewards['player_0']")
+    assert {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} >= {"_state", "_cumulative_rewards"}
+
+
+def test_kernel_state_is_the_live_array_and_the_accessors_follow_the_game():
+    env = envs.make(GAME)
+    with pytest.raises(AssertionError):
+        env.kernel_state
+    with pytest.raises(AssertionError):
+        env.current_seat()
+    env.reset(seed=0)
+    state = env.kernel_state
+    assert state.dtype == np.int64 and state.shape == (env.cfg.state_size,)
+    assert state is env.kernel_state                      # live, not a copy
+    assert np.array_equal(state[: env.cfg.state_size - env.cfg.scratch], env.game_state())
+    scores = np.zeros(env.cfg.num_players, dtype=np.int64)
+    env.spec.kernel.scores(env.kernel_state, scores)
+    assert scores.tolist() == env.scores()
+    rng = np.random.default_rng(0)
+    while True:
+        seat = env.current_seat()
+        if seat < 0:
+            break
+        assert env.agent_selection == env.possible_agents[seat]
+        env.step(int(rng.choice(env.legal_actions())))
+        assert env.kernel_state is state                   # the same array, moved on
+    assert env.terminations[env.agent_selection]
+    rewards = [env.cumulative_reward(a) for a in env.possible_agents]
+    assert rewards == [env.rewards[a] for a in env.possible_agents]
+    assert sorted(rewards) in ([-1.0, 1.0], [0.0, 0.0])     # rank rewards of a two-seat game
+    with pytest.raises(ValueError, match="agent"):
+        env.cumulative_reward("player_9")
+    with pytest.raises(ValueError, match="agent"):
+        env.cumulative_reward(["player_0"])
