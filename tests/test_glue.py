@@ -249,3 +249,10 @@ def test_kernel_state_is_the_live_array_and_the_accessors_follow_the_game():
         env.cumulative_reward("player_9")
     with pytest.raises(ValueError, match="agent"):
         env.cumulative_reward(["player_0"])
+
+
+def test_docs_list_every_declared_shell_option():
+    text = (ROOT / "docs" / "api.md").read_text()
+    table = text[text.index("Options common to every game:"):text.index("SHELL_OPTIONS")]
+    for option in SHELL_OPTIONS:
+        assert f"| `{option.name}` |" in table, option.name
