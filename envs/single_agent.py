@@ -167,9 +167,9 @@ class SingleAgentEnv(gymnasium.Env):
                                  "put them in the factory")
             self._aec = game_id() if render_mode is None else game_id(render_mode=render_mode)
         else:
-            import envs
+            from envs.registry import make
             options.setdefault("illegal_action", "terminate")
-            self._aec = envs.make(game_id, render_mode=render_mode, **options)
+            self._aec = make(game_id, render_mode=render_mode, **options)
         self.game_id = getattr(getattr(self._aec, "spec", None), "game_id", str(game_id))
         self.render_mode = render_mode
         self.possible_agents = list(self._aec.possible_agents)
