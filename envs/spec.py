@@ -134,6 +134,13 @@ class GameSpec:
     # :class:`envs.options.Option` rows -- name, type, allowed values, default, doc.
     options = ()
 
+    # Names of the options of the table that are variants of the rules: the case table of
+    # :mod:`envs.testing` (which every generic test suite reads) adds a case for each
+    # non-default value of each, besides one case per player count.  ``test_options``: further
+    # option sets worth a case of their own (e.g. an option that changes the observation).
+    variant_options = ()
+    test_options = ()
+
     # ---------------------------------------------------------------- options
     def configure(self, **options) -> GameConfig:
         """Validate ``options`` against the :attr:`options` table (``ValueError`` naming the
