@@ -702,28 +702,6 @@ def _check_conservation(st):
 
 
 # ============================================================== determinism, hidden info
-def test_determinism_and_copy():
-    cfg = SPEC.configure(num_players=4)
-    a = np.zeros(cfg.state_size, dtype=np.int64)
-    b = np.zeros(cfg.state_size, dtype=np.int64)
-    K.init(a, cfg.config, 123)
-    K.init(b, cfg.config, 123)
-    assert np.array_equal(a, b)
-    copy = {}
-
-    def after_move(a, step, act):
-        K.step(b, act)
-        if "c" in copy:
-            K.step(copy["c"], act)
-        if step + 1 == 30:
-            copy["c"] = a.copy()
-        assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
-        if "c" in copy:
-            assert np.array_equal(a[:K.SCRATCH_START], copy["c"][:K.SCRATCH_START])
-    driver.play_kernel(K, a, 5, after_move=after_move, max_steps=SPEC.max_steps)
-    assert "c" in copy and K.current_player(b) == K.current_player(copy["c"]) == -1
-
-
 @pytest.mark.parametrize("options", [dict(num_players=3), dict(num_players=2), dict(num_players=5),
                                      dict(num_players=7, assign_at_selection=True),
                                      dict(num_players=1), dict(num_players=1, solo_mode="simple")])
