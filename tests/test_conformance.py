@@ -10,11 +10,10 @@ import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
 from envs import testing
-from tests import driver
+from envs.testing import checks
 
 # The case table (envs.testing): every registered game x player count, and its variants.
 CASES = testing.cases(kinds=("players",))
@@ -28,24 +27,23 @@ SHELL_VARIANTS = [(case, {"action_values": True}) for case in testing.default_ca
 @pytest.mark.parametrize("case", **testing.params(CASES))
 def test_pettingzoo_api_test_every_player_count(case):
     """The one place PettingZoo's api_test runs: every game at every player count."""
-    api_test(case.make(), num_cycles=200)
+    checks.check_pettingzoo_api(case.make(), num_cycles=200)
 
 
 @pytest.mark.parametrize("case", **testing.params(VARIANTS))
 def test_pettingzoo_api_test_variants(case):
-    api_test(case.make(), num_cycles=200)
+    checks.check_pettingzoo_api(case.make(), num_cycles=200)
 
 
 @pytest.mark.parametrize("case,shell_options", SHELL_VARIANTS,
                          ids=[f"{c.id}-{'-'.join(o)}" for c, o in SHELL_VARIANTS])
 def test_pettingzoo_api_test_shell_options(case, shell_options):
-    api_test(case.make(**shell_options), num_cycles=200)
+    checks.check_pettingzoo_api(case.make(**shell_options), num_cycles=200)
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_pettingzoo_seed_and_render(game):
-    seed_test(lambda: envs.make(game), num_cycles=200)
-    render_test(lambda render_mode=None: envs.make(game, render_mode=render_mode))
+    checks.check_seed_and_render(lambda render_mode=None: envs.make(game, render_mode=render_mode))
 
 
 @pytest.mark.parametrize("game", envs.registry.SHIPPED_GAMES)
@@ -59,60 +57,8 @@ def test_versioned_module_entry_points(game):
 
 
 def play_checked(env, seed):
-    """A random game (tests.driver) with the conformance checks at every step."""
-    agents = env.possible_agents
-    space = env.observation_space(agents[0])
-    kept = []
-    twin = {"env": None, "actions": [], "at": int(np.random.default_rng(seed).integers(0, 40))}
-
-    def before_move(env, step, rng):
-        mover = env.agent_selection
-        obs = {a: env.observe(a) for a in agents}
-        for a in agents:
-            o = obs[a]
-            assert space.contains(o), f"{a}: observation outside its space"
-            assert np.isfinite(o["observation"]).all()
-            if a != mover:
-                assert not o["action_mask"].any(), f"{a} has legal actions but {mover} is to move"
-        mask = obs[mover]["action_mask"]
-        assert np.flatnonzero(mask).tolist() == env.unwrapped.legal_actions()
-        assert re.fullmatch(r"[a-z][a-z0-9_]*", env.unwrapped.phase), \
-            f"phase names a decision in snake_case, got {env.unwrapped.phase!r}"
-        if step % 7 == 0:
-            c = env.unwrapped.clone()
-            c.reseed(int(rng.integers(1 << 31)))
-            for a in agents:
-                assert np.array_equal(c.observe(a)["observation"], obs[a]["observation"]), \
-                    f"reseed changed what {a} sees"
-            d = env.unwrapped.determinize(mover, int(rng.integers(1 << 31)))
-            mine = d.observe(mover)
-            assert np.array_equal(mine["observation"], obs[mover]["observation"]), \
-                "determinize changed the observer's view"
-            assert np.array_equal(mine["action_mask"], mask)
-        if step == twin["at"]:
-            twin["env"] = env.unwrapped.clone()
-        kept.append((obs[mover], {k: v.copy() for k, v in obs[mover].items()}))
-
-    def after_move(env, step, action):
-        if twin["env"] is not None:
-            twin["actions"].append(action)
-
-    def choose(env, legal, rng):
-        action = int(legal[rng.integers(legal.size)])
-        label = env.unwrapped.action_label(action)
-        assert isinstance(label, str) and label
-        return action
-
-    steps = driver.play(env, seed, choose=choose, before_move=before_move, after_move=after_move)
-    for given, copy in kept:
-        assert all(np.array_equal(given[k], copy[k]) for k in copy), "a stored observation changed"
-    if twin["env"] is not None:
-        for a in twin["actions"]:
-            twin["env"].step(a)
-        assert np.array_equal(twin["env"].game_state(), env.game_state())
-        assert twin["env"]._cumulative_rewards == env._cumulative_rewards
-        assert twin["env"].infos == env.infos
-    return steps
+    """A random game with the conformance checks at every step (envs.testing.checks)."""
+    return checks.check_random_game(env, seed)
 
 
 @pytest.mark.parametrize("case", **testing.params(CASES + VARIANTS))
@@ -325,24 +271,7 @@ def test_whose_turn_depends_only_on_public_information(case):
 # ----------------------------------------------------------------------------- pickling
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_pickled_env_continues_identically_with_the_module_kernels(game):
-    import pickle
-    env = envs.make(game)
-    env.reset(seed=21)
-    rng = np.random.default_rng(0)
-    for _ in range(15):
-        if all(env.terminations.values()):
-            break
-        env.step(int(rng.choice(env.unwrapped.legal_actions())))
-    copy = pickle.loads(pickle.dumps(env))
-    if hasattr(env.unwrapped.spec.kernel, "advance"):
-        assert copy._k_advance is env.unwrapped.spec.kernel.advance   # no fresh, uncompiled dispatcher
-    while not all(env.terminations.values()):
-        a = int(rng.choice(env.unwrapped.legal_actions()))
-        env.step(a)
-        copy.step(a)
-        assert np.array_equal(env.observe(env.agent_selection)["observation"],
-                              copy.observe(copy.agent_selection)["observation"])
-    assert env.infos == copy.infos and env._cumulative_rewards == copy._cumulative_rewards
+    checks.check_pickle_continues(envs.make(game), seed=21, moves=15)
 
 
 def test_unpickling_in_a_new_process_compiles_nothing(tmp_path):

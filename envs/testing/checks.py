@@ -222,3 +222,218 @@ def check_compiles_once(game, options_list, cache_dir):
     several = {n: sig for n, sig in compiled.items() if len(sig) > 1}
     assert not several, f"{game}: kernel functions compiled more than once: {several}"
     return sorted(n for n, sig in compiled.items() if sig)
+
+
+# --------------------------------------------------------------- the AEC environment
+def check_pettingzoo_api(env, num_cycles=200):
+    """PettingZoo's own ``api_test`` on ``env`` (a fresh AEC environment)."""
+    from pettingzoo.test import api_test
+    api_test(env, num_cycles=num_cycles)
+
+
+def check_seed_and_render(make_env, num_cycles=200):
+    """PettingZoo's ``seed_test`` and ``render_test``; ``make_env(render_mode=None)`` makes a
+    fresh environment."""
+    from pettingzoo.test import render_test, seed_test
+    seed_test(lambda: make_env(), num_cycles=num_cycles)
+    render_test(lambda render_mode=None: make_env(render_mode=render_mode))
+
+
+def check_random_game(env, seed, *, hidden_every=7, max_steps=None):
+    """One random game (``numpy.random.default_rng(seed)``) with the contract checked at every
+    step: every observation is finite and inside its space; the mover's mask is non-empty and
+    equals ``legal_actions()``, every other seat's is empty; the phase is a snake_case name;
+    every legal action has a label.  Every ``hidden_every`` steps: a re-seeded clone shows every
+    seat the same observation, and a copy determinized for the mover shows it the same
+    observation and mask.  At the end: observations handed out earlier never changed, and a
+    clone taken mid-game replays the rest of the game identically (state, rewards, infos).
+    Returns the number of moves."""
+    import re
+    raw = env.unwrapped
+    agents = env.possible_agents
+    space = env.observation_space(agents[0])
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    limit = raw.spec.max_steps if max_steps is None else max_steps
+    kept = []
+    twin, twin_actions = None, []
+    twin_at = int(np.random.default_rng(seed).integers(0, 40))
+    steps = 0
+    while not all(env.terminations.values()):
+        mover = env.agent_selection
+        obs = {a: env.observe(a) for a in agents}
+        for a in agents:
+            o = obs[a]
+            assert space.contains(o), f"{a}: observation outside its space"
+            assert np.isfinite(o["observation"]).all(), f"{a}: observation not finite"
+            if a != mover:
+                assert not o["action_mask"].any(), f"{a} has legal actions but {mover} is to move"
+        mask = obs[mover]["action_mask"]
+        assert np.flatnonzero(mask).tolist() == raw.legal_actions(), "the mask is not legal_actions()"
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", raw.phase), \
+            f"phase names a decision in snake_case, got {raw.phase!r}"
+        if steps % hidden_every == 0:
+            c = raw.clone()
+            c.reseed(int(rng.integers(1 << 31)))
+            for a in agents:
+                assert np.array_equal(c.observe(a)["observation"], obs[a]["observation"]), \
+                    f"reseed changed what {a} sees"
+            d = raw.determinize(mover, int(rng.integers(1 << 31)))
+            mine = d.observe(mover)
+            assert np.array_equal(mine["observation"], obs[mover]["observation"]), \
+                "determinize changed the observer's view"
+            assert np.array_equal(mine["action_mask"], mask), "determinize changed the observer's mask"
+        if steps == twin_at:
+            twin = raw.clone()
+        kept.append((obs[mover], {k: v.copy() for k, v in obs[mover].items()}))
+        legal = np.asarray(raw.legal_actions(), dtype=np.int64)
+        assert legal.size > 0, f"{mover} has no legal action in phase {raw.phase}"
+        action = int(legal[rng.integers(legal.size)])
+        label = raw.action_label(action)
+        assert isinstance(label, str) and label, f"action {action} has no label"
+        env.step(action)
+        if twin is not None:
+            twin_actions.append(action)
+        steps += 1
+        assert steps <= limit, f"the game exceeds its step bound ({limit})"
+    for given, copy in kept:
+        assert all(np.array_equal(given[k], copy[k]) for k in copy), "a stored observation changed"
+    if twin is not None:
+        for a in twin_actions:
+            twin.step(a)
+        assert np.array_equal(twin.game_state(), raw.game_state()), "a mid-game clone ended elsewhere"
+        assert twin._cumulative_rewards == raw._cumulative_rewards, "a mid-game clone was paid otherwise"
+        assert twin.infos == raw.infos, "a mid-game clone ended with other infos"
+    return steps
+
+
+def check_pickle_continues(env, seed=21, moves=15):
+    """An environment pickled after ``moves`` random moves continues identically (observations,
+    rewards, infos), bound to the kernel module's own compiled functions."""
+    import pickle
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    for _ in range(moves):
+        if all(env.terminations.values()):
+            break
+        env.step(int(rng.choice(raw.legal_actions())))
+    copy = pickle.loads(pickle.dumps(env))
+    kernel = raw.spec.kernel
+    if hasattr(kernel, "advance"):
+        assert copy._k_advance is kernel.advance, "the unpickled env holds a fresh, uncompiled dispatcher"
+    played = 0
+    while not all(env.terminations.values()):
+        a = int(rng.choice(raw.legal_actions()))
+        env.step(a)
+        copy.step(a)
+        played += 1
+        assert np.array_equal(env.observe(env.agent_selection)["observation"],
+                              copy.observe(copy.agent_selection)["observation"]), \
+            "the unpickled env's observation differs"
+    assert env.infos == copy.infos, "the unpickled env ended with other infos"
+    assert raw._cumulative_rewards == copy._cumulative_rewards, "the unpickled env was paid otherwise"
+    return played
+
+
+# ---------------------------------------------------------------------- allocations
+_ALLOCATION_CHILD = '''
+import json
+import os
+import numpy as np
+from numba import njit
+from numba.core.runtime import rtsys
+import envs
+from envs import registry
+for game_id, adapter in REGISTERED:       # games registered in the parent
+    if game_id not in registry.ADAPTERS:
+        registry.register(game_id, adapter)
+
+def random_steps(kernel):
+    step, legal_mask, observe, mover = kernel.step, kernel.legal_mask, kernel.observe, kernel.current_player
+
+    @njit
+    def run(start, state, mask, out, n, seed):
+        np.random.seed(seed)
+        state[:] = start
+        moves = 0
+        for _ in range(n):
+            legal_mask(state, mask)
+            observe(state, mover(state), out)
+            k = 0
+            for a in range(mask.shape[0]):
+                k += mask[a] != 0
+            if k == 0:            # the game is over: a new one
+                state[:] = start
+                continue
+            r = np.random.randint(k)
+            for a in range(mask.shape[0]):
+                if mask[a] != 0:
+                    if r == 0:
+                        step(state, a)
+                        break
+                    r -= 1
+            moves += 1
+        return moves
+    return run
+
+result = {}
+runs = {}     # one compiled loop per kernel module, shared by its cases
+for case_id, game, options in CASES:
+    env = envs.make(game, **options)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    start = raw._state.copy()
+    state = start.copy()
+    mask = np.zeros(raw.spec.num_actions, dtype=np.int8)
+    out = np.zeros(env.observation_space(env.agents[0])["observation"].shape[0], dtype=np.float32)
+    kernel = raw.spec.kernel
+    if kernel.__name__ not in runs:
+        runs[kernel.__name__] = random_steps(kernel)
+    run = runs[kernel.__name__]
+    run(start, state, mask, out, 5, 0)          # compile
+    before = rtsys.get_allocation_stats().alloc
+    moves = run(start, state, mask, out, MOVES, 1)
+    result[case_id] = [rtsys.get_allocation_stats().alloc - before, moves]
+print(json.dumps(result), flush=True)
+# With NRT statistics on, the interpreter's teardown sometimes crashes inside numba
+# (signal 11, after the counts are printed): leave without it.
+os._exit(0)
+'''
+
+
+def count_allocations(cases, moves=3000, timeout=900):
+    """``{case id: [allocations, moves]}``: numba's runtime allocations while a jitted loop
+    plays ``moves`` random moves of each case through the kernel's ``legal_mask``, ``observe``
+    and ``step`` (the contract: they allocate nothing; their working space is the state's
+    scratch tail).  Counted in a child interpreter, since numba's statistics must be switched
+    on before numba starts."""
+    import json
+    import os
+    import subprocess
+    import sys
+    listed = [(c.id, c.game, c.options) for c in cases]
+    registered = [(g, registry.ADAPTERS[g]) for g in registry.GAMES]
+    code = f"CASES = {listed!r}\nREGISTERED = {registered!r}\nMOVES = {int(moves)}\n" + _ALLOCATION_CHILD
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, NUMBA_NRT_STATS="1")
+    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + [env["PYTHONPATH"]] * ("PYTHONPATH" in env))
+    # With NRT statistics on, numba's runtime sometimes dies of signal 11 (in about one child
+    # in four, at varying points), so a child killed by a signal is run again, at most three
+    # times; faulthandler shows where it died.
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        if done.returncode >= 0:
+            break
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def check_no_allocations(cases, moves=3000, allowed=8):
+    """:func:`count_allocations`: a handful for the loop's own arguments, none per move."""
+    result = count_allocations(cases, moves)
+    for case_id, (allocations, played) in result.items():
+        assert played > moves * 2 // 3, f"{case_id}: only {played} of {moves} steps were moves"
+        assert allocations <= allowed, f"{case_id}: {allocations} allocations in {played} moves"
+    return result
