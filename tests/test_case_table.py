@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOY = "toy_race_v0"
 # The generic suites: each runs every case of the table (or every registered game).
 GENERIC_SUITES = ["tests/test_conformance.py", "tests/test_pictures.py", "tests/test_records.py",
-                  "tests/test_fuzz.py"]
+                  "tests/test_fuzz.py", "tests/test_kernel_contract.py"]
 
 
 def test_every_game_count_and_variant_has_a_case():
@@ -67,6 +67,29 @@ def test_a_registered_game_joins_the_case_table():
             registry.register(bad, "tests.toy_game:ToySpec")
     with pytest.raises(ValueError, match="shipped|not a game registered"):
         registry.unregister("kingdomino_duel_v0")
+
+
+def test_the_whole_kit_passes_on_the_toy_game():
+    """envs.testing.check_game: what a user runs on a game of their own (docs/testing.md)."""
+    registered_here = TOY not in registry.ADAPTERS
+    if registered_here:
+        registry.register(TOY, "tests.toy_game:ToySpec")
+    try:
+        played = testing.check_game(TOY, seeds=(0, 1), allocations=False)
+        assert sorted(played) == sorted(c.id for c in testing.cases([TOY]))
+        assert all(moves > 0 for moves in played.values())
+    finally:
+        if registered_here:
+            registry.unregister(TOY)
+
+
+def test_the_kit_imports_without_pytest():
+    code = ("import sys; sys.modules['pytest'] = None\n"
+            "import envs.testing, envs.testing.checks, envs.testing.golden\n"
+            "assert 'pytest' not in sys.modules or sys.modules['pytest'] is None\nprint('ok')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 @pytest.mark.timeout(900)

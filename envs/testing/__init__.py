@@ -122,10 +122,34 @@ def default_cases(games=None):
     return out
 
 
+def check_game(game, *, seeds=(0,), allocations=True, api_cycles=100):
+    """Run the whole kit on every case of ``game`` (a registered id): PettingZoo's api, seed
+    and render tests, random games with the per-step contract, determinize for every seat,
+    pickling, the kernel's determinism, declared layouts, the all-zero state, and (unless
+    ``allocations=False``) allocation counting.  Raises ``AssertionError`` at the first broken
+    promise; returns ``{case id: moves played in random games}``."""
+    from envs.testing import checks
+    table = cases([game])
+    played = {}
+    checks.check_seed_and_render(lambda render_mode=None: registry.make(game, render_mode=render_mode),
+                                 num_cycles=api_cycles)
+    checks.check_unstarted_state_refused(game, table[0].options)
+    for case in table:
+        checks.check_pettingzoo_api(case.make(), num_cycles=api_cycles)
+        checks.check_declared_layout(game, case.options)
+        played[case.id] = sum(checks.check_random_game(case.make(), seed) for seed in seeds)
+        checks.check_determinize_every_seat(case.make(), seeds[0])
+        checks.check_pickle_continues(case.make(), seed=seeds[0])
+        checks.check_determinism_and_copy(game, case.options, seed=seeds[0])
+    if allocations:
+        checks.check_no_allocations(table)
+    return played
+
+
 def params(case_list):
     """``pytest.mark.parametrize`` arguments for a list of cases: ``(cases, ids)`` as a dict
     (``@pytest.mark.parametrize("case", **params(cases()))``)."""
     return {"argvalues": case_list, "ids": [c.id for c in case_list]}
 
 
-__all__ = ["Case", "cases", "game_cases", "default_cases", "params"]
+__all__ = ["Case", "cases", "game_cases", "default_cases", "params", "check_game"]

@@ -437,3 +437,39 @@ def check_no_allocations(cases, moves=3000, allowed=8):
         assert played > moves * 2 // 3, f"{case_id}: only {played} of {moves} steps were moves"
         assert allocations <= allowed, f"{case_id}: {allocations} allocations in {played} moves"
     return result
+
+
+# ---------------------------------------------------------------- hidden information
+def check_determinize_every_seat(env, seed, every=5):
+    """Along a random game, every ``every`` moves and for every seat: a copy determinized for
+    that seat shows it the same observation and mask, keeps whose turn it is and gives the
+    mover a legal action; a re-seeded clone shows every seat the same observation.  Returns
+    the number of copies checked."""
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    steps = 0
+    while not all(env.terminations.values()):
+        if steps % every == 0:
+            views = {a: env.observe(a) for a in env.possible_agents}
+            for seat, agent in enumerate(env.possible_agents):
+                copy = raw.determinize(seat, int(rng.integers(1 << 40)))
+                seen = copy.observe(agent)
+                assert np.array_equal(seen["observation"], views[agent]["observation"]), \
+                    f"determinize({agent}) changed its observation"
+                assert np.array_equal(seen["action_mask"], views[agent]["action_mask"]), \
+                    f"determinize({agent}) changed its mask"
+                assert copy.agent_selection == env.agent_selection, \
+                    f"determinize({agent}) changed whose turn it is"
+                assert copy.legal_actions(), f"determinize({agent}) left the mover without a legal action"
+                checked += 1
+            reseeded = raw.clone()
+            reseeded.reseed(int(rng.integers(1 << 40)))
+            for agent in env.possible_agents:
+                assert np.array_equal(reseeded.observe(agent)["observation"],
+                                      views[agent]["observation"]), f"reseed changed what {agent} sees"
+        legal = raw.legal_actions()
+        env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return checked
