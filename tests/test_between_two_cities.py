@@ -1226,23 +1226,22 @@ VARIANTS = [dict(num_players=1, solo_mode="simple"), dict(num_players=1, solo_mo
             dict(num_players=6, assign_at_selection=True)]
 
 
-def _with_options(monkeypatch, options):
+def _case(options):
+    from envs import testing
+    return testing.Case("between_two_cities_v0", dict(options), "variant",
+                        "-".join(f"{k}={v}" for k, v in options.items()))
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_variant_mover_tells_its_substeps_apart(options):
     from tests import test_conformance as TC
-    extra = {k: v for k, v in options.items() if k != "num_players"}
-    monkeypatch.setattr(TC, "make", lambda game, n, **kw: envs.make(game, num_players=n, **extra, **kw))
-    return TC
+    TC.test_mover_observation_tells_its_own_substeps_apart(_case(options))
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_variant_mover_tells_its_substeps_apart(monkeypatch, options):
-    TC = _with_options(monkeypatch, options)
-    TC.test_mover_observation_tells_its_own_substeps_apart("between_two_cities_v0", options["num_players"])
-
-
-@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_variant_whose_turn_is_public(monkeypatch, options):
-    TC = _with_options(monkeypatch, options)
-    TC.test_whose_turn_depends_only_on_public_information("between_two_cities_v0", options["num_players"])
+def test_variant_whose_turn_is_public(options):
+    from tests import test_conformance as TC
+    TC.test_whose_turn_depends_only_on_public_information(_case(options))
 
 
 # ====================================================== public helpers, options, data file
