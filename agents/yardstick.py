@@ -41,7 +41,7 @@ def _automata_scores(env):
     """Every automaton's final score (participants after the seat), from the kernel."""
     raw = env.unwrapped
     scores = np.zeros(max(int(raw.cfg.num_participants), 1), dtype=np.int64)
-    raw.spec.kernel.scores(raw._state, scores)
+    raw.spec.kernel.scores(raw.kernel_state, scores)
     return [int(s) for s in scores[1:]]
 
 

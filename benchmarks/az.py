@@ -102,10 +102,10 @@ def eval_cost(game, reps=2000):
         seat = raw.possible_agents.index(who)
         scratch, work = ws.scratch(), ws.work.args()
         ws.mask[:] = mask
-        nw.fns.evaluate(raw._state, seat, nw.net, nw.vector, scratch, work)
+        nw.fns.evaluate(raw.kernel_state, seat, nw.net, nw.vector, scratch, work)
         t = time.perf_counter()
         for _ in range(reps // 4):
-            nw.fns.evaluate(raw._state, seat, nw.net, nw.vector, scratch, work)
+            nw.fns.evaluate(raw.kernel_state, seat, nw.net, nw.vector, scratch, work)
         full_us.append((time.perf_counter() - t) / (reps // 4) * 1e6)
     return {"forward_us": round(float(np.mean(forward_us)), 2),
             "evaluate_with_action_values_us": round(float(np.mean(full_us)), 2),

@@ -118,7 +118,7 @@ class _EndWatch:
         return getattr(self._raw, name)
 
     def check(self):
-        if self._last is not None and self._current_player(self._last._state) < 0:
+        if self._last is not None and self._current_player(self._last.kernel_state) < 0:
             self.saw_end = True
 
     def determinize(self, agent, seed):

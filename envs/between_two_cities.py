@@ -313,6 +313,7 @@ class Spec(GameSpec):
     secret_phases = {"pick": "pick"}   # picks are revealed together before placing
     rules_revision = 2   # difficulty levels -10 .. +10 (see Version history)
 
+    variant_options = ("assign_at_selection", "solo_mode")
     options = (
         Option("num_players", "int", default_num_players, "seats: 1 (solo, against two automata) to 7",
                low=min(player_counts), high=max(player_counts)),

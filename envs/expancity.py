@@ -273,6 +273,7 @@ class Spec(GameSpec):
     rules_revision = 2   # final ties shared (see Version history)
 
     # ---------------------------------------------------------------- options
+    test_options = ({"obs_window": 0},)     # the uncropped observation
     options = (
         Option("num_players", "int", 2, "number of seats", low=2, high=4),
         Option("goal_ids", "list", None, "the 3 goals in play, ids of the data file "

@@ -11,6 +11,12 @@ Every refusal is a ``ValueError`` that names the option.  Sets and other unorder
 containers are always refused: their order depends on the process's hash seed, so the
 same seed would give a different game in each process.
 
+The options every environment takes whatever the game (``render_mode``, ``reward_mode``,
+``illegal_action``, ``numeric_infos``, ``action_values``) are declared the same way, in
+:data:`SHELL_OPTIONS`; the batch (:mod:`envs.vector`) takes the rows of :data:`BATCH_OPTIONS`.
+:func:`split_options` validates those rows and hands the rest on as game options, so the
+AEC shell and the batch accept the same values and refuse the rest with the same words.
+
 Options of kind ``"path"`` name a file to open (:func:`file_options`).  Options that arrive
 from elsewhere than the local user -- a web request, a game record -- must not make the
 program open a file of the attacker's choosing (``/dev/stdin`` blocks, a device or a FIFO
@@ -154,3 +160,54 @@ def refuse_file_options(table, given, where, how_to_allow):
         if name in given and given[name] is not None:
             raise ValueError(f"option {name!r} names a file, and {where} may not make this "
                              f"program open files; {how_to_allow}")
+
+
+# ---------------------------------------------------------------- the shell's own options
+# Accepted reward_mode values -> the mode they select ("win_loss"/"score_diff": aliases).
+REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
+RENDER_MODES = ("ansi", "human", "rgb_array")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+_REWARD_MODE = Option(
+    "reward_mode", "choice", "rank", choices=tuple(REWARD_MODES), check=REWARD_MODES.__getitem__,
+    doc="rewards at the end: 'rank' (+1 first ... -1 last, ties share) or 'score' (final score "
+        "minus the others' mean); 'win_loss'/'score_diff' are aliases")
+_ACTION_VALUES = Option(
+    "action_values", "bool", False,
+    doc="the observation gains 'action_values': each legal action's one-ply value below the best")
+
+# Options every AEC environment takes besides its game's own (see envs.shell).
+SHELL_OPTIONS = (
+    Option("render_mode", "choice", None, choices=RENDER_MODES, none_ok=True,
+           doc="what render() returns: text ('ansi'), printed text ('human') or a picture ('rgb_array')"),
+    _REWARD_MODE,
+    Option("illegal_action", "choice", "raise", choices=ILLEGAL_ACTION_MODES,
+           doc="an illegal action raises ValueError ('raise') or ends the game with -1 for the "
+               "offender ('terminate')"),
+    Option("numeric_infos", "bool", False,
+           doc="infos hold fixed-shape numbers only (scores, ranks, won)"),
+    _ACTION_VALUES,
+)
+
+# Options the batch (envs.vector) takes besides its game's own: the shell's that apply to it.
+BATCH_OPTIONS = (
+    _REWARD_MODE,
+    _ACTION_VALUES,
+    Option("copy", "bool", True,
+           doc="observations are fresh arrays (True) or the batch's own buffers, overwritten by "
+               "the next step (False)"),
+)
+
+
+def split_options(table, given, where, refused=()):
+    """``(own, rest)``: ``own`` every option of ``table`` (validated, defaults filled in),
+    ``rest`` the other entries of ``given`` (the game's options, checked by its own table).
+    A name of ``refused`` (rows of another table that do not apply ``where``) raises
+    ``ValueError`` naming it."""
+    own_names = {o.name for o in table}
+    for option in refused:
+        if option.name in given and option.name not in own_names:
+            raise ValueError(f"option {option.name!r} does not apply to {where}")
+    own = validate(table, {k: v for k, v in given.items() if k in own_names}, where)
+    rest = {k: v for k, v in given.items() if k not in own_names}
+    return own, rest

@@ -18,6 +18,8 @@ works: make the AEC environment with ``envs.make(game)`` (or ``envs.<game>.env()
 Gymnasium registration does not depend on PettingZoo's version.
 """
 import importlib
+import re
+import sys
 
 from envs.shell import CityEnv
 
@@ -32,6 +34,7 @@ ADAPTERS = {
 }
 
 GAMES = tuple(ADAPTERS)
+SHIPPED_GAMES = GAMES      # the games of the package (GAMES also lists those added by register)
 
 # The games' names as people write them (pages and reports; the ids stay the contract).
 TITLES = {
@@ -85,7 +88,41 @@ def register_with_libraries():
 def spec_for(game_id):
     if game_id not in ADAPTERS:
         raise ValueError(f"unknown game {game_id!r}; registered games: {', '.join(GAMES)}")
-    return importlib.import_module(ADAPTERS[game_id]).Spec()
+    module, _, name = ADAPTERS[game_id].partition(":")
+    return getattr(importlib.import_module(module), name or "Spec")()
+
+
+def register(game_id, adapter):
+    """Register a game written on the shell (see ``envs/spec.py``) under ``game_id``:
+    ``adapter`` is ``"package.module"`` (its ``Spec`` class) or ``"package.module:SpecClass"``,
+    imported on first use.  ``envs.make``, records and every suite that reads the case table
+    of :mod:`envs.testing` then know the game.  ``ValueError`` if the id is taken or not of
+    the form ``<name>_v<version>``."""
+    if not isinstance(game_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+", game_id):
+        raise ValueError(f"game_id must look like 'my_game_v0', got {game_id!r}")
+    if game_id in ADAPTERS:
+        raise ValueError(f"game_id {game_id!r} is already registered")
+    if not isinstance(adapter, str) or not re.fullmatch(r"[\w.]+(:\w+)?", adapter):
+        raise ValueError(f"adapter must be 'package.module' or 'package.module:SpecClass', got {adapter!r}")
+    ADAPTERS[game_id] = adapter
+    _publish()
+
+
+def unregister(game_id):
+    """Undo :func:`register` (``ValueError`` for a game that ships with the package)."""
+    if game_id in SHIPPED_GAMES or game_id not in ADAPTERS:
+        raise ValueError(f"game_id {game_id!r} is not a game registered with register()")
+    del ADAPTERS[game_id]
+    _publish()
+
+
+def _publish():
+    """``GAMES`` (here and as ``envs.GAMES``) lists every registered id."""
+    global GAMES
+    GAMES = tuple(ADAPTERS)
+    package = sys.modules.get("envs")
+    if package is not None and hasattr(package, "GAMES"):
+        package.GAMES = GAMES
 
 
 def make(game_id, **options):

@@ -68,15 +68,16 @@ import warnings
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
+# The shell's own options are declared with the game options (RENDER_MODES etc. re-exported).
+from envs.options import (ILLEGAL_ACTION_MODES, RENDER_MODES, REWARD_MODES,  # noqa: F401
+                          SHELL_OPTIONS, split_options)
+from envs import spaces as game_spaces
+# flat_observation(_space) live in envs.spaces; imported from here by older code.
+from envs.spaces import flat_observation, flat_observation_space  # noqa: F401
 from envs.spec import GameSpec, as_seed
 from kernels import greedy, outcome, rng
-
-RENDER_MODES = ("ansi", "human", "rgb_array")
-REWARD_MODES = {"rank": "rank", "score": "score", "win_loss": "rank", "score_diff": "score"}
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 _MASK63 = (1 << 63) - 1
 
@@ -90,56 +91,26 @@ def _advance_in_three_calls(kernel, state, action, mask):
     return player
 
 
-def flat_observation_space(space):
-    """The flat ``Box`` that single-seat views (``envs.SingleAgentEnv``, the batched
-    adapters, the policy agents) use for an AEC observation ``Dict`` ``space``: its
-    ``"observation"``, followed by its ``"action_values"`` when the env has that option."""
-    box = space["observation"]
-    if "action_values" not in space.spaces:
-        return box
-    values = space["action_values"]
-    low = np.concatenate([np.broadcast_to(box.low, box.shape), np.broadcast_to(values.low, values.shape)])
-    high = np.concatenate([np.broadcast_to(box.high, box.shape), np.broadcast_to(values.high, values.shape)])
-    return spaces.Box(low=low, high=high, dtype=np.float32)
-
-
-def flat_observation(obs):
-    """``obs["observation"]`` followed by ``obs["action_values"]`` if it has them (one
-    observation or a batch, along the last axis); see :func:`flat_observation_space`."""
-    values = obs.get("action_values")
-    if values is None:
-        return obs["observation"]
-    return np.concatenate([obs["observation"], values], axis=-1)
-
-
 class CityEnv(AECEnv):
     """PettingZoo AEC environment running the kernel of ``spec``.  See module docstring."""
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "cityzoo", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, spec: GameSpec, render_mode=None, reward_mode="rank", illegal_action="raise",
-                 numeric_infos=False, action_values=False, **options):
+    def __init__(self, spec: GameSpec, **options):
+        """``options``: the shell's own (:data:`envs.options.SHELL_OPTIONS`, see the module
+        docstring) and the game's (``spec.options``); ``ValueError`` naming a bad one."""
         super().__init__()
-        if render_mode is not None and (not isinstance(render_mode, str)
-                                        or render_mode not in RENDER_MODES):
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if not isinstance(numeric_infos, (bool, np.bool_)):
-            raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
-        if not isinstance(action_values, (bool, np.bool_)):
-            raise ValueError(f"action_values must be True or False, got {action_values!r}")
+        shell, game_options = split_options(SHELL_OPTIONS, options, spec.game_id)
+        render_mode = shell["render_mode"]
+        action_values = shell["action_values"]
         self.action_values = bool(action_values)
         self.spec = spec
-        self.cfg = spec.configure(**options)
-        self.numeric_infos = bool(numeric_infos)
+        self.cfg = spec.configure(**game_options)
+        self.numeric_infos = shell["numeric_infos"]
         self.render_mode = render_mode
-        self.reward_mode = REWARD_MODES[reward_mode]
-        self.illegal_action = illegal_action
+        self.reward_mode = shell["reward_mode"]
+        self.illegal_action = shell["illegal_action"]
         self.metadata = dict(self.metadata, name=spec.game_id)
 
         self._bind_kernel()
@@ -147,23 +118,14 @@ class CityEnv(AECEnv):
         n = self.cfg.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = spec.observation_bounds(self.cfg)
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(low=low, high=high, shape=(self.cfg.obs_size,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
-        })
-        if self.action_values:
-            obs_space["action_values"] = spaces.Box(low=greedy.VALUE_FLOOR, high=0.0,
-                                                    shape=(spec.num_actions,), dtype=np.float32)
+        obs_space = game_spaces.observation_space(spec, self.cfg, self.action_values)
         self._values_work = None
         # One space object per agent, created once (api_test checks identity across calls);
         # separate objects, so seeding one agent's space leaves the others' samples alone.
         self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: game_spaces.action_space(spec) for a in self.possible_agents}
         # The privileged global view (see state()): every seat's observation, in seat order.
-        self.state_space = spaces.Box(low=np.tile(np.broadcast_to(np.float32(low), (self.cfg.obs_size,)), n),
-                                      high=np.tile(np.broadcast_to(np.float32(high), (self.cfg.obs_size,)), n),
-                                      shape=(n * self.cfg.obs_size,), dtype=np.float32)
+        self.state_space = game_spaces.state_space(spec, self.cfg)
 
         self._state = np.zeros(self.cfg.state_size, dtype=np.int64)
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
@@ -514,6 +476,43 @@ class CityEnv(AECEnv):
         out = np.zeros(self.cfg.num_players, dtype=np.int64)
         self.spec.kernel.scores(self._state, out)
         return [int(s) for s in out]
+
+    @property
+    def kernel_state(self):
+        """The live kernel state (``np.int64``, ``cfg.state_size`` slots), for search and
+        analysis code that calls the game's jitted functions itself (greedy, MCTS, AlphaZero,
+        feature extraction).
+
+        It is the environment's own array, not a copy, so reading it costs nothing:
+
+        * read it, and pass it to kernel functions that only read it (``observe``,
+          ``scores``, ``ranks``, ``current_player``, the evaluation of :mod:`kernels.outcome`);
+        * do not write to it or step it in place: the environment's mask, turn and rewards
+          would no longer match it, and a search would play on the real game.  Search on a
+          copy (``kernel_state.copy()`` into your own buffer, or ``clone()`` /
+          ``determinize(observer, seed)`` and that copy's ``kernel_state``);
+        * it holds hidden information (every hand, the deck order): an agent that must not
+          cheat reads it from ``determinize(observer, seed)``, not from the real game;
+        * keep no reference across ``reset()``/``step()`` expecting it to stay put: it is
+          overwritten in place.  Its layout is the kernel's declared ``STATE`` layout and the
+          last ``cfg.scratch`` slots are scratch; ``game_state()`` is a stable copy without them.
+        """
+        self._require_reset("kernel_state")
+        return self._state
+
+    def current_seat(self) -> int:
+        """The seat (0-based) the kernel asks for the next decision, ``-1`` once the game is
+        over (``agent_selection`` keeps naming an agent through the dead steps)."""
+        self._require_reset("current_seat()")
+        return int(self._k_player(self._state))
+
+    def cumulative_reward(self, agent) -> float:
+        """The reward ``agent`` has collected since it last acted: what ``last()`` returns
+        when ``agent`` is to move (0 for an agent already removed at the end)."""
+        self._require_reset("cumulative_reward()")
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}")
+        return float(self._cumulative_rewards.get(agent, 0.0))
 
     def game_state(self):
         """A copy of the kernel state without its scratch tail: equal for equal games."""

@@ -44,13 +44,12 @@ them trivially picklable, together with ``agent_factory`` (name -> agent, e.g.
 """
 from __future__ import annotations
 
-import inspect
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envs.shell import flat_observation, flat_observation_space
+from envs.learner import parse_learner_options
+from envs.spaces import flat_observation, flat_observation_space
 
 __all__ = ["SingleAgentEnv", "MaskedDiscrete"]
 
@@ -126,20 +125,28 @@ class SingleAgentEnv(gymnasium.Env):
         A registered id (``envs.GAMES``), or a zero-argument callable returning a fresh
         AEC environment (e.g. a test game built on :class:`envs.CityEnv`).
     opponents:
-        ``None`` (random play), an agent or agent name (plays every other seat), a list with
-        one agent/name per other seat (in seat order, the learner's seat skipped), or a
-        callable returning one of those.  A callable is called at every ``reset``, with the
-        env's seeded ``numpy.random.Generator`` when it takes an argument; that is how a
-        self-play pool hands out fresh snapshots.  Names need ``agent_factory``.
+        ``None`` or ``"random"`` (the default: uniformly random legal moves), an agent or agent
+        name (plays every other seat), a list with one agent/name per other seat (in seat
+        order, the learner's seat skipped), or a callable returning one of those.  A callable
+        is called at every ``reset``, with the env's seeded ``numpy.random.Generator`` when it
+        takes an argument; that is how a self-play pool hands out fresh snapshots.  Names
+        other than ``"random"`` need ``agent_factory``.
     agent_factory:
         A callable ``name -> agent`` (e.g. ``agents.make``) that builds named opponents;
         ``envs`` never imports the agents that play it.
     seat:
-        The learner's seat (0-based), or ``None`` for a random seat each episode.
+        The learner's seat (an integer in ``[0, num_players)``), ``"random"`` or ``None``
+        (the default: a seat drawn from the env's seeded generator each episode), or
+        ``"rotate"`` (seat 0, then the next seat each episode; a seeded ``reset`` starts
+        again at seat 0).
     shaping:
-        Weight of the potential-based reward shaping (see the module docstring); 0 = off.
+        Weight of the potential-based reward shaping (see the module docstring), a finite
+        number >= 0; 0 = off.
     reward_scale:
-        Factor applied to every returned reward (default 1).
+        Factor applied to every returned reward, a finite number > 0 (default 1).
+
+    ``seat``, ``shaping``, ``reward_scale`` and ``opponents`` mean the same as in the batch
+    (:class:`envs.vector.VecSeatGame`): one parser reads them (:mod:`envs.learner`).
     **options:
         Game options for ``envs.make`` (``num_players``, ``reward_mode``, variants...).
     """
@@ -153,14 +160,6 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"agent_factory must be a callable name -> agent, got {agent_factory!r}")
         self.agent_factory = agent_factory
         self._uniform = _UniformOpponent()
-        shaping = float(shaping)
-        if not np.isfinite(shaping) or shaping < 0:
-            raise ValueError(f"shaping must be a finite number >= 0, got {shaping!r}")
-        reward_scale = float(reward_scale)
-        if not np.isfinite(reward_scale) or reward_scale <= 0:
-            raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
-        self.shaping = shaping
-        self.reward_scale = reward_scale
         self._phi = 0.0
         if callable(game_id) and not isinstance(game_id, str):
             if options:
@@ -168,16 +167,20 @@ class SingleAgentEnv(gymnasium.Env):
                                  "put them in the factory")
             self._aec = game_id() if render_mode is None else game_id(render_mode=render_mode)
         else:
-            import envs
+            from envs.registry import make
             options.setdefault("illegal_action", "terminate")
-            self._aec = envs.make(game_id, render_mode=render_mode, **options)
+            self._aec = make(game_id, render_mode=render_mode, **options)
         self.game_id = getattr(getattr(self._aec, "spec", None), "game_id", str(game_id))
         self.render_mode = render_mode
         self.possible_agents = list(self._aec.possible_agents)
         self.num_players = len(self.possible_agents)
-        if seat is not None and not 0 <= int(seat) < self.num_players:
-            raise ValueError(f"seat must be in [0, {self.num_players}) or None, got {seat!r}")
-        self.fixed_seat = None if seat is None else int(seat)
+        self.learner_options = parse_learner_options(self.num_players, seat=seat, shaping=shaping,
+                                                     reward_scale=reward_scale, opponents=opponents)
+        self.shaping = self.learner_options.shaping
+        self.reward_scale = self.learner_options.reward_scale
+        # an int, "random" or "rotate" (None is read as "random")
+        self.seat_mode = self.learner_options.seat
+        self.fixed_seat = self.seat_mode if isinstance(self.seat_mode, int) else None
         self.opponents = opponents
         first = self.possible_agents[0]
         self.observation_space = flat_observation_space(self._aec.observation_space(first))
@@ -189,7 +192,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._seat_agents = {}
         self._named = {}
         self._done = True
-        self._factory_takes_rng = None
+        self._last_seat = None
         self.episode_steps = 0
 
     # A pickled or copied env gets its masked action space back (the space alone pickles as
@@ -220,27 +223,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     # --------------------------------------------------------------- helpers
     def _draw_opponents(self):
-        spec = self.opponents
-        if spec is None:
-            spec = self._uniform
-        if callable(spec) and not hasattr(spec, "act") and not isinstance(spec, str):
-            if self._factory_takes_rng is None:
-                try:
-                    params = [p for p in inspect.signature(spec).parameters.values()
-                              if p.default is p.empty
-                              and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-                    self._factory_takes_rng = bool(params)
-                except (TypeError, ValueError):
-                    self._factory_takes_rng = False
-            spec = spec(self.np_random) if self._factory_takes_rng else spec()
+        dealt = self.learner_options.deal(self.np_random)
         others = [a for a in self.possible_agents if a != self.learner]
-        if isinstance(spec, (list, tuple)):
-            if len(spec) != len(others):
-                raise ValueError(f"{len(spec)} opponents given for {len(others)} other seat(s)")
-            chosen = [_resolve_agent(s, self._named, self.agent_factory) for s in spec]
-        else:
-            one = _resolve_agent(spec, self._named, self.agent_factory)
-            chosen = [one] * len(others)
+        chosen = [self._resolve(entry) for entry in dealt]
         self._seat_agents = dict(zip(others, chosen))
         seen = set()
         for agent in chosen:
@@ -251,6 +236,14 @@ class SingleAgentEnv(gymnasium.Env):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset()
+
+    def _resolve(self, entry):
+        """The agent for one opponent entry.  ``None`` (the default) is the built-in uniform
+        opponent, and so is "random" without ``agent_factory`` (with it, the factory's
+        random agent: the same play, drawn by ``agents.RandomAgent``)."""
+        if entry is None or (isinstance(entry, str) and entry == "random" and self.agent_factory is None):
+            return self._uniform
+        return _resolve_agent(entry, self._named, self.agent_factory)
 
     def _game_over(self):
         aec = self._aec
@@ -268,7 +261,7 @@ class SingleAgentEnv(gymnasium.Env):
         if not self.shaping:
             return 0.0
         raw = self._aec.unwrapped
-        return self.shaping * float(raw.spec.evaluate(raw._state, raw.cfg, self.seat))
+        return self.shaping * float(raw.spec.evaluate(raw.kernel_state, raw.cfg, self.seat))
 
     def _observe(self):
         if self._game_over():
@@ -291,9 +284,12 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
+        if seed is not None:        # a seeded reset restarts the seat sequence ("rotate")
+            self._last_seat = None
         for _attempt in range(100):
-            self.seat = (self.fixed_seat if self.fixed_seat is not None
-                         else int(self.np_random.integers(self.num_players)))
+            self.seat = (self.learner_options.first_seat(self.np_random) if self._last_seat is None
+                         else self.learner_options.next_seat(self._last_seat, self.np_random))
+            self._last_seat = self.seat
             self.learner = self.possible_agents[self.seat]
             self._draw_opponents()
             self._aec.reset(seed=int(self.np_random.integers(2**63 - 1)))
@@ -319,7 +315,7 @@ class SingleAgentEnv(gymnasium.Env):
                            # refuses out-of-range / non-integer ones
         self.episode_steps += 1
         self._play_opponents()
-        reward = float(aec._cumulative_rewards.get(self.learner, 0.0))
+        reward = aec.cumulative_reward(self.learner)
         if self.shaping:
             phi = self._potential()
             reward += phi - self._phi

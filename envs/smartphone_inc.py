@@ -249,6 +249,7 @@ class Spec(GameSpec):
     secret_phases = {p: "planning" for p in ("sides", "arrange", "tile_pick", "tile_place")}
 
     # ---------------------------------------------------------------- options
+    variant_options = ("steve", "tech_sides")
     options = (
         Option("num_players", "int", 2, "agent seats", low=1, high=5),
         Option("steve", "bool", None, "add Steve, the automaton company (None: only with 1 agent)",

@@ -67,6 +67,7 @@ information (two states are the same game when all slots before them agree).
 kernel to it.  ``kernels.playout`` drives these functions from
 jitted code for pure-kernel loops (benchmarks, MCTS playouts).
 """
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,6 +114,25 @@ class GameConfig:
             self.num_participants = self.num_players
 
 
+# The spec methods that read a game: given a state ``init`` never set up (all zeros, as the
+# env's before ``reset()``) they raise instead of describing or re-drawing a game that is not
+# there (an all-zero state reads as a board of one colour, scores and all).  Wrapped for every
+# subclass by :meth:`GameSpec.__init_subclass__`.
+NEEDS_STARTED_STATE = ("phase_name", "action_label", "render_ansi", "private_text", "picture",
+                       "reseed", "determinize")
+
+
+def _refusing_unstarted(method):
+    @functools.wraps(method)
+    def guarded(self, state, *args, **kwargs):
+        if not state.any():
+            raise AssertionError(f"reset() needs to be called first: {method.__name__} was given an "
+                                 "all-zero state, which init never set up")
+        return method(self, state, *args, **kwargs)
+    guarded.refuses_unstarted = True
+    return guarded
+
+
 class GameSpec:
     """What the shell needs from one game.  Subclass once per game.
 
@@ -135,6 +155,20 @@ class GameSpec:
     # The game's options (``num_players`` and the variants of its rules): a tuple of
     # :class:`envs.options.Option` rows -- name, type, allowed values, default, doc.
     options = ()
+
+    # Names of the options of the table that are variants of the rules: the case table of
+    # :mod:`envs.testing` (which every generic test suite reads) adds a case for each
+    # non-default value of each, besides one case per player count.  ``test_options``: further
+    # option sets worth a case of their own (e.g. an option that changes the observation).
+    variant_options = ()
+    test_options = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in NEEDS_STARTED_STATE:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "refuses_unstarted", False):
+                setattr(cls, name, _refusing_unstarted(method))
 
     # ---------------------------------------------------------------- options
     def configure(self, **options) -> GameConfig:
@@ -227,3 +261,7 @@ class GameSpec:
         (automata included); see :mod:`kernels.outcome`.  Greedy play, MCTS's cut-off
         playouts and reward shaping all use it."""
         return outcome.evaluate(self.kernel, state, seat, cfg.num_players, cfg.num_participants)
+
+
+for _name in NEEDS_STARTED_STATE:     # the defaults too (reseed, determinize, ...)
+    setattr(GameSpec, _name, _refusing_unstarted(getattr(GameSpec, _name)))

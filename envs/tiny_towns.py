@@ -389,6 +389,7 @@ class Spec(GameSpec):
                      **{p: "building" for p in ("build", "token", "build_resource", "grove_type", "grove_square",
                                                 "guild_target", "guild_type", "opaleye_type")}}
 
+    variant_options = ("variant", "monuments", "cave_rule")
     options = (
         Option("num_players", "int", 2, "seats; 1 plays the solo rules", low=1, high=6),
         Option("variant", "choice", "standard", "resource naming: 'standard' (Master Builder) or "

@@ -34,7 +34,9 @@ import gymnasium
 import numpy as np
 
 from envs.registry import spec_for
-from envs.shell import REWARD_MODES, flat_observation, flat_observation_space
+from envs.learner import parse_learner_options
+from envs.options import BATCH_OPTIONS, SHELL_OPTIONS, split_options
+from envs.spaces import flat_observation, seat_spaces
 from envs.spec import as_seed
 from kernels import batch, greedy, rng, seat_batch
 
@@ -42,16 +44,13 @@ from kernels import batch, greedy, rng, seat_batch
 class VecGame:
     """``num_envs`` games of one game and option set; see the module docstring."""
 
-    def __init__(self, game_id, num_envs, *, reward_mode="rank", copy=True, action_values=False, **options):
+    def __init__(self, game_id, num_envs, **options):
+        """``options``: the batch's own (:data:`envs.options.BATCH_OPTIONS`: ``reward_mode``,
+        ``action_values``, ``copy``) and the game's; ``ValueError`` naming a bad one."""
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if not isinstance(reward_mode, str) or reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
-        if not isinstance(copy, (bool, np.bool_)):
-            raise ValueError(f"copy must be True or False, got {copy!r}")
-        if not isinstance(action_values, (bool, np.bool_)):
-            raise ValueError(f"action_values must be True or False, got {action_values!r}")
+        own, options = split_options(BATCH_OPTIONS, options, "the batch", refused=SHELL_OPTIONS)
         self.game_id = game_id
         self.spec = spec_for(game_id)
         self.cfg = self.spec.configure(**options)
@@ -59,8 +58,8 @@ class VecGame:
         self.num_players = self.cfg.num_players
         self.num_actions = self.spec.num_actions
         self.obs_size = self.cfg.obs_size
-        self.copy = bool(copy)
-        self._score_mode = REWARD_MODES[reward_mode] == "score"
+        self.copy = own["copy"]
+        self._score_mode = own["reward_mode"] == "score"
         self._reset_fn, self._step_fn = batch.batch_functions(self.spec.kernel)
         participants = max(self.cfg.num_participants, self.num_players)
         self._states = np.zeros((n, self.cfg.state_size), dtype=np.int64)
@@ -72,7 +71,7 @@ class VecGame:
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_scores = np.zeros((n, self.num_players), dtype=np.int64)
         self._final_ranks = np.zeros((n, participants), dtype=np.int64)
-        self.action_values = bool(action_values)
+        self.action_values = own["action_values"]
         if self.action_values:
             self._values = np.zeros((n, self.num_actions), dtype=np.float32)
             self._values_fn = greedy.batch_action_value_features_function(self.spec.kernel)
@@ -165,6 +164,8 @@ IN_KERNEL = {"random": seat_batch.RANDOM, "greedy": seat_batch.GREEDY}
 def _opponent_kind(entry):
     """``(kind, policy)`` of one opponent: a name or agent played inside numba, or a frozen
     policy with ``act_batch`` called from Python once per batch."""
+    if entry is None:       # the default opponent
+        entry = "random"
     if isinstance(entry, str):
         if entry not in IN_KERNEL:
             raise ValueError(f"opponents: unknown in-kernel opponent {entry!r} (choose from "
@@ -184,19 +185,25 @@ class VecSeatGame(VecGame):
     ``opponents`` inside the same call.
 
     ``opponents``
-        ``"random"`` or ``"greedy"`` (played inside numba) for every other seat; a list with
-        one entry per other seat (seat order, the learner's skipped); an entry may also be a
-        frozen policy -- any object with ``act_batch(observations, masks) -> actions``
-        (e.g. :class:`agents.policy.PolicyAgent`) -- which is called once per batch for all
-        the games waiting on it; or a callable ``factory(rng) -> entry or list`` called with
-        the batch's seeded ``numpy`` generator at the start of every game (how
-        :class:`agents.policy.SnapshotPool` deals self-play opponents).
+        ``"random"`` (the default; ``None`` means the same) or ``"greedy"`` (played inside
+        numba) for every other seat; a list with one entry per other seat (seat order, the
+        learner's skipped); an entry may also be a frozen policy -- any object with
+        ``act_batch(observations, masks) -> actions`` (e.g. :class:`agents.policy.PolicyAgent`)
+        -- which is called once per batch for all the games waiting on it; or a callable
+        ``factory(rng) -> entry or list`` called with the batch's seeded ``numpy`` generator at
+        the start of every game (how :class:`agents.policy.SnapshotPool` deals self-play
+        opponents).
     ``seat``
-        The learner's seat, or ``"rotate"``: game ``i`` starts with seat ``i % num_players``
-        and each new game of it moves to the next seat.
+        The learner's seat (an integer in ``[0, num_players)``, default 0); ``"random"`` or
+        ``None``: a seat drawn from the batch's seeded generator at the start of every game;
+        ``"rotate"``: game ``i`` starts with seat ``i % num_players`` and each new game of it
+        moves to the next seat.
     ``shaping``, ``reward_scale``
-        As :class:`envs.SingleAgentEnv`: potential-based shaping by the learner's margin,
-        and a factor on every reward.
+        As :class:`envs.SingleAgentEnv`: potential-based shaping by the learner's margin (a
+        finite number >= 0), and a factor on every reward (a finite number > 0).
+
+    These four mean the same as in :class:`envs.SingleAgentEnv`: one parser reads them
+    (:mod:`envs.learner`).
 
     ``step(actions)`` takes the learner's action in every game and returns ``(obs, rewards,
     terminated, truncated, info)`` with ``rewards`` of shape ``(N,)``: the learner's reward
@@ -210,23 +217,13 @@ class VecSeatGame(VecGame):
                  reward_scale=1.0, **options):
         super().__init__(game_id, num_envs, **options)
         n = self.num_players
-        if isinstance(seat, str):
-            if seat != "rotate":
-                raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
-        elif isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat < n:
-            raise ValueError(f"seat must be an integer in [0, {n}) or 'rotate', got {seat!r}")
-        self.seat = seat if isinstance(seat, str) else int(seat)
-        shaping, reward_scale = _number(shaping, "shaping", 0.0), _number(reward_scale, "reward_scale", 0.0)
-        if reward_scale == 0.0:
-            raise ValueError("reward_scale must be a finite number > 0, got 0")
-        self.shaping, self.reward_scale = shaping, reward_scale
-        self._factory = self._dealt = None
-        if callable(opponents) and not isinstance(opponents, str) \
-                and not hasattr(opponents, "act_batch") and not hasattr(opponents, "batch_kind"):
-            self._factory = opponents
-        else:
-            self._dealt = self._check_entries(opponents)     # the same for every game
+        self.learner_options = parse_learner_options(n, seat=seat, shaping=shaping,
+                                                     reward_scale=reward_scale, opponents=opponents)
+        self.seat = self.learner_options.seat          # an int, "random" or "rotate"
+        self.shaping, self.reward_scale = self.learner_options.shaping, self.learner_options.reward_scale
+        # Opponents without a factory are the same in every game: check them once.
+        self._dealt = (None if self.learner_options.factory is not None
+                       else [_opponent_kind(e) for e in self.learner_options.deal(None)])
         self.opponents = opponents
         (self._advance,) = seat_batch.seat_functions(self.spec.kernel)
         m = self._final_ranks.shape[1]
@@ -247,21 +244,13 @@ class VecSeatGame(VecGame):
                       np.zeros((N, m), np.int64), np.zeros((N, m), np.float64), np.zeros((N, m), np.int64),
                       np.zeros((N, A), np.float64))
 
-    def _check_entries(self, opponents):
-        others = self.num_players - 1
-        entries = opponents if isinstance(opponents, (list, tuple)) else [opponents] * others
-        if len(entries) != others:
-            raise ValueError(f"opponents must be one entry or a list of {others} (one per other seat), "
-                             f"got {len(entries)}: {opponents!r}")
-        return [_opponent_kind(e) for e in entries]
-
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
         super().reset(seed)
         self._np_random = np.random.default_rng(int(self._seeds[0]))
         self._potentials[:] = np.nan
         for i in range(self.num_envs):
-            self._learners[i] = i % self.num_players if self.seat == "rotate" else self.seat
+            self._learners[i] = self.learner_options.first_seat(self._np_random, i)
             self._start_game(i)
         self._pending[:] = seat_batch.NO_ACTION
         self._run(self._pending)
@@ -288,8 +277,8 @@ class VecSeatGame(VecGame):
     def _start_game(self, i):
         """Deal game ``i``'s opponents and seed their generators (its state is a new game)."""
         learner = int(self._learners[i])
-        resolved = (self._check_entries(self._factory(self._np_random)) if self._factory is not None
-                    else self._dealt)
+        resolved = (self._dealt if self._dealt is not None
+                    else [_opponent_kind(e) for e in self.learner_options.deal(self._np_random)])
         others = [s for s in range(self.num_players) if s != learner]
         for s, (kind, policy) in zip(others, resolved):
             self._kinds[i, s] = kind
@@ -318,8 +307,7 @@ class VecSeatGame(VecGame):
             if restarted:
                 for i in np.flatnonzero(self._status == seat_batch.RESTARTED):
                     self._final_seat[i] = self._learners[i]
-                    if self.seat == "rotate":
-                        self._learners[i] = (self._learners[i] + 1) % self.num_players
+                    self._learners[i] = self.learner_options.next_seat(int(self._learners[i]), self._np_random)
                     self._start_game(i)
                     actions[i] = seat_batch.NO_ACTION
             if waiting:
@@ -354,16 +342,6 @@ class VecSeatGame(VecGame):
                 f"opponents={self.opponents!r}, options={self.cfg.options})")
 
 
-def _number(value, name, low):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not np.isfinite(x) or x < low:
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
-    return x
-
-
 def make_vec(game_id, num_envs, *, opponents=None, **options):
     """``num_envs`` batched games of ``game_id`` (see :mod:`envs.vector`): with
     ``opponents=None`` the caller plays every seat (:class:`VecGame`); otherwise the caller
@@ -388,15 +366,8 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, game_id, num_envs, *, opponents="random", seat=0, **options):
         self.game = VecSeatGame(game_id, num_envs, opponents=opponents, seat=seat, **options)
         self.num_envs = self.game.num_envs
-        spec, cfg = self.game.spec, self.game.cfg
-        low, high = spec.observation_bounds(cfg)
-        parts = {"observation": gymnasium.spaces.Box(
-            np.broadcast_to(np.float32(low), (cfg.obs_size,)), np.broadcast_to(np.float32(high), (cfg.obs_size,)),
-            shape=(cfg.obs_size,), dtype=np.float32)}
-        if self.game.action_values:
-            parts["action_values"] = gymnasium.spaces.Box(greedy.VALUE_FLOOR, 0.0, (spec.num_actions,), np.float32)
-        self.single_observation_space = flat_observation_space(gymnasium.spaces.Dict(parts))
-        self.single_action_space = gymnasium.spaces.Discrete(spec.num_actions)
+        self.single_observation_space, self.single_action_space = seat_spaces(
+            self.game.spec, self.game.cfg, self.game.action_values)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self._obs = None

@@ -703,28 +703,6 @@ def _check_conservation(st):
 
 
 # ============================================================== determinism, hidden info
-def test_determinism_and_copy():
-    cfg = SPEC.configure(num_players=4)
-    a = np.zeros(cfg.state_size, dtype=np.int64)
-    b = np.zeros(cfg.state_size, dtype=np.int64)
-    K.init(a, cfg.config, 123)
-    K.init(b, cfg.config, 123)
-    assert np.array_equal(a, b)
-    copy = {}
-
-    def after_move(a, step, act):
-        K.step(b, act)
-        if "c" in copy:
-            K.step(copy["c"], act)
-        if step + 1 == 30:
-            copy["c"] = a.copy()
-        assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
-        if "c" in copy:
-            assert np.array_equal(a[:K.SCRATCH_START], copy["c"][:K.SCRATCH_START])
-    driver.play_kernel(K, a, 5, after_move=after_move, max_steps=SPEC.max_steps)
-    assert "c" in copy and K.current_player(b) == K.current_player(copy["c"]) == -1
-
-
 @pytest.mark.parametrize("options", [dict(num_players=3), dict(num_players=2), dict(num_players=5),
                                      dict(num_players=7, assign_at_selection=True),
                                      dict(num_players=1), dict(num_players=1, solo_mode="simple")])
@@ -1249,23 +1227,22 @@ VARIANTS = [dict(num_players=1, solo_mode="simple"), dict(num_players=1, solo_mo
             dict(num_players=6, assign_at_selection=True)]
 
 
-def _with_options(monkeypatch, options):
+def _case(options):
+    from envs import testing
+    return testing.Case("between_two_cities_v0", dict(options), "variant",
+                        "-".join(f"{k}={v}" for k, v in options.items()))
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_variant_mover_tells_its_substeps_apart(options):
     from tests import test_conformance as TC
-    extra = {k: v for k, v in options.items() if k != "num_players"}
-    monkeypatch.setattr(TC, "make", lambda game, n, **kw: envs.make(game, num_players=n, **extra, **kw))
-    return TC
+    TC.test_mover_observation_tells_its_own_substeps_apart(_case(options))
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_variant_mover_tells_its_substeps_apart(monkeypatch, options):
-    TC = _with_options(monkeypatch, options)
-    TC.test_mover_observation_tells_its_own_substeps_apart("between_two_cities_v0", options["num_players"])
-
-
-@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_variant_whose_turn_is_public(monkeypatch, options):
-    TC = _with_options(monkeypatch, options)
-    TC.test_whose_turn_depends_only_on_public_information("between_two_cities_v0", options["num_players"])
+def test_variant_whose_turn_is_public(options):
+    from tests import test_conformance as TC
+    TC.test_whose_turn_depends_only_on_public_information(_case(options))
 
 
 # ====================================================== public helpers, options, data file

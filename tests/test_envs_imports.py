@@ -118,11 +118,7 @@ def test_the_graph_sees_function_local_imports_and_submodules():
 
 # Cycles left to another change, each with its way out; the test fails once one is gone, so
 # that the entry is removed with it.
-KNOWN_CYCLES = {
-    # SingleAgentEnv.__init__ does ``import envs`` (whose __init__ imports envs.single_agent):
-    # ``from envs.registry import make`` breaks it (envs/single_agent.py is being reworked).
-    ("envs", "envs.single_agent"),
-}
+KNOWN_CYCLES = set()
 
 
 def test_no_import_cycle_among_envs_modules():

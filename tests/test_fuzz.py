@@ -13,20 +13,20 @@ import pytest
 
 import agents
 import envs
+from envs import testing
 from envs.registry import spec_for
 from tests import driver
 
-CASES = [(g, n) for g in envs.GAMES for n in spec_for(g).player_counts]
+# The case table (envs.testing): every registered game at every player count.
+CASES = testing.cases(kinds=("players",))
 
 JUNK = [None, -1, 0, 1, 2, 7, 50, 10**6, 2**63, -(2**70), 1.5, float("nan"), float("inf"), "x", "",
         "7", True, False, [], [1], [[1]], [["red"], "blue"], (1, 2), {"a": 1}, {"gps": ["front"]},
         {1, 2}, frozenset({"a"}), b"7", np.int64(3), np.float32(2.0), np.array([1, 2]), object()]
 
 
-def make(game, n, **kw):
-    if len(spec_for(game).player_counts) > 1:
-        kw["num_players"] = n
-    return envs.make(game, **kw)
+def make(case, **kw):
+    return case.make(**kw)
 
 
 def snapshot(env):
@@ -90,8 +90,8 @@ def attack_entry_points(env, rng, values=JUNK):
         assert same(snapshot(env), before)
 
 
-def play_attacked(game, n, seed, every):
-    env = make(game, n)
+def play_attacked(case, seed, every):
+    env = make(case)
 
     def attack(env, step, rng):
         if step % every == 0:
@@ -101,16 +101,16 @@ def play_attacked(game, n, seed, every):
     attack_entry_points(env, np.random.default_rng(seed))   # after the end too
 
 
-@pytest.mark.parametrize("game,n", CASES)
-def test_bad_values_into_every_entry_point(game, n):
-    play_attacked(game, n, seed=n, every=40)
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_bad_values_into_every_entry_point(case):
+    play_attacked(case, seed=case.num_players, every=40)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,n", CASES)
-def test_bad_values_into_every_entry_point_many_games(game, n):
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_bad_values_into_every_entry_point_many_games(case):
     for g in range(4):
-        play_attacked(game, n, seed=1000 + g, every=7)
+        play_attacked(case, seed=1000 + g, every=7)
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -162,9 +162,10 @@ def random_finish(env, rng, limit):
     driver.play(env, int(rng.integers(1 << 31)), reset=False, before_move=check, max_steps=limit)
 
 
-def chain_games(game, n, seeds, depth, stops):
+def chain_games(case, seeds, depth, stops):
+    n = case.num_players
     for seed in seeds:
-        env = make(game, n)
+        env = make(case)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         raw = env.unwrapped
@@ -198,19 +199,21 @@ def chain_games(game, n, seeds, depth, stops):
             step += 1
 
 
-@pytest.mark.parametrize("game,n", CASES)
-def test_chains_of_clone_determinize_reseed(game, n):
-    chain_games(game, n, seeds=[n], depth=3, stops=25)
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_chains_of_clone_determinize_reseed(case):
+    chain_games(case, seeds=[case.num_players], depth=3, stops=25)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,n", CASES)
-def test_chains_of_clone_determinize_reseed_many_games(game, n):
-    chain_games(game, n, seeds=range(100, 106), depth=4, stops=5)
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_chains_of_clone_determinize_reseed_many_games(case):
+    chain_games(case, seeds=range(100, 106), depth=4, stops=5)
 
 
 # --------------------------------------------------------------------------- data files
-KERNELS = ["kingdomino_duel", "tiny_towns", "between_two_cities", "expancity", "smartphone_inc"]
+# Every registered game whose kernel checks a data file (``check_data``, kernels/data/<game>.yaml).
+KERNELS = [spec_for(g).kernel.__name__.rsplit(".", 1)[1] for g in envs.GAMES
+           if hasattr(spec_for(g).kernel, "check_data")]
 
 
 def _leaves(node, path=()):

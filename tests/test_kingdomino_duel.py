@@ -1109,30 +1109,6 @@ def test_chains_of_clone_determinize_reseed_stay_playable():
     assert set(game.infos["player_0"]) >= {"scores", "winners", "ranks"}
 
 
-def test_nothing_is_computed_from_the_all_zero_state():
-    """Issue 15 section 10: before reset the state is all zeros (it read as 35 dot cells
-    with domain_bonus on dot, scoring [3, 3]); the env and the adapter refuse it."""
-    import envs
-    env = envs.make("kingdomino_duel_v0", render_mode="ansi")
-    for call in (lambda: env.scores(), lambda: env.unwrapped.phase, lambda: env.legal_actions(),
-                 lambda: env.action_label(0), lambda: env.reseed(1),
-                 lambda: env.determinize(0, 1), lambda: env.render(),
-                 lambda: env.observe("player_0"), lambda: env.step(0)):
-        with pytest.raises(AssertionError):
-            call()
-    assert not env.unwrapped._state.any()               # nothing was written into it
-    spec, cfg = KD.Spec(), KD.Spec().configure()
-    zero = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    for call in (lambda: spec.phase_name(zero, cfg), lambda: spec.action_label(zero, cfg, 0),
-                 lambda: spec.render_ansi(zero, cfg), lambda: spec.picture(zero, cfg),
-                 lambda: spec.reseed(zero, cfg, 1), lambda: spec.determinize(zero, cfg, 0, 1)):
-        with pytest.raises(AssertionError, match="reset"):
-            call()
-    assert not zero.any()
-    env.reset(seed=3)
-    assert env.scores() == [0, 0]
-
-
 def test_observation_perspective():
     st = new_state(seed=8)
     rs = np.random.default_rng(3)
@@ -1184,27 +1160,6 @@ def test_observation_perspective():
         assert row["owner"].sum() == 1
 
 
-def test_determinism_and_copy():
-    a = new_state(seed=42)
-    b = new_state(seed=42)
-    assert np.array_equal(a, b)
-    actions = []
-    copy = {}
-
-    def after_move(a, step, act):
-        actions.append(act)
-        if len(actions) == 30:
-            copy["c"] = a.copy()
-    driver.play_kernel(K, a, 5, after_move=after_move, max_steps=KD.Spec.max_steps)
-    c, snap = copy["c"], 30
-    for act in actions:
-        K.step(b, act)
-    assert np.array_equal(a, b)
-    for act in actions[snap:]:
-        K.step(c, act)
-    assert np.array_equal(a, c)
-
-
 def test_reseed_changes_only_future_rolls():
     st = new_state(seed=9)
     rs = np.random.default_rng(0)
@@ -1221,50 +1176,6 @@ def test_reseed_changes_only_future_rolls():
         assert np.array_equal(before[p], after)
     assert not np.array_equal(c[:2], st[:2])
     assert np.array_equal(c[2:], st[2:])
-
-
-_COMPILE_PROBE = """
-import json, numpy as np, envs
-from numba.core.registry import CPUDispatcher
-from kernels import kingdomino_duel as K
-from envs import kingdomino_duel as KD
-from tests import driver
-env = envs.make("kingdomino_duel_v0")
-
-def before_move(env, step, rng):
-    for a in env.possible_agents:
-        env.observe(a)
-    K.potential(env.unwrapped._state, 0)
-
-for seed in range(3):
-    driver.play(env, seed, before_move=before_move)
-env.unwrapped.determinize(0, 2 ** 70).reseed(-5)
-KD.score_kingdom(np.full((5, 7), 1), np.ones((5, 7), dtype=int), 1)
-print(json.dumps({n: [str(s) for s in f.signatures] for n, f in vars(K).items()
-                  if isinstance(f, CPUDispatcher) and f.__module__ == K.__name__}))
-"""
-
-
-@pytest.mark.slow
-def test_every_kernel_function_compiles_once(tmp_path):
-    """Cold start (issue 15): internal calls pass int64 values, never int literals, so a
-    whole game -- env, observations, greedy potential, reseed, scoring helper -- compiles
-    exactly one numba specialisation of each kernel function (before: 33 for the 27
-    functions of one game's first step, e.g. 5 of _step3_from).  Fresh cache directory:
-    functions loaded from a cache do not list what their callers compiled."""
-    import json
-    import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    compiled = json.loads(out.stdout.strip().splitlines()[-1])
-    assert {"step", "legal_mask", "observe", "_step3_from", "_exists_any",
-            "_normal_placements", "potential", "score_arrays"} <= {
-        n for n, sig in compiled.items() if sig}
-    assert all(len(sig) <= 1 for sig in compiled.values()), \
-        {n: sig for n, sig in compiled.items() if len(sig) > 1}
 
 
 def test_playout_kernel():

@@ -2,7 +2,8 @@
 RGB pictures of random games -- well-formed, showing the phase and the scores, clickable only
 on legal actions, and never showing a seat what it cannot see.
 
-Add a game by extending ``CASES`` (options per player count) and ``SCORE_TEXT``.
+The cases come from the case table of ``envs.testing`` (every registered game); a game whose
+picture writes scores otherwise than as the bare number adds its pattern to ``SCORE_TEXT``.
 """
 import re
 import xml.etree.ElementTree as ET
@@ -11,31 +12,14 @@ import numpy as np
 import pytest
 
 import envs
+from envs import testing
 from envs.pictures.canvas import Canvas, contrast, text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
 
-# (game, options): every player count the picture has to lay out, and the variants that
-# change what is drawn.
-CASES = [
-    ("kingdomino_duel_v0", {}),
-    ("tiny_towns_v0", {"num_players": 1}),
-    ("tiny_towns_v0", {"num_players": 2}),
-    ("tiny_towns_v0", {"num_players": 4, "variant": "town_hall", "cave_rule": True}),
-    ("tiny_towns_v0", {"num_players": 6}),
-    ("between_two_cities_v0", {"num_players": 1, "solo_mode": "simple"}),
-    ("between_two_cities_v0", {"num_players": 1}),
-    ("between_two_cities_v0", {"num_players": 2}),
-    ("between_two_cities_v0", {"num_players": 3}),
-    ("between_two_cities_v0", {"num_players": 7}),
-    ("expancity_v0", {"num_players": 2}),
-    ("expancity_v0", {"num_players": 3}),
-    ("expancity_v0", {"num_players": 4}),
-    ("smartphone_inc_v0", {"num_players": 1}),
-    ("smartphone_inc_v0", {"num_players": 2}),
-    ("smartphone_inc_v0", {"num_players": 3, "steve": True, "tech_sides": "back"}),
-    ("smartphone_inc_v0", {"num_players": 5}),
-]
+# Every case of the case table (envs.testing): each player count the picture has to lay out,
+# and the variants that may change what is drawn.
+CASES = testing.cases()
 # How each picture writes a seat's score.
 SCORE_TEXT = {
     "kingdomino_duel_v0": "{} points",
@@ -87,16 +71,13 @@ def _game_length(env, seed):
     return n
 
 
-def _label(game, options):
-    return game + "-" + "-".join(f"{k}={v}" for k, v in options.items())
-
-
-@pytest.mark.parametrize("game,options", CASES, ids=[_label(*c) for c in CASES])
-def test_pictures_of_random_games(game, options):
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_pictures_of_random_games(case):
     """Every snapshot: omniscient and per-seat SVG parse, show the phase and every score,
     mark only legal actions; the raster has the picture's size; a seat's picture does not
     change when everything it cannot see is re-drawn (determinize)."""
-    env = envs.make(game, render_mode="rgb_array", **options)
+    game = case.game
+    env = case.make(render_mode="rgb_array")
     clicked = []
 
     def visit(raw, move):
@@ -106,7 +87,7 @@ def test_pictures_of_random_games(game, options):
         texts = " | ".join(strings(everything))
         assert raw.phase in texts, f"move {move}: phase {raw.phase!r} not shown"
         for score in raw.scores():
-            assert SCORE_TEXT[game].format(score) in texts, f"move {move}: score {score} not shown"
+            assert SCORE_TEXT.get(game, "{}").format(score) in texts, f"move {move}: score {score} not shown"
         picture = raw.render()
         root = ET.fromstring(everything)
         assert picture.dtype == np.uint8 and picture.shape == (int(root.get("height")), int(root.get("width")), 3)

@@ -8,21 +8,10 @@ import numpy as np
 import pytest
 
 import envs
-from envs import records
+from envs import records, testing
 
-# Every game, two player counts where the game allows several, a variant on one of them.
-CONFIGS = [
-    ("kingdomino_duel_v0", {}),
-    ("kingdomino_duel_v0", {"first_start_player": 1}),
-    ("tiny_towns_v0", {"num_players": 1}),
-    ("tiny_towns_v0", {"num_players": 3, "variant": "town_hall", "cave_rule": True}),
-    ("between_two_cities_v0", {"num_players": 1, "solo_mode": "full"}),
-    ("between_two_cities_v0", {"num_players": 3, "assign_at_selection": True}),
-    ("expancity_v0", {"num_players": 2}),
-    ("expancity_v0", {"num_players": 3, "obs_window": 9}),
-    ("smartphone_inc_v0", {"num_players": 1}),
-    ("smartphone_inc_v0", {"num_players": 3, "steve": True, "tech_sides": "back"}),
-]
+# The case table (envs.testing): every registered game, player count and variant.
+CONFIGS = testing.cases()
 
 
 def _snapshot(env):
@@ -50,8 +39,9 @@ def _play_random(game, options, seed, snapshots=None):
     return record, env
 
 
-@pytest.mark.parametrize("game,options", CONFIGS, ids=[f"{g}-{json.dumps(o)}" for g, o in CONFIGS])
-def test_replay_reproduces_every_state(game, options, tmp_path):
+@pytest.mark.parametrize("case", **testing.params(CONFIGS))
+def test_replay_reproduces_every_state(case, tmp_path):
+    game, options = case.game, case.options
     original = []
     record, env = _play_random(game, options, seed=11, snapshots=original)
     assert record["scores"] == env.scores()

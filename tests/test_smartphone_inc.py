@@ -1056,29 +1056,6 @@ def test_random_games_many():
     random_games(2400, seed0=1000)
 
 
-def test_determinism_and_copy():
-    mask = np.zeros(K.NUM_ACTIONS, np.int8)
-    a = game(3, 1, sides=2, seed=42)
-    b = game(3, 1, sides=2, seed=42)
-    assert np.array_equal(a, b)
-    played = []
-
-    def after_move(a, step, act):
-        K.step(b, act)
-        # the same game; only a's scratch tail saw the legal-mask calls b did not make
-        assert np.array_equal(a[:K.SCRATCH_START], b[:K.SCRATCH_START])
-        if step + 1 == 40:
-            c = a.copy()
-            g1, g2 = new_generator(5), new_generator(5)
-            PLAYOUT(K.step, K.legal_mask, K.current_player, c, mask, g1, 100000)
-            d = a.copy()
-            PLAYOUT(K.step, K.legal_mask, K.current_player, d, mask, g2, 100000)
-            assert np.array_equal(c[:K.SCRATCH_START], d[:K.SCRATCH_START])
-            played.append(step)
-    driver.play_kernel(K, a, 1, after_move=after_move, max_steps=4999)
-    assert played == [39] and K.current_player(b) == -1
-
-
 def test_reseed_keeps_observations():
     st = game(2, seed=3)
     obs1 = np.zeros(K.OBS_SIZE, np.float32)

@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 
 import envs
-from test_pictures import CASES, _label, _random_states, play_to_end
+from envs import testing
+from test_pictures import CASES, _random_states, play_to_end
 
 
-@pytest.mark.parametrize("game,options", CASES, ids=[_label(*c) for c in CASES])
-def test_text_views_of_random_games(game, options):
+@pytest.mark.parametrize("case", **testing.params(CASES))
+def test_text_views_of_random_games(case):
+    game, options = case.game, case.options
     env = envs.make(game, render_mode="ansi", **options)
     private_seen = []
 
@@ -174,13 +176,13 @@ def _after(raw, action, seat):
     return state[: raw.cfg.state_size - raw.cfg.scratch].tobytes(), (int(mover), observation.tobytes())
 
 
-@pytest.mark.parametrize("game,options", [c for c in CASES if c[1].get("num_players", 2) > 1],
-                         ids=[_label(*c) for c in CASES if c[1].get("num_players", 2) > 1])
-def test_other_seats_see_a_move_label_only_when_they_see_the_move(game, options):
+@pytest.mark.parametrize("case", **testing.params([c for c in CASES if c.num_players > 1]))
+def test_other_seats_see_a_move_label_only_when_they_see_the_move(case):
     """``action_label(a, observer)``: the mover and, once over, everybody get the label; in a
     secret phase the others get only its public name.  In every other phase the label must
     say nothing the observer does not see: a legal move with another label leaves the
     observer seeing something else."""
+    game, options = case.game, case.options
     env = envs.make(game, **options)
     env.reset(seed=11)
     raw = env.unwrapped

@@ -1066,29 +1066,6 @@ def test_random_games_many(n, variant, mon, cave):
         _play(n, variant, mon, cave, 100 + seed, policy=_smart_policy)
 
 
-def test_determinism_and_copy():
-    st1 = new_state(4, seed=11, cave=1)
-    st2 = new_state(4, seed=11, cave=1)
-    assert np.array_equal(st1, st2)
-    ctx = {}
-
-    def choose(st1, legal, rs):
-        a = _policy(rs, st1, ctx["mask"])
-        if ctx["steps"] == 40:
-            ctx["copy"] = st1.copy()
-            K.step(ctx["copy"], a)
-        return a
-
-    def after_move(st1, steps, a):
-        K.step(st2, a)
-        if steps == 40:
-            assert np.array_equal(game_part(ctx["copy"]), game_part(st1))
-        assert np.array_equal(game_part(st1), game_part(st2))
-
-    driver.play_kernel(K, st1, 3, choose=choose, after_move=after_move,
-                       before_move=lambda st, steps, m, rs: ctx.update(mask=m, steps=steps))
-
-
 def game_part(st):
     """The state without its scratch tail (which carries no game information)."""
     return st[:K.STATE_SIZE - K.SCRATCH_SIZE]

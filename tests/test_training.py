@@ -493,8 +493,9 @@ def test_envs_never_import_agents():
     probe = """
 import sys, envs
 env = envs.SingleAgentEnv("kingdomino_duel_v0", opponents=None)
+envs.SingleAgentEnv("kingdomino_duel_v0", opponents="random").reset(seed=0)   # the default, built in
 try:
-    envs.SingleAgentEnv("kingdomino_duel_v0", opponents="random").reset(seed=0)
+    envs.SingleAgentEnv("kingdomino_duel_v0", opponents="greedy").reset(seed=0)
 except ValueError as err:
     assert "agent_factory" in str(err), err
 else:

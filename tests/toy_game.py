@@ -126,6 +126,7 @@ class ToySpec(GameSpec):
     game_id = "toy_race_v0"
     num_actions = NUM_ACTIONS
     player_counts = (1, 2, 3, 4)
+    variant_options = ("automaton",)
     options = (
         Option("num_players", "int", 2, "seats", low=1, high=MAX_PLAYERS),
         Option("target", "int", 10, "the count that wins", low=1, high=1000),
@@ -133,9 +134,12 @@ class ToySpec(GameSpec):
                choices=tuple(AUTOMATON_MODES)),
     )
 
-    def __init__(self):
+    @property
+    def kernel(self):
+        # this module under its package name, whichever way it was imported (a property,
+        # not an attribute: a spec holding a module could not be pickled with its env)
         import tests.toy_game as kernel
-        self.kernel = kernel
+        return kernel
 
     def build_config(self, opts):
         n = opts["num_players"]
@@ -161,6 +165,14 @@ class ToySpec(GameSpec):
 
     def picture(self, state, cfg, observer=None, clickable=False):
         from envs.pictures.canvas import Canvas
-        pic = Canvas(160, 30)
-        pic.text(8, 20, self.render_ansi(state, cfg), size=14)
+        pic = Canvas(220, 80)
+        phase = "game_over" if state[OVER] else self.phase_name(state, cfg)
+        pic.text(8, 20, f"{self.render_ansi(state, cfg)} ({phase})", size=14)
+        points = np.zeros(cfg.num_players, dtype=np.int64)
+        scores(state, points)
+        pic.text(8, 40, "scores " + " ".join(str(p) for p in points), size=14)
+        # the moves, clickable for the seat to move (or in the omniscient picture)
+        playable = clickable and not state[OVER] and observer in (None, state[TO_MOVE])
+        for i in range(ACTIONS.size("add")):
+            pic.button(8 + 50 * i, 50, 44, 22, f"+{i + 1}", action=A_ADD + i if playable else None)
         return pic

@@ -249,14 +249,14 @@ def _search_game(job):
         if legal.size > 1 and explorer.random() < explore:
             played = int(explorer.choice(legal))
         seat = seats[agent]
-        values_of(raw._state, n_seats, scores, values)
+        values_of(raw.kernel_state, n_seats, scores, values)
         margins[seat].append(float(outcome.margin(values, seat)))
         for name, value in (("observation", flat_observation(seen)), ("action_mask", mask),
                             ("target", target), ("label", label), ("played", played),
                             ("seat", seat)):
             rows[name].append(value)
         env.step(played)
-    values_of(raw._state, n_seats, scores, values)
+    values_of(raw.kernel_state, n_seats, scores, values)
     returns = np.zeros(len(rows["seat"]))
     seat_of = np.array(rows["seat"])
     for seat in range(n_seats):

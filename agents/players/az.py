@@ -198,11 +198,11 @@ class AZAgent(_AZBase):
         """Compile the search for ``env``'s game now (once per process, with a generator of
         its own: this agent's stream is untouched), so a move's clock excludes compilation."""
         raw, nw = self._bind(env)
-        if raw._k_player(raw._state) < 0 or (raw.spec.kernel.__name__, "az") in _WARM:
+        if raw.current_seat() < 0 or (raw.spec.kernel.__name__, "az") in _WARM:
             return
         ws = nw.ws
         ws.grow(4 * (raw.spec.num_actions + 1))
-        nw.fns.puct(raw._state, raw._k_player(raw._state), 2, 0, nw.net, nw.vector, new_generator(0),
+        nw.fns.puct(raw.kernel_state, raw.current_seat(), 2, 0, nw.net, nw.vector, new_generator(0),
                     ws.scratch(), ws.work.args(), *ws.tree())
         _WARM.add((raw.spec.kernel.__name__, "az"))
 
@@ -212,7 +212,7 @@ class AZAgent(_AZBase):
         raw, nw = self._bind(env)
         seat = raw.possible_agents.index(agent)
         ws = nw.ws
-        root = raw._state
+        root = raw.kernel_state
         sims = self.simulations
         need = ((sims or self.CHUNK) + 2) * (raw.spec.num_actions + 1)
         ws.grow(need)
@@ -245,7 +245,7 @@ class AZAgent(_AZBase):
             ws = nw.ws
             ws.grow((self.simulations + 2) * (raw.spec.num_actions + 1))
             self.last_simulations = self.simulations
-            return int(nw.fns.gumbel(raw._state, raw.possible_agents.index(agent), self.simulations,
+            return int(nw.fns.gumbel(raw.kernel_state, raw.possible_agents.index(agent), self.simulations,
                                      self.gumbel_m, nw.net, nw.vector, self.gen, ws.scratch(),
                                      ws.work.args(), *ws.tree(), nw.improved, nw.sig))
         stats = self.search(env, agent)

@@ -73,10 +73,10 @@ class GreedyAgent(Agent):
         key = (kernel.__name__, raw.cfg.state_size, raw.cfg.num_participants)
         work = self._work.get(key)
         if work is None:
-            work = self._work[key] = Work(raw._state.shape[0], raw.spec.num_actions,
+            work = self._work[key] = Work(raw.kernel_state.shape[0], raw.spec.num_actions,
                                           max(raw.cfg.num_participants, raw.cfg.num_players))
         choose = greedy_function(kernel)
-        return int(choose(raw._state, np.ascontiguousarray(legal, dtype=np.int8), raw.cfg.num_players,
+        return int(choose(raw.kernel_state, np.ascontiguousarray(legal, dtype=np.int8), raw.cfg.num_players,
                           self.gen, *work.args()))
 
     def __repr__(self):

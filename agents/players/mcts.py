@@ -349,7 +349,7 @@ class MCTSAgent(Agent):
                           else search_settings(spec.game_id).margin_scale)
         greedy = policy == "greedy"
         ordered = bool(self.ordered_expansion and scale > 0)
-        scratch = np.zeros_like(raw._state)
+        scratch = np.zeros_like(raw.kernel_state)
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         tried = np.zeros(spec.num_actions, dtype=np.int8)
         m = max(participants, n_players)     # every participant, automata after the seats
@@ -387,7 +387,7 @@ class MCTSAgent(Agent):
                 seats = np.zeros(cap, dtype=np.int64)
             # Plan on a determinization only: never on the true state.
             det = raw.determinize(agent, int(det_rng.integers(1 << 62)))
-            n_nodes = iterate(det._state, mask, tried, gen, ints, floats, n_nodes, path, seats,
+            n_nodes = iterate(det.kernel_state, mask, tried, gen, ints, floats, n_nodes, path, seats,
                               reward, rk, sc, vals, c, max_steps, scale,
                               ordered, scratch, greedy, win_bonus)
             done += 1
