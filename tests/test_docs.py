@@ -61,7 +61,7 @@ def test_user_facing_text_stays_inside_the_repository():
     """Users do not have the development folder beside the repository: nothing they read
     may send them there."""
     paths = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
-             *sorted(ROOT.glob("envs/*.py")), *sorted(ROOT.glob("agents/*.py")),
+             *sorted(ROOT.glob("envs/*.py")), *sorted(ROOT.glob("agents/**/*.py")),
              *sorted(ROOT.glob("kernels/*.py")), ROOT / "train.py"]
     offenders = [str(p.relative_to(ROOT)) for p in paths if "../shared" in p.read_text()]
     assert not offenders, offenders
