@@ -26,7 +26,7 @@ def _check_import_names(names):
 _check_import_names(("envs", "kernels"))
 
 from agents.base import Agent, make, register
-from agents.loop import GameRecord, play_game
+from agents.loop import GameOutcome, play_game
 
 # The agent classes, imported on first use through the registry (agents.base.BUILTIN_AGENTS):
 # the core package imports none of its subpackages when it is imported.
@@ -49,5 +49,5 @@ def __dir__():
     return sorted(set(globals()) | set(_CLASSES))
 
 
-__all__ = ["AZAgent", "AZPolicyAgent", "Agent", "GameRecord", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
+__all__ = ["AZAgent", "AZPolicyAgent", "Agent", "GameOutcome", "GreedyAgent", "MCTSAgent", "PolicyAgent", "PretrainedAgent",
            "RandomAgent", "make", "play_game", "register"]

@@ -20,7 +20,7 @@ from envs import records
 from envs.spec import as_seed
 
 
-class GameRecord(NamedTuple):
+class GameOutcome(NamedTuple):
     """The outcome of one game played by :func:`play_game`."""
 
     info: dict             # the final info (``scores``, ``ranks``, ``winners``, ...)
@@ -38,7 +38,7 @@ def play_game(env, seat_agents, seed=None, record=None):
     ``options`` are the caller's to get right); the game is reset with its seed (``seed``
     may be left out, or must agree) and every action is written into it, then the outcome.
 
-    Returns a :class:`GameRecord`.  Raises ``RuntimeError`` if the game takes more moves
+    Returns a :class:`GameOutcome`.  Raises ``RuntimeError`` if the game takes more moves
     than the game's ``spec.max_steps``."""
     names = list(env.possible_agents)
     if len(seat_agents) != len(names):
@@ -85,5 +85,5 @@ def play_game(env, seat_agents, seed=None, record=None):
     seconds = time.perf_counter() - start
     if record is not None:
         records.finish(record, raw)
-    return GameRecord(info=dict(env.infos[who]), rewards={a: float(env.rewards[a]) for a in names},
+    return GameOutcome(info=dict(env.infos[who]), rewards={a: float(env.rewards[a]) for a in names},
                       moves=moves, think_seconds=think, seconds=seconds)

@@ -21,7 +21,7 @@ TITLES = _titles()
 
 def solo_outcome(env, record):
     """The yardstick figures of one finished solo game: ``env`` the AEC environment it was
-    played on, ``record`` its :class:`agents.loop.GameRecord`.  Returns ``score`` (the
+    played on, ``record`` its :class:`agents.loop.GameOutcome`.  Returns ``score`` (the
     seat's final score), ``automata`` (every automaton's final score; empty in Tiny Towns),
     ``won`` (first place, shared or alone, among seat and automata; None without
     automata, where a lone player always "wins"), ``margin`` (score minus the best

@@ -224,7 +224,7 @@ class CityEnv(AECEnv):
         self.spec.kernel.ranks(self._state, ranks)
         final = self.scores()
         rewards = self._end_rewards(ranks, final)
-        winners = [self.possible_agents[p] for p in self.spec.winners(self._state, self.cfg, ranks[:n])]
+        winners = [self.possible_agents[p] for p in outcome.winning_seats(ranks, n)]
         extras = self.spec.end_infos(self._state, self.cfg)
         for i, agent in enumerate(self.possible_agents):
             self.rewards[agent] = rewards[i]

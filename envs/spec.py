@@ -246,10 +246,6 @@ class GameSpec:
             raise ValueError("no deal of the hidden information is consistent with the public record")
 
     # --------------------------------------------------------------- game end
-    def winners(self, state, cfg, ranks):
-        """Seats that won.  Default: every seat ranked first."""
-        return [p for p in range(cfg.num_players) if ranks[p] == 1]
-
     def end_infos(self, state, cfg) -> dict:
         """Extra entries for every agent's ``infos`` at the end (e.g. a solo title)."""
         return {}

@@ -188,10 +188,10 @@ class VecSeatGame(VecGame):
         ``"random"`` (the default; ``None`` means the same) or ``"greedy"`` (played inside
         numba) for every other seat; a list with one entry per other seat (seat order, the
         learner's skipped); an entry may also be a frozen policy -- any object with
-        ``act_batch(observations, masks) -> actions`` (e.g. :class:`agents.policy.PolicyAgent`)
+        ``act_batch(observations, masks) -> actions`` (e.g. :class:`agents.players.policy.PolicyAgent`)
         -- which is called once per batch for all the games waiting on it; or a callable
         ``factory(rng) -> entry or list`` called with the batch's seeded ``numpy`` generator at
-        the start of every game (how :class:`agents.policy.SnapshotPool` deals self-play
+        the start of every game (how :class:`agents.players.policy.SnapshotPool` deals self-play
         opponents).
     ``seat``
         The learner's seat (an integer in ``[0, num_players)``, default 0); ``"random"`` or

@@ -1674,7 +1674,7 @@ def crop_cells(x, y, cx, cy, win):
     ``win`` crop centred on each game's ``(cx, cy)`` (shape ``(batch,)``): the flat index
     into the crop's row-major planes, and whether the cell is inside it (cells outside get
     an index clipped into the crop; callers mask them).  Plain arithmetic, so the same code serves numpy arrays
-    and torch tensors (``agents.networks`` and its numpy twin for the pretrained policy)."""
+    and torch tensors (``agents.players.networks`` and its numpy twin for the pretrained policy)."""
     h = win // 2
     col = x - cx[:, None, None] + h
     row = cy[:, None, None] + h - y

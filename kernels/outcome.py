@@ -247,3 +247,9 @@ def solo_value_function(kernel):
         return v
 
     return solo_value
+
+
+def winning_seats(ranks, num_seats):
+    """The seats (0-based, of the first ``num_seats`` entries of ``ranks``) ranked first: a
+    game's winners.  An automaton ranked first alone leaves none (plain Python: once a game)."""
+    return [p for p in range(num_seats) if int(ranks[p]) == 1]

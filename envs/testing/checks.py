@@ -184,7 +184,7 @@ for options in OPTIONS:
         for a in env.possible_agents:
             env.observe(a)
         for seat in range(raw.cfg.num_players):
-            spec.evaluate(raw._state, raw.cfg, seat)
+            spec.evaluate(raw.kernel_state, raw.cfg, seat)
         legal = raw.legal_actions()
         env.step(int(legal[rng.integers(len(legal))]))
     env.reset(seed=2)
@@ -302,7 +302,7 @@ def check_random_game(env, seed, *, hidden_every=7, max_steps=None):
         for a in twin_actions:
             twin.step(a)
         assert np.array_equal(twin.game_state(), raw.game_state()), "a mid-game clone ended elsewhere"
-        assert twin._cumulative_rewards == raw._cumulative_rewards, "a mid-game clone was paid otherwise"
+        assert _paid(twin) == _paid(raw), "a mid-game clone was paid otherwise"
         assert twin.infos == raw.infos, "a mid-game clone ended with other infos"
     return steps
 
@@ -332,7 +332,7 @@ def check_pickle_continues(env, seed=21, moves=15):
                               copy.observe(copy.agent_selection)["observation"]), \
             "the unpickled env's observation differs"
     assert env.infos == copy.infos, "the unpickled env ended with other infos"
-    assert raw._cumulative_rewards == copy._cumulative_rewards, "the unpickled env was paid otherwise"
+    assert _paid(raw) == _paid(copy), "the unpickled env was paid otherwise"
     return played
 
 
@@ -383,7 +383,7 @@ for case_id, game, options in CASES:
     env = envs.make(game, **options)
     env.reset(seed=0)
     raw = env.unwrapped
-    start = raw._state.copy()
+    start = raw.kernel_state.copy()
     state = start.copy()
     mask = np.zeros(raw.spec.num_actions, dtype=np.int8)
     out = np.zeros(env.observation_space(env.agents[0])["observation"].shape[0], dtype=np.float32)
@@ -473,3 +473,8 @@ def check_determinize_every_seat(env, seed, every=5):
         env.step(int(legal[rng.integers(len(legal))]))
         steps += 1
     return checked
+
+
+def _paid(raw):
+    """Every agent's reward collected since it last acted (the shell's public accessor)."""
+    return {a: raw.cumulative_reward(a) for a in raw.possible_agents}
