@@ -104,7 +104,14 @@ def train_defaults_table(which):
     return "\n".join(rows)
 
 
-GENERATORS = {"options": options_table, "glance": glance_table, "actions": actions_table,
+def shell_options_table(which):
+    """The options every game takes (``all``: ``envs.options.SHELL_OPTIONS``) or the batch's
+    own (``batch``: ``BATCH_OPTIONS``), from their declarations."""
+    from envs.options import BATCH_OPTIONS, SHELL_OPTIONS, table_markdown
+    return table_markdown(SHELL_OPTIONS if which == "all" else BATCH_OPTIONS)
+
+
+GENERATORS = {"options": options_table, "shell_options": shell_options_table, "glance": glance_table, "actions": actions_table,
               "observation": observation_table, "train_defaults": train_defaults_table}
 
 
@@ -119,6 +126,9 @@ def expand(markdown):
         if kind == "train_defaults":
             if game not in ("all", "solo"):
                 raise ValueError(f"docs: cityzoo:train_defaults takes 'all' or 'solo', not {game!r}")
+        elif kind == "shell_options":
+            if game not in ("all", "batch"):
+                raise ValueError(f"docs: cityzoo:shell_options takes 'all' or 'batch', not {game!r}")
         elif game not in envs.GAMES:
             raise ValueError(f"docs: unknown game {game!r} in a cityzoo:{kind} block")
         return GENERATORS[kind](game)

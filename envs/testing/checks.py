@@ -207,7 +207,7 @@ def compiled_specialisations(game, options_list, cache_dir, timeout=1200):
             + _COMPILE_PROBE)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
-    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + [env["PYTHONPATH"]] * ("PYTHONPATH" in env))
+    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + ([env["PYTHONPATH"]] if "PYTHONPATH" in env else []))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -417,7 +417,7 @@ def count_allocations(cases, moves=3000, timeout=900):
     code = f"CASES = {listed!r}\nREGISTERED = {registered!r}\nMOVES = {int(moves)}\n" + _ALLOCATION_CHILD
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, NUMBA_NRT_STATS="1")
-    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + [env["PYTHONPATH"]] * ("PYTHONPATH" in env))
+    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + ([env["PYTHONPATH"]] if "PYTHONPATH" in env else []))
     # With NRT statistics on, numba's runtime sometimes dies of signal 11 (in about one child
     # in four, at varying points), so a child killed by a signal is run again, at most three
     # times; faulthandler shows where it died.
