@@ -27,6 +27,7 @@ def test_playouts_from_a_copy_are_determined_by_their_generator(case):
     import numpy as np
 
     from kernels import playout
+    from kernels.rng import new_generator
     spec, cfg, state = checks.new_kernel_state(case.game, case.options, seed=1)
     kept = []
     checks.play_kernel(spec, state, seed=1,
@@ -37,7 +38,7 @@ def test_playouts_from_a_copy_are_determined_by_their_generator(case):
     for copy in (kept[0].copy(), kept[0].copy()):
         k = spec.kernel
         playout.random_playout(k.step, k.legal_mask, k.current_player, copy, mask,
-                               playout.new_generator(5), 100_000)
+                               new_generator(5), 100_000)
         assert k.current_player(copy) == -1
         ends.append(checks.game_part(copy, cfg))
     assert np.array_equal(*ends)
