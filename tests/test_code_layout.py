@@ -14,6 +14,8 @@ import pathlib
 
 import pytest
 
+from tests.import_cycles import cycles as find_cycles
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LAYERS = ("core", "players", "rating", "learning", "apps")
 ENTRY_PACKAGES = ("agents.tournament", "agents.play", "agents.serve", "agents.scorecard")
@@ -110,32 +112,7 @@ def test_nobody_imports_train(folder):
 
 def test_no_import_cycles_among_agents_modules():
     graph = {m: {t for t, _ in imports(p, AGENTS) if t in AGENTS and t != m} for m, p in AGENTS.items()}
-    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
-
-    def visit(node):    # Tarjan's strongly connected components
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph[node]):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
+    cycles = find_cycles(graph)
     assert not cycles, cycles
 
 
