@@ -11,7 +11,8 @@ into ``benchmarks/results/<game>/``:
 ``training.png``   the learning curve (win rate vs Random and Greedy, mean rewards);
 ``training.csv``   every evaluation (``eval.csv`` of the run);
 ``training.json``  the run summary: budget, runtime, steps/s, final win rates vs Random
-                   and Greedy over ``final_eval_games`` games, hyper-parameters;
+                   and Greedy over ``final_eval_games`` games, the final rating on the
+                   game's ladder scale (when it has one), hyper-parameters;
 ``training.md``    the same as a short table, followed by the file's own section
                    "## Why these defaults" (the reasons and experiments behind the game's
                    defaults, written by hand), which is kept when the report is rewritten.
@@ -94,6 +95,14 @@ def markdown(summary):
         low, high = intervals.get(name) or win_interval(rate, summary["final_eval_games"])
         lines.append(f"| {name} | {rate:.1%} | {low:.1%}–{high:.1%} | "
                      f"{summary['final_mean_rewards'][name]:+.3f} |")
+    rating = summary.get("final_ladder_rating")
+    if rating:
+        bound = "" if rating["bounded"] else " (a bound: the learner won or lost every game)"
+        lines += ["", f"Rating on the ladder `{rating['ladder']}` v{rating['ladder_version']} "
+                  f"(greedy = 1000): {rating['rating']:.0f} ± {rating['halfwidth']:.0f} Elo{bound}, "
+                  f"from the {rating['games']} final games against its rungs."]
+    elif summary.get("ladder_rating_note"):
+        lines += ["", f"No ladder rating: {summary['ladder_rating_note']}."]
     lines += ["", "![learning curve](training.png)", ""]
     return "\n".join(lines)
 

@@ -11,14 +11,18 @@ import time
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.learning.training import ladder_rating
 from agents.learning.training.evaluation import evaluate, evaluate_solo, solo_line
 from agents.players.policy import PolicyAgent, export_numpy_actor
 
 # mean_score, score_se and titles (JSON {title: games}) are filled in solo games only,
 # where win_rate/mean_margin are against the best automaton (empty without automata).
+# ladder_rating/ladder_halfwidth: the learner's rating on the game's ladder scale and its
+# 95 % half-width, fitted from all of one evaluation's games against opponents that are
+# rungs (the same in each row of that evaluation; empty without a ladder: ladder_rating.py).
 EVAL_FIELDS = ["timesteps", "elapsed_s", "opponent", "games", "win_rate", "mean_reward",
                "mean_margin", "train_reward", "train_win_rate", "mean_score", "score_se",
-               "titles"]
+               "titles", "ladder_rating", "ladder_halfwidth"]
 
 
 class SelfPlayCallback(BaseCallback):
@@ -27,12 +31,16 @@ class SelfPlayCallback(BaseCallback):
     ``cfg``: the run's resolved :class:`~agents.learning.training.config.TrainConfig`;
     ``out``: its output directory; ``eval_names``: the baseline agents to evaluate against
     (``["solo"]`` in a solo game); ``verbose``: print each evaluation; ``automata``: the
-    number of automata of a solo game (None: several seats)."""
+    number of automata of a solo game (None: several seats); ``ladder_scale``: the
+    :class:`~agents.learning.training.ladder_rating.LadderScale` the evaluations are rated
+    on (None: no rating)."""
 
-    def __init__(self, cfg, out, eval_names, verbose, automata=None):
+    def __init__(self, cfg, out, eval_names, verbose, automata=None, ladder_scale=None):
         super().__init__(verbose=0)
         self.cfg, self.out, self.eval_names = cfg, out, eval_names
         self.print_evaluations, self.automata = verbose, automata
+        self.ladder_scale = ladder_scale
+        self.ladder_ratings = []   # every evaluation's ladder rating (or None), in order
         self.pool_dir = os.path.join(self.out, "pool")
         self.ckpt_dir = os.path.join(self.out, "checkpoints")
         self.csv_path = os.path.join(self.out, "eval.csv")
@@ -81,7 +89,7 @@ class SelfPlayCallback(BaseCallback):
         steps = self.num_timesteps
         learner = PolicyAgent(model=self.model, deterministic=True)
         train_reward, train_win = self.train_stats()
-        rows, rates = [], []
+        rows, rates, points = [], [], {}
         for k, name in enumerate(self.eval_names):
             t0 = time.time()
             file = "final-solo.jsonl" if self.automata is not None else f"final-vs-{name}.jsonl"
@@ -97,6 +105,7 @@ class SelfPlayCallback(BaseCallback):
             else:
                 res = evaluate(learner, name, self.cfg.game, self.cfg.options, n_games, seed=seed,
                                save_to=save_to)
+                points[name] = res.pop("points")
                 rates.append(res["win_rate"])
             row = {"timesteps": steps, "elapsed_s": round(time.time() - self.start, 1),
                    "opponent": name + (" (final)" if final else ""), **res,
@@ -107,6 +116,10 @@ class SelfPlayCallback(BaseCallback):
             else:
                 self.record_versus(name, res, steps, n_games, time.time() - t0)
             rows.append(row)
+        rating = self.record_rating(points, steps)
+        for row in rows:
+            row["ladder_rating"] = rating["rating"] if rating else None
+            row["ladder_halfwidth"] = rating["halfwidth"] if rating else None
         with open(self.csv_path, "a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=EVAL_FIELDS, extrasaction="ignore")
             for row in rows:
@@ -131,6 +144,20 @@ class SelfPlayCallback(BaseCallback):
                    f"reward {res['mean_reward']:+.3f}  margin {res['mean_margin']:+.1f}  "
                    f"({n_games} games, {seconds:.1f}s)")
             print(msg, file=sys.stderr, flush=True)
+
+    def record_rating(self, points, steps):
+        """The learner's ladder rating from one evaluation's ``points`` (opponent -> the
+        learner's points per game) to TensorBoard and the console; returns it (or None)."""
+        rating = (ladder_rating.rate(self.ladder_scale, points)
+                  if self.ladder_scale is not None and points else None)
+        self.ladder_ratings.append(rating)
+        if rating is not None:
+            self.logger.record("eval/ladder_rating", rating["rating"])
+            self.logger.record("eval/ladder_halfwidth", rating["halfwidth"])
+            if self.print_evaluations:
+                print(f"[train] step {steps:>9,}  {ladder_rating.rating_line(rating)}  "
+                      f"({rating['games']} games)", file=sys.stderr, flush=True)
+        return rating
 
     def record_solo(self, res, steps, n_games, seconds):
         """A solo evaluation's yardstick to TensorBoard and the console."""

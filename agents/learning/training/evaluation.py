@@ -9,6 +9,7 @@ import agents
 import envs
 from agents.loop import play_game
 from agents.rating.elo import wilson_interval
+from agents.rating.ladder import table_points
 from agents.yardstick import solo_outcome, yardstick
 from envs import records
 
@@ -30,14 +31,17 @@ def available_agents(names):
 def evaluate(learner, opponent_name, game, options, n_games, seed=0, save_to=None):
     """``learner`` (an agent) against ``opponent_name`` on every other seat, seats rotating.
 
-    Returns ``{"games", "win_rate", "mean_reward", "mean_margin"}``: win = the learner is
-    among the winners; reward = its rank (or score) reward; margin = its final score minus
-    the mean of the others'.  ``save_to``: a ``.jsonl`` path that receives every game's
-    :mod:`envs.records` record."""
+    Returns ``{"games", "win_rate", "mean_reward", "mean_margin", "points"}``: win = the
+    learner is among the winners; reward = its rank (or score) reward; margin = its final
+    score minus the mean of the others'; ``points`` (two seats only, else None): the
+    learner's points in each game as a ladder counts them (1 ahead, 1/2 tied, 0 behind),
+    which :mod:`.ladder_rating` fits.  ``save_to``: a ``.jsonl`` path that receives every
+    game's :mod:`envs.records` record."""
     env = envs.make(game, **options)
     n = len(env.possible_agents)
     opponent = agents.make(opponent_name, seed=seed)
     wins, rewards, margins = 0, [], []
+    points = [] if n == 2 else None
     for i in range(n_games):
         seat = i % n
         seat_agents = [opponent] * n
@@ -58,9 +62,11 @@ def evaluate(learner, opponent_name, game, options, n_games, seed=0, save_to=Non
         scores = info.get("scores", [0] * n)
         others = [s for j, s in enumerate(scores) if j != seat]
         margins.append(scores[seat] - (np.mean(others) if others else 0.0))
+        if points is not None:
+            points.append(table_points(info, seat))
     return {"games": n_games, "win_rate": wins / max(1, n_games),
             "mean_reward": float(np.mean(rewards)) if rewards else 0.0,
-            "mean_margin": float(np.mean(margins)) if margins else 0.0}
+            "mean_margin": float(np.mean(margins)) if margins else 0.0, "points": points}
 
 
 def solo_automata(cfg):

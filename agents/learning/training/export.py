@@ -218,7 +218,8 @@ def export(run_dir, directory=MODELS_DIR, note="", check_games=10):
         "final_evaluation": {"games_per_opponent": summary["final_eval_games"],
                              "win_rates": summary["final_win_rates"],
                              "mean_rewards": summary["final_mean_rewards"],
-                             "win_intervals": summary.get("final_win_intervals", {})},
+                             "win_intervals": summary.get("final_win_intervals", {}),
+                             "ladder_rating": summary.get("final_ladder_rating")},
         "versions": _versions(),
         "exported": time.strftime("%Y-%m-%d", time.gmtime()),
         "provenance": (f"agents.learning.training.run.train with GAME_DEFAULTS[{game!r}] of "

@@ -1,9 +1,13 @@
-"""The learning curve of a run (``learning_curve.png``)."""
+"""The learning curve of a run (``learning_curve.png``): win rates and rewards (or the solo
+yardstick), and, when the evaluations were rated on the game's ladder, a third panel with
+the rating and its 95 % interval."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
+
+from agents.rating.ladder import ANCHOR, ANCHOR_RATING
 
 
 def plot_learning_curve(history, path, title):
@@ -12,7 +16,11 @@ def plot_learning_curve(history, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    rated = [r for r in history if _finite(r.get("ladder_rating"))]
+    fig, axes = plt.subplots(1, 3 if rated else 2, figsize=(16.5 if rated else 11, 4))
+    ax1, ax2 = axes[:2]
+    if rated:
+        plot_ladder_rating(rated, axes[2])
     if history and history[0]["opponent"].startswith("solo"):
         plot_solo_curve(history, ax1, ax2, title)
         fig.tight_layout()
@@ -49,6 +57,37 @@ def plot_learning_curve(history, path, title):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _finite(value):
+    try:
+        return value is not None and bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):   # an empty CSV cell
+        return False
+
+
+def plot_ladder_rating(rated, ax):
+    """The learner's rating on the ladder scale at each evaluation, with its 95 % interval
+    (one point per evaluation: every row of an evaluation holds the same rating)."""
+    periodic, final = {}, None
+    for r in rated:
+        point = (r["timesteps"], float(r["ladder_rating"]), float(r["ladder_halfwidth"]))
+        if "(final)" in r["opponent"]:
+            final = point
+        else:
+            periodic.setdefault(r["timesteps"], point)
+    if periodic:
+        steps, ratings, halves = zip(*periodic.values())
+        ax.errorbar(steps, ratings, yerr=halves, fmt="o-", color="C3", capsize=3,
+                    label="rating, 95 % interval")
+    if final:
+        ax.errorbar([final[0]], [final[1]], yerr=[final[2]], fmt="*", markersize=13, color="C3",
+                    markeredgecolor="k", capsize=3, label="final")
+    ax.axhline(ANCHOR_RATING, color="k", lw=0.8, alpha=0.4)     # the anchor of every ladder
+    ax.set(xlabel="timesteps", ylabel=f"Elo ({ANCHOR} = {ANCHOR_RATING:.0f})",
+           title="rating on the ladder scale")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
 
 
 def plot_solo_curve(history, ax1, ax2, title):

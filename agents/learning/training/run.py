@@ -12,6 +12,7 @@ from stable_baselines3.common.logger import configure
 
 from agents.learning.training.callbacks import SelfPlayCallback
 from agents.learning.training.environments import make_vec_env
+from agents.learning.training.ladder_rating import rating_line, scale_for
 from agents.learning.training.evaluation import (available_agents, check_solo_settings,
                                                 solo_automata, solo_line, win_interval)
 from agents.learning.training.model import (learning_rate_schedule, load_initial_model,
@@ -34,6 +35,11 @@ def train(cfg):
     os.makedirs(out, exist_ok=True)
     t_start = time.time()
     eval_names = ["solo"] if automata is not None else available_agents(cfg.eval_opponents)
+    # the evaluation opponents are built as agents.make(name): no options
+    scale, no_rating = scale_for(cfg.game, cfg.options, [(name, {}) for name in eval_names])
+    if verbose and eval_names:
+        print(f"[train] ladder rating: on {scale.name}, anchored by {scale.describe()}" if scale
+              else f"[train] no ladder rating: {no_rating}", file=sys.stderr, flush=True)
     venv = make_vec_env(cfg, out)
     warm_start_stats = None
     try:
@@ -66,7 +72,7 @@ def train(cfg):
                     print("[train] tensorboard not installed: TensorBoard logging off "
                           "(pip install tensorboard)", file=sys.stderr)
         model.set_logger(configure(os.path.join(out, "logs"), formats))
-        callback = SelfPlayCallback(cfg, out, eval_names, verbose, automata)
+        callback = SelfPlayCallback(cfg, out, eval_names, verbose, automata, scale)
         if verbose:
             print(f"[train] {cfg.game} {cfg.options}: {cfg.timesteps:,} steps, "
                   f"{cfg.n_envs} {cfg.env} game(s), opponents={cfg.opponents}, out={out}",
@@ -113,6 +119,10 @@ def train(cfg):
         # solo games: the final evaluation's yardstick (evaluate_solo), every game's score too
         "solo_automata": automata,
         "final_solo": callback.solo_results[-1] if automata is not None and final_rows else None,
+        # the final evaluation's rating on the game's ladder scale (ladder_rating.rate), or
+        # None, with the reason in ladder_rating_note
+        "final_ladder_rating": callback.ladder_ratings[-1] if final_rows else None,
+        "ladder_rating_note": no_rating,
         "model": os.path.join(out, "final_model.zip"),
         "warm_start": warm_start_stats,
         "config": cfg.summary(),
@@ -125,6 +135,8 @@ def train(cfg):
         else:
             rates = ", ".join(f"{k} {v:.1%}" for k, v in summary["final_win_rates"].items())
             result = f"final win rates: {rates or 'n/a'}"
+            if summary["final_ladder_rating"]:
+                result += "; final " + rating_line(summary["final_ladder_rating"])
         print(f"[train] done in {summary['total_seconds']:.0f}s "
               f"({summary['steps_per_second']:.0f} steps/s); {result}; "
               f"model: {summary['model']}", file=sys.stderr, flush=True)
