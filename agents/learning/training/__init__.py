@@ -33,7 +33,9 @@ greedy warm start is refused there, as that policy starts as greedy's choice.
 Every ``--eval-every`` steps the current policy (deterministic, seats rotating) plays
 ``--eval-games`` games against RandomAgent and against GreedyAgent; win rates, mean rank
 rewards and score margins go to ``OUT/eval.csv``, to TensorBoard (``OUT/tb/`` when the
-``tensorboard`` package is installed) and to the console.  A checkpoint is saved at every
+``tensorboard`` package is installed) and to the console, with the learner's rating on
+the game's ladder scale when the game has a ladder for the run's table (:mod:`.ladder_rating`:
+the opponents that are rungs keep their published ratings).  A checkpoint is saved at every
 evaluation (``OUT/checkpoints/``), the best one by mean win rate as ``OUT/best_model.zip``.
 At the end: ``OUT/final_model.zip`` (play it with ``agents.make("policy", path=...)``; the
 same actor as ``OUT/final_model.npz`` plays without torch), a
@@ -60,7 +62,7 @@ training process with ``--vec-env dummy``.
 
 Modules, one job each: :mod:`.config` (the settings), :mod:`.recipes` (per-game defaults),
 :mod:`.command` (the command line, its checks and the plan it prints), :mod:`.evaluation`,
-:mod:`.callbacks`, :mod:`.environments` (the training VecEnv), :mod:`.model` (the network and
+:mod:`.ladder_rating`, :mod:`.callbacks`, :mod:`.environments` (the training VecEnv), :mod:`.model` (the network and
 its optimiser settings), :mod:`.warm_start`, :mod:`.plots`, :mod:`.run` (:func:`~.run.train`),
 :mod:`.export` (a run as the package's pretrained policy).
 """
