@@ -12,9 +12,9 @@ from stable_baselines3.common.logger import configure
 
 from agents.learning.training.callbacks import SelfPlayCallback
 from agents.learning.training.environments import make_vec_env
-from agents.learning.training.ladder_rating import rating_line, scale_for
 from agents.learning.training.evaluation import (available_agents, check_solo_settings,
                                                 solo_automata, solo_line, win_interval)
+from agents.learning.training.ladder_rating import rating_line, scale_for
 from agents.learning.training.model import (learning_rate_schedule, load_initial_model,
                                            policy_class, policy_kwargs)
 from agents.learning.training.plots import plot_learning_curve
