@@ -179,6 +179,8 @@ def test_without_a_ladder_the_column_is_empty_and_the_run_succeeds(tmp_path, mon
 
 
 def test_the_learning_curve_draws_the_rating_only_when_present(tmp_path):
+    from PIL import Image
+
     from agents.learning.training.plots import plot_learning_curve
 
     row = {"timesteps": 0, "opponent": "greedy", "games": 2, "win_rate": 0.5, "mean_reward": 0.0,
@@ -190,6 +192,5 @@ def test_the_learning_curve_draws_the_rating_only_when_present(tmp_path):
     for history in ([row, {**row, "timesteps": 128}], rated):
         path = tmp_path / f"curve{len(sizes)}.png"
         plot_learning_curve(history, str(path), GAME)
-        from PIL import Image
         sizes.append(Image.open(path).size[0])
     assert sizes[1] > sizes[0] * 1.3          # a third panel
