@@ -5,7 +5,6 @@ import csv
 import json
 import math
 
-import numpy as np
 import pytest
 
 from agents.rating import elo, ladder as ladders
