@@ -97,6 +97,29 @@ def action_mask(env, agent):
     return env.observe(agent)["action_mask"]
 
 
+def legal_actions(env, agent):
+    """The legal actions of ``agent`` (the agent to move), ascending; ``ValueError`` when it
+    has none."""
+    legal = np.flatnonzero(action_mask(env, agent))
+    if legal.size == 0:
+        raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+    return legal
+
+
+def most_visited(legal, stats):
+    """A tree search's move among the actions ``legal`` (ascending): the most visited root
+    edge of ``stats`` (``{action: (visits, summed value)}``), ties going to the better mean
+    value, then to the lower action.  An action the search never tried has 0 visits (and
+    mean -2, below any value)."""
+    best, best_key = int(legal[0]), None
+    for a in legal:
+        n, w = stats.get(int(a), (0.0, 0.0))
+        key = (n, w / n if n else -2.0)
+        if best_key is None or key > best_key:
+            best, best_key = int(a), key
+    return best
+
+
 def policy_observation(env, agent, n_obs):
     """``(flat observation, mask)`` of ``agent`` for a policy that reads ``n_obs`` values:
     the observation, followed by its action values (the env option ``action_values``) when

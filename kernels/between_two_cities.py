@@ -37,12 +37,13 @@ with exactly 16 cells, the supplies cover the largest game, no city can score be
 observation bound); :func:`load_data` runs the same check on any file.
 
 Cold start: constants passed between jitted functions are ``np.int64`` globals
-(``I_NO``, ``I_RNG`` ...), since a plain int or bool constant reaches the
-callee as a Literal type and compiles one more specialisation of it and of everything it
-calls; the automata run at the end of ``init`` / ``step`` (flag ``AUTOMATA_DUE``) rather than
-inside the flow helpers, and ``_automaton_choice`` / ``_tile_gain`` are inlined into
-``_run_automata``: numba re-optimises a function's whole call tree into its own machine
-code, so heavy code reached through many small jitted levels is compiled many times.
+(``I_NO``, ``I_RNG`` ...) or ``np.int64(k)``, never int literals, since a plain int or
+bool constant reaches the callee as a Literal type and compiles one more specialisation
+of it and of everything it calls; the automata run at the end of ``init`` / ``step``
+(flag ``AUTOMATA_DUE``) rather than inside the flow helpers, and ``_automaton_choice`` /
+``_tile_gain`` are inlined into ``_run_automata``: numba re-optimises a function's whole
+call tree into its own machine code, so heavy code reached through many small jitted
+levels is compiled many times.
 
 Hidden information: :func:`reseed` re-draws the undrawn supplies and automa cards;
 :func:`determinize` also re-deals, for one observer, every hand, unrevealed pick and
@@ -1809,7 +1810,7 @@ def determinize(state, observer, seed):
             continue
         mem = state[PASSED_LAST + s * NUM_TILE_CODES: PASSED_LAST + (s + 1) * NUM_TILE_CODES]
         if live and turn >= 1:
-            _hand_before_picks(state, _seat_after(s, 1, d, np_), mem)
+            _hand_before_picks(state, _seat_after(s, np.int64(1), d, np_), mem)
         elif state[PASSED_ROUND + s] >= 0:
             t = state[LAST_TILE_DISCARDS + state[PASSED_ROUND + s] * MAX_SEATS + s]
             mem[:] = 0
@@ -1923,23 +1924,23 @@ def _city_future(state, city, rho):
                 hor = (c > 0 and g[i - 1] == SHOP) or (c < CANVAS - 1 and g[i + 1] == SHOP)
                 ver = (r > 0 and g[i - CANVAS] == SHOP) or (r < CANVAS - 1 and g[i + CANVAS] == SHOP)
                 if not hor and not ver:
-                    _, hroom = _shop_room(g, r, c, 0, 1, lim)
-                    _, vroom = _shop_room(g, r, c, 1, 0, lim)
+                    _, hroom = _shop_room(g, r, c, np.int64(0), np.int64(1), lim)
+                    _, vroom = _shop_room(g, r, c, np.int64(1), np.int64(0), lim)
                     if hroom >= 4 or vroom >= 4:
-                        v += _chance(3, empty, rho) * (POT_SHOP_UNIT - LINE_PTS[1])
+                        v += _chance(np.int64(3), empty, rho) * (POT_SHOP_UNIT - LINE_PTS[1])
                     continue
                 if hor and not (c > 0 and g[i - 1] == SHOP):
-                    run, room = _shop_room(g, r, c, 0, 1, lim)
+                    run, room = _shop_room(g, r, c, np.int64(0), np.int64(1), lim)
                     if run < 4 and room >= 4:
                         v += _chance(4 - run, empty, rho) * (POT_SHOP_UNIT * run - LINE_PTS[run])
                 if ver and not (r > 0 and g[i - CANVAS] == SHOP):
-                    run, room = _shop_room(g, r, c, 1, 0, lim)
+                    run, room = _shop_room(g, r, c, np.int64(1), np.int64(0), lim)
                     if run < 4 and room >= 4:
                         v += _chance(4 - run, empty, rho) * (POT_SHOP_UNIT * run - LINE_PTS[run])
             elif k == PARK:
                 # a lone park with an open neighbour waits for its pair
                 if not grid.touches(i, g, NEIGHBORS, I_PARK) and _open_next_to(g, r, c, lim):
-                    v += _chance(1, empty, rho) * (POT_PARK_UNIT - PARK_PTS[1])
+                    v += _chance(np.int64(1), empty, rho) * (POT_PARK_UNIT - PARK_PTS[1])
             elif k == HOUSE:
                 if not grid.touches(i, g, NEIGHBORS, I_FACTORY):
                     free_houses += 1

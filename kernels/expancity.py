@@ -93,6 +93,7 @@ GRID_SIDE = 2 * GRID_RADIUS + 1   # 121
 NUM_DIRS = 4
 DX = np.array([0, 1, 0, -1], dtype=np.int64)   # N E S W
 DY = np.array([1, 0, -1, 0], dtype=np.int64)
+NO_TILE = np.int64(-1)   # an empty cell; int64, not a literal -1, so _set_cell compiles once
 
 # type ids (fixed by the data schema)
 T_CITY_HALL = 0
@@ -1132,7 +1133,7 @@ def _met_at_last_step4(state, p, work, out):
     for i in range(STATE_SIZE):
         work[i] = state[i]
     for t in range(nt0, state[NUM_TILES]):
-        _set_cell(work, state[TILE_X + t], state[TILE_Y + t], -1)
+        _set_cell(work, state[TILE_X + t], state[TILE_Y + t], NO_TILE)
     work[NUM_TILES] = nt0
     base = SNAPSHOT + p * SNAP_RECORDS * MAX_TILES
     for t in range(nt0):

@@ -2244,7 +2244,7 @@ def observe(state, player, out):
             out[o + CO_TILES + state[b + C_TILES + k]] += 1.0 / 3.0
             out[o + CO_TILE_SEQUENCE + k * NUM_TILE_TYPES + state[b + C_TILES + k]] = 1.0
         for k in range(NUM_TILE_TYPES):
-            out[o + CO_TILES + k] = _clip(out[o + CO_TILES + k])
+            out[o + CO_TILES + k] = _clip(np.float64(out[o + CO_TILES + k]))
         out[o + CO_IMPROVE_LEFT] = state[b + C_IMPROVE_LEFT]
         for t in range(NUM_TECHS):
             out[o + CO_OWNS + t] = state[b + C_OWNS + t]
@@ -2345,7 +2345,8 @@ def _write_plan_details(state, c, out, o):
 @njit(cache=True)
 def _random_plan(state, c, gen):
     """Replace c's plan by a uniformly-stepped random legal committed plan (``gen``: 2-slot rng)."""
-    mask = state[SCR_MASK:SCR_MASK + NUM_ACTIONS]
+    # int8 like legal_mask's mask (a byte view of the scratch words), so _plan_mask compiles once
+    mask = state[SCR_MASK:SCR_MASK + NUM_ACTIONS].view(np.int8)[:NUM_ACTIONS]
     save_seat = state[PLAN_SEAT]
     save_stage = state[PLAN_STAGE]
     save_tile = state[PICKED_TILE]
@@ -2462,9 +2463,11 @@ def _value_token(r):
 
 
 @njit(cache=True)
-def _value_improvement(o, r):
-    """Phase 4 of round r for a plan with outcome o: a tile with an active IMP, else a token."""
-    return _value_tile(r) if o[PO_IMP] > 0 else _value_token(r)
+def _value_improvement(imp, r):
+    """Phase 4 of round r for a plan whose outcome has ``imp`` (its PO_IMP): a tile with an
+    active IMP, else a token.  Takes the number, not the outcome row, which is read-only in
+    the pad tables and writable elsewhere (two numba specialisations)."""
+    return _value_tile(r) if imp > 0 else _value_token(r)
 
 
 @njit(cache=True)
@@ -2524,7 +2527,7 @@ def _outcome_value(state, c, o, capf, extra, r):
     if _effect_amount(state, c, E_RES_AS_LOG) > 0:
         log += o[PO_RES]
     return (pr * min(float(g), capf[pr]) + _value_research(r) * o[PO_RES] + _value_logistics(r) * log
-            + _value_improvement(o, r))
+            + _value_improvement(o[PO_IMP], r))
 
 
 @njit(cache=True)
@@ -2560,7 +2563,7 @@ def _plan_outlook(state, c, o, capf):
         lo = (2 * state[p + PL_W_SIDE] + state[p + PL_B_SIDE]) * NUM_ARRANGEMENTS
         _best_outcome(state, c, PAD_ROWS, lo, lo + NUM_ARRANGEMENTS, capf, base, rd, o)
     else:
-        _best_outcome(state, c, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, base, rd, o)
+        _best_outcome(state, c, PAD_UNIQ, np.int64(0), PAD_UNIQ.shape[0], capf, base, rd, o)
     o[PO_GOODS] += extra
 
 
@@ -2712,7 +2715,7 @@ def potential(state, p):
     if ph == PH_IMPROVEMENT and pos == state[TURN_POS] and state[STAGE] == IMPROVE_PICKING:
         v += _value_tile(rd) if state[b + C_IMPROVE_LEFT] > 0 else 0.0   # its display pick, owed now
     elif ph < PH_IMPROVEMENT or (ph == PH_IMPROVEMENT and pos >= state[TURN_POS]):
-        v += _value_improvement(op, rd)
+        v += _value_improvement(op[PO_IMP], rd)
     if ph < PH_RESEARCH:
         v += _value_research(rd) * op[PO_RES]
     elif ph == PH_RESEARCH:
@@ -2739,12 +2742,13 @@ def potential(state, p):
                 s = _free_slot(state, r)
                 worth = RT_SLOTVP[RT_SIZE[t], s] if s >= 0 else 0.0
             else:
-                worth = (ROUNDS - rd) * (H_OFFICE + H_USE * START_PRICE * _static_buyers(state, p, r, START_PRICE))
+                buyers = _static_buyers(state, p, r, np.int64(START_PRICE))
+                worth = (ROUNDS - rd) * (H_OFFICE + H_USE * START_PRICE * buyers)
             v += worth * m / REG_COST[r]
     # later rounds
     _future_caps(state, p, capf)
     extra = _extra_goods(state, p)
     for r in range(rd + 1, ROUNDS + 1):
-        v += _best_outcome(state, p, PAD_UNIQ, 0, PAD_UNIQ.shape[0], capf, extra, r, o)
+        v += _best_outcome(state, p, PAD_UNIQ, np.int64(0), PAD_UNIQ.shape[0], capf, extra, r, o)
     return v
 

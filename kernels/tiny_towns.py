@@ -82,6 +82,12 @@ GAME = "tiny_towns"
 # or the adapter call keeps the plain @njit(cache=True).
 JIT_ONLY = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
+# Values jitted functions pass each other are int64 / numpy bool (np.int64(k), and locals
+# that start as np.int64(0) when passed on): numba types a bare int or bool as a literal,
+# even a local's first value while it infers the local's type, and compiles one more
+# specialisation of the callee (and of everything it calls) per literal (cold start).
+WHOLE_STEP, PARTIAL_STEP = np.bool_(False), np.bool_(True)    # _random_build's ``partial``
+
 # The card names the rules below refer to; the data file must hold exactly these
 # (in any order: cards are numbered in data order).
 BUILDING_NAMES = ("Cottage", "Farm", "Granary", "Greenhouse", "Orchard", "Well", "Fountain", "Millstone",
@@ -820,7 +826,7 @@ def _build_key(state, p):
     A Trading Post serves its owner from the moment it stands, later constructions of the
     same build step included (R8).  Returns the counts for :func:`_enough_cubes`."""
     b = _player_base(p)
-    wild = 0
+    wild = np.int64(0)
     cubes = 0
     for r in range(NUM_RESOURCES):
         state[SCRATCH_KEY + r] = 0
@@ -1186,7 +1192,7 @@ def _end_round(state):
         new = -1
         for j in range(1, n + 1):
             q = (mb + j) % n
-            if state[_player_base(q) + O_STATUS] == 0 and not _monument_built(state, q, M_FORT):
+            if state[_player_base(q) + O_STATUS] == 0 and not _monument_built(state, q, np.int64(M_FORT)):
                 new = q
                 break
         if new < 0:
@@ -1589,7 +1595,7 @@ def _eval_town(bld, wh, fed, fh_right, solo, shrine_val, star_place, parts):
         elif c == C_WAREHOUSE:
             v = -wh[q]
         elif c == M_ARCHIVE or c == M_SKYBATHS:
-            seen = 0
+            seen = np.int64(0)
             for qq in range(16):
                 if bld[qq] >= 0 and TYPE_KEY[bld[qq]] < NUM_TYPES:
                     seen |= 1 << TYPE_KEY[bld[qq]]
@@ -1659,7 +1665,7 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
     per square.  Writes the breakdown of the best feeding into ``parts`` (NUM_CARDS + 2 long:
     per card, then empty squares, then the chosen fed bitmask) and returns the total."""
     feedable = 0
-    fed0 = 0
+    fed0 = np.int64(0)
     ngh = 0
     cap = 0
     for q in range(16):
@@ -1720,7 +1726,7 @@ def score_board(bld, wh, fh_right, solo, shrine_val, star_place, parts):
             has_temple = True
     tmp = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     best = -(1 << 40)
-    bestfed = 0
+    bestfed = np.int64(0)
     kg = min(ngh, ng)
     for gm in range(1 << ng):
         if _popcount(gm) != kg:
@@ -1794,13 +1800,13 @@ def _town_score(state, p, bld, shrine_val, parts, viewer):
     for q in range(16):
         for r in range(NUM_RESOURCES):
             wh[q] += state[b + O_WAREHOUSE + q * 5 + r]
-    fh_right = 0
+    fh_right = np.int64(0)
     if n > 1:
         br = seen_base(state, (p + n - 1) % n, viewer)
         for q in range(16):
             if state[br + O_BUILDING + q] == C_FEAST:
                 fh_right += 1
-    place = 1
+    place = np.int64(1)
     mine = state[b + O_DONE_ROUND] if state[b + O_STATUS] == 1 else state[G_ROUND] + 1
     for j in range(n):
         bj = seen_base(state, j, viewer)
@@ -2567,10 +2573,10 @@ def determinize(state, observer, seed):
         for i in range(state[G_ORDER_POS]):
             p = state[G_ORDER + i]
             if p != observer:
-                _random_build(state, p, mask, backup, False)
+                _random_build(state, p, mask, backup, WHOLE_STEP)
                 state[G_ORDER_POS] = saved[2]
         if actor != observer:
-            _random_build(state, actor, mask, backup, True)
+            _random_build(state, actor, mask, backup, PARTIAL_STEP)
         else:
             for i in range(nctx):
                 state[BUILD_CONTEXT[i]] = saved[i]
@@ -2735,7 +2741,7 @@ def potential(state, p):
     unfed = _unfed(bld, parts[NUM_CARDS + 1])
     cards = np.empty(8, dtype=np.int64)
     worths = np.empty(8, dtype=np.float64)
-    nc = 0
+    nc = np.int64(0)
     for slot in range(8):
         c = _slot_card(state, p, slot)
         if c >= 0:

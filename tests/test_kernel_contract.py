@@ -101,22 +101,9 @@ def test_the_checks_find_what_they_check(monkeypatch):
             registry.unregister("toy_race_v0")
 
 
-# Found when this check, once Kingdomino Duel's alone, ran for every game: these kernels still
-# call some functions with int literals as well as int64 values (two specialisations each).
-# Strict: fixing a game's call sites makes its case pass and then fail as an unexpected pass.
-_COMPILED_TWICE = {
-    "tiny_towns_v0": "_monument_built, _popcount, _eval_town, score_board, _random_build, _pattern_value",
-    "smartphone_inc_v0": "_buys_at, _plan_mask, _clip, _value_improvement, _static_buyers, _best_outcome",
-    "between_two_cities_v0": "_seat_after, _chance, _shop_room",
-    "expancity_v0": "_set_cell",
-}
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-@pytest.mark.parametrize("game", [
-    pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=f"int-literal call sites compile twice: {_COMPILED_TWICE[g]}"))
-    if g in _COMPILED_TWICE else g for g in envs.GAMES])
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_every_kernel_function_compiles_once(game, tmp_path):
     """Cold start (issue 15): internal calls pass int64 values, never int literals, so whole
     games of every case of the game -- env, observations, evaluation, determinize, reseed --

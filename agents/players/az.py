@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from agents.base import Agent, action_mask, register
+from agents.base import Agent, legal_actions, most_visited, register
 from agents.players import az_net
 from agents.players.az_search import Workspace, default_params, root_stats, search_functions
 from agents.pretrained import AZ_PREFIX, MODELS_DIR, as_float32, checked_arrays, weights_sha256
@@ -144,9 +144,7 @@ class AZPolicyAgent(_AZBase):
         return ws.logits.astype(np.float64)
 
     def act(self, env, agent) -> int:
-        legal = np.flatnonzero(action_mask(env, agent))
-        if legal.size == 0:
-            raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+        legal = legal_actions(env, agent)
         if legal.size == 1:
             return int(legal[0])
         logits = self.logits(env, agent)
@@ -234,9 +232,7 @@ class AZAgent(_AZBase):
         return root_stats(ws)
 
     def act(self, env, agent) -> int:
-        legal = np.flatnonzero(action_mask(env, agent))
-        if legal.size == 0:
-            raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+        legal = legal_actions(env, agent)
         if legal.size == 1:
             self.last_simulations = 0
             return int(legal[0])
@@ -248,14 +244,7 @@ class AZAgent(_AZBase):
             return int(nw.fns.gumbel(raw.kernel_state, raw.possible_agents.index(agent), self.simulations,
                                      self.gumbel_m, nw.net, nw.vector, self.gen, ws.scratch(),
                                      ws.work.args(), *ws.tree(), nw.improved, nw.sig))
-        stats = self.search(env, agent)
-        best, best_key = int(legal[0]), None
-        for a in legal:
-            n, w = stats.get(int(a), (0.0, 0.0))
-            key = (n, w / n if n else -2.0)
-            if best_key is None or key > best_key:
-                best, best_key = int(a), key
-        return best
+        return most_visited(legal, self.search(env, agent))
 
     def __repr__(self):
         budget = f"seconds={self.seconds!r}" if self.seconds is not None else f"simulations={self.simulations!r}"

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, action_mask, register
+from agents.base import Agent, legal_actions, most_visited, register
 from agents.settings import search_settings
 from kernels import outcome, rng
 from kernels.compile_memo import per_kernel
@@ -319,21 +319,12 @@ class MCTSAgent(Agent):
 
     # ------------------------------------------------------------------ act
     def act(self, env, agent) -> int:
-        legal = np.flatnonzero(action_mask(env, agent))
-        if legal.size == 0:
-            raise ValueError(f"{agent} has no legal action (is it the agent to move?)")
+        legal = legal_actions(env, agent)
         if legal.size == 1:
             self.last_simulations = 0
             return int(legal[0])
         self.warm_up(env)
-        stats = self.search(env.unwrapped, agent)
-        best, best_key = int(legal[0]), None
-        for a in legal:
-            n, w = stats.get(int(a), (0.0, 0.0))
-            key = (n, w / n if n else -2.0)
-            if best_key is None or key > best_key:
-                best, best_key = int(a), key
-        return best
+        return most_visited(legal, self.search(env.unwrapped, agent))
 
     def search(self, raw, agent):
         """Search from ``agent``'s information set in the raw env ``raw``; returns

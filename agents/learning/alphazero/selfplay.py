@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.players import az_net
 from agents.players.az_search import SearchParams, Workspace, search_functions
+from agents.runner import Runner
 from kernels.rng import new_generator
 
 MAX_SAMPLES_PER_GAME = 2000
@@ -80,46 +81,14 @@ def play_selfplay(job):
     return {"samples": samples, "scores": scores, "final": finals, "counts": counts, "pid": os.getpid()}
 
 
-class Workers:
-    """A pool that plays self-play jobs: ``backend="process"`` (spawned processes, kept
-    between calls) or ``"ray"`` (as the tournament's ray backend); ``workers <= 1`` plays in
-    this process."""
+class Workers(Runner):
+    """The tournament's :class:`agents.runner.Runner` playing self-play jobs:
+    ``backend="process"`` (spawned processes, kept between calls) or ``"ray"``;
+    ``workers <= 1`` plays in this process."""
 
     def __init__(self, workers=1, backend="process"):
-        if backend not in ("process", "ray"):
-            raise ValueError(f"backend must be 'process' or 'ray', got {backend!r}")
-        self.workers = max(1, int(workers))
-        self.backend = backend
-        self._pool = None
-        self._remote = None
+        super().__init__(max(1, int(workers)), backend)
 
     def map(self, jobs):
         """Results of ``jobs``, in order."""
-        if self.backend == "ray":
-            return self._map_ray(jobs)
-        if self.workers <= 1 or len(jobs) <= 1:
-            return [play_selfplay(job) for job in jobs]
-        if self._pool is None:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
-        return list(self._pool.map(play_selfplay, jobs))
-
-    def _map_ray(self, jobs):
-        try:
-            import ray
-        except ImportError as exc:  # pragma: no cover - depends on the machine
-            raise RuntimeError("the ray backend needs ray: pip install 'cityzoo[ray]'") from exc
-        if not ray.is_initialized():
-            from agents.runner import _REPO_ROOT
-            path = os.pathsep.join(x for x in [_REPO_ROOT, os.environ.get("PYTHONPATH", "")] if x)
-            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": path}})
-        if self._remote is None:
-            self._remote = ray.remote(play_selfplay)
-        return ray.get([self._remote.remote(job) for job in jobs])
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        return super().map(play_selfplay, jobs)
