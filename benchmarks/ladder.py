@@ -1,7 +1,8 @@
 """Build a game's rating ladder: the round robin that rates its reference agents.
 
     python -m benchmarks.ladder --game GAME [--solo] [--games 100] [--seeds 200]
-        [--workers 2] [--backend process|ray] [--seed 0] [--max-games 20000]
+        [--workers 2] [--backend process|ray] [--seed 0] [--max-games 20000] [--resume]
+        [--games-file FILE.jsonl]
 
 Writes the ladder into the package (``agents/rating/ladders/<ladder>.json``, which the
 scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``table.md``
@@ -9,7 +10,9 @@ scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``
 tables start with ``--games`` games between neighbouring rungs (fewer between distant
 ones), then add games between neighbours until every rung's 95 % interval is within ±30
 Elo (±50 for rungs slower than 0.3 s a move).  Solo ladders play ``--seeds`` game seeds
-with every rung.  ``--backend ray`` plays on a Ray cluster.
+with every rung (``--games-file`` keeps their games and reuses them).  ``--backend ray``
+plays on a Ray cluster.  ``--resume`` goes on from the stored ladder's games (say, with a
+larger ``--max-games``) instead of starting again.
 """
 from __future__ import annotations
 
@@ -28,10 +31,12 @@ def write_report(lad, out_dir):
     out.mkdir(parents=True, exist_ok=True)
     meta = lad.meta
     hours = meta["seconds"] / 3600.0
+    core = meta.get("core_seconds")
+    cost = f" ({core / 3600.0:.2f} core-hours of play)" if core else ""
     rows = [f"# Rating ladder {lad.spec.name} (v{ladders.LADDER_VERSION})", "",
             f"Game options: `{lad.spec.options}`; mode: {lad.spec.mode}; anchor: "
             f"{ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f} Elo.",
-            f"{meta['games']} games in {hours:.2f} h on {meta['machine']}; revision "
+            f"{meta['games']} games in {hours:.2f} h{cost} on {meta['machine']}; revision "
             f"{meta['revision']}, {meta['date']}, rules revision {meta['rules_revision']}, seed "
             f"{meta['seed']}.  Rebuild: `python -m benchmarks.ladder --game {lad.spec.game}"
             f"{' --solo' if lad.spec.mode == 'solo' else ''}`.", "",
@@ -84,6 +89,10 @@ def main(argv=None):
     p.add_argument("--max-games", type=cli.positive_int, default=20000)
     p.add_argument("--out", default=None, help="report folder (default benchmarks/results/ladder/...)")
     p.add_argument("--ladder-dir", default=None, help="where to write the ladder file (default: the package)")
+    p.add_argument("--games-file", default=None,
+                   help="solo: a .jsonl file that keeps every finished game; games already in it are not played again")
+    p.add_argument("--resume", action="store_true",
+                   help="two seats: go on from the stored ladder's games (same rungs and seed)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     from agents.rating import ladder as ladders
@@ -94,12 +103,26 @@ def main(argv=None):
         cli.fail(exc, p.prog)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     if spec.mode == "table":
-        lad = ladders.build_table(spec, base_games=args.games, seed=args.seed, workers=args.workers,
-                                  backend=args.backend, max_games=args.max_games,
-                                  progress=not args.no_progress, log=log)
+        previous = None
+        if args.resume:
+            try:
+                previous = ladders.load(args.game, "table", directory=args.ladder_dir)
+            except ValueError as exc:
+                cli.fail(f"--resume: {exc}", p.prog)
+        try:
+            lad = ladders.build_table(spec, base_games=args.games, seed=args.seed,
+                                      workers=args.workers, backend=args.backend,
+                                      max_games=args.max_games, progress=not args.no_progress,
+                                      log=log, previous=previous)
+        except ValueError as exc:
+            cli.fail(exc, p.prog)
     else:
-        lad = ladders.build_solo(spec, seeds=args.seeds, seed=args.seed, workers=args.workers,
-                                 backend=args.backend, progress=not args.no_progress, log=log)
+        try:
+            lad = ladders.build_solo(spec, seeds=args.seeds, seed=args.seed, workers=args.workers,
+                                     backend=args.backend, progress=not args.no_progress, log=log,
+                                     games_file=args.games_file)
+        except ValueError as exc:
+            cli.fail(exc, p.prog)
     path = ladders.save(lad, args.ladder_dir)
     out = write_report(lad, args.out or RESULTS / spec.name.replace("/", "-"))
     print((out / "table.md").read_text())

@@ -15,6 +15,9 @@ A page asks for a generated block with an HTML comment on a line of its own:
 ``<!-- cityzoo:observation GAME -->``
     the observation's named parts and shapes with the default options
     (``spec.observation_layout``, the parts ``split_observation`` returns).
+``<!-- cityzoo:ladders all -->`` (or ``solo``)
+    every two-seat (solo) rating ladder: its rungs, their published ratings and intervals,
+    from the stored ladder files (``agents.rating.ladder.load``).
 
 ``expand(markdown)`` does the replacement; ``tests/test_docs.py`` checks it against the
 declarations.  An unknown directive or game fails the build.
@@ -111,8 +114,28 @@ def shell_options_table(which):
     return table_markdown(SHELL_OPTIONS if which == "all" else BATCH_OPTIONS)
 
 
+def ladders_table(which):
+    """One row per ladder: its rungs weakest first, each with its rating and interval."""
+    from agents.rating import ladder as ladders
+    mode = {"all": "table", "solo": "solo"}[which]
+    rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | built |",
+            "|---|---|---|---|---|"]
+    for name, spec in sorted(ladders.SPECS.items()):
+        if spec.mode != mode:
+            continue
+        lad = ladders.load(spec.game, spec.mode)
+        rungs = ", ".join(f"`{r.label}` {lad.rating(r.label):.0f}" + (
+            f" ± {lad.halfwidths[r.label]:.0f}" if r.label != ladders.ANCHOR else "")
+            for r in lad.sorted_rungs())
+        table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
+        rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
+                    f"{lad.meta['date']}, {lad.meta['revision']} |")
+    return "\n".join(rows)
+
+
 GENERATORS = {"options": options_table, "shell_options": shell_options_table, "glance": glance_table, "actions": actions_table,
-              "observation": observation_table, "train_defaults": train_defaults_table}
+              "observation": observation_table, "train_defaults": train_defaults_table,
+              "ladders": ladders_table}
 
 
 def expand(markdown):
@@ -123,9 +146,9 @@ def expand(markdown):
         kind, game = match.groups()
         if kind not in GENERATORS:
             raise ValueError(f"docs: unknown generated block {kind!r} (known: {', '.join(GENERATORS)})")
-        if kind == "train_defaults":
+        if kind in ("train_defaults", "ladders"):
             if game not in ("all", "solo"):
-                raise ValueError(f"docs: cityzoo:train_defaults takes 'all' or 'solo', not {game!r}")
+                raise ValueError(f"docs: cityzoo:{kind} takes 'all' or 'solo', not {game!r}")
         elif kind == "shell_options":
             if game not in ("all", "batch"):
                 raise ValueError(f"docs: cityzoo:shell_options takes 'all' or 'batch', not {game!r}")

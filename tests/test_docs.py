@@ -119,6 +119,19 @@ def test_training_defaults_table_is_generated():
         assert f"`{cfg.timesteps!r}`" in row and f"`{cfg.policy!r}`" in row
 
 
+def test_ladder_tables_are_generated_from_the_stored_ladders():
+    from agents.rating import ladder as ladders
+    page = (ROOT / "docs" / "ratings.md").read_text()
+    built = _hooks().expand(page)
+    for which in ("all", "solo"):
+        assert f"<!-- cityzoo:ladders {which} -->" in page
+    for name, spec in ladders.SPECS.items():
+        lad = ladders.load(spec.game, spec.mode)
+        row = next(line for line in built.splitlines() if line.startswith(f"| `{name}` |"))
+        for r in spec.rungs:
+            assert f"`{r.label}` {lad.rating(r.label):.0f}" in row
+
+
 def test_generated_blocks_refuse_unknown_names():
     hooks = _hooks()
     with pytest.raises(ValueError, match="unknown game"):

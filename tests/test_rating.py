@@ -160,6 +160,39 @@ def test_stored_ladder_round_trip(tiny_ladder, tmp_path, monkeypatch):
         ladders.load(GAME, directory=tmp_path)
 
 
+def test_a_build_goes_on_from_a_stored_ladder(tiny_ladder):
+    """--resume: the stored games are kept and new ones added with new seeds; another seed
+    or other rungs are refused."""
+    seen = []
+    real = ladders.pair_jobs
+
+    def spy(*args):
+        jobs = real(*args)
+        seen.extend(job["env_seed"] for job in jobs)
+        return jobs
+
+    spec = tiny_ladder.spec
+    first_seeds = {job["env_seed"] for p in tiny_ladder.pairs
+                   for job in real(spec, spec.rung(p["a"]), spec.rung(p["b"]), p["games"], 3, 0)}
+    try:
+        ladders.pair_jobs = spy
+        more = ladders.build_table(tiny_ladder.spec, batch=8, max_games=tiny_ladder.meta["games"] + 8,
+                                   seed=3, workers=1, progress=False, log=lambda *_: None,
+                                   previous=tiny_ladder)
+    finally:
+        ladders.pair_jobs = real
+    assert seen and not first_seeds & set(seen)
+    assert more.meta["games"] == tiny_ladder.meta["games"] + len(seen)
+    before = {(p["a"], p["b"]): p["games"] for p in tiny_ladder.pairs}
+    after = {(p["a"], p["b"]): p["games"] for p in more.pairs}
+    assert all(after[k] >= n for k, n in before.items()) and sum(after.values()) > sum(before.values())
+    with pytest.raises(ValueError, match="seed"):
+        ladders.build_table(tiny_ladder.spec, seed=4, progress=False, previous=tiny_ladder)
+    other = ladders.LadderSpec(GAME, "table", {}, tiny_ladder.spec.rungs[:2])
+    with pytest.raises(ValueError, match="other rungs"):
+        ladders.build_table(other, seed=3, progress=False, previous=tiny_ladder)
+
+
 def test_solo_fit_ranks_by_seed_comparisons():
     rng = np.random.default_rng(4)
     base = rng.normal(0, 5, 300)
@@ -208,3 +241,35 @@ def test_tournament_agents_are_rated_on_the_ladder_scale():
         ladders.rate_tournament(lad, {**result, "agents": [dict(agents_[1], label="anchor"), agents_[1]]})
     with pytest.raises(ValueError, match="two-seat"):
         ladders.rate_tournament(lad, {**result, "num_players": 3})
+
+
+def test_every_game_has_a_stored_ladder_that_meets_its_targets():
+    """The shipped ladders: one two-seat ladder per game (and each solo mode that has one),
+    at least six rungs from random up, neighbours 100-300 Elo apart, every interval within
+    its target (±30 Elo; ±50 for rungs slower than 0.3 s a move), greedy at 1000, and every
+    file inside the package data that pyproject.toml ships."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    import envs
+
+    assert {name for name in ladders.SPECS if "/" not in name} == set(envs.GAMES)
+    root = Path(ladders.__file__).resolve().parents[2]
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for name, spec in ladders.SPECS.items():
+        lad = ladders.load(spec.game, spec.mode)
+        assert len(spec.rungs) >= 6 and spec.rungs[0].agent == "random", name
+        assert lad.rating(ladders.ANCHOR) == ladders.ANCHOR_RATING
+        order = lad.sorted_rungs()
+        assert [r.label for r in order] == [r.label for r in spec.rungs], \
+            f"{name}: rungs are listed weakest first"
+        for low, high in zip(order, order[1:]):
+            gap = lad.rating(high.label) - lad.rating(low.label)
+            assert 100 <= gap <= 300, f"{name}: {high.label} - {low.label} = {gap:.0f} Elo"
+        for r in spec.rungs:
+            slow = (lad.seconds_per_move.get(r.label) or 0.0) > ladders.SLOW_SECONDS
+            limit = ladders.SLOW_HALFWIDTH if slow else ladders.TARGET_HALFWIDTH
+            assert lad.halfwidths[r.label] <= limit, f"{name}: {r.label} ±{lad.halfwidths[r.label]}"
+        rel = ladders.path_for(name).relative_to(root / "agents" / "rating").as_posix()
+        assert any(fnmatch.fnmatch(rel, pat) for pat in shipped["agents.rating"]), rel

@@ -33,6 +33,7 @@ import os
 import platform
 import subprocess
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,8 +96,9 @@ def _mcts(simulations):
     return Rung(f"mcts_{simulations}", "mcts", {"simulations": simulations})
 
 
-# The rungs of every ladder, weakest first.  Chosen from pilot round robins so that each
-# neighbour pair lies about 100-300 Elo apart (agents/rating/README in docs/ratings.md).
+# The rungs of every ladder, weakest first.  Chosen from pilot round robins
+# (benchmarks/results/ladder/pilots/) so that each neighbour pair lies about 100-300 Elo
+# apart; the top rung is the strongest agent whose games the build can afford on two cores.
 SPECS = {}
 
 
@@ -105,6 +107,20 @@ def _define(game, mode, options, rungs):
     labels = [r.label for r in spec.rungs]
     assert len(set(labels)) == len(labels) and ANCHOR in labels, spec
     SPECS[spec.name] = spec
+
+
+_RANDOM = Rung("random", "random")
+_GREEDY = Rung(ANCHOR, "greedy")
+_TWO_SEATS = {"num_players": 2}
+
+# Kingdomino Duel: MCTS stops gaining at about 100 simulations (100, 400 and 1,500 play
+# alike in the pilot), so mcts_100 is the top.
+_define("kingdomino_duel_v0", "table", _TWO_SEATS,
+        [_RANDOM, _greedy(0.75), _greedy(0.5), _greedy(0.25), _GREEDY, _mcts(100)])
+
+# Tiny Towns: MCTS gains about 200 Elo over greedy by 300 simulations and no more at 1,000.
+_define("tiny_towns_v0", "table", _TWO_SEATS,
+        [_RANDOM, _greedy(0.7), _greedy(0.4), _greedy(0.2), _GREEDY, _mcts(300)])
 
 
 def spec_for(game, mode="table"):
@@ -178,7 +194,7 @@ def load(game, mode="table", directory=None):
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise ValueError(f"ladder {spec.name} has not been built yet (python -m benchmarks.ladder "
-                         f"--game {game}{' --mode solo' if mode == 'solo' else ''})") from None
+                         f"--game {game}{' --solo' if mode == 'solo' else ''})") from None
     stored = [{k: r[k] for k in ("label", "agent", "options", "version")} for r in data["rungs"]]
     if stored != [r.as_dict() for r in spec.rungs] or data["options"] != spec.options:
         raise ValueError(f"ladder {spec.name}: the stored file was built from other rungs or "
@@ -211,13 +227,15 @@ def agent_seed(seed, *words):
 def play_match(job):
     """Play one game of a job: ``{"game", "options", "players": [{"spec", "options"}, ...]
     (one per seat), "env_seed", "agent_seeds"}``.  Returns ``{"ranks", "scores",
-    "result" (solo: the seat's solo result), "moves", "think"}`` per seat."""
+    "result" (solo: the seat's solo result), "moves", "think"}`` per seat and the game's
+    ``"seconds"`` (wall, in the worker: what the game cost one core)."""
     import envs
     from agents import specs
     from agents.cli import build_blamed
     from agents.loop import play_game
     from agents.yardstick import solo_outcome
 
+    started = time.perf_counter()
     env = envs.make(job["game"], **job["options"])
     where = f"the game of seed {job['env_seed']}"    # an agent's error: one line naming it
     bots = [build_blamed(p["spec"], where,
@@ -230,6 +248,7 @@ def play_match(job):
     if len(bots) == 1:
         out["outcome"] = solo_outcome(env, record)
         out["result"] = solo_result(out["outcome"])
+    out["seconds"] = time.perf_counter() - started
     return out
 
 
@@ -291,6 +310,7 @@ class _Tally:
         self.points = np.zeros((n, n))
         self.games = np.zeros((n, n))
         self.think = {lab: [0.0, 0] for lab in labels}
+        self.core_seconds = 0.0
 
     def add(self, job, result):
         i, j = (self.labels.index(x) for x in job["labels"])
@@ -302,6 +322,7 @@ class _Tally:
         for lab, t, m in zip(job["labels"], result["think"], result["moves"]):
             self.think[lab][0] += t
             self.think[lab][1] += m
+        self.core_seconds += result.get("seconds", 0.0)
 
     def seconds_per_move(self):
         return {lab: (t / m if m else None) for lab, (t, m) in self.think.items()}
@@ -327,14 +348,20 @@ def initial_schedule(n, base):
 
 
 def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers=1,
-                backend="process", progress=True, log=print):
+                backend="process", progress=True, log=print, previous=None):
     """Rate ``spec``'s rungs by a round robin (see :func:`initial_schedule`), then add games
-    between neighbours until every rung's interval meets its target (or ``max_games``)."""
+    between neighbours until every rung's interval meets its target (or ``max_games``).
+
+    ``previous``: a stored :class:`Ladder` of the same rungs and seed whose games are kept;
+    the build goes on from them (new games get new seeds) instead of starting again."""
     from agents.runner import Runner, progress_bar
 
     labels = [r.label for r in spec.rungs]
     tally = _Tally(labels)
     played = {}
+    earlier = 0.0
+    if previous is not None:
+        earlier = _resume(tally, played, previous, spec, seed)
     start = time.perf_counter()
     with Runner(workers=workers, backend=backend) as runner:
         def play(plan):
@@ -351,7 +378,8 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
             for job, res in zip(jobs, results):
                 tally.add(job, res)
 
-        play(initial_schedule(len(labels), base_games))
+        if previous is None:
+            play(initial_schedule(len(labels), base_games))
         while True:
             fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
             targets = _targets(spec, tally.seconds_per_move())
@@ -365,72 +393,151 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
                 break
             plan = _refinement(fit, labels, over, tally, batch)
             play(plan)
-    seconds = time.perf_counter() - start
+    seconds = earlier + time.perf_counter() - start
     fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
     pairs = [{"a": labels[i], "b": labels[j], "games": int(tally.games[i, j]),
               "points": float(tally.points[i, j])}
              for i in range(len(labels)) for j in range(i + 1, len(labels)) if tally.games[i, j]]
     return _ladder(spec, fit, tally.seconds_per_move(), pairs, {}, [], int(tally.games.sum() / 2),
-                   seconds, seed)
+                   seconds, seed, tally.core_seconds)
+
+
+def _resume(tally, played, previous, spec, seed):
+    """Load ``previous``'s games into ``tally`` and ``played``; returns its build seconds."""
+    if [r.as_dict() for r in previous.spec.rungs] != [r.as_dict() for r in spec.rungs] \
+            or previous.spec.options != spec.options or previous.spec.mode != "table":
+        raise ValueError(f"previous: ladder {previous.spec.name} was built from other rungs or "
+                         "options; it cannot be continued")
+    if previous.meta.get("seed") != seed:
+        raise ValueError(f"previous: ladder {previous.spec.name} was built with seed "
+                         f"{previous.meta.get('seed')}, not {seed}")
+    labels = tally.labels
+    for pair in previous.pairs:
+        i, j = labels.index(pair["a"]), labels.index(pair["b"])
+        tally.points[i, j] += pair["points"]
+        tally.points[j, i] += pair["games"] - pair["points"]
+        tally.games[i, j] += pair["games"]
+        tally.games[j, i] += pair["games"]
+        played[(min(i, j), max(i, j))] = int(pair["games"])
+    for lab, spm in previous.seconds_per_move.items():
+        if spm is not None:               # the stored average, weighted as 1,000 moves
+            tally.think[lab] = [spm * 1000.0, 1000]
+    tally.core_seconds = float(previous.meta.get("core_seconds", 0.0))
+    return float(previous.meta.get("seconds", 0.0))
 
 
 def _refinement(fit, labels, over, tally, batch):
-    """More games for each rung over its target: against its neighbour by rating on the
-    side of the anchor (the path its rating hangs on), and against the other neighbour."""
+    """The next games: ``batch`` for each rung over its target, spread over the links
+    between rating neighbours.  A rung's rating hangs on the chain of links between it and
+    the anchor, and its variance is about the sum of theirs, so a link's share grows with
+    the number of over-target rungs whose chain crosses it and with the variance one more
+    game removes from it (``var / games``, where ``var = (Elo per nat)^2 / (games p (1-p))``
+    at the fitted expected score ``p``)."""
     order = sorted(range(len(labels)), key=lambda i: fit.ratings[i])
     pos = {i: k for k, i in enumerate(order)}
-    anchor = labels.index(ANCHOR)
+    home = pos[labels.index(ANCHOR)]
+    weights = []
+    for k in range(len(order) - 1):
+        i, j = order[k], order[k + 1]
+        crossing = sum(1 for lab in over if min(pos[labels.index(lab)], home) <= k
+                       < max(pos[labels.index(lab)], home))
+        games = max(tally.games[i, j], 1.0)
+        p = elo.expected_score(fit.ratings[i], fit.ratings[j])
+        variance = elo.ELO_PER_NAT ** 2 / (games * max(p * (1.0 - p), 0.01))
+        weights.append(crossing * variance / games)
+    total = sum(weights)
     plan = {}
-    for lab in over:
-        i = labels.index(lab)
-        k = pos[i]
-        toward = order[k - 1] if fit.ratings[i] > fit.ratings[anchor] else order[k + 1]
-        for j in {toward, order[k + 1] if k + 1 < len(order) else toward,
-                  order[k - 1] if k > 0 else toward}:
-            if j == i:
-                continue
-            key = (min(i, j), max(i, j))
-            share = batch if j == toward else batch // 2
-            plan[key] = plan.get(key, 0) + share + share % 2
+    for k, w in enumerate(weights):
+        if w <= 0.0:
+            continue
+        share = max(2, int(round(batch * len(over) * w / total)))
+        i, j = order[k], order[k + 1]
+        plan[(min(i, j), max(i, j))] = share + share % 2
     return plan
 
 
+def _rung_key(rung):
+    """A number naming what a rung plays (agent, options, version; not its label)."""
+    text = json.dumps([rung.agent, rung.options, rung.version], sort_keys=True)
+    return zlib.crc32(text.encode())
+
+
 def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=True, log=print,
-               bootstrap=400):
+               bootstrap=400, games_file=None):
     """Play every rung of a solo ladder on the same ``seeds`` game seeds and rate them from
-    the seed-by-seed comparisons (bootstrap intervals over the seeds)."""
+    the seed-by-seed comparisons (bootstrap intervals over the seeds).
+
+    ``games_file``: a ``.jsonl`` file that keeps every finished game (one line each) and
+    from which games already played -- same game, options, agent, options, version and
+    seeds -- are taken instead of being played again: a stopped build goes on, and a pilot
+    with more candidate rungs serves the ladder of the ones chosen."""
     from agents.runner import Runner, progress_bar
 
     labels = [r.label for r in spec.rungs]
     game_seeds = [agent_seed(seed, 0, k) for k in range(seeds)]
     jobs = []
-    for i, r in enumerate(spec.rungs):
+    for r in spec.rungs:
         for k, s in enumerate(game_seeds):
             jobs.append({"game": spec.game, "options": dict(spec.options),
                          "players": [{"spec": r.agent, "options": dict(r.options)}],
-                         "labels": [r.label], "env_seed": s,
-                         "agent_seeds": [agent_seed(seed, 1, i, k)]})
+                         "labels": [r.label], "version": r.version, "env_seed": s,
+                         "agent_seeds": [agent_seed(seed, 1, _rung_key(r), k)]})
+    done = _read_games(games_file, jobs)
+    todo = [job for job in jobs if _job_key(job) not in done]
     start = time.perf_counter()
-    bar = progress_bar(len(jobs), spec.name, progress)
+    bar = progress_bar(len(todo), spec.name, progress)
     try:
         with Runner(workers=workers, backend=backend) as runner:
-            results = runner.map(play_match, jobs, bar)
+            fresh = runner.map(play_match, todo, bar)
     finally:
         bar.close()
     seconds = time.perf_counter() - start
+    if games_file is not None and todo:
+        with open(games_file, "a") as f:
+            for job, res in zip(todo, fresh):
+                f.write(json.dumps({"key": _job_key(job), "result": res}) + "\n")
+    done.update((_job_key(job), res) for job, res in zip(todo, fresh))
     per = {lab: [None] * seeds for lab in labels}
     think = {lab: [0.0, 0] for lab in labels}
-    for job, res in zip(jobs, results):
+    core_seconds = 0.0
+    for job in jobs:
+        res = done[_job_key(job)]
         lab = job["labels"][0]
         per[lab][game_seeds.index(job["env_seed"])] = res["result"]
         think[lab][0] += res["think"][0]
         think[lab][1] += res["moves"][0]
+        core_seconds += res.get("seconds", 0.0)
     fit, halfwidths = solo_fit(labels, per, {ANCHOR: ANCHOR_RATING}, bootstrap, seed)
     fit.halfwidths = halfwidths
     spm = {lab: (t / m if m else None) for lab, (t, m) in think.items()}
-    log(f"{spec.name}: {len(jobs)} games; intervals "
+    log(f"{spec.name}: {len(jobs)} games ({len(jobs) - len(todo)} from {games_file}); intervals "
         + ", ".join(f"{lab} ±{h:.0f}" for lab, h in zip(labels, halfwidths)))
-    return _ladder(spec, fit, spm, [], per, game_seeds, len(jobs), seconds, seed)
+    return _ladder(spec, fit, spm, [], per, game_seeds, len(jobs), seconds, seed, core_seconds)
+
+
+def _job_key(job):
+    p = job["players"][0]
+    return json.dumps([job["game"], job["options"], p["spec"], p["options"], job["version"],
+                       job["env_seed"], job["agent_seeds"][0]], sort_keys=True)
+
+
+def _read_games(path, jobs):
+    """The finished games of ``path`` (if it exists) that ``jobs`` would play."""
+    wanted = {_job_key(job) for job in jobs}
+    done = {}
+    if path is None or not os.path.exists(path):
+        return done
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                entry = json.loads(line)
+                key, result = entry["key"], entry["result"]
+                float(result["result"]), float(result["think"][0]), int(result["moves"][0])
+            except (ValueError, KeyError, TypeError, IndexError):
+                raise ValueError(f"games file {path}, line {n}: not a finished solo game") from None
+            if key in wanted:
+                done[key] = result
+    return done
 
 
 def solo_tally(labels, per_seed, seed_index=None):
@@ -468,7 +575,7 @@ def solo_fit(labels, per_seed, fixed, bootstrap=400, seed=0, prior_sd=None):
     return fit, (hi - lo) / 2.0
 
 
-def _ladder(spec, fit, spm, pairs, per_seed, seeds, games, seconds, seed):
+def _ladder(spec, fit, spm, pairs, per_seed, seeds, games, seconds, seed, core_seconds):
     from envs.registry import spec_for as game_spec
 
     labels = [r.label for r in spec.rungs]
@@ -477,7 +584,8 @@ def _ladder(spec, fit, spm, pairs, per_seed, seeds, games, seconds, seed):
                   halfwidths={lab: float(fit.halfwidths[i]) for i, lab in enumerate(labels)},
                   seconds_per_move={lab: (round(v, 5) if v is not None else None) for lab, v in spm.items()},
                   pairs=pairs, seed_results=per_seed, seeds=seeds,
-                  meta={"games": games, "seconds": round(seconds, 1), "seed": seed,
+                  meta={"games": games, "seconds": round(seconds, 1),
+                        "core_seconds": round(core_seconds, 1), "seed": seed,
                         "date": datetime.date.today().isoformat(), "revision": _revision(),
                         "machine": machine(), "rules_revision": game_spec(spec.game).rules_revision})
 
