@@ -273,3 +273,12 @@ def test_every_game_has_a_stored_ladder_that_meets_its_targets():
             assert lad.halfwidths[r.label] <= limit, f"{name}: {r.label} ±{lad.halfwidths[r.label]}"
         rel = ladders.path_for(name).relative_to(root / "agents" / "rating").as_posix()
         assert any(fnmatch.fnmatch(rel, pat) for pat in shipped["agents.rating"]), rel
+
+
+@pytest.mark.parametrize("text, needle", [("random", "label=agent"), ("g=greedy:{noise", "not JSON"),
+                                          ("g=greedy:[1]", "JSON object")])
+def test_pilot_rungs_are_checked(text, needle):
+    from benchmarks.ladder_pilot import parse_rung
+    with pytest.raises(ValueError, match=needle):
+        parse_rung(text)
+    assert parse_rung('g50=greedy:{"noise": 0.5}') == ladders.Rung("g50", "greedy", {"noise": 0.5})

@@ -1,0 +1,92 @@
+"""A pilot round robin for choosing a ladder's rungs.
+
+    python -m benchmarks.ladder_pilot --game GAME --games 30 RUNG [RUNG ...]
+
+A RUNG is ``label=agent`` or ``label=agent:JSON`` (the agent's options), e.g. ``random=random``
+``g50=greedy:{"noise":0.5}`` ``m100=mcts:{"simulations":100}``, listed weakest first.  The
+candidates play the ladder's first-round schedule at the two-seat table (``--games``
+between neighbours, half as many two apart, a quarter beyond; seats rotated), and the fit
+(greedy = 1000, a weak prior so that unbeaten candidates stay finite) prints every
+candidate's rating, interval, seconds a move and the gap to the one below: rungs for
+:data:`agents.rating.ladder.SPECS` are then picked about 200 Elo apart.  The pilots behind
+the shipped ladders are in ``benchmarks/results/ladder/pilots/``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def parse_rung(text):
+    from agents.rating import ladder as ladders
+
+    label, sep, rest = text.partition("=")
+    agent, _, options = rest.partition(":")
+    if not sep or not label or not agent:
+        raise ValueError(f"a rung is label=agent[:JSON options], got {text!r}")
+    try:
+        options = json.loads(options) if options else {}
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"rung {label}: options are not JSON ({exc.msg})") from None
+    if not isinstance(options, dict):
+        raise ValueError(f"rung {label}: options must be a JSON object")
+    return ladders.Rung(label, agent, options)
+
+
+def pilot(game, rungs, games, workers, seed=7):
+    from agents.rating import elo, ladder as ladders
+    from agents.runner import Runner
+
+    spec = ladders.LadderSpec(game, "table", {"num_players": 2}, tuple(rungs))
+    labels = [r.label for r in rungs]
+    tally = ladders._Tally(labels)
+    jobs = []
+    for (i, j), n in ladders.initial_schedule(len(rungs), games).items():
+        jobs += ladders.pair_jobs(spec, rungs[i], rungs[j], n, seed, 0)
+    start = time.perf_counter()
+    with Runner(workers=workers) as runner:
+        results = runner.map(ladders.play_match, jobs)
+    for job, res in zip(jobs, results):
+        tally.add(job, res)
+    fit = elo.fit(labels, tally.points, tally.games, {ladders.ANCHOR: ladders.ANCHOR_RATING},
+                  prior_sd=1500.0, prior_mean=ladders.ANCHOR_RATING)
+    spm = tally.seconds_per_move()
+    lines = [f"# pilot {game}: {len(jobs)} games in {time.perf_counter() - start:.0f} s"]
+    previous = None
+    for i in np.argsort(fit.ratings):
+        lab = labels[i]
+        gap = "" if previous is None else f"  (+{fit.ratings[i] - previous:.0f})"
+        lines.append(f"{lab:12s} {fit.ratings[i]:7.0f} ±{fit.halfwidths[i]:4.0f}  s/move "
+                     f"{spm[lab] or 0:.4f}{gap}")
+        previous = fit.ratings[i]
+    lines.append("neighbour scores:")
+    for a, b in zip(labels, labels[1:]):
+        i, j = labels.index(a), labels.index(b)
+        lines.append(f"  {b} vs {a}: {tally.points[j, i] / tally.games[i, j]:.3f} ({int(tally.games[i, j])})")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    from envs import cli
+
+    p = cli.ArgumentParser(prog="python -m benchmarks.ladder_pilot", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", required=True, type=cli.game_id)
+    p.add_argument("--games", type=cli.positive_int, default=30, help="games between neighbours")
+    p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
+    p.add_argument("rungs", nargs="+", metavar="RUNG")
+    args = p.parse_args(argv)
+    try:
+        rungs = [parse_rung(r) for r in args.rungs]
+    except ValueError as exc:
+        cli.fail(exc, p.prog)
+    if len({r.label for r in rungs}) != len(rungs) or "greedy" not in {r.label for r in rungs}:
+        cli.fail("rung labels must be distinct and include greedy (the anchor)", p.prog)
+    print(pilot(args.game, rungs, args.games, args.workers))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
