@@ -1,6 +1,6 @@
 """The scorecard checked against the ladders: rate rungs as if they were a user's agents.
 
-    python -m benchmarks.scorecards [--game GAME ...] [--solo] [--workers 2]
+    python -m benchmarks.scorecards [--game GAME ...] [--solo] [--workers 2] [--also SPEC ...]
 
 For each ladder (default: every stored one), ``greedy`` and one other rung (the second
 named by ``SECOND``) are rated by :func:`agents.scorecard.rate` with a fresh seed, as any
@@ -8,6 +8,8 @@ agent would be; the card should land within ±50 Elo of the rung's published rat
 at most 10 minutes on a 2-core machine.  Results are merged into
 ``benchmarks/results/ladder/scorecards.json`` (one entry per ladder and agent, with the
 revision, date and machine) and the table ``scorecards.md`` is written from it.
+``--also SPEC ...`` rates further agents that are not rungs (say ``pretrained``) the same
+way; the README's ratings of the shipped agents come from these cards.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def second_rung(lad):
     return order[k - 1] if k > 0 else order[k + 1]
 
 
-def check(game, mode, workers, log):
+def check(game, mode, workers, log, also=()):
     from agents.rating import ladder as ladders
     from agents.rating.scorecard import rate
 
@@ -50,6 +52,15 @@ def check(game, mode, workers, log):
         log(f"{lad.spec.name} {rung.label}: {card['rating']:.0f} ± {card['halfwidth']:.0f} "
             f"(published {lad.rating(rung.label):.0f}, off {off:+.0f}) in {card['seconds']:.0f} s, "
             f"{card['games']} games")
+    for spec in also:
+        seed = secrets.randbits(63)
+        card = rate(game, spec, mode=mode, seed=seed, workers=workers)
+        rows.append({"ladder": lad.spec.name, "rung": None, "agent": spec, "options": {},
+                     "seed": seed, "published": None, "rating": card["rating"],
+                     "halfwidth": card["halfwidth"], "off": None, "within": None,
+                     "games": card["games"], "seconds": card["seconds"], "stopped": card["stopped"]})
+        log(f"{lad.spec.name} {spec}: {card['rating']:.0f} ± {card['halfwidth']:.0f} in "
+            f"{card['seconds']:.0f} s, {card['games']} games")
     return rows
 
 
@@ -63,10 +74,18 @@ def write(entries, out):
              "Regenerate with `python -m benchmarks.scorecards`.", "",
              "| ladder | rung | published | card | off | within ±50 | games | time | date, revision |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for e in sorted(entries, key=lambda e: (e["ladder"], e["rung"] != "greedy")):
+    checked = [e for e in entries if e["rung"] is not None]
+    others = [e for e in entries if e["rung"] is None]
+    for e in sorted(checked, key=lambda e: (e["ladder"], e["rung"] != "greedy")):
         lines.append(f"| {e['ladder']} | {e['rung']} | {e['published']:.0f} | {e['rating']:.0f} ± "
                      f"{e['halfwidth']:.0f} | {e['off']:+.0f} | {'yes' if e['within'] else 'no'} | "
                      f"{e['games']} | {e['seconds'] / 60:.1f} min | {e['date']}, {e['revision']} |")
+    if others:
+        lines += ["", "Other agents, rated the same way:", "",
+                  "| ladder | agent | card | games | time | date, revision |", "|---|---|---|---|---|---|"]
+        for e in sorted(others, key=lambda e: (e["ladder"], e["agent"])):
+            lines.append(f"| {e['ladder']} | {e['agent']} | {e['rating']:.0f} ± {e['halfwidth']:.0f} | "
+                         f"{e['games']} | {e['seconds'] / 60:.1f} min | {e['date']}, {e['revision']} |")
     machines = sorted({e["machine"] for e in entries})
     lines += ["", "Machine: " + "; ".join(machines or [machine()]) + "."]
     (out / "scorecards.md").write_text("\n".join(lines) + "\n")
@@ -80,6 +99,7 @@ def main(argv=None):
     p.add_argument("--game", nargs="*", type=cli.game_id, default=None)
     p.add_argument("--solo", action="store_true", help="the solo ladders instead of the two-seat ones")
     p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
+    p.add_argument("--also", nargs="*", default=[], metavar="SPEC", help="more agents to rate (not rungs)")
     p.add_argument("--out", default=str(RESULTS))
     args = p.parse_args(argv)
     mode = "solo" if args.solo else "table"
@@ -93,11 +113,12 @@ def main(argv=None):
              "machine": ladders.machine()}
     for game in games:
         try:
-            rows = check(game, mode, args.workers, log)
+            rows = check(game, mode, args.workers, log, args.also)
         except ValueError as exc:
             cli.fail(exc, p.prog, status=1)
-        names = {r["ladder"] for r in rows}
-        entries = [e for e in entries if e["ladder"] not in names] + [{**r, **stamp} for r in rows]
+        keys = {(r["ladder"], r["rung"], r["agent"]) for r in rows}
+        entries = [e for e in entries if (e["ladder"], e["rung"], e["agent"]) not in keys] \
+            + [{**r, **stamp} for r in rows]
         path.write_text(json.dumps(entries, indent=1) + "\n")
         write(entries, out)
     print((out / "scorecards.md").read_text())

@@ -6,6 +6,7 @@ and docs/ runs (blocks after ``<!-- skip: reason -->`` excepted)."""
 import ast
 import importlib
 import importlib.util
+import json
 import os
 import pathlib
 import re
@@ -232,3 +233,23 @@ def test_code_block_runs(code, tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_readme_ratings_are_the_stored_ladders():
+    """The README's table of ladder ratings says what the ladder files and the scorecard
+    results hold."""
+    from agents.rating import ladder as ladders
+    readme = (ROOT / "README.md").read_text()
+    cards = json.loads((ROOT / "benchmarks" / "results" / "ladder" / "scorecards.json").read_text())
+    rows = [line for line in readme.splitlines() if re.match(r"^\| `\w+_v0` \| -?\d+ ± \d+ \| 1000 \|", line)]
+    assert {re.match(r"^\| `(\w+)`", r).group(1) for r in rows} == {
+        s.game for s in ladders.SPECS.values() if s.mode == "table"}
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        game = cells[0].strip("`")
+        lad = ladders.load(game)
+        top = lad.sorted_rungs()[-1]
+        assert cells[1] == f"{lad.rating('random'):.0f} ± {lad.halfwidths['random']:.0f}"
+        assert cells[3] == f"`{top.label}` {lad.rating(top.label):.0f} ± {lad.halfwidths[top.label]:.0f}"
+        card = next(c for c in cards if c["ladder"] == game and c["agent"] == "pretrained")
+        assert cells[4] == f"{card['rating']:.0f} ± {card['halfwidth']:.0f}"
