@@ -39,7 +39,8 @@ def write_report(lad, out_dir):
             f"{meta['games']} games in {hours:.2f} h{cost} on {meta['machine']}; revision "
             f"{meta['revision']}, {meta['date']}, rules revision {meta['rules_revision']}, seed "
             f"{meta['seed']}.  Rebuild: `python -m benchmarks.ladder --game {lad.spec.game}"
-            f"{' --solo' if lad.spec.mode == 'solo' else ''}`.", "",
+            f"{' --solo' if lad.spec.mode == 'solo' else ''}`."
+            + (f"  Note: {meta['note']}." if meta.get("note") else ""), "",
             "| rung | agent | options | Elo | 95% | s/move |", "|---|---|---|---|---|---|"]
     for r in lad.sorted_rungs()[::-1]:
         spm = lad.seconds_per_move.get(r.label)

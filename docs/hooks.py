@@ -118,8 +118,8 @@ def ladders_table(which):
     """One row per ladder: its rungs weakest first, each with its rating and interval."""
     from agents.rating import ladder as ladders
     mode = {"all": "table", "solo": "solo"}[which]
-    rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | built |",
-            "|---|---|---|---|---|"]
+    rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | build time (2 workers) | built |",
+            "|---|---|---|---|---|---|"]
     for name, spec in sorted(ladders.SPECS.items()):
         if spec.mode != mode:
             continue
@@ -129,7 +129,7 @@ def ladders_table(which):
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
-                    f"{lad.meta['date']}, {lad.meta['revision']} |")
+                    f"{lad.meta['seconds'] / 60:.0f} min | {lad.meta['date']}, {lad.meta['revision']} |")
     return "\n".join(rows)
 
 

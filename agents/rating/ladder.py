@@ -128,6 +128,20 @@ _define("tiny_towns_v0", "table", _TWO_SEATS,
 _define("smartphone_inc_v0", "table", _TWO_SEATS,
         [_RANDOM, _greedy(0.9), _greedy(0.65), _greedy(0.4), _greedy(0.2), _GREEDY, _mcts(300)])
 
+# Expancity: noise below 0.4 costs greedy little (greedy_15 and greedy_30 play within 100
+# Elo of greedy), so the rungs under greedy are close.  mcts_80 (the baseline tournaments'
+# budget) is the top: each game is ~190 moves a seat, so a larger budget costs too much.
+_define("expancity_v0", "table", _TWO_SEATS,
+        [_RANDOM, _greedy(0.9), _greedy(0.65), _greedy(0.4), _GREEDY, _mcts(80)])
+
+# Between Two Cities: MCTS needs about 100 simulations to beat greedy (10 and 25 play below
+# it) and then costs ~10 s a game, too dear for a ladder of thousands of games on two
+# cores, and the shipped policy plays only ~45 Elo above greedy (measured with it as a
+# seventh rung), too close for a rung: greedy is the top, and the agents above it are
+# rated by the scorecard.
+_define("between_two_cities_v0", "table", _TWO_SEATS,
+        [_RANDOM, _greedy(0.8), _greedy(0.6), _greedy(0.4), _greedy(0.2), _GREEDY])
+
 
 def spec_for(game, mode="table"):
     """The :class:`LadderSpec` of ``game``'s table (``mode="table"``) or solo mode."""
