@@ -107,7 +107,6 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "scorecards.json"
-    entries = json.loads(path.read_text()) if path.exists() else []
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     stamp = {"date": datetime.date.today().isoformat(), "revision": ladders._revision(),
              "machine": ladders.machine()}
@@ -117,6 +116,7 @@ def main(argv=None):
         except ValueError as exc:
             cli.fail(exc, p.prog, status=1)
         keys = {(r["ladder"], r["rung"], r["agent"]) for r in rows}
+        entries = json.loads(path.read_text()) if path.exists() else []   # as it is now
         entries = [e for e in entries if (e["ladder"], e["rung"], e["agent"]) not in keys] \
             + [{**r, **stamp} for r in rows]
         path.write_text(json.dumps(entries, indent=1) + "\n")
