@@ -130,6 +130,8 @@ def ladders_table(which):
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
                     f"{lad.meta['seconds'] / 60:.0f} min | {lad.meta['date']}, {lad.meta['revision']} |")
+    if len(rows) == 2:
+        return f"No {'solo' if mode == 'solo' else 'two-seat'} ladder is built yet."
     return "\n".join(rows)
 
 
