@@ -43,19 +43,15 @@ def pilot(game, rungs, games, workers, seed=7):
 
     spec = ladders.LadderSpec(game, "table", {"num_players": 2}, tuple(rungs))
     labels = [r.label for r in rungs]
-    tally = ladders._Tally(labels)
-    jobs = []
-    for (i, j), n in ladders.initial_schedule(len(rungs), games).items():
-        jobs += ladders.pair_jobs(spec, rungs[i], rungs[j], n, seed, 0)
+    tally = ladders.Tally(labels)
     start = time.perf_counter()
     with Runner(workers=workers) as runner:
-        results = runner.map(ladders.play_match, jobs)
-    for job, res in zip(jobs, results):
-        tally.add(job, res)
+        ladders.play_plan(spec, ladders.initial_schedule(len(rungs), games), tally, runner, seed)
+    played = int(tally.games.sum() / 2)
     fit = elo.fit(labels, tally.points, tally.games, {ladders.ANCHOR: ladders.ANCHOR_RATING},
                   prior_sd=1500.0, prior_mean=ladders.ANCHOR_RATING)
     spm = tally.seconds_per_move()
-    lines = [f"# pilot {game}: {len(jobs)} games in {time.perf_counter() - start:.0f} s"]
+    lines = [f"# pilot {game}: {played} games in {time.perf_counter() - start:.0f} s"]
     previous = None
     for i in np.argsort(fit.ratings):
         lab = labels[i]

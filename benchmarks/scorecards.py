@@ -33,34 +33,27 @@ def second_rung(lad):
 
 
 def check(game, mode, workers, log, also=()):
+    """Cards of greedy, the rung below it and the agents ``also``, each with a fresh seed;
+    a rung's card is compared with its published rating (the card's ``ladder_rating``)."""
     from agents.rating import ladder as ladders
     from agents.rating.scorecard import rate
 
     lad = ladders.load(game, mode)
+    agents = [(r.agent, dict(r.options)) for r in (lad.spec.rung("greedy"), second_rung(lad))]
     rows = []
-    for rung in (lad.spec.rung("greedy"), second_rung(lad)):
+    for agent, options in agents + [(spec, {}) for spec in also]:
         seed = secrets.randbits(63)
-        card = rate(game, rung.agent, mode=mode, agent_options=dict(rung.options), seed=seed,
-                    workers=workers)
-        off = card["rating"] - lad.rating(rung.label)
-        rows.append({"ladder": lad.spec.name, "rung": rung.label, "agent": rung.agent,
-                     "options": dict(rung.options), "seed": seed,
-                     "published": lad.rating(rung.label), "rating": card["rating"],
-                     "halfwidth": card["halfwidth"], "off": round(off, 1),
-                     "within": abs(off) <= WITHIN, "games": card["games"],
-                     "seconds": card["seconds"], "stopped": card["stopped"]})
-        log(f"{lad.spec.name} {rung.label}: {card['rating']:.0f} ± {card['halfwidth']:.0f} "
-            f"(published {lad.rating(rung.label):.0f}, off {off:+.0f}) in {card['seconds']:.0f} s, "
-            f"{card['games']} games")
-    for spec in also:
-        seed = secrets.randbits(63)
-        card = rate(game, spec, mode=mode, seed=seed, workers=workers)
-        rows.append({"ladder": lad.spec.name, "rung": None, "agent": spec, "options": {},
-                     "seed": seed, "published": None, "rating": card["rating"],
-                     "halfwidth": card["halfwidth"], "off": None, "within": None,
+        card = rate(game, agent, mode=mode, agent_options=options, seed=seed, workers=workers)
+        published = card.get("ladder_rating")
+        off = None if published is None else round(card["rating"] - published, 1)
+        rows.append({"ladder": lad.spec.name, "rung": card.get("ladder_rung"), "agent": agent,
+                     "options": options, "seed": seed, "published": published,
+                     "rating": card["rating"], "halfwidth": card["halfwidth"], "off": off,
+                     "within": None if off is None else abs(off) <= WITHIN,
                      "games": card["games"], "seconds": card["seconds"], "stopped": card["stopped"]})
-        log(f"{lad.spec.name} {spec}: {card['rating']:.0f} ± {card['halfwidth']:.0f} in "
-            f"{card['seconds']:.0f} s, {card['games']} games")
+        versus = "" if off is None else f" (published {published:.0f}, off {off:+.0f})"
+        log(f"{lad.spec.name} {card.get('ladder_rung') or agent}: {card['rating']:.0f} ± "
+            f"{card['halfwidth']:.0f}{versus} in {card['seconds']:.0f} s, {card['games']} games")
     return rows
 
 

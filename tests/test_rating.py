@@ -299,3 +299,27 @@ def test_pilot_rungs_are_checked(text, needle):
     with pytest.raises(ValueError, match=needle):
         parse_rung(text)
     assert parse_rung('g50=greedy:{"noise": 0.5}') == ladders.Rung("g50", "greedy", {"noise": 0.5})
+
+
+def test_the_scorecard_check_compares_rungs_with_their_published_ratings(tiny_ladder, monkeypatch):
+    """benchmarks.scorecards: a rung's card is compared with its published rating, another
+    agent's card is only reported."""
+    from benchmarks import scorecards as check_module
+
+    def fake_rate(game, agent, *, agent_options=None, **_):
+        card = {"rating": 1030.0, "halfwidth": 48.0, "games": 100, "seconds": 5.0, "stopped": "interval"}
+        rung = tiny_ladder.rung_matching(agent, agent_options)
+        if rung is not None:
+            card.update(ladder_rating=tiny_ladder.rating(rung.label), ladder_rung=rung.label)
+        return card
+
+    monkeypatch.setattr(ladders, "load", lambda game, mode: tiny_ladder)
+    monkeypatch.setattr(scorecard, "rate", fake_rate)
+    rows = check_module.check(GAME, "table", 1, lambda *_: None, also=["pretrained"])
+    by_agent = {(r["agent"], r["rung"]): r for r in rows}
+    greedy = next(r for r in rows if r["rung"] == "greedy")
+    assert greedy["published"] == tiny_ladder.rating("greedy")
+    assert greedy["off"] == pytest.approx(1030.0 - tiny_ladder.rating("greedy"), abs=0.1)
+    assert greedy["within"] == (abs(greedy["off"]) <= check_module.WITHIN)
+    other = by_agent[("pretrained", None)]
+    assert other["published"] is None and other["within"] is None and len(rows) == 3

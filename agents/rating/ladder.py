@@ -324,7 +324,7 @@ def machine():
 
 
 # -------------------------------------------------------------------- building
-class _Tally:
+class Tally:
     """Points and games per rung pair, and think time per rung, as results arrive."""
 
     def __init__(self, labels):
@@ -377,29 +377,17 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
 
     ``previous``: a stored :class:`Ladder` of the same rungs and seed whose games are kept;
     the build goes on from them (new games get new seeds) instead of starting again."""
-    from agents.runner import Runner, progress_bar
+    from agents.runner import Runner
 
     labels = [r.label for r in spec.rungs]
-    tally = _Tally(labels)
-    played = {}
+    tally = Tally(labels)
     earlier = 0.0
     if previous is not None:
-        earlier = _resume(tally, played, previous, spec, seed)
+        earlier = _resume(tally, previous, spec, seed)
     start = time.perf_counter()
     with Runner(workers=workers, backend=backend) as runner:
         def play(plan):
-            jobs = []
-            for (i, j), games in plan.items():
-                first = played.get((i, j), 0)
-                jobs += pair_jobs(spec, spec.rungs[i], spec.rungs[j], games, seed, first)
-                played[(i, j)] = first + games
-            bar = progress_bar(len(jobs), spec.name, progress)
-            try:
-                results = runner.map(play_match, jobs, bar)
-            finally:
-                bar.close()
-            for job, res in zip(jobs, results):
-                tally.add(job, res)
+            play_plan(spec, plan, tally, runner, seed, progress)
 
         if previous is None:
             play(initial_schedule(len(labels), base_games))
@@ -425,8 +413,26 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
                    seconds, seed, tally.core_seconds)
 
 
-def _resume(tally, played, previous, spec, seed):
-    """Load ``previous``'s games into ``tally`` and ``played``; returns its build seconds."""
+def play_plan(spec, plan, tally, runner, seed, progress=False):
+    """Play ``plan`` (``{(i, j): games}`` between rungs ``i < j`` of ``spec``) on ``runner``
+    and add the results to ``tally``.  A pair's games are numbered on from those it has
+    played, so every game gets its own seeds."""
+    from agents.runner import progress_bar
+
+    jobs = []
+    for (i, j), games in plan.items():
+        jobs += pair_jobs(spec, spec.rungs[i], spec.rungs[j], games, seed, int(tally.games[i, j]))
+    bar = progress_bar(len(jobs), spec.name, progress)
+    try:
+        results = runner.map(play_match, jobs, bar)
+    finally:
+        bar.close()
+    for job, res in zip(jobs, results):
+        tally.add(job, res)
+
+
+def _resume(tally, previous, spec, seed):
+    """Load ``previous``'s games into ``tally``; returns its build seconds."""
     if [r.as_dict() for r in previous.spec.rungs] != [r.as_dict() for r in spec.rungs] \
             or previous.spec.options != spec.options or previous.spec.mode != "table":
         raise ValueError(f"previous: ladder {previous.spec.name} was built from other rungs or "
@@ -441,7 +447,6 @@ def _resume(tally, played, previous, spec, seed):
         tally.points[j, i] += pair["games"] - pair["points"]
         tally.games[i, j] += pair["games"]
         tally.games[j, i] += pair["games"]
-        played[(min(i, j), max(i, j))] = int(pair["games"])
     for lab, spm in previous.seconds_per_move.items():
         if spm is not None:               # the stored average, weighted as 1,000 moves
             tally.think[lab] = [spm * 1000.0, 1000]
