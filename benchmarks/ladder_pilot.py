@@ -1,6 +1,7 @@
 """A pilot round robin for choosing a ladder's rungs.
 
     python -m benchmarks.ladder_pilot --game GAME --games 30 RUNG [RUNG ...]
+    python -m benchmarks.ladder_pilot --game GAME --solo --seeds 150 --games-file F.jsonl RUNG ...
 
 A RUNG is ``label=agent`` or ``label=agent:JSON`` (the agent's options), e.g. ``random=random``
 ``g50=greedy:{"noise":0.5}`` ``m100=mcts:{"simulations":100}``, listed weakest first.  The
@@ -8,7 +9,10 @@ candidates play the ladder's first-round schedule at the two-seat table (``--gam
 between neighbours, half as many two apart, a quarter beyond; seats rotated), and the fit
 (greedy = 1000, a weak prior so that unbeaten candidates stay finite) prints every
 candidate's rating, interval, seconds a move and the gap to the one below: rungs for
-:data:`agents.rating.ladder.SPECS` are then picked about 200 Elo apart.  The pilots behind
+:data:`agents.rating.ladder.SPECS` are then picked about 200 Elo apart.  ``--solo``: the
+candidates play the game's solo mode on the same ``--seeds`` seeds (as a solo build does,
+with its seed), compared seed by seed; with ``--games-file`` the build of the chosen rungs
+takes their games from the pilot's file.  The pilots behind
 the shipped ladders are in ``benchmarks/results/ladder/pilots/``.
 """
 from __future__ import annotations
@@ -66,6 +70,25 @@ def pilot(game, rungs, games, workers, seed=7):
     return "\n".join(lines)
 
 
+def pilot_solo(game, rungs, seeds, workers, games_file=None):
+    from agents.rating import ladder as ladders
+
+    spec = ladders.LadderSpec(game, "solo", {"num_players": 1}, tuple(rungs))
+    start = time.perf_counter()
+    lad = ladders.build_solo(spec, seeds=seeds, workers=workers, progress=False, log=lambda *_: None,
+                             bootstrap=200, games_file=games_file)
+    lines = [f"# solo pilot {game}: {seeds} seeds x {len(rungs)} candidates in "
+             f"{time.perf_counter() - start:.0f} s"]
+    previous = None
+    for r in lad.sorted_rungs():
+        mean = float(np.mean(lad.seed_results[r.label]))
+        gap = "" if previous is None else f"  (+{lad.rating(r.label) - previous:.0f})"
+        lines.append(f"{r.label:12s} {lad.rating(r.label):7.0f} ±{lad.halfwidths[r.label]:4.0f}  mean result "
+                     f"{mean:7.2f}  s/move {lad.seconds_per_move[r.label] or 0:.4f}{gap}")
+        previous = lad.rating(r.label)
+    return "\n".join(lines)
+
+
 def main(argv=None):
     from envs import cli
 
@@ -73,6 +96,9 @@ def main(argv=None):
     p.add_argument("--game", required=True, type=cli.game_id)
     p.add_argument("--games", type=cli.positive_int, default=30, help="games between neighbours")
     p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
+    p.add_argument("--solo", action="store_true", help="the game's solo mode, compared seed by seed")
+    p.add_argument("--seeds", type=cli.positive_int, default=150, help="solo: game seeds every candidate plays")
+    p.add_argument("--games-file", default=None, help="solo: keep (and reuse) the games in this .jsonl file")
     p.add_argument("rungs", nargs="+", metavar="RUNG")
     args = p.parse_args(argv)
     try:
@@ -81,7 +107,10 @@ def main(argv=None):
         cli.fail(exc, p.prog)
     if len({r.label for r in rungs}) != len(rungs) or "greedy" not in {r.label for r in rungs}:
         cli.fail("rung labels must be distinct and include greedy (the anchor)", p.prog)
-    print(pilot(args.game, rungs, args.games, args.workers))
+    if args.solo:
+        print(pilot_solo(args.game, rungs, args.seeds, args.workers, args.games_file))
+    else:
+        print(pilot(args.game, rungs, args.games, args.workers))
 
 
 if __name__ == "__main__":

@@ -203,6 +203,42 @@ def test_solo_fit_ranks_by_seed_comparisons():
     assert all(h < 120 for h in half)
 
 
+def test_a_solo_build_keeps_its_games_and_a_stopped_build_goes_on(tmp_path, monkeypatch):
+    """Every rung plays the same seeds; the games file holds every finished game, a build
+    with all of them in the file plays nothing, and one stopped half-way (the file cut
+    after the first chunk) plays only the rest and gives the same ladder."""
+    spec = ladders.LadderSpec("tiny_towns_v0", "solo", {"num_players": 1}, (
+        ladders.Rung("random", "random"), ladders.Rung("greedy_90", "greedy", {"noise": 0.9}),
+        ladders.Rung("greedy", "greedy", {"noise": 0.8})))    # close enough for 10 seeds to link
+    quiet = dict(seed=2, workers=1, progress=False, log=lambda *_: None, bootstrap=50)
+    games = tmp_path / "games.jsonl"
+    seeds = 10                                  # more than one chunk (8 seeds a chunk)
+    full = ladders.build_solo(spec, seeds=seeds, games_file=str(games), **quiet)
+    lines = games.read_text().splitlines()
+    assert len(lines) == seeds * len(spec.rungs)
+    assert {len(set(v)) > 1 for v in full.seed_results.values()} == {True}   # real games
+    assert full.ratings["greedy"] == 1000.0 and all(np.isfinite(list(full.ratings.values())))
+
+    def no_games(job):
+        raise AssertionError("played a game the file holds")
+    monkeypatch.setattr(ladders, "play_match", no_games)
+    again = ladders.build_solo(spec, seeds=seeds, games_file=str(games), **quiet)
+    assert again.ratings == full.ratings and again.seed_results == full.seed_results
+    monkeypatch.undo()
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:8 * len(spec.rungs)]) + "\n")
+    played = []
+    real = ladders.play_match
+    monkeypatch.setattr(ladders, "play_match", lambda job: played.append(job) or real(job))
+    resumed = ladders.build_solo(spec, seeds=seeds, games_file=str(cut), **quiet)
+    assert len(played) == (seeds - 8) * len(spec.rungs)
+    assert resumed.seed_results == full.seed_results and resumed.ratings == full.ratings
+    cut.write_text("not json\n")
+    with pytest.raises(ValueError, match="line 1: not a finished solo game"):
+        ladders.build_solo(spec, seeds=seeds, games_file=str(cut), **quiet)
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["--game", "nope", "--agent", "greedy"], "unknown game"),
     (["--game", GAME, "--agent", "randon"], "unknown agent 'randon'"),
@@ -323,3 +359,33 @@ def test_the_scorecard_check_compares_rungs_with_their_published_ratings(tiny_la
     assert greedy["within"] == (abs(greedy["off"]) <= check_module.WITHIN)
     other = by_agent[("pretrained", None)]
     assert other["published"] is None and other["within"] is None and len(rows) == 3
+
+
+def test_a_solo_pilot_rates_its_candidates_and_keeps_their_games(tmp_path, capsys):
+    from benchmarks.ladder_pilot import main
+    games = tmp_path / "pilot.jsonl"
+    argv = ["--game", "tiny_towns_v0", "--solo", "--seeds", "6", "--workers", "1", "--games-file", str(games),
+            "random=random", 'greedy=greedy:{"noise":0.8}', 'g90=greedy:{"noise":0.9}']
+    main(argv)
+    assert len(games.read_text().splitlines()) == 18
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("# solo pilot tiny_towns_v0: 6 seeds x 3 candidates")
+    rows = {line.split()[0]: line for line in out[1:]}
+    assert set(rows) == {"random", "greedy", "g90"} and rows["greedy"].split()[1] == "1000"
+
+
+@pytest.mark.slow   # starts a local ray cluster (~30 s); runs in the CI's slow stage
+def test_a_ladder_builds_the_same_on_ray(tiny_ladder):
+    ray = pytest.importorskip("ray")
+    quiet = dict(workers=2, backend="ray", progress=False, log=lambda *_: None)
+    solo = ladders.LadderSpec("tiny_towns_v0", "solo", {"num_players": 1}, (
+        ladders.Rung("random", "random"), ladders.Rung("greedy", "greedy", {"noise": 0.8})))
+    try:
+        on_ray = ladders.build_table(tiny_ladder.spec, base_games=16, batch=8, max_games=48, seed=3, **quiet)
+        solo_ray = ladders.build_solo(solo, seeds=8, seed=1, bootstrap=50, **quiet)
+    finally:
+        ray.shutdown()
+    assert on_ray.pairs == tiny_ladder.pairs and on_ray.ratings == tiny_ladder.ratings
+    solo_here = ladders.build_solo(solo, seeds=8, seed=1, bootstrap=50, workers=1, progress=False,
+                                   log=lambda *_: None)
+    assert solo_ray.seed_results == solo_here.seed_results and solo_ray.ratings == solo_here.ratings

@@ -503,9 +503,9 @@ def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=T
 
     labels = [r.label for r in spec.rungs]
     game_seeds = [agent_seed(seed, 0, k) for k in range(seeds)]
-    jobs = []
-    for r in spec.rungs:
-        for k, s in enumerate(game_seeds):
+    jobs = []       # seed by seed, so that a stopped build has every rung on its first seeds
+    for k, s in enumerate(game_seeds):
+        for r in spec.rungs:
             jobs.append({"game": spec.game, "options": dict(spec.options),
                          "players": [{"spec": r.agent, "options": dict(r.options)}],
                          "labels": [r.label], "version": r.version, "env_seed": s,
@@ -514,16 +514,18 @@ def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=T
     todo = [job for job in jobs if _job_key(job) not in done]
     start = time.perf_counter()
     bar = progress_bar(len(todo), spec.name, progress)
+    fresh = []
+    chunk = 8 * workers * len(spec.rungs)     # games kept in games_file after every chunk
     try:
         with Runner(workers=workers, backend=backend) as runner:
-            fresh = runner.map(play_match, todo, bar)
+            for first in range(0, len(todo), chunk):
+                part = todo[first:first + chunk]
+                results = runner.map(play_match, part, bar)
+                _append_games(games_file, part, results)
+                fresh.extend(results)
     finally:
         bar.close()
     seconds = time.perf_counter() - start
-    if games_file is not None and todo:
-        with open(games_file, "a") as f:
-            for job, res in zip(todo, fresh):
-                f.write(json.dumps({"key": _job_key(job), "result": res}) + "\n")
     done.update((_job_key(job), res) for job, res in zip(todo, fresh))
     per = {lab: [None] * seeds for lab in labels}
     think = {lab: [0.0, 0] for lab in labels}
@@ -541,6 +543,13 @@ def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=T
     log(f"{spec.name}: {len(jobs)} games ({len(jobs) - len(todo)} from {games_file}); intervals "
         + ", ".join(f"{lab} ±{h:.0f}" for lab, h in zip(labels, halfwidths)))
     return _ladder(spec, fit, spm, [], per, game_seeds, len(jobs), seconds, seed, core_seconds)
+
+
+def _append_games(path, jobs, results):
+    if path is not None and jobs:
+        with open(path, "a") as f:
+            for job, res in zip(jobs, results):
+                f.write(json.dumps({"key": _job_key(job), "result": res}) + "\n")
 
 
 def _job_key(job):
