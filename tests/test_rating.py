@@ -191,6 +191,25 @@ def test_a_build_goes_on_from_a_stored_ladder(tiny_ladder):
     other = ladders.LadderSpec(GAME, "table", {}, tiny_ladder.spec.rungs[:2])
     with pytest.raises(ValueError, match="other rungs"):
         ladders.build_table(other, seed=3, progress=False, previous=tiny_ladder)
+    changed = ladders.LadderSpec(GAME, "table", {}, tiny_ladder.spec.rungs[:2] + (
+        ladders.Rung("greedy_80", "greedy", {"noise": 0.7}),))
+    with pytest.raises(ValueError, match="other rungs"):
+        ladders.build_table(changed, seed=3, progress=False, previous=tiny_ladder)
+
+
+def test_a_rung_added_to_a_stored_ladder_plays_its_round_robin_and_keeps_the_rest(tiny_ladder):
+    added = ladders.Rung("greedy_70", "greedy", {"noise": 0.7})
+    spec = ladders.LadderSpec(GAME, "table", {}, tiny_ladder.spec.rungs + (added,))
+    more = ladders.build_table(spec, base_games=8, batch=8, max_games=tiny_ladder.meta["games"] + 8,
+                               seed=3, workers=1, progress=False, log=lambda *_: None,
+                               previous=tiny_ladder)
+    before = {(p["a"], p["b"]): p["games"] for p in tiny_ladder.pairs}
+    after = {(p["a"], p["b"]): p["games"] for p in more.pairs}
+    assert {k: n for k, n in after.items() if "greedy_70" not in k} == before   # no games but the new rung's
+    # first round: 8 games with its neighbour in the spec's order, 4 with each rung further down
+    assert {k: n for k, n in after.items() if "greedy_70" in k} == {
+        ("greedy_80", "greedy_70"): 8, ("greedy", "greedy_70"): 4, ("random", "greedy_70"): 4}
+    assert np.isfinite(more.ratings["greedy_70"]) and more.meta["games"] == tiny_ladder.meta["games"] + 16
 
 
 def test_solo_fit_ranks_by_seed_comparisons():

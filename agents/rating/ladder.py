@@ -375,8 +375,10 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
     """Rate ``spec``'s rungs by a round robin (see :func:`initial_schedule`), then add games
     between neighbours until every rung's interval meets its target (or ``max_games``).
 
-    ``previous``: a stored :class:`Ladder` of the same rungs and seed whose games are kept;
-    the build goes on from them (new games get new seeds) instead of starting again."""
+    ``previous``: a stored :class:`Ladder` built with the same seed from the same rungs, or
+    from some of them (a rung added to the ladder): its games are kept and the build goes on
+    from them (new games get new seeds), the added rungs first playing their round-robin
+    games."""
     from agents.runner import Runner
 
     labels = [r.label for r in spec.rungs]
@@ -389,8 +391,9 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
         def play(plan):
             play_plan(spec, plan, tally, runner, seed, progress)
 
-        if previous is None:
-            play(initial_schedule(len(labels), base_games))
+        added = [i for i, lab in enumerate(labels) if previous is None or lab not in previous.ratings]
+        play({pair: n for pair, n in initial_schedule(len(labels), base_games).items()
+              if pair[0] in added or pair[1] in added})
         while True:
             fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
             targets = _targets(spec, tally.seconds_per_move())
@@ -433,7 +436,8 @@ def play_plan(spec, plan, tally, runner, seed, progress=False):
 
 def _resume(tally, previous, spec, seed):
     """Load ``previous``'s games into ``tally``; returns its build seconds."""
-    if [r.as_dict() for r in previous.spec.rungs] != [r.as_dict() for r in spec.rungs] \
+    mine = {r.label: r.as_dict() for r in spec.rungs}
+    if any(mine.get(r.label) != r.as_dict() for r in previous.spec.rungs) \
             or previous.spec.options != spec.options or previous.spec.mode != "table":
         raise ValueError(f"previous: ladder {previous.spec.name} was built from other rungs or "
                          "options; it cannot be continued")
