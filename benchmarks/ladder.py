@@ -107,7 +107,7 @@ def main(argv=None):
         previous = None
         if args.resume:
             try:
-                previous = ladders.load(args.game, "table", directory=args.ladder_dir)
+                previous = ladders.load(args.game, "table", directory=args.ladder_dir, rungs_added=True)
             except ValueError as exc:
                 cli.fail(f"--resume: {exc}", p.prog)
         try:

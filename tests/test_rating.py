@@ -197,12 +197,20 @@ def test_a_build_goes_on_from_a_stored_ladder(tiny_ladder):
         ladders.build_table(changed, seed=3, progress=False, previous=tiny_ladder)
 
 
-def test_a_rung_added_to_a_stored_ladder_plays_its_round_robin_and_keeps_the_rest(tiny_ladder):
+def test_a_rung_added_to_a_stored_ladder_plays_its_round_robin_and_keeps_the_rest(
+        tiny_ladder, tmp_path, monkeypatch):
     added = ladders.Rung("greedy_70", "greedy", {"noise": 0.7})
     spec = ladders.LadderSpec(GAME, "table", {}, tiny_ladder.spec.rungs + (added,))
+    monkeypatch.setitem(ladders.SPECS, GAME, tiny_ladder.spec)
+    ladders.save(tiny_ladder, tmp_path)
+    monkeypatch.setitem(ladders.SPECS, GAME, spec)       # the code now defines one more rung
+    with pytest.raises(ValueError, match="other rungs"):
+        ladders.load(GAME, directory=tmp_path)
+    stored = ladders.load(GAME, directory=tmp_path, rungs_added=True)
+    assert stored.spec.rungs == tiny_ladder.spec.rungs
     more = ladders.build_table(spec, base_games=8, batch=8, max_games=tiny_ladder.meta["games"] + 8,
                                seed=3, workers=1, progress=False, log=lambda *_: None,
-                               previous=tiny_ladder)
+                               previous=stored)
     before = {(p["a"], p["b"]): p["games"] for p in tiny_ladder.pairs}
     after = {(p["a"], p["b"]): p["games"] for p in more.pairs}
     assert {k: n for k, n in after.items() if "greedy_70" not in k} == before   # no games but the new rung's
