@@ -115,7 +115,8 @@ def shell_options_table(which):
 
 
 def ladders_table(which):
-    """One row per ladder: its rungs weakest first, each with its rating and interval."""
+    """One row per ladder: its rungs weakest first, each with its rating and interval (solo:
+    and its mean solo result over the seeds)."""
     from agents.rating import ladder as ladders
     mode = {"all": "table", "solo": "solo"}[which]
     rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | build time (2 workers) | built |",
@@ -125,7 +126,9 @@ def ladders_table(which):
             continue
         lad = ladders.load(spec.game, spec.mode)
         rungs = ", ".join(f"`{r.label}` {lad.rating(r.label):.0f}" + (
-            f" ± {lad.halfwidths[r.label]:.0f}" if r.label != ladders.ANCHOR else "")
+            f" ± {lad.halfwidths[r.label]:.0f}" if r.label != ladders.ANCHOR else "") + (
+            f" (mean {sum(lad.seed_results[r.label]) / len(lad.seed_results[r.label]):.1f})"
+            if mode == "solo" else "")
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "

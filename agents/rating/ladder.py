@@ -160,6 +160,21 @@ _define("smartphone_inc_v0", "solo", _ONE_SEAT,
          _mcts(300)])
 
 
+# Between Two Cities solo (against the automata, at the default difficulty level 2): the
+# margin over the automata moves little with the player's skill -- random and greedy are
+# ~130 Elo apart and greedy's noise levels lie between them within ~30 -- and MCTS stops
+# gaining at about 100 simulations (300 play alike), so the whole range is ~400 Elo: room
+# for four rungs 100-300 apart.
+_define("between_two_cities_v0", "solo", _ONE_SEAT, [_RANDOM, _GREEDY, _mcts(10), _mcts(100)])
+
+
+# Tiny Towns solo (the score): MCTS keeps gaining with its budget but a solo game of it is
+# long (~100 moves; ~20 s at 100 simulations on one core), so the top is mcts_30 (~180
+# Elo above greedy); mcts_10 lies only ~100 above greedy.
+_define("tiny_towns_v0", "solo", _ONE_SEAT,
+        [_RANDOM, _greedy(0.7), _greedy(0.4), _greedy(0.2), _greedy(0.1), _GREEDY, _mcts(30)])
+
+
 def spec_for(game, mode="table"):
     """The :class:`LadderSpec` of ``game``'s table (``mode="table"``) or solo mode."""
     if mode not in MODES:
@@ -479,32 +494,45 @@ def _resume(tally, previous, spec, seed):
 
 
 def _refinement(fit, labels, over, tally, batch):
-    """The next games: ``batch`` for each rung over its target, spread over the links
-    between rating neighbours.  A rung's rating hangs on the chain of links between it and
-    the anchor, and its variance is about the sum of theirs, so a link's share grows with
-    the number of over-target rungs whose chain crosses it and with the variance one more
-    game removes from it (``var / games``, where ``var = (Elo per nat)^2 / (games p (1-p))``
-    at the fitted expected score ``p``)."""
+    """The next games: ``batch`` for each rung over its target, spread over links between
+    rating neighbours and, for each rung over target, its direct link to the anchor.  A
+    rung's rating hangs on the chain of links between it and the anchor, and its variance
+    is about the sum of theirs, so a link's share grows with the number of over-target
+    rungs it serves and with the variance one more game removes from it (``var / games``,
+    where ``var = (Elo per nat)^2 / (games p (1-p))`` at the fitted expected score ``p``)
+    per second of play (its two rungs' seconds a move).  The direct link serves one rung
+    and pays where the chain runs through dear rungs (a cheap top rung above MCTS);
+    links whose expected score is beyond 0.1-0.9 teach too little to be added."""
     order = sorted(range(len(labels)), key=lambda i: fit.ratings[i])
     pos = {i: k for k, i in enumerate(order)}
-    home = pos[labels.index(ANCHOR)]
-    weights = []
+    anchor = labels.index(ANCHOR)
+    home = pos[anchor]
+    spm = tally.seconds_per_move()
+
+    def gain(i, j):
+        games = max(tally.games[i, j], 1.0)
+        p = elo.expected_score(fit.ratings[i], fit.ratings[j])
+        variance = elo.ELO_PER_NAT ** 2 / (games * max(p * (1.0 - p), 0.01))
+        cost = sum(max(spm[labels[x]] or 0.0, 1e-4) for x in (i, j))
+        return variance / games / cost
+
+    links = {}
     for k in range(len(order) - 1):
         i, j = order[k], order[k + 1]
         crossing = sum(1 for lab in over if min(pos[labels.index(lab)], home) <= k
                        < max(pos[labels.index(lab)], home))
-        games = max(tally.games[i, j], 1.0)
-        p = elo.expected_score(fit.ratings[i], fit.ratings[j])
-        variance = elo.ELO_PER_NAT ** 2 / (games * max(p * (1.0 - p), 0.01))
-        weights.append(crossing * variance / games)
-    total = sum(weights)
+        if crossing:
+            links[(min(i, j), max(i, j))] = crossing * gain(i, j)
+    for lab in over:
+        i = labels.index(lab)
+        p = elo.expected_score(fit.ratings[i], fit.ratings[anchor])
+        if abs(pos[i] - home) > 1 and 0.1 <= p <= 0.9:
+            links[(min(i, anchor), max(i, anchor))] = gain(i, anchor)
+    total = sum(links.values())
     plan = {}
-    for k, w in enumerate(weights):
-        if w <= 0.0:
-            continue
+    for pair, w in links.items():
         share = max(2, int(round(batch * len(over) * w / total)))
-        i, j = order[k], order[k + 1]
-        plan[(min(i, j), max(i, j))] = share + share % 2
+        plan[pair] = share + share % 2
     return plan
 
 

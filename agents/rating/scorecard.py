@@ -286,8 +286,17 @@ def format_card(card):
             parts.append(f"win rate {ys['win_rate']:.2f}, mean margin {ys['mean_margin']:+.1f}")
         if ys.get("titles"):
             parts.append("titles " + ", ".join(f"{t} {n}" for t, n in ys["titles"].items() if n))
+        if ys.get("level_win_rates"):
+            parts.append(level_words(ys))
         lines.append("yardstick: " + "; ".join(parts))
     return "\n".join(lines)
+
+
+def level_words(ys):
+    """Between Two Cities' levels in words: the win rate at each and the highest beaten."""
+    rates = ", ".join(f"{lv} {rate:.0%}" for lv, rate in sorted(ys["level_win_rates"].items()))
+    top = ys["highest_level_beaten"]
+    return f"wins by level {rates}; highest level beaten in more than half: {top or 'none'}"
 
 
 def _duration(seconds):

@@ -133,6 +133,8 @@ def solo_line(res):
         words.append(f"win {res['win_rate']:6.1%}  margin {res['mean_margin']:+.1f}")
     if res["titles"] is not None:
         words.append("titles " + ", ".join(f"{t} {c}" for t, c in res["titles"].items() if c))
+    if res.get("highest_level_beaten") is not None:
+        words.append(f"highest level beaten {res['highest_level_beaten'] or 'none'}")
     return "  ".join(words)
 
 
