@@ -2,7 +2,7 @@
 
     python -m benchmarks.ladder --game GAME [--solo] [--games 100] [--seeds 200]
         [--workers 2] [--backend process|ray] [--seed 0] [--max-games 20000] [--resume]
-        [--games-file FILE.jsonl]
+        [--games-file FILE.jsonl] [--max-seeds N]
 
 Writes the ladder into the package (``agents/rating/ladders/<ladder>.json``, which the
 scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``table.md``
@@ -10,7 +10,9 @@ scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``
 tables start with ``--games`` games between neighbouring rungs (fewer between distant
 ones), then add games between neighbours until every rung's 95 % interval is within ±30
 Elo (±50 for rungs slower than 0.3 s a move).  Solo ladders play ``--seeds`` game seeds
-with every rung (``--games-file`` keeps their games and reuses them).  ``--backend ray``
+with every rung (``--games-file`` keeps their games and reuses them), and with
+``--max-seeds`` add seeds while some interval is over target, played by the rungs it hangs
+on.  ``--backend ray``
 plays on a Ray cluster.  ``--resume`` goes on from the stored ladder's games (say, with a
 larger ``--max-games``) instead of starting again.
 """
@@ -84,6 +86,9 @@ def main(argv=None):
     p.add_argument("--solo", action="store_true", help="the game's solo ladder")
     p.add_argument("--games", type=cli.positive_int, default=100, help="first-round games between neighbours")
     p.add_argument("--seeds", type=cli.positive_int, default=200, help="solo: game seeds every rung plays")
+    p.add_argument("--max-seeds", type=cli.positive_int, default=None,
+                   help="solo: add seeds up to this many while some interval is over target "
+                        "(played by the rungs it hangs on)")
     p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
     p.add_argument("--backend", choices=["process", "ray"], default="process")
     p.add_argument("--seed", type=int, default=0)
@@ -121,7 +126,7 @@ def main(argv=None):
         try:
             lad = ladders.build_solo(spec, seeds=args.seeds, seed=args.seed, workers=args.workers,
                                      backend=args.backend, progress=not args.no_progress, log=log,
-                                     games_file=args.games_file)
+                                     games_file=args.games_file, max_seeds=args.max_seeds)
         except ValueError as exc:
             cli.fail(exc, p.prog)
     path = ladders.save(lad, args.ladder_dir)

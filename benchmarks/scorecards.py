@@ -50,7 +50,8 @@ def check(game, mode, workers, log, also=()):
                      "options": options, "seed": seed, "published": published,
                      "rating": card["rating"], "halfwidth": card["halfwidth"], "off": off,
                      "within": None if off is None else abs(off) <= WITHIN,
-                     "games": card["games"], "seconds": card["seconds"], "stopped": card["stopped"]})
+                     "games": card["games"], "seconds": card["seconds"], "stopped": card["stopped"],
+                     "yardstick": card.get("yardstick")})
         versus = "" if off is None else f" (published {published:.0f}, off {off:+.0f})"
         log(f"{lad.spec.name} {card.get('ladder_rung') or agent}: {card['rating']:.0f} ± "
             f"{card['halfwidth']:.0f}{versus} in {card['seconds']:.0f} s, {card['games']} games")
@@ -79,6 +80,12 @@ def write(entries, out):
         for e in sorted(others, key=lambda e: (e["ladder"], e["agent"])):
             lines.append(f"| {e['ladder']} | {e['agent']} | {e['rating']:.0f} ± {e['halfwidth']:.0f} | "
                          f"{e['games']} | {e['seconds'] / 60:.1f} min | {e['date']}, {e['revision']} |")
+    solo = [e for e in entries if e.get("yardstick")]
+    if solo:
+        from agents.rating.scorecard import yardstick_words
+        lines += ["", "The solo yardsticks of the solo cards' games:", ""]
+        for e in sorted(solo, key=lambda e: (e["ladder"], e["rung"] or e["agent"])):
+            lines.append(f"- {e['ladder']} {e['rung'] or e['agent']}: {yardstick_words(e['yardstick'])}")
     machines = sorted({e["machine"] for e in entries})
     lines += ["", "Machine: " + "; ".join(machines or [machine()]) + "."]
     (out / "scorecards.md").write_text("\n".join(lines) + "\n")

@@ -114,12 +114,17 @@ def shell_options_table(which):
     return table_markdown(SHELL_OPTIONS if which == "all" else BATCH_OPTIONS)
 
 
+def _mean(results):
+    played = [v for v in results if v is not None]     # a dear rung may play fewer seeds
+    return sum(played) / len(played)
+
+
 def ladders_table(which):
     """One row per ladder: its rungs weakest first, each with its rating and interval (solo:
     and its mean solo result over the seeds)."""
     from agents.rating import ladder as ladders
     mode = {"all": "table", "solo": "solo"}[which]
-    rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | build time (2 workers) | built |",
+    rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | cost (core-hours of play) | built |",
             "|---|---|---|---|---|---|"]
     for name, spec in sorted(ladders.SPECS.items()):
         if spec.mode != mode:
@@ -127,12 +132,11 @@ def ladders_table(which):
         lad = ladders.load(spec.game, spec.mode)
         rungs = ", ".join(f"`{r.label}` {lad.rating(r.label):.0f}" + (
             f" ± {lad.halfwidths[r.label]:.0f}" if r.label != ladders.ANCHOR else "") + (
-            f" (mean {sum(lad.seed_results[r.label]) / len(lad.seed_results[r.label]):.1f})"
-            if mode == "solo" else "")
+            f" (mean {_mean(lad.seed_results[r.label]):.1f})" if mode == "solo" else "")
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
-                    f"{lad.meta['seconds'] / 60:.0f} min | {lad.meta['date']}, {lad.meta['revision']} |")
+                    f"{lad.meta['core_seconds'] / 3600:.2f} | {lad.meta['date']}, {lad.meta['revision']} |")
     if len(rows) == 2:
         return f"No {'solo' if mode == 'solo' else 'two-seat'} ladder is built yet."
     return "\n".join(rows)

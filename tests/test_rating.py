@@ -444,3 +444,35 @@ def test_a_ladder_builds_the_same_on_ray(tiny_ladder):
     solo_here = ladders.build_solo(solo, seeds=8, seed=1, bootstrap=50, workers=1, progress=False,
                                    log=lambda *_: None)
     assert solo_ray.seed_results == solo_here.seed_results and solo_ray.ratings == solo_here.ratings
+
+
+def test_a_solo_build_adds_seeds_only_for_the_rungs_still_over_target(monkeypatch):
+    """Results drawn from known strengths: a dear top rung within target after the first
+    seeds plays no more, while the seeds added for the bottom of the ladder are played by
+    the rungs between it and the anchor; the fit compares rungs on the seeds both played."""
+    rng = np.random.default_rng(0)
+    shift = {"random": -6.0, "g50": -3.0, "greedy": 0.0, "dear": 4.0}
+    noise = rng.normal(0.0, 1.0, (4, 400))
+    spec = ladders.LadderSpec("tiny_towns_v0", "solo", {"num_players": 1}, tuple(
+        ladders.Rung(lab, "random", {"n": k}) for k, lab in enumerate(shift)))
+    seeds_seen = {}
+
+    def fake_match(job):
+        lab = job["labels"][0]
+        k = seeds_seen.setdefault(job["env_seed"], len(seeds_seen))
+        value = shift[lab] + 3.0 * noise[list(shift).index(lab), k]
+        think = 0.5 if lab == "dear" else 1e-4         # s/move: "dear" is a slow rung
+        return {"result": float(value), "outcome": {}, "ranks": [1], "scores": [0], "moves": [10],
+                "think": [10 * think], "seconds": 10 * think}
+
+    monkeypatch.setattr(ladders, "play_match", fake_match)
+    monkeypatch.setattr(ladders, "TARGET_HALFWIDTH", 120.0)
+    monkeypatch.setattr(ladders, "SLOW_HALFWIDTH", 400.0)
+    lad = ladders.build_solo(spec, seeds=40, max_seeds=400, workers=1, progress=False,
+                             log=lambda *_: None, bootstrap=100)
+    played = {lab: sum(v is not None for v in lad.seed_results[lab]) for lab in shift}
+    assert played["dear"] == 40 < played["random"] == played["g50"] == played["greedy"] == len(lad.seeds)
+    assert lad.halfwidths["random"] <= 120.0 and lad.halfwidths["dear"] <= 400.0
+    assert lad.ratings["random"] < lad.ratings["g50"] < lad.ratings["greedy"] < lad.ratings["dear"]
+    points, games = ladders.solo_tally(list(shift), lad.seed_results)
+    assert games[0, 3] == 40 and games[0, 1] == len(lad.seeds)

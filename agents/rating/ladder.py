@@ -543,58 +543,95 @@ def _rung_key(rung):
 
 
 def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=True, log=print,
-               bootstrap=400, games_file=None):
+               bootstrap=400, games_file=None, max_seeds=None):
     """Play every rung of a solo ladder on the same ``seeds`` game seeds and rate them from
     the seed-by-seed comparisons (bootstrap intervals over the seeds).
+
+    ``max_seeds`` (more than ``seeds``): while some rung's interval is over its target, add
+    seeds (half as many again each round, up to ``max_seeds``) -- played only by the rungs
+    whose ratings lie between an over-target rung and the anchor, the ones its rating hangs
+    on: a dear rung already within target (MCTS at the top) plays no more games while the
+    cheap ones narrow the bottom of the ladder.  A rung's comparisons use the seeds both
+    played.
 
     ``games_file``: a ``.jsonl`` file that keeps every finished game (one line each) and
     from which games already played -- same game, options, agent, options, version and
     seeds -- are taken instead of being played again: a stopped build goes on, and a pilot
     with more candidate rungs serves the ladder of the ones chosen."""
-    from agents.runner import Runner, progress_bar
+    from agents.runner import Runner
 
     labels = [r.label for r in spec.rungs]
-    game_seeds = [agent_seed(seed, 0, k) for k in range(seeds)]
-    jobs = []       # seed by seed, so that a stopped build has every rung on its first seeds
-    for k, s in enumerate(game_seeds):
-        for r in spec.rungs:
-            jobs.append({"game": spec.game, "options": dict(spec.options),
-                         "players": [{"spec": r.agent, "options": dict(r.options)}],
-                         "labels": [r.label], "version": r.version, "env_seed": s,
-                         "agent_seeds": [agent_seed(seed, 1, _rung_key(r), k)]})
+    max_seeds = max(seeds, max_seeds or seeds)
+    game_seeds = [agent_seed(seed, 0, k) for k in range(max_seeds)]
+    index = {s: k for k, s in enumerate(game_seeds)}
+    reach = {lab: 0 for lab in labels}          # a rung has played seeds 0 .. reach - 1
+    results = {lab: [None] * max_seeds for lab in labels}
+    seconds, core_seconds, from_file = 0.0, 0.0, 0
+    think = {lab: [0.0, 0] for lab in labels}
+    active, n = list(spec.rungs), seeds
+    with Runner(workers=workers, backend=backend) as runner:
+        while True:
+            jobs = [_solo_job(spec, r, k, game_seeds[k], seed)
+                    for k in range(min(reach.values()), n) for r in active if k >= reach[r.label]]
+            played, took, reused = _play_solo(jobs, runner, games_file, workers, len(spec.rungs),
+                                              f"{spec.name} ({n} seeds)", progress)
+            seconds += took
+            from_file += reused
+            for job, res in zip(jobs, played):
+                lab = job["labels"][0]
+                results[lab][index[job["env_seed"]]] = res["result"]
+                think[lab][0] += res["think"][0]
+                think[lab][1] += res["moves"][0]
+                core_seconds += res.get("seconds", 0.0)
+            for r in active:
+                reach[r.label] = n
+            per = {lab: results[lab][:n] for lab in labels}
+            fit, halfwidths = solo_fit(labels, per, {ANCHOR: ANCHOR_RATING}, bootstrap, seed)
+            spm = {lab: (t / m if m else None) for lab, (t, m) in think.items()}
+            targets = _targets(spec, spm)
+            over = [lab for lab, h in zip(labels, halfwidths) if lab != ANCHOR and h > targets[lab]]
+            log(f"{spec.name}: {n} seeds, {sum(reach.values())} games; intervals "
+                + ", ".join(f"{lab} ±{h:.0f}" for lab, h in zip(labels, halfwidths)))
+            if not over or n >= max_seeds:
+                break
+            rank = {lab: k for k, lab in enumerate(sorted(labels, key=fit.rating))}
+            spans = [sorted((rank[lab], rank[ANCHOR])) for lab in over]
+            active = [r for r in spec.rungs if any(lo <= rank[r.label] <= hi for lo, hi in spans)]
+            n = min(max_seeds, n + max(1, n // 2))
+    fit.halfwidths = halfwidths
+    games = sum(reach.values())
+    log(f"{spec.name}: {games} games ({from_file} from {games_file})")
+    per = {lab: results[lab][:n] for lab in labels}
+    return _ladder(spec, fit, spm, [], per, game_seeds[:n], games, seconds, seed, core_seconds)
+
+
+def _solo_job(spec, rung, k, env_seed, seed):
+    return {"game": spec.game, "options": dict(spec.options),
+            "players": [{"spec": rung.agent, "options": dict(rung.options)}],
+            "labels": [rung.label], "version": rung.version, "env_seed": env_seed,
+            "agent_seeds": [agent_seed(seed, 1, _rung_key(rung), k)]}
+
+
+def _play_solo(jobs, runner, games_file, workers, rungs, title, progress):
+    """The results of ``jobs`` in order, those in ``games_file`` taken from it, the others
+    played and appended to it after every chunk; also the wall seconds and how many came
+    from the file."""
+    from agents.runner import progress_bar
+
     done = _read_games(games_file, jobs)
     todo = [job for job in jobs if _job_key(job) not in done]
     start = time.perf_counter()
-    bar = progress_bar(len(todo), spec.name, progress)
-    fresh = []
-    chunk = 8 * workers * len(spec.rungs)     # games kept in games_file after every chunk
+    chunk = 8 * workers * rungs              # games kept in games_file after every chunk
+    bar = progress_bar(len(todo), title, progress)
     try:
-        with Runner(workers=workers, backend=backend) as runner:
-            for first in range(0, len(todo), chunk):
-                part = todo[first:first + chunk]
-                results = runner.map(play_match, part, bar)
-                _append_games(games_file, part, results)
-                fresh.extend(results)
+        for first in range(0, len(todo), chunk):
+            part = todo[first:first + chunk]
+            fresh = runner.map(play_match, part, bar)
+            _append_games(games_file, part, fresh)
+            done.update((_job_key(job), res) for job, res in zip(part, fresh))
     finally:
         bar.close()
-    seconds = time.perf_counter() - start
-    done.update((_job_key(job), res) for job, res in zip(todo, fresh))
-    per = {lab: [None] * seeds for lab in labels}
-    think = {lab: [0.0, 0] for lab in labels}
-    core_seconds = 0.0
-    for job in jobs:
-        res = done[_job_key(job)]
-        lab = job["labels"][0]
-        per[lab][game_seeds.index(job["env_seed"])] = res["result"]
-        think[lab][0] += res["think"][0]
-        think[lab][1] += res["moves"][0]
-        core_seconds += res.get("seconds", 0.0)
-    fit, halfwidths = solo_fit(labels, per, {ANCHOR: ANCHOR_RATING}, bootstrap, seed)
-    fit.halfwidths = halfwidths
-    spm = {lab: (t / m if m else None) for lab, (t, m) in think.items()}
-    log(f"{spec.name}: {len(jobs)} games ({len(jobs) - len(todo)} from {games_file}); intervals "
-        + ", ".join(f"{lab} ±{h:.0f}" for lab, h in zip(labels, halfwidths)))
-    return _ladder(spec, fit, spm, [], per, game_seeds, len(jobs), seconds, seed, core_seconds)
+    return [done[_job_key(job)] for job in jobs], time.perf_counter() - start, len(jobs) - len(todo)
 
 
 def _append_games(path, jobs, results):
@@ -631,14 +668,17 @@ def _read_games(path, jobs):
 
 def solo_tally(labels, per_seed, seed_index=None):
     """``(points, games)`` of seed-by-seed comparisons: ``per_seed[label][k]`` is a rung's
-    result on seed ``k``; ``seed_index`` (optional) the seeds to use (with repeats)."""
+    result on seed ``k`` (None: not played); ``seed_index`` (optional) the seeds to use
+    (with repeats).  Two rungs are compared on the seeds both played."""
     n = len(labels)
-    values = np.array([per_seed[lab] for lab in labels], dtype=float)   # (n, seeds)
+    values = np.array([[np.nan if v is None else v for v in per_seed[lab]] for lab in labels],
+                      dtype=float)                                       # (n, seeds)
     if seed_index is not None:
         values = values[:, seed_index]
-    diff = values[:, None, :] - values[None, :, :]
-    points = (diff > 0).sum(axis=2) + 0.5 * (diff == 0).sum(axis=2)
-    games = np.full((n, n), float(values.shape[1]))
+    a, b = values[:, None, :], values[None, :, :]
+    both = ~np.isnan(a) & ~np.isnan(b)
+    points = ((a > b) & both).sum(axis=2) + 0.5 * ((a == b) & both).sum(axis=2)
+    games = both.sum(axis=2).astype(float)
     np.fill_diagonal(points, 0.0)
     np.fill_diagonal(games, 0.0)
     return points.astype(float), games

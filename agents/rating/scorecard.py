@@ -255,9 +255,11 @@ def _rate_solo(lad, player, seed, workers, backend, target, max_games, max_secon
     per_rung = []
     for lab in labels:
         theirs = np.array([lad.seed_results[lab][k] for k in seeds_used], dtype=float)
-        mine = np.array(results, dtype=float)
-        per_rung.append({"label": lab, "rating": lad.rating(lab), "games": len(mine),
-                         "score": float(np.mean((mine > theirs) + 0.5 * (mine == theirs)))})
+        both = ~np.isnan(theirs)                 # the seeds the rung played (a dear rung: fewer)
+        mine = np.array(results, dtype=float)[both]
+        if mine.size:
+            per_rung.append({"label": lab, "rating": lad.rating(lab), "games": int(mine.size),
+                             "score": float(np.mean((mine > theirs[both]) + 0.5 * (mine == theirs[both])))})
     return {"rating": round(estimate, 1), "halfwidth": round(halfwidth, 1),
             "interval": [round(estimate - halfwidth, 1), round(estimate + halfwidth, 1)],
             "bounded": True, "games": len(results), "stopped": stopped, "rungs": per_rung,
@@ -279,24 +281,25 @@ def format_card(card):
     lines.append(f"{'rung':<16}{'rating':>8}{'games':>7}{'score':>8}")
     for r in sorted(card["rungs"], key=lambda r: r["rating"]):
         lines.append(f"{r['label']:<16}{r['rating']:>8.0f}{r['games']:>7}{r['score']:>8.3f}")
-    ys = card.get("yardstick")
-    if ys:
-        parts = [f"mean score {ys['mean_score']:.1f}"]
-        if ys.get("win_rate") is not None:
-            parts.append(f"win rate {ys['win_rate']:.2f}, mean margin {ys['mean_margin']:+.1f}")
-        if ys.get("titles"):
-            parts.append("titles " + ", ".join(f"{t} {n}" for t, n in ys["titles"].items() if n))
-        if ys.get("level_win_rates"):
-            parts.append(level_words(ys))
-        lines.append("yardstick: " + "; ".join(parts))
+    if card.get("yardstick"):
+        lines.append("yardstick: " + yardstick_words(card["yardstick"]))
     return "\n".join(lines)
 
 
-def level_words(ys):
-    """Between Two Cities' levels in words: the win rate at each and the highest beaten."""
-    rates = ", ".join(f"{lv} {rate:.0%}" for lv, rate in sorted(ys["level_win_rates"].items()))
-    top = ys["highest_level_beaten"]
-    return f"wins by level {rates}; highest level beaten in more than half: {top or 'none'}"
+def yardstick_words(ys):
+    """A solo card's yardstick in words: mean score, win rate and margin against the
+    automata, Tiny Towns' titles, Between Two Cities' wins by level and highest beaten."""
+    parts = [f"mean score {ys['mean_score']:.1f}"]
+    if ys.get("win_rate") is not None:
+        parts.append(f"win rate {ys['win_rate']:.2f}, mean margin {ys['mean_margin']:+.1f}")
+    if ys.get("titles"):
+        parts.append("titles " + ", ".join(f"{t} {n}" for t, n in ys["titles"].items() if n))
+    if ys.get("level_win_rates"):
+        rates = ", ".join(f"{lv} {rate:.0%}" for lv, rate in sorted(ys["level_win_rates"].items(),
+                                                                     key=lambda kv: int(kv[0])))
+        top = ys["highest_level_beaten"]
+        parts.append(f"wins by level {rates}; highest level beaten in more than half: {top or 'none'}")
+    return "; ".join(parts)
 
 
 def _duration(seconds):
