@@ -120,7 +120,7 @@ def test_a_build_reaches_its_targets_and_pins_a_cheap_top_rung_directly(monkeypa
     """A build on games drawn from known strengths: every interval ends within target, the
     ratings cover the truth, and a cheap top rung above a dear one (a policy above MCTS)
     gets most of its games against the anchor directly rather than through the dear rung."""
-    true = {"random": 0.0, "g50": 500.0, "greedy": 1000.0, "mcts": 1200.0, "policy": 1400.0}
+    true = {"random": 0.0, "g50": 500.0, "greedy": 1000.0, "mcts": 1150.0, "policy": 1300.0}
     think = {"random": 1e-4, "g50": 1e-4, "greedy": 1e-4, "mcts": 0.05, "policy": 1e-4}
     spec = ladders.LadderSpec(GAME, "table", {}, tuple(ladders.Rung(lab, "random", {"n": k})
                                                       for k, lab in enumerate(true)))
@@ -476,3 +476,16 @@ def test_a_solo_build_adds_seeds_only_for_the_rungs_still_over_target(monkeypatc
     assert lad.ratings["random"] < lad.ratings["g50"] < lad.ratings["greedy"] < lad.ratings["dear"]
     points, games = ladders.solo_tally(list(shift), lad.seed_results)
     assert games[0, 3] == 40 and games[0, 1] == len(lad.seeds)
+
+    # the solo scorecard on such a ladder: an agent that plays like g50 rates near it, and
+    # meets the dear rung only on the seeds the dear rung played
+    seed_index = {s: k for k, s in enumerate(lad.seeds)}
+    monkeypatch.setattr(scorecard, "_play", lambda jobs, *a: [
+        {"result": shift["g50"] + 3.0 * noise[1, seed_index[job["env_seed"]]],
+         "outcome": {"score": 0, "automata": [], "won": None, "margin": None, "title": None,
+                     "deep_learning_city": None, "levels_won": None},
+         "ranks": [1], "scores": [0], "moves": [10], "think": [0.001]} for job in jobs])
+    card = scorecard.rate("tiny_towns_v0", "greedy", mode="solo", seed=3, ladder=lad, max_games=len(lad.seeds))
+    assert abs(card["rating"] - lad.ratings["g50"]) <= card["halfwidth"] + lad.halfwidths["g50"]
+    met = {r["label"]: r["games"] for r in card["rungs"]}
+    assert met["dear"] < met["random"] == card["games"]

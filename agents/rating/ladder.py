@@ -531,8 +531,11 @@ def _refinement(fit, labels, over, tally, batch):
     total = sum(links.values())
     plan = {}
     for pair, w in links.items():
-        share = max(2, int(round(batch * len(over) * w / total)))
-        plan[pair] = share + share % 2
+        share = int(round(batch * len(over) * w / total))
+        if share >= 1:                 # a link worth less than a game this round waits
+            plan[pair] = share + share % 2
+    if not plan:
+        plan[max(links, key=links.get)] = 2
     return plan
 
 
