@@ -125,11 +125,11 @@ _define("tiny_towns_v0", "table", _TWO_SEATS,
 
 # Smartphone Inc.: MCTS keeps gaining with its budget (1,000 simulations play about 220
 # Elo above 300 in the pilot), but games against mcts_1000 cost too much for a ladder of
-# thousands of games on two cores; the shipped policy, ~125 Elo above mcts_300 on its
-# scorecard and far cheaper, is the top; mcts_1000 and beyond are rated by the scorecard.
+# thousands of games on two cores; mcts_1000 and beyond are rated by the scorecard.  The
+# shipped policy is no rung: it beat mcts_300 in 94 % of 404 games but scored only 0.81
+# against greedy (pilots/smartphone_inc_v0-pretrained.md), too far from one Elo scale.
 _define("smartphone_inc_v0", "table", _TWO_SEATS,
-        [_RANDOM, _greedy(0.9), _greedy(0.65), _greedy(0.4), _greedy(0.2), _GREEDY, _mcts(300),
-         Rung("pretrained", "pretrained")])
+        [_RANDOM, _greedy(0.9), _greedy(0.65), _greedy(0.4), _greedy(0.2), _GREEDY, _mcts(300)])
 
 # Expancity: the whole range from random to greedy is only ~450 Elo (a first build with
 # greedy at noise 0.9, 0.65 and 0.4 put neighbours 77 and 89 Elo apart), so it holds three
@@ -169,10 +169,11 @@ _define("between_two_cities_v0", "solo", _ONE_SEAT, [_RANDOM, _GREEDY, _mcts(10)
 
 
 # Tiny Towns solo (the score): MCTS keeps gaining with its budget but a solo game of it is
-# long (~100 moves; ~20 s at 100 simulations on one core), so the top is mcts_30 (~180
-# Elo above greedy); mcts_10 lies only ~100 above greedy.
+# long (~100 moves; ~20 s at 100 simulations on one core), so the top is mcts_30 (~200
+# Elo above greedy); mcts_10 lies only ~100 above greedy, and greedy at noise 0.1 only ~100
+# above noise 0.2.
 _define("tiny_towns_v0", "solo", _ONE_SEAT,
-        [_RANDOM, _greedy(0.7), _greedy(0.4), _greedy(0.2), _greedy(0.1), _GREEDY, _mcts(30)])
+        [_RANDOM, _greedy(0.7), _greedy(0.4), _greedy(0.2), _GREEDY, _mcts(30)])
 
 
 def spec_for(game, mode="table"):
@@ -502,7 +503,7 @@ def _refinement(fit, labels, over, tally, batch):
     where ``var = (Elo per nat)^2 / (games p (1-p))`` at the fitted expected score ``p``)
     per second of play (its two rungs' seconds a move).  The direct link serves one rung
     and pays where the chain runs through dear rungs (a cheap top rung above MCTS);
-    links whose expected score is beyond 0.1-0.9 teach too little to be added."""
+    direct links whose expected score is beyond 0.03-0.97 teach too little to be added."""
     order = sorted(range(len(labels)), key=lambda i: fit.ratings[i])
     pos = {i: k for k, i in enumerate(order)}
     anchor = labels.index(ANCHOR)
@@ -526,7 +527,7 @@ def _refinement(fit, labels, over, tally, batch):
     for lab in over:
         i = labels.index(lab)
         p = elo.expected_score(fit.ratings[i], fit.ratings[anchor])
-        if abs(pos[i] - home) > 1 and 0.1 <= p <= 0.9:
+        if abs(pos[i] - home) > 1 and 0.03 <= p <= 0.97:
             links[(min(i, anchor), max(i, anchor))] = gain(i, anchor)
     total = sum(links.values())
     plan = {}
