@@ -68,7 +68,7 @@ def _automata_scores(env):
 
 
 def yardstick(outcomes):
-    """What a set of :func:`solo_outcome`\ s says: ``games``, ``mean_score`` and its
+    """What the results of :func:`solo_outcome` say: ``games``, ``mean_score`` and its
     standard error ``score_se``, ``win_rate`` and ``mean_margin`` over the best automaton
     (None without automata), ``titles`` (``{title: games}`` in the rulebook's order,
     Tiny Towns only, else None), and for Between Two Cities ``level_win_rates``

@@ -114,6 +114,12 @@ def shell_options_table(which):
     return table_markdown(SHELL_OPTIONS if which == "all" else BATCH_OPTIONS)
 
 
+def _cost(meta):
+    if "core_seconds" in meta:
+        return f"{meta['core_seconds'] / 3600:.2f}"
+    return f"not recorded ({meta['seconds'] / 60:.0f} min on 2 workers)"   # built before it was
+
+
 def _mean(results):
     played = [v for v in results if v is not None]     # a dear rung may play fewer seeds
     return sum(played) / len(played)
@@ -136,7 +142,7 @@ def ladders_table(which):
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
-                    f"{lad.meta['core_seconds'] / 3600:.2f} | {lad.meta['date']}, {lad.meta['revision']} |")
+                    f"{_cost(lad.meta)} | {lad.meta['date']}, {lad.meta['revision']} |")
     if len(rows) == 2:
         return f"No {'solo' if mode == 'solo' else 'two-seat'} ladder is built yet."
     return "\n".join(rows)
