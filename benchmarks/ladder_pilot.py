@@ -81,7 +81,7 @@ def pilot_solo(game, rungs, seeds, workers, games_file=None):
              f"{time.perf_counter() - start:.0f} s"]
     previous = None
     for r in lad.sorted_rungs():
-        mean = float(np.mean(lad.seed_results[r.label]))
+        mean = lad.mean_result(r.label)
         gap = "" if previous is None else f"  (+{lad.rating(r.label) - previous:.0f})"
         lines.append(f"{r.label:12s} {lad.rating(r.label):7.0f} ±{lad.halfwidths[r.label]:4.0f}  mean result "
                      f"{mean:7.2f}  s/move {lad.seconds_per_move[r.label] or 0:.4f}{gap}")

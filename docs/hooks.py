@@ -120,11 +120,6 @@ def _cost(meta):
     return f"not recorded ({meta['seconds'] / 60:.0f} min on 2 workers)"   # built before it was
 
 
-def _mean(results):
-    played = [v for v in results if v is not None]     # a dear rung may play fewer seeds
-    return sum(played) / len(played)
-
-
 def ladders_table(which):
     """One row per ladder: its rungs weakest first, each with its rating and interval (solo:
     and its mean solo result over the seeds)."""
@@ -138,7 +133,7 @@ def ladders_table(which):
         lad = ladders.load(spec.game, spec.mode)
         rungs = ", ".join(f"`{r.label}` {lad.rating(r.label):.0f}" + (
             f" ± {lad.halfwidths[r.label]:.0f}" if r.label != ladders.ANCHOR else "") + (
-            f" (mean {_mean(lad.seed_results[r.label]):.1f})" if mode == "solo" else "")
+            f" (mean {lad.mean_result(r.label):.1f})" if mode == "solo" else "")
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
         rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "

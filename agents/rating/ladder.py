@@ -207,6 +207,11 @@ class Ladder:
     def labels(self):
         return [r.label for r in self.spec.rungs]
 
+    def mean_result(self, label):
+        """Solo: a rung's mean result over the seeds it played (a dear rung may play fewer)."""
+        played = [v for v in self.seed_results[label] if v is not None]
+        return sum(played) / len(played)
+
     def sorted_rungs(self):
         """The rungs by rating, weakest first."""
         return sorted(self.spec.rungs, key=lambda r: self.ratings[r.label])
