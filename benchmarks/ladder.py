@@ -34,11 +34,14 @@ def write_report(lad, out_dir):
     meta = lad.meta
     hours = meta["seconds"] / 3600.0
     core = meta.get("core_seconds")
-    cost = f" ({core / 3600.0:.2f} core-hours of play)" if core else ""
+    # The wall time is the last run's only: a build that went on from stored games (or a
+    # solo games file) did not replay them, so the core-hours are the ladder's cost.
+    cost = (f"{core / 3600.0:.2f} core-hours of play; the last run took {hours:.2f} h"
+            if core else f"{hours:.2f} h")
     rows = [f"# Rating ladder {lad.spec.name} (v{ladders.LADDER_VERSION})", "",
             f"Game options: `{lad.spec.options}`; mode: {lad.spec.mode}; anchor: "
             f"{ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f} Elo.",
-            f"{meta['games']} games in {hours:.2f} h{cost} on {meta['machine']}; revision "
+            f"{meta['games']} games ({cost}) on {meta['machine']}; revision "
             f"{meta['revision']}, {meta['date']}, rules revision {meta['rules_revision']}, seed "
             f"{meta['seed']}.  Rebuild: `python -m benchmarks.ladder --game {lad.spec.game}"
             f"{' --solo' if lad.spec.mode == 'solo' else ''}`."

@@ -334,8 +334,6 @@ def test_tournament_agents_are_rated_on_the_ladder_scale():
 
 # Ladders that do not yet have the six rungs the rating issue asks for, and why.
 _SHORT_OF_RUNGS = {
-    "expancity_v0": "random to greedy spans ~450 Elo (three steps) and MCTS stops gaining at "
-                    "~80 simulations (250 play ~45 Elo above 80 in the pilot)",
     "between_two_cities_v0/solo": "the solo margin spans ~400 Elo from random to MCTS, which "
                                   "stops gaining at ~100 simulations",
 }
@@ -356,16 +354,7 @@ def test_every_game_has_a_two_seat_ladder_shipped_as_package_data():
         assert any(fnmatch.fnmatch(rel, pat) for pat in shipped["agents.rating"]), rel
 
 
-# Ladders whose intervals do not yet meet the target, and why.
-_SHORT_OF_TARGET = {
-    "tiny_towns_v0/solo": "intervals ±37-58 on 416 seeds: a solo game of mcts_30 costs ~4 s, and "
-                          "±30 needs ~1,000 seeds of it",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_SHORT_OF_TARGET[n]))
-    if n in _SHORT_OF_TARGET else n for n in sorted(ladders.SPECS)])
+@pytest.mark.parametrize("name", sorted(ladders.SPECS))
 def test_a_stored_ladder_meets_its_targets(name):
     """Every shipped ladder loads (same rungs, same rules revision), starts at random, lists
     its rungs weakest first, puts greedy at 1000, has neighbours 100-300 Elo apart, and

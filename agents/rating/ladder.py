@@ -133,11 +133,11 @@ _define("smartphone_inc_v0", "table", _TWO_SEATS,
 
 # Expancity: the whole range from random to greedy is only ~450 Elo (a first build with
 # greedy at noise 0.9, 0.65 and 0.4 put neighbours 77 and 89 Elo apart), so it holds three
-# steps of ~150; mcts_80 (the baseline tournaments' budget) is ~190 above greedy.  A sixth
-# rung would be MCTS at ~250 simulations, whose games (~190 moves a seat) cost a build on
-# two cores too much: five rungs for now.
+# steps of ~150; mcts_80 (the baseline tournaments' budget) is ~200 above greedy.  Above it
+# MCTS gains slowly (pilots: 250-300 simulations ~+90, 1,000 ~+130 over 80), so the top is
+# mcts_500, the cheapest budget a rung above mcts_80 can be.
 _define("expancity_v0", "table", _TWO_SEATS,
-        [_RANDOM, _greedy(0.8), _greedy(0.55), _GREEDY, _mcts(80)])
+        [_RANDOM, _greedy(0.8), _greedy(0.55), _GREEDY, _mcts(80), _mcts(500)])
 
 # Between Two Cities: MCTS needs about 100 simulations to beat greedy (10 and 25 play below
 # it) and then costs ~10 s a game, too dear for a ladder of thousands of games on two
