@@ -133,6 +133,8 @@ def main(argv=None):
         except ValueError as exc:
             cli.fail(exc, p.prog)
     path = ladders.save(lad, args.ladder_dir)
+    # The report shows the stored (rounded) figures, the ones the scorecard and README use.
+    lad = ladders.load(spec.game, spec.mode, directory=path.parent)
     out = write_report(lad, args.out or RESULTS / spec.name.replace("/", "-"))
     print((out / "table.md").read_text())
     print(f"ladder written to {path}; report in {out}/")
