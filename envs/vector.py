@@ -211,7 +211,7 @@ class VecSeatGame(VecGame):
     once (see :mod:`envs.vector`); ``info["final_obs"]``, ``info["final_scores"]``,
     ``info["final_ranks"]`` and ``info["final_seat"]`` (the learner's seat in it) describe it.
     In-kernel opponents of game ``i`` draw from generators seeded at the start of each game
-    with :func:`opponent_seed`\ ``(game seed, seat)``."""
+    with :func:`opponent_seed` (of the game seed and the seat)."""
 
     def __init__(self, game_id, num_envs, *, opponents="random", seat=0, shaping=0.0,
                  reward_scale=1.0, **options):
