@@ -37,7 +37,7 @@ def write_report(lad, out_dir):
     # The wall time is the last run's only: a build that went on from stored games (or a
     # solo games file) did not replay them, so the core-hours are the ladder's cost.
     cost = (f"{core / 3600.0:.2f} core-hours of play; the last run took {hours:.2f} h"
-            if core else f"{hours:.2f} h")
+            if core else f"core-hours not recorded, the build predates it; it took {hours:.2f} h")
     rows = [f"# Rating ladder {lad.spec.name} (v{ladders.LADDER_VERSION})", "",
             f"Game options: `{lad.spec.options}`; mode: {lad.spec.mode}; anchor: "
             f"{ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f} Elo.",
