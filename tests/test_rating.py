@@ -142,6 +142,45 @@ def test_a_build_reaches_its_targets_and_pins_a_cheap_top_rung_directly(monkeypa
     assert games[("greedy", "policy")] > games[("mcts", "policy")]
 
 
+def _plain_json(value):
+    """True when ``value`` holds only the JSON types (a numpy scalar is not one)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+@pytest.mark.parametrize("agent_wins", [0.6, 1.0], ids=["estimate", "bound"])
+def test_the_scorecard_command_writes_its_card_as_json(agent_wins, monkeypatch, tmp_path, capsys):
+    """``--json`` writes the whole card, which reads back equal to the printed one: every
+    value a plain JSON type (a numpy bool in it once broke the file half-way)."""
+    from agents.apps import scorecard as command
+
+    lad = _fake_ladder({"r0": 600.0, "greedy": 1000.0, "r2": 1300.0})
+    rng = np.random.default_rng(2)
+
+    def fake_play(jobs, *a):
+        out = []
+        for job in jobs:
+            seat = job["labels"].index("agent")
+            won = rng.random() < agent_wins
+            out.append({"ranks": [1, 2] if won == (seat == 0) else [2, 1], "scores": [0, 0],
+                        "moves": [10, 10], "think": [0.01, 0.01]})
+        return out
+
+    monkeypatch.setattr(ladders, "load", lambda *a, **k: lad)
+    monkeypatch.setattr(scorecard, "_play", fake_play)
+    path = tmp_path / "card.json"
+    card = command.main(["--game", GAME, "--agent", "greedy", "--options", '{"noise": 0.1}',
+                         "--seed", "4", "--workers", "1", "--max-games", "80", "--quiet",
+                         "--json", str(path)])
+    back = json.loads(path.read_text())
+    assert back["bounded"] is (agent_wins < 1.0) and back["games"] == card["games"] > 0
+    assert _plain_json(back) and back == json.loads(json.dumps(card))
+    assert f"{back['rating']:.0f}" in capsys.readouterr().out
+
+
 def test_a_ladder_member_reports_its_published_rating(monkeypatch):
     lad = _fake_ladder({"r0": 0.0, "greedy": 1000.0})
     monkeypatch.setattr(scorecard, "_play", lambda jobs, *a: [

@@ -96,8 +96,9 @@ def main(argv=None):
         fail(exc, "python -m agents.scorecard", status=1)
     print(format_card(card))
     if args.json:
+        text = json.dumps(card, indent=1)      # whole before the file is opened: no half-written card
         with open(args.json, "w") as f:
-            json.dump(card, f, indent=1)
+            f.write(text + "\n")
     if args.chart:
         plot_card(card, lad, args.chart)
     return card

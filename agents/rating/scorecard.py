@@ -151,11 +151,11 @@ def _estimate(lad, tally):
         points[-1, i], points[i, -1] = p, g - p
         games[-1, i] = games[i, -1] = g
     fixed = {lab: lad.rating(lab) for lab in labels[:-1]}
-    total_p, total_g = points[-1].sum(), games[-1].sum()
-    bounded = 0 < total_p < total_g
+    total_p, total_g = float(points[-1].sum()), float(games[-1].sum())
+    bounded = 0.0 < total_p < total_g
     fit = elo.fit(labels, points, games, fixed, prior_sd=None if bounded else PRIOR_SD,
                   prior_mean=ladders.ANCHOR_RATING)
-    return fit.rating("agent"), fit.halfwidth("agent"), bounded
+    return float(fit.rating("agent")), float(fit.halfwidth("agent")), bounded
 
 
 def _choose_rung(lad, estimate, agent_spm, games_played):

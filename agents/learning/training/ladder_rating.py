@@ -104,7 +104,7 @@ def rate(scale, games):
     fit = elo.fit(labels, points, played, fixed, prior_sd=PRIOR_SD,
                   prior_mean=ladders.ANCHOR_RATING)
     rating, half = fit.rating(LEARNER), fit.halfwidth(LEARNER)
-    total = sum(p for _, _, p in triples)
+    total = float(sum(p for _, _, p in triples))
     return {"ladder": scale.name, "ladder_version": ladders.LADDER_VERSION,
             "rating": round(rating, 1), "halfwidth": round(half, 1),
             "interval": [round(rating - half, 1), round(rating + half, 1)],
