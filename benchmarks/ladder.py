@@ -2,7 +2,7 @@
 
     python -m benchmarks.ladder --game GAME [--solo] [--games 100] [--seeds 200]
         [--workers 2] [--backend process|ray] [--seed 0] [--max-games 20000] [--resume]
-        [--games-file FILE.jsonl] [--max-seeds N]
+        [--checkpoint DIR] [--games-file FILE.jsonl] [--max-seeds N]
 
 Writes the ladder into the package (``agents/rating/ladders/<ladder>.json``, which the
 scorecard reads) and its report into ``benchmarks/results/ladder/<ladder>/``: ``table.md``
@@ -14,7 +14,9 @@ with every rung (``--games-file`` keeps their games and reuses them), and with
 ``--max-seeds`` add seeds while some interval is over target, played by the rungs it hangs
 on.  ``--backend ray``
 plays on a Ray cluster.  ``--resume`` goes on from the stored ladder's games (say, with a
-larger ``--max-games``) instead of starting again.
+larger ``--max-games``) instead of starting again; ``--checkpoint DIR`` writes the two-seat
+ladder so far into DIR after every round of games and, run again, goes on from it, so a long
+build survives an interruption (the package's ladder is written only at the end).
 """
 from __future__ import annotations
 
@@ -102,6 +104,9 @@ def main(argv=None):
                    help="solo: a .jsonl file that keeps every finished game; games already in it are not played again")
     p.add_argument("--resume", action="store_true",
                    help="two seats: go on from the stored ladder's games (same rungs and seed)")
+    p.add_argument("--checkpoint", metavar="DIR", default=None,
+                   help="two seats: write the ladder so far into DIR after every round of games, "
+                        "and go on from DIR's ladder when there is one (an interrupted build resumes)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     from agents.rating import ladder as ladders
@@ -113,16 +118,24 @@ def main(argv=None):
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     if spec.mode == "table":
         previous = None
-        if args.resume:
+        saved = Path(args.checkpoint) / ladders.path_for(spec.name).name if args.checkpoint else None
+        if saved is not None and saved.exists():
+            try:
+                previous = ladders.load(args.game, "table", directory=args.checkpoint, rungs_added=True)
+            except ValueError as exc:
+                cli.fail(f"--checkpoint: {exc}", p.prog)
+            log(f"going on from {saved} ({previous.meta.get('games')} games)")
+        elif args.resume:
             try:
                 previous = ladders.load(args.game, "table", directory=args.ladder_dir, rungs_added=True)
             except ValueError as exc:
                 cli.fail(f"--resume: {exc}", p.prog)
+        keep = (lambda so_far: ladders.save(so_far, args.checkpoint)) if args.checkpoint else None
         try:
             lad = ladders.build_table(spec, base_games=args.games, seed=args.seed,
                                       workers=args.workers, backend=args.backend,
                                       max_games=args.max_games, progress=not args.no_progress,
-                                      log=log, previous=previous)
+                                      log=log, previous=previous, checkpoint=keep)
         except ValueError as exc:
             cli.fail(exc, p.prog)
     else:

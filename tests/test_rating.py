@@ -181,6 +181,44 @@ def test_the_scorecard_command_writes_its_card_as_json(agent_wins, monkeypatch, 
     assert f"{back['rating']:.0f}" in capsys.readouterr().out
 
 
+def test_an_interrupted_build_goes_on_from_its_checkpoint(monkeypatch, tmp_path):
+    """``--checkpoint DIR``: the ladder so far is written after every round; a build stopped
+    half-way and run again keeps those games, plays only what is still missing, and the
+    package's ladder is written only when the build ends."""
+    from benchmarks import ladder as command
+
+    true = dict(zip([r.label for r in ladders.spec_for(GAME).rungs], [0.0, 250.0, 500.0, 750.0, 1000.0, 1150.0]))
+    played, stop_after = [], [600]
+
+    def fake_match(job):
+        if len(played) >= stop_after[0]:
+            raise KeyboardInterrupt
+        played.append(job["env_seed"])
+        a, b = job["labels"]
+        u = np.random.default_rng(job["env_seed"]).random()
+        ranks = [1, 2] if u < elo.expected_score(true[a], true[b]) else [2, 1]
+        return {"ranks": ranks, "scores": [0, 0], "moves": [10, 10], "think": [1e-3, 1e-3], "seconds": 0.01}
+
+    monkeypatch.setattr(ladders, "play_match", fake_match)
+    argv = ["--game", GAME, "--games", "40", "--workers", "1", "--no-progress", "--checkpoint",
+            str(tmp_path / "partial"), "--ladder-dir", str(tmp_path / "final"), "--out", str(tmp_path / "report")]
+    with pytest.raises(KeyboardInterrupt):
+        command.main(argv)
+    assert not (tmp_path / "final").exists()
+    partial = ladders.load(GAME, directory=tmp_path / "partial")
+    kept = partial.meta["games"]
+    assert 0 < kept < len(played) <= 600
+    first_run = len(played)
+    stop_after[0] = 10 ** 9
+    done = command.main(argv)
+    again = played[first_run:]
+    assert not set(played[:kept]) & set(again)            # no kept game is played again
+    assert set(played[kept:first_run]) <= set(again)      # the unfinished round: again, same seeds
+    assert done.meta["games"] == kept + len(again)
+    assert all(h <= ladders.TARGET_HALFWIDTH for h in done.halfwidths.values())
+    assert ladders.load(GAME, directory=tmp_path / "final").meta["games"] == done.meta["games"]
+
+
 def test_a_ladder_member_reports_its_published_rating(monkeypatch):
     lad = _fake_ladder({"r0": 0.0, "greedy": 1000.0})
     monkeypatch.setattr(scorecard, "_play", lambda jobs, *a: [

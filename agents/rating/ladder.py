@@ -411,14 +411,15 @@ def initial_schedule(n, base):
 
 
 def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers=1,
-                backend="process", progress=True, log=print, previous=None):
+                backend="process", progress=True, log=print, previous=None, checkpoint=None):
     """Rate ``spec``'s rungs by a round robin (see :func:`initial_schedule`), then add games
     between neighbours until every rung's interval meets its target (or ``max_games``).
 
     ``previous``: a stored :class:`Ladder` built with the same seed from the same rungs, or
     from some of them (a rung added to the ladder): its games are kept and the build goes on
     from them (new games get new seeds), the added rungs first playing their round-robin
-    games."""
+    games.  ``checkpoint``: called with the :class:`Ladder` so far after every round of
+    games, so that an interrupted build can go on from the last one (as ``previous``)."""
     from agents.runner import Runner
 
     labels = [r.label for r in spec.rungs]
@@ -427,9 +428,22 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
     if previous is not None:
         earlier = _resume(tally, previous, spec, seed)
     start = time.perf_counter()
+
+    def so_far():
+        fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
+        pairs = [{"a": labels[i], "b": labels[j], "games": int(tally.games[i, j]),
+                  "points": float(tally.points[i, j])}
+                 for i in range(len(labels)) for j in range(i + 1, len(labels)) if tally.games[i, j]]
+        return _ladder(spec, fit, tally.seconds_per_move(), pairs, {}, [], int(tally.games.sum() / 2),
+                       earlier + time.perf_counter() - start, seed, tally.core_seconds)
+
     with Runner(workers=workers, backend=backend) as runner:
         def play(plan):
+            if not plan:
+                return
             play_plan(spec, plan, tally, runner, seed, progress)
+            if checkpoint is not None:
+                checkpoint(so_far())
 
         added = [i for i, lab in enumerate(labels) if previous is None or lab not in previous.ratings]
         play({pair: n for pair, n in initial_schedule(len(labels), base_games).items()
@@ -447,13 +461,7 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
                 break
             plan = _refinement(fit, labels, over, tally, batch)
             play(plan)
-    seconds = earlier + time.perf_counter() - start
-    fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
-    pairs = [{"a": labels[i], "b": labels[j], "games": int(tally.games[i, j]),
-              "points": float(tally.points[i, j])}
-             for i in range(len(labels)) for j in range(i + 1, len(labels)) if tally.games[i, j]]
-    return _ladder(spec, fit, tally.seconds_per_move(), pairs, {}, [], int(tally.games.sum() / 2),
-                   seconds, seed, tally.core_seconds)
+    return so_far()
 
 
 def play_plan(spec, plan, tally, runner, seed, progress=False):
@@ -731,7 +739,9 @@ def save(ladder, directory=None):
     directory = Path(directory) if directory else LADDERS_DIR
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / path_for(ladder.spec.name).name
-    path.write_text(json.dumps(ladder.to_json(), indent=1) + "\n")
+    part = path.with_name(path.name + ".part")       # replaced whole: a reader never sees half a file
+    part.write_text(json.dumps(ladder.to_json(), indent=1) + "\n")
+    os.replace(part, path)
     return path
 
 
