@@ -13,8 +13,8 @@ import sys
 
 # The settings each shipped network was trained with (the record's "config" repeats them).
 PRESETS = {
-    "kingdomino_duel_v0": {"generations": 5, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
-                           "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 100,
+    "kingdomino_duel_v0": {"generations": 20, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
+                           "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 400,
                            "eval_search_every": 0, "time_limit": 0.0,
                            "search": {"heuristic_mix": 0.5}},
 }
