@@ -176,7 +176,8 @@ def main(argv=None):
     mcts_sims = args.mcts_simulations or max(50, int(figures["mcts_speed"]["iterations_per_second"]
                                                      * args.move_seconds))
     figures["budgets"] = {"move_seconds": args.move_seconds, "az_simulations": az_sims,
-                          "mcts_large_simulations": mcts_sims}
+                          "mcts_large_simulations": mcts_sims,
+                          "fixed": bool(args.az_simulations or args.mcts_simulations)}
     figures["matches"] = {}
     plan = {
         "az_vs_mcts_large": ("az", "mcts_large=mcts", {"az": {"simulations": az_sims},
@@ -202,7 +203,7 @@ def report(f):
     lines = [f"### Learned search: {f['game']}", "",
              f"Revision {f['revision']}, {f['date']}; machine: {f['machine_before']['cpu']}, "
              f"{f['machine_before']['cpu_count']} CPUs, load average {f['machine_before']['load_average']} before "
-             f"and {f.get('machine_after', {}).get('load_average')} after (other jobs shared the cores).", "",
+             f"and {f.get('machine_after', {}).get('load_average')} after (1, 5 and 15 minutes).", "",
              f"- one network evaluation in numba: {f['eval_cost']['forward_us']} us (forward pass, hidden "
              f"{f['eval_cost']['hidden']}); {f['eval_cost']['evaluate_with_action_values_us']} us with the "
              f"action values it reads (the search's leaf evaluation)",
@@ -210,7 +211,8 @@ def report(f):
              f"{f['mcts_speed']['iterations_per_second']:.0f} iterations/s",
              f"- budgets: az {f['budgets']['az_simulations']} simulations, mcts_large "
              f"{f['budgets']['mcts_large_simulations']} simulations a move "
-             f"(about {f['budgets']['move_seconds']} s a move each as measured)", "",
+             + ("(given by the command, not measured here)" if f["budgets"].get("fixed") else
+                f"(about {f['budgets']['move_seconds']} s a move each at the speeds above)"), "",
              "| match | games | share of games the first finished ahead (ties 1/2) | s/move |", "|---|---|---|---|"]
     for name, m in f["matches"].items():
         spm = ", ".join(f"{k} {v}" for k, v in m["seconds_per_move"].items())
