@@ -115,6 +115,8 @@ def main(argv=None):
         spec = ladders.spec_for(args.game, "solo" if args.solo else "table")
     except ValueError as exc:
         cli.fail(exc, p.prog)
+    if spec.mode == "solo" and args.checkpoint:
+        cli.fail("--checkpoint: two-seat builds only; a solo build keeps its games with --games-file", p.prog)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     if spec.mode == "table":
         previous = None

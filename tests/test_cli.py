@@ -54,6 +54,7 @@ REFUSALS = {
     "solo games-of": (["benchmarks.solo", "--games-of", "nobody=2"], "--games-of"),
     "ladder games": (["benchmarks.ladder", "--game", KD, "--games", "0"], "--games"),
     "ladder game": (["benchmarks.ladder", "--game", "chess"], "unknown game"),
+    "ladder solo checkpoint": (["benchmarks.ladder", "--game", TT, "--solo", "--checkpoint", "x"], "--checkpoint"),
     "throughput seconds": (["benchmarks.throughput", "--seconds", "-1"], "--seconds"),
     "throughput game": (["benchmarks.throughput", "--games", "chess"], "unknown game"),
     "batched num-envs": (["benchmarks.batched", "--num-envs", "0"], "--num-envs"),
