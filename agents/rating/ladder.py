@@ -424,10 +424,9 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
 
     labels = [r.label for r in spec.rungs]
     tally = Tally(labels)
-    earlier = 0.0
     if previous is not None:
-        earlier = _resume(tally, previous, spec, seed)
-    start = time.perf_counter()
+        _resume(tally, previous, spec, seed)
+    start = time.perf_counter()     # the wall time stored is this run's; core-seconds add up
 
     def so_far():
         fit = elo.fit(labels, tally.points, tally.games, {ANCHOR: ANCHOR_RATING})
@@ -435,7 +434,7 @@ def build_table(spec, base_games=100, batch=40, max_games=20000, seed=0, workers
                   "points": float(tally.points[i, j])}
                  for i in range(len(labels)) for j in range(i + 1, len(labels)) if tally.games[i, j]]
         return _ladder(spec, fit, tally.seconds_per_move(), pairs, {}, [], int(tally.games.sum() / 2),
-                       earlier + time.perf_counter() - start, seed, tally.core_seconds)
+                       time.perf_counter() - start, seed, tally.core_seconds)
 
     with Runner(workers=workers, backend=backend) as runner:
         def play(plan):
@@ -483,7 +482,7 @@ def play_plan(spec, plan, tally, runner, seed, progress=False):
 
 
 def _resume(tally, previous, spec, seed):
-    """Load ``previous``'s games into ``tally``; returns its build seconds."""
+    """Load ``previous``'s games (and the core-seconds they cost) into ``tally``."""
     mine = {r.label: r.as_dict() for r in spec.rungs}
     if any(mine.get(r.label) != r.as_dict() for r in previous.spec.rungs) \
             or previous.spec.options != spec.options or previous.spec.mode != "table":
@@ -503,7 +502,6 @@ def _resume(tally, previous, spec, seed):
         if spm is not None:               # the stored average, weighted as 1,000 moves
             tally.think[lab] = [spm * 1000.0, 1000]
     tally.core_seconds = float(previous.meta.get("core_seconds", 0.0))
-    return float(previous.meta.get("seconds", 0.0))
 
 
 def _refinement(fit, labels, over, tally, batch):
