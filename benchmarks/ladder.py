@@ -25,6 +25,22 @@ import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results" / "ladder"
+DEFAULT_MAX_GAMES = 20000     # a two-seat build stops adding games here
+
+
+def rebuild_command(lad):
+    """The command that builds ``lad`` again: a solo ladder names the seeds its rungs played
+    (every rung the same number, or the fewest and the most when the build added seeds for
+    some), a two-seat one a game cap above the default when it holds more games."""
+    words = ["python -m benchmarks.ladder", f"--game {lad.spec.game}"]
+    if lad.spec.mode == "solo":
+        played = [sum(v is not None for v in results) for results in lad.seed_results.values()]
+        words += ["--solo", f"--seeds {min(played)}"]
+        if max(played) > min(played):
+            words.append(f"--max-seeds {max(played)}")
+    elif lad.meta["games"] > DEFAULT_MAX_GAMES:
+        words.append(f"--max-games {lad.meta['games']}")
+    return " ".join(words)
 
 
 def write_report(lad, out_dir):
@@ -40,13 +56,12 @@ def write_report(lad, out_dir):
     # solo games file) did not replay them, so the core-hours are the ladder's cost.
     cost = (f"{core / 3600.0:.2f} core-hours of play; the last run took {hours:.2f} h"
             if core else f"core-hours not recorded, the build predates it; it took {hours:.2f} h")
-    rows = [f"# Rating ladder {lad.spec.name} (v{ladders.LADDER_VERSION})", "",
+    rows = [f"# Rating ladder {lad.spec.name} (v{lad.spec.version})", "",
             f"Game options: `{lad.spec.options}`; mode: {lad.spec.mode}; anchor: "
             f"{ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f} Elo.",
             f"{meta['games']} games ({cost}) on {meta['machine']}; revision "
             f"{meta['revision']}, {meta['date']}, rules revision {meta['rules_revision']}, seed "
-            f"{meta['seed']}.  Rebuild: `python -m benchmarks.ladder --game {lad.spec.game}"
-            f"{' --solo' if lad.spec.mode == 'solo' else ''}`."
+            f"{meta['seed']}.  Rebuild: `{rebuild_command(lad)}`."
             + (f"  Note: {meta['note']}." if meta.get("note") else ""), "",
             "| rung | agent | options | Elo | 95% | s/move |", "|---|---|---|---|---|---|"]
     for r in lad.sorted_rungs()[::-1]:
@@ -75,7 +90,7 @@ def write_report(lad, out_dir):
                 xerr=[lad.halfwidths[r.label] for r in order], fmt="o", capsize=3)
     ax.set_yticks(range(len(order)), [r.label for r in order])
     ax.set_xlabel(f"Elo ({ladders.ANCHOR} = {ladders.ANCHOR_RATING:.0f}), 95% intervals")
-    ax.set_title(f"{lad.spec.name} ladder v{ladders.LADDER_VERSION}")
+    ax.set_title(f"{lad.spec.name} ladder v{lad.spec.version}")
     fig.tight_layout()
     fig.savefig(out / "ladder.png", dpi=100)
     plt.close(fig)
@@ -97,7 +112,7 @@ def main(argv=None):
     p.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1)
     p.add_argument("--backend", choices=["process", "ray"], default="process")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-games", type=cli.positive_int, default=20000)
+    p.add_argument("--max-games", type=cli.positive_int, default=DEFAULT_MAX_GAMES)
     p.add_argument("--out", default=None, help="report folder (default benchmarks/results/ladder/...)")
     p.add_argument("--ladder-dir", default=None, help="where to write the ladder file (default: the package)")
     p.add_argument("--games-file", default=None,

@@ -115,10 +115,14 @@ def main(argv=None):
             rows = check(game, mode, args.workers, log, args.also)
         except ValueError as exc:
             cli.fail(exc, p.prog, status=1)
+        spec = ladders.spec_for(game, mode)
         keys = {(r["ladder"], r["rung"], r["agent"]) for r in rows}
         entries = json.loads(path.read_text()) if path.exists() else []   # as it is now
-        entries = [e for e in entries if (e["ladder"], e["rung"], e["agent"]) not in keys] \
-            + [{**r, **stamp} for r in rows]
+        # a card replaces the last of the same agent; cards of an older version of the
+        # ladder (another scale) go
+        entries = [e for e in entries if (e["ladder"], e["rung"], e["agent"]) not in keys
+                   and not (e["ladder"] == spec.name and e.get("ladder_version", 1) != spec.version)] \
+            + [{**r, **stamp, "ladder_version": spec.version} for r in rows]
         path.write_text(json.dumps(entries, indent=1) + "\n")
         write(entries, out)
     print((out / "scorecards.md").read_text())

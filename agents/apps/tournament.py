@@ -458,7 +458,7 @@ def ladder_ratings_text(result):
         rated = ladders.rate_tournament(lad, result)
     except ValueError as exc:
         return f"ladder ratings: none ({exc})"
-    lines = [f"ratings on ladder {lad.spec.name} v{ladders.LADDER_VERSION} (greedy = "
+    lines = [f"ratings on ladder {lad.spec.name} v{lad.spec.version} (greedy = "
              f"{ladders.ANCHOR_RATING:.0f}; rungs keep their published ratings):"]
     for lab, r in sorted(rated.items(), key=lambda kv: -kv[1]["rating"]):
         extra = "  (rung)" if r["rung"] else f"  ± {r['halfwidth']:.0f}"

@@ -15,15 +15,16 @@ Two kinds of table:
 
 * ``"table"``: two seats; a game's result is which seat finished ahead (ties 1/2).
 * ``"solo"``: one seat (with the game's automata, if any).  Every rung plays the same game
-  seeds; two rungs are compared seed by seed on their solo *result* -- the final score, or,
-  against automata, the margin over the best automaton -- the higher one counting as a
-  win (equal: 1/2).  Intervals come from a bootstrap over the seeds, since one game enters
-  a comparison with every other rung.
+  seeds; two rungs are compared seed by seed on their solo *result* (:func:`solo_result`:
+  the final score, or, against automata, the margin by which the seat wins or loses) --
+  the higher one counting as a win (equal: 1/2).  Intervals come from a bootstrap over the
+  seeds, since one game enters a comparison with every other rung.
 
-A ladder's name is ``<game>`` for its two-seat table and ``<game>/solo`` for its solo mode;
-cite a rating as, e.g., "1,240 on cityzoo ladder kingdomino_duel_v0 v1".  A ladder file
-records the rules revision it was played under; :func:`load` refuses a file whose game
-rules have changed since.
+A ladder's name is ``<game>`` for its two-seat table and ``<game>/solo`` for its solo mode,
+and its version is raised when its ratings change meaning (another solo result, say); cite
+a rating as, e.g., "1,240 on cityzoo ladder kingdomino_duel_v0 v1".  A ladder file records
+its version and the rules revision it was played under; :func:`load` refuses a file of
+another version, or whose game rules have changed since.
 """
 from __future__ import annotations
 
@@ -42,7 +43,6 @@ import numpy as np
 from agents.rating import elo
 
 LADDERS_DIR = Path(__file__).resolve().parent / "ladders"
-LADDER_VERSION = 1
 ANCHOR = "greedy"
 ANCHOR_RATING = 1000.0
 MODES = ("table", "solo")
@@ -76,6 +76,7 @@ class LadderSpec:
     mode: str
     options: dict
     rungs: tuple
+    version: int = 1
 
     @property
     def name(self):
@@ -102,8 +103,8 @@ def _mcts(simulations):
 SPECS = {}
 
 
-def _define(game, mode, options, rungs):
-    spec = LadderSpec(game, mode, dict(options), tuple(rungs))
+def _define(game, mode, options, rungs, version=1):
+    spec = LadderSpec(game, mode, dict(options), tuple(rungs), version)
     labels = [r.label for r in spec.rungs]
     assert len(set(labels)) == len(labels) and ANCHOR in labels, spec
     SPECS[spec.name] = spec
@@ -159,12 +160,15 @@ _define("smartphone_inc_v0", "solo", _ONE_SEAT,
          _mcts(300)])
 
 
-# Between Two Cities solo (against the automata, at the default difficulty level 2): the
-# margin over the automata moves little with the player's skill -- random and greedy are
-# ~130 Elo apart and greedy's noise levels lie between them within ~30 -- and MCTS stops
-# gaining at about 100 simulations (300 play alike), so the whole range is ~400 Elo: room
-# for four rungs 100-300 apart.
-_define("between_two_cities_v0", "solo", _ONE_SEAT, [_RANDOM, _GREEDY, _mcts(10), _mcts(100)])
+# Between Two Cities solo (against the automata, at the default difficulty level 2),
+# compared on the score against the Deep Learning City (see solo_result): random lies
+# ~380 Elo below greedy and greedy at noise 0.6 and 0.3 ~240 and ~140 below it (a first
+# build put 0.6 and 0.3 only 103 apart, so the lower one is 0.7); MCTS gains ~105 Elo
+# from greedy to 10 simulations and stops gaining at about 100 (30 and 300 play alike),
+# ~280 above greedy, so the step between is 15.  Version 1 compared the margin over the
+# best automaton, which squeezed the range to ~400 Elo and so to four rungs.
+_define("between_two_cities_v0", "solo", _ONE_SEAT,
+        [_RANDOM, _greedy(0.7), _greedy(0.3), _GREEDY, _mcts(15), _mcts(100)], version=2)
 
 
 # Tiny Towns solo (the score): MCTS keeps gaining with its budget but a solo game of it is
@@ -224,7 +228,7 @@ class Ladder:
 
     def to_json(self):
         return {
-            "ladder": self.spec.name, "ladder_version": LADDER_VERSION, "game": self.spec.game,
+            "ladder": self.spec.name, "ladder_version": self.spec.version, "game": self.spec.game,
             "mode": self.spec.mode, "options": self.spec.options, "anchor": ANCHOR,
             "anchor_rating": ANCHOR_RATING,
             "rungs": [{**r.as_dict(), "rating": round(self.ratings[r.label], 1),
@@ -258,7 +262,12 @@ def load(game, mode="table", directory=None, rungs_added=False):
     defined = [r.as_dict() for r in spec.rungs]
     if rungs_added:
         defined = [r for r in defined if r["label"] in {d["label"] for d in stored}]
-        spec = LadderSpec(spec.game, spec.mode, spec.options, tuple(Rung(**d) for d in stored))
+        spec = LadderSpec(spec.game, spec.mode, spec.options, tuple(Rung(**d) for d in stored),
+                          spec.version)
+    if data.get("ladder_version") != spec.version:
+        raise ValueError(f"ladder {spec.name}: the stored file is version "
+                         f"{data.get('ladder_version')}, this code defines version {spec.version}; "
+                         "rebuild it")
     if stored != defined or data["options"] != spec.options:
         raise ValueError(f"ladder {spec.name}: the stored file was built from other rungs or "
                          "options than this version defines; rebuild it")
@@ -316,8 +325,18 @@ def play_match(job):
 
 
 def solo_result(outcome):
-    """What a solo game is compared on: the margin over the best automaton, or the score
-    where there is no automaton."""
+    """What a solo game is compared on: by how much the seat beat (or missed) what it had to
+    beat -- the best automaton's score -- or its score where there is no automaton.
+
+    Between Two Cities is the exception: its score against the Deep Learning City.  An
+    automaton there scores the lower of a city it shares with the seat and the Deep Learning
+    City, so while both of the seat's cities trail that city the automata score the seat's
+    own cities and the margin over the best of them is minus the gap between those cities --
+    it rewards keeping them level, not scoring (random play often "beat" greedy on it).  The
+    seat wins exactly when its score reaches the Deep Learning City's (ties aside), at every
+    level, so that difference says how far it is from winning."""
+    if outcome.get("deep_learning_city") is not None:
+        return outcome["score"] - outcome["deep_learning_city"]
     return outcome["margin"] if outcome["margin"] is not None else outcome["score"]
 
 
@@ -593,7 +612,7 @@ def build_solo(spec, seeds=200, seed=0, workers=1, backend="process", progress=T
             from_file += reused
             for job, res in zip(jobs, played):
                 lab = job["labels"][0]
-                results[lab][index[job["env_seed"]]] = res["result"]
+                results[lab][index[job["env_seed"]]] = solo_result(res["outcome"])
                 think[lab][0] += res["think"][0]
                 think[lab][1] += res["moves"][0]
                 core_seconds += res.get("seconds", 0.0)

@@ -90,7 +90,7 @@ def rate(game, agent, *, mode="table", agent_options=None, seed=None, workers=1,
         card = _rate_solo(lad, player, seed, workers, backend, target, max_games, max_seconds,
                           batch, progress, log, start)
     card.update({"game": lad.spec.game, "mode": lad.spec.mode, "ladder": lad.spec.name,
-                 "ladder_version": ladders.LADDER_VERSION, "agent": _agent_label(agent),
+                 "ladder_version": lad.spec.version, "agent": _agent_label(agent),
                  "agent_options": dict(agent_options or {}), "seed": seed, "target": target,
                  "seconds": round(time.perf_counter() - start, 1)})
     if isinstance(agent, str):

@@ -105,7 +105,7 @@ def rate(scale, games):
                   prior_mean=ladders.ANCHOR_RATING)
     rating, half = fit.rating(LEARNER), fit.halfwidth(LEARNER)
     total = float(sum(p for _, _, p in triples))
-    return {"ladder": scale.name, "ladder_version": ladders.LADDER_VERSION,
+    return {"ladder": scale.name, "ladder_version": scale.ladder.spec.version,
             "rating": round(rating, 1), "halfwidth": round(half, 1),
             "interval": [round(rating - half, 1), round(rating + half, 1)],
             "games": len(triples), "bounded": 0.0 < total < len(triples),
