@@ -121,8 +121,8 @@ def _cost(meta):
 
 
 def ladders_table(which):
-    """One row per ladder: its rungs weakest first, each with its rating and interval (solo:
-    and its mean solo result over the seeds)."""
+    """One row per ladder and its version: its rungs weakest first, each with its rating and
+    interval (solo: and its mean solo result over the seeds)."""
     from agents.rating import ladder as ladders
     mode = {"all": "table", "solo": "solo"}[which]
     rows = ["| ladder | table | rungs, weakest first: Elo ± 95 % | games | cost (core-hours of play) | built |",
@@ -136,7 +136,7 @@ def ladders_table(which):
             f" (mean {lad.mean_result(r.label):.1f})" if mode == "solo" else "")
             for r in lad.sorted_rungs())
         table = ", ".join(f"{k}={v}" for k, v in spec.options.items())
-        rows.append(f"| `{name}` | {table} | {rungs} | {lad.meta['games']:,} | "
+        rows.append(f"| `{name}` v{spec.version} | {table} | {rungs} | {lad.meta['games']:,} | "
                     f"{_cost(lad.meta)} | {lad.meta['date']}, {lad.meta['revision']} |")
     if len(rows) == 2:
         return f"No {'solo' if mode == 'solo' else 'two-seat'} ladder is built yet."

@@ -128,7 +128,7 @@ def test_ladder_tables_are_generated_from_the_stored_ladders():
         assert f"<!-- cityzoo:ladders {which} -->" in page
     for name, spec in ladders.SPECS.items():
         lad = ladders.load(spec.game, spec.mode)
-        row = next(line for line in built.splitlines() if line.startswith(f"| `{name}` |"))
+        row = next(line for line in built.splitlines() if line.startswith(f"| `{name}` v{spec.version} |"))
         for r in spec.rungs:
             assert f"`{r.label}` {lad.rating(r.label):.0f}" in row
 
