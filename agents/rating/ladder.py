@@ -166,7 +166,7 @@ _define("smartphone_inc_v0", "solo", _ONE_SEAT,
 # ~380 Elo below greedy and greedy at noise 0.6 and 0.3 ~240 and ~140 below it (a first
 # build put 0.6 and 0.3 only 103 apart, so the lower one is 0.7); MCTS gains ~105 Elo
 # from greedy to 10 simulations and stops gaining at about 100 (30 and 300 play alike),
-# ~280 above greedy, so the step between is 15.  Version 1 compared the margin over the
+# ~260 above greedy, so the step between is 15.  Version 1 compared the margin over the
 # best automaton, which squeezed the range to ~400 Elo and so to four rungs.
 _define("between_two_cities_v0", "solo", _ONE_SEAT,
         [_RANDOM, _greedy(0.7), _greedy(0.3), _GREEDY, _mcts(15), _mcts(100)], version=2)
