@@ -372,6 +372,12 @@ def test_a_solo_build_keeps_its_games_and_a_stopped_build_goes_on(tmp_path, monk
     cut.write_text("not json\n")
     with pytest.raises(ValueError, match="line 1: not a finished solo game"):
         ladders.build_solo(spec, seeds=seeds, games_file=str(cut), **quiet)
+    # the build compares the outcome kept with each game, so a game without one is refused
+    entry = json.loads(lines[0])
+    del entry["result"]["outcome"]
+    cut.write_text(json.dumps(entry) + "\n")
+    with pytest.raises(ValueError, match="line 1: not a finished solo game"):
+        ladders.build_solo(spec, seeds=seeds, games_file=str(cut), **quiet)
 
 
 @pytest.mark.parametrize("argv, needle", [

@@ -692,7 +692,7 @@ def _read_games(path, jobs):
             try:
                 entry = json.loads(line)
                 key, result = entry["key"], entry["result"]
-                float(result["result"]), float(result["think"][0]), int(result["moves"][0])
+                float(solo_result(result["outcome"])), float(result["think"][0]), int(result["moves"][0])
             except (ValueError, KeyError, TypeError, IndexError):
                 raise ValueError(f"games file {path}, line {n}: not a finished solo game") from None
             if key in wanted:
