@@ -207,7 +207,7 @@ def _tiny_config(game, num_players, **kw):
     from agents.learning.alphazero.training import AZConfig
 
     base = dict(generations=1, games_per_generation=1, simulations=2, gumbel_m=2, hidden=(16, 8),
-                buffer=5000, batch_size=32, eval_games=0, workers=1, seed=1)
+                buffer=5000, batch_size=32, eval_games=0, workers=1, seed=1, ladder_every=0)
     base.update(kw)
     return AZConfig(game=game, num_players=num_players, **base)
 
@@ -223,6 +223,7 @@ def test_one_generation_then_resume(tmp_path):
     history = _run(_tiny_config(GAME, 2, eval_games=2), tmp_path)
     assert len(history) == 1 and history[0]["samples"] > 0 and history[0]["games"] == 1
     assert 0.0 <= history[0]["policy_vs_greedy"] <= 1.0
+    assert history[0]["ladder_halfwidth"] > 0          # rated on the ladder from the greedy games
     history = _run(_tiny_config(GAME, 2, generations=2, eval_games=2), tmp_path, resume=True)
     assert [r["generation"] for r in history] == [1, 2]
     assert "policy_vs_previous" in history[1]
@@ -237,6 +238,33 @@ def test_one_generation_then_resume(tmp_path):
 
 
 ALL_COUNTS = {game: envs.make(game).unwrapped.spec.player_counts for game in envs.GAMES}
+
+
+def test_ladder_rating_follows_the_games_against_greedy():
+    """Two seats: the generation's ladder rating is fitted from its points against greedy
+    (the anchor, 1000): more points, a higher rating; level play rates about 1000; a run at
+    a table the ladder does not rate (three seats) gets no column."""
+    from agents.learning.alphazero.training import ladder_columns
+
+    cfg = _tiny_config(GAME, 2)
+    even = ladder_columns(cfg, 2, "unused.npz", 1, [1.0, 0.0] * 50)
+    ahead = ladder_columns(cfg, 2, "unused.npz", 1, [1.0, 1.0, 1.0, 0.0] * 25)
+    assert abs(even["ladder_rating"] - 1000) < 5 and even["ladder_halfwidth"] > 0
+    assert ahead["ladder_rating"] > even["ladder_rating"] + 100
+    assert ladder_columns(cfg, 2, "unused.npz", 1, []) == {}
+    assert ladder_columns(_tiny_config("between_two_cities_v0", 3), 3, "unused.npz", 1, [1.0]) == {}
+
+
+def test_solo_generation_is_rated_on_the_solo_ladder(tmp_path):
+    """Solo: every ``ladder_every`` generations the raw policy plays the solo ladder's seeds
+    (its scorecard); a run with other options than the ladder's is not rated."""
+    pytest.importorskip("torch")
+    history = _run(_tiny_config("tiny_towns_v0", 1, eval_games=1, ladder_every=1, ladder_target=2000.0), tmp_path)
+    row = history[0]
+    assert row["ladder_halfwidth"] > 0 and np.isfinite(row["ladder_rating"])
+    from agents.learning.alphazero.training import ladder_columns
+    other = _tiny_config("between_two_cities_v0", 1, env_options={"difficulty": 4}, ladder_every=1)
+    assert ladder_columns(other, 1, "unused.npz", 1, []) == {}
 
 
 def test_one_tiny_generation_solo(tmp_path):
@@ -261,7 +289,7 @@ def test_config_refuses_bad_values():
     from agents.learning.alphazero.training import AZConfig
 
     for bad in (dict(generations=0), dict(simulations=-1), dict(hidden=(8,)), dict(backend="slurm"),
-                dict(search={"nope": 1})):
+                dict(search={"nope": 1}), dict(ladder_every=-1), dict(ladder_target=0)):
         with pytest.raises(ValueError):
             AZConfig(game=GAME, **bad)
 

@@ -11,9 +11,8 @@ Each generation
 3. exports the network (``generations/gen_NNN.npz`` + ``.json``, the arrays the numba search
    reads) and rates it: its raw policy (``az_policy``) against greedy and against the
    previous generation's policy, seats rotated, and every ``eval_search_every`` generations
-   the search (``az``, Gumbel root, the self-play budget) against ``mcts``; then
-   :func:`rate_generation` (the hook for the anchored ladder of ``agents.rating`` once it
-   lands);
+   the search (``az``, Gumbel root, the self-play budget) against ``mcts``; and its rating
+   on the game's anchored ladder (:func:`ladder_columns`);
 4. writes the checkpoint (network, optimiser, buffer, history, generators) so that
    ``resume=True`` continues where a run stopped, and the curve (``curve.csv``, ``curve.png``).
 """
@@ -53,6 +52,8 @@ class AZConfig:
     eval_games: int = 100              # per opponent, seats rotated
     eval_search_every: int = 0         # rate the search against mcts every N generations (0: never)
     eval_mcts_simulations: int = 200
+    ladder_every: int = 1              # solo: the solo scorecard every N generations (0: never)
+    ladder_target: float = 50.0        # solo scorecard: stop at this 95 % half-width (Elo)
     workers: int = 2
     backend: str = "process"
     jobs_per_worker: int = 4
@@ -69,6 +70,11 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if isinstance(self.ladder_every, bool) or not isinstance(self.ladder_every, int) or self.ladder_every < 0:
+            raise ValueError(f"ladder_every must be an integer >= 0, got {self.ladder_every!r}")
+        if isinstance(self.ladder_target, bool) or not isinstance(self.ladder_target, (int, float)) \
+                or not self.ladder_target > 0:
+            raise ValueError(f"ladder_target must be a number > 0, got {self.ladder_target!r}")
         if self.backend not in ("process", "ray"):
             raise ValueError(f"backend must be 'process' or 'ray', got {self.backend!r}")
         default_params(self.game, **self.search)     # ValueError on an unknown name
@@ -79,11 +85,37 @@ class AZConfig:
         return d
 
 
-def rate_generation(run_dir, generation, path, history_row):
-    """Hook: rate a generation's network on the anchored ladder (``agents.rating``, the
-    scorecard) once that module exists; until then the win rates in ``history_row`` are the
-    rating.  Returns extra columns for the curve (none yet)."""
-    return {}
+def ladder_columns(cfg, n_players, path, generation, greedy_points):
+    """The generation's rating on its game's anchored ladder (:mod:`agents.rating`), as curve
+    columns ``ladder_rating`` and ``ladder_halfwidth`` (95 %), or ``{}`` when it has none.
+
+    Two seats: fitted from the evaluation's games against greedy (the ladder's anchor, so
+    no extra games; :mod:`agents.learning.training.ladder_rating`).  Solo: every
+    ``ladder_every`` generations the raw policy's solo scorecard (it plays the solo
+    ladder's own seeds, compared seed by seed), when the run plays the ladder's options.
+    Other tables (3+ seats, other variants) have no ladder."""
+    from agents.learning.training import ladder_rating
+
+    options = dict(cfg.env_options, num_players=n_players)
+    if n_players == 2:
+        scale, _ = ladder_rating.scale_for(cfg.game, options, [("greedy", {})])
+        result = ladder_rating.rate(scale, {"greedy": greedy_points}) if scale and greedy_points else None
+        if result is None:
+            return {}
+        return {"ladder_rating": result["rating"], "ladder_halfwidth": result["halfwidth"]}
+    if n_players != 1 or not cfg.ladder_every or generation % cfg.ladder_every:
+        return {}
+    from agents.rating import ladder as ladders, scorecard
+    try:
+        lad = ladders.load(cfg.game, "solo")
+    except (ValueError, KeyError, OSError):
+        return {}
+    if ladder_rating.game_options(cfg.game, lad.spec.options) != ladder_rating.game_options(cfg.game, options):
+        return {}
+    card = scorecard.rate(cfg.game, "az_policy", mode="solo", agent_options={"path": os.path.abspath(path)},
+                          seed=cfg.seed * 1000 + generation, workers=cfg.workers, backend=cfg.backend,
+                          target=cfg.ladder_target, ladder=lad)
+    return {"ladder_rating": round(card["rating"], 1), "ladder_halfwidth": round(card["halfwidth"], 1)}
 
 
 def _env(cfg):
@@ -94,26 +126,35 @@ def _env(cfg):
     return envs.make(cfg.game, **kwargs)
 
 
-def play_match(env, make_a, make_b, games, seed):
-    """Share of ``games`` in which agent A finished ahead of agent B (ties 1/2), seats
-    rotated (two-seat games: A in seat ``g % 2``); solo: A's mean score (B unused)."""
+def play_points(env, make_a, make_b, games, seed):
+    """Agent A's result in each of ``games``: two or more seats, its points against agent B
+    (1 ahead, 1/2 tied, 0 behind; A in seat ``g % seats``, B in the others); solo, its
+    score (B unused)."""
     from agents.loop import play_game
 
     names = env.possible_agents
     n = len(names)
-    total = 0.0
+    points = []
     for g in range(games):
         a, b = make_a(seed + g), make_b(seed + g) if n > 1 else None
         seat = g % n
         bots = [a if s == seat else b for s in range(n)]
         rec = play_game(env, bots, seed=seed + g)
         if n == 1:
-            total += rec.info["scores"][0]
+            points.append(float(rec.info["scores"][0]))
             continue
         ranks = rec.info["ranks"]
         others = [ranks[s] for s in range(n) if s != seat]
-        total += np.mean([1.0 if ranks[seat] < r else 0.5 if ranks[seat] == r else 0.0 for r in others])
-    return total / max(games, 1)
+        points.append(float(np.mean([1.0 if ranks[seat] < r else 0.5 if ranks[seat] == r else 0.0
+                                     for r in others])))
+    return points
+
+
+def play_match(env, make_a, make_b, games, seed):
+    """Share of ``games`` in which agent A finished ahead of agent B (ties 1/2), seats
+    rotated; solo: A's mean score (:func:`play_points`)."""
+    points = play_points(env, make_a, make_b, games, seed)
+    return float(np.mean(points)) if points else 0.0
 
 
 class Trainer:
@@ -226,6 +267,7 @@ class Trainer:
             return {}
         seed = 1_000_000 + 1000 * self.generation
         out = {}
+        greedy_points = []
 
         def policy(p):
             return lambda s: agents.make("az_policy", path=p, seed=s)
@@ -235,8 +277,9 @@ class Trainer:
             out["greedy_mean_score"] = play_match(self.env, lambda s: agents.make("greedy", seed=s), None,
                                                   cfg.eval_games, seed)
         else:
-            out["policy_vs_greedy"] = play_match(self.env, policy(path), lambda s: agents.make("greedy", seed=s),
-                                                 cfg.eval_games, seed)
+            greedy_points = play_points(self.env, policy(path), lambda s: agents.make("greedy", seed=s),
+                                        cfg.eval_games, seed)
+            out["policy_vs_greedy"] = float(np.mean(greedy_points))
             if previous is not None:
                 out["policy_vs_previous"] = play_match(self.env, policy(path), policy(previous), cfg.eval_games,
                                                        seed)
@@ -248,6 +291,7 @@ class Trainer:
             games = max(2, cfg.eval_games // 2)
             key = "search_mean_score" if self.n_players == 1 else "search_vs_mcts"
             out[key] = play_match(self.env, search, mcts, games, seed)
+        out.update(ladder_columns(cfg, self.n_players, path, self.generation, greedy_points))
         return out
 
     # ------------------------------------------------------------ checkpoints
@@ -304,7 +348,6 @@ class Trainer:
                 path = self.export_generation()
                 row = {"generation": self.generation, **sp, **tr}
                 row.update(self.rate(path, previous))
-                row.update(rate_generation(self.run_dir, self.generation, path, row))
                 t3 = time.perf_counter()
                 self.elapsed = base_elapsed + (t3 - start)
                 row.update({"selfplay_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1),
@@ -329,7 +372,10 @@ def plot_curve(history, path, game):
     import matplotlib.pyplot as plt
 
     gens = [r["generation"] for r in history]
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
+    rated = [(r["generation"], float(r["ladder_rating"]), float(r.get("ladder_halfwidth") or 0.0))
+             for r in history if r.get("ladder_rating") not in (None, "")]
+    fig, axes = plt.subplots(1, 3 if rated else 2, figsize=(15 if rated else 10, 4))
+    ax, bx = axes[0], axes[-1]
     for key in ("policy_vs_greedy", "policy_vs_previous", "search_vs_mcts", "policy_mean_score",
                 "greedy_mean_score", "search_mean_score"):
         pts = [(r["generation"], r[key]) for r in history if r.get(key) not in (None, "")]
@@ -339,8 +385,15 @@ def plot_curve(history, path, game):
     ax.set_xlabel("generation")
     ax.set_title(f"{game}: rating per generation")
     ax.legend(fontsize=8)
-    bx.plot(gens, [r["policy_loss"] for r in history], label="policy loss")
-    bx.plot(gens, [r["value_loss"] for r in history], label="value loss")
+    if rated:
+        cx = axes[1]
+        g, r, h = zip(*rated)
+        cx.errorbar(g, r, yerr=h, marker="o", capsize=2)
+        cx.axhline(1000, color="grey", lw=0.5)
+        cx.set_xlabel("generation")
+        cx.set_title("raw policy on the ladder (Elo, greedy = 1000, 95 %)")
+    bx.plot(gens, [float(r["policy_loss"]) for r in history], label="policy loss")
+    bx.plot(gens, [float(r["value_loss"]) for r in history], label="value loss")
     bx.set_xlabel("generation")
     bx.legend(fontsize=8)
     fig.tight_layout()
