@@ -2,6 +2,7 @@
 
     python -m benchmarks.az --game kingdomino_duel_v0 [--games 200] [--workers 2]
         [--move-seconds 1.0 | --az-simulations N --mcts-simulations M] [--skip MATCH ...]
+        [--only MATCH ...]
         [--out benchmarks/results/az]
 
 1. cost of one network evaluation inside numba (the forward pass alone, and with greedy's
@@ -11,7 +12,9 @@
 3. matches, seats rotated (:func:`agents.apps.tournament.run_tournament`, ``--games`` games
    each): ``az`` against ``mcts_large`` (an ``mcts`` whose fixed budget takes about
    ``--move-seconds`` a move here; ``az`` gets the simulations that take as long), and
-   ``az_policy`` against ``greedy`` and against ``pretrained`` (the shipped PPO policy).
+   ``az_policy`` against ``greedy`` and against ``pretrained`` (the shipped PPO policy); and
+   the teacher against ``greedy``: ``az`` as self-play ran it (Gumbel root, the run's
+   simulations and candidates), whose improved policy the network learns from.
 
 Writes ``benchmarks/results/az/<game>/``: ``figures.json`` and ``report.md`` (with the
 revision, date, machine and its load average while measuring: other jobs on a shared
@@ -35,7 +38,7 @@ from envs import cli
 from agents.apps import tournament as T
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "az"
-MATCHES = ("az_vs_mcts_large", "policy_vs_greedy", "policy_vs_pretrained")
+MATCHES = ("az_vs_mcts_large", "policy_vs_greedy", "policy_vs_pretrained", "teacher_vs_greedy")
 
 
 def machine():
@@ -57,12 +60,20 @@ def revision():
         return "unknown"
 
 
+def network_options(game):
+    """The game options of the shipped network of ``game`` (its seat count)."""
+    from agents.players.az import load_network
+
+    return dict(load_network(game)[1].get("options", {}))
+
+
 def positions(game, count=12, seed=0):
-    """``count`` positions (envs at a decision with >1 legal action) of greedy games."""
+    """``count`` positions (envs at a decision with >1 legal action) of greedy games, at the
+    table of the game's shipped network."""
     out = []
     g = 0
     while len(out) < count:
-        env = envs.make(game)
+        env = envs.make(game, **network_options(game))
         env.reset(seed=seed + g)
         bot = agents.make("greedy", seed=g)
         step = 0
@@ -129,9 +140,19 @@ def search_speed(game, seconds=1.0):
             "per_position": [round(r, 1) for r in rates]}
 
 
+def teacher_options(game):
+    """``az`` options of the search self-play ran for the shipped network of ``game``."""
+    from agents.players.az import load_network
+
+    config = load_network(game)[1].get("config", {})
+    return {"root": "gumbel", "simulations": int(config.get("simulations", 32)),
+            "gumbel_m": int(config.get("gumbel_m", 8))}
+
+
 def match(game, a, b, options, games, workers, seed, out):
-    res = T.run_tournament(game, [a, b], games=games, workers=workers, seed=seed, agent_options=options,
-                           progress=False)
+    seats = network_options(game).get("num_players")
+    res = T.run_tournament(game, [a, b], num_players=seats, games=games, workers=workers, seed=seed,
+                           agent_options=options, progress=False)
     T.write_outputs(res, out)
     la, lb = a.split("=")[0], b.split("=")[0]
     h2h = res["head_to_head"][la][lb] if isinstance(res.get("head_to_head"), dict) else None
@@ -154,6 +175,9 @@ def build_parser():
     p.add_argument("--az-simulations", type=cli.positive_int, default=None, help="fix az's budget instead")
     p.add_argument("--mcts-simulations", type=cli.positive_int, default=None, help="fix mcts_large's budget instead")
     p.add_argument("--skip", nargs="*", default=[], choices=MATCHES)
+    p.add_argument("--only", nargs="+", default=None, choices=MATCHES,
+                   help="play only these matches and add them to the game's existing figures.json "
+                        "(each stamped with its revision and date); the other figures are kept")
     p.add_argument("--out", default=str(DEFAULT_OUT))
     return p
 
@@ -164,13 +188,15 @@ def main(argv=None):
 
     out = Path(args.out) / args.game
     out.mkdir(parents=True, exist_ok=True)
+    if args.only:
+        return add_matches(args, out)
     figures = {"game": args.game, "revision": revision(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                "machine_before": machine()}
     print("evaluation cost ...", flush=True)
     figures["eval_cost"] = eval_cost(args.game)
     print(figures["eval_cost"], "\nsearch speed ...", flush=True)
     figures["az_speed"] = search_speed(args.game)
-    figures["mcts_speed"] = measure_mcts_speed(args.game, seconds=3.0)
+    figures["mcts_speed"] = measure_mcts_speed(args.game, seconds=3.0, env_options=network_options(args.game))
     print(figures["az_speed"], figures["mcts_speed"]["iterations_per_second"], flush=True)
     az_sims = args.az_simulations or max(16, int(figures["az_speed"]["simulations_per_second"] * args.move_seconds))
     mcts_sims = args.mcts_simulations or max(50, int(figures["mcts_speed"]["iterations_per_second"]
@@ -179,12 +205,7 @@ def main(argv=None):
                           "mcts_large_simulations": mcts_sims,
                           "fixed": bool(args.az_simulations or args.mcts_simulations)}
     figures["matches"] = {}
-    plan = {
-        "az_vs_mcts_large": ("az", "mcts_large=mcts", {"az": {"simulations": az_sims},
-                                                        "mcts_large": {"simulations": mcts_sims}}),
-        "policy_vs_greedy": ("az_policy", "greedy", {}),
-        "policy_vs_pretrained": ("az_policy", "pretrained", {}),
-    }
+    plan = match_plan(args.game, az_sims, mcts_sims)
     for name, (a, b, options) in plan.items():
         if name in args.skip:
             continue
@@ -195,6 +216,39 @@ def main(argv=None):
         print(figures["matches"][name], flush=True)
     figures["machine_after"] = machine()
     (out / "figures.json").write_text(json.dumps(figures, indent=1))
+    (out / "report.md").write_text(report(figures))
+    print(report(figures))
+
+
+def match_plan(game, az_sims, mcts_sims):
+    """Each match: (first agent, second agent, agent options)."""
+    return {
+        "az_vs_mcts_large": ("az", "mcts_large=mcts", {"az": {"simulations": az_sims},
+                                                        "mcts_large": {"simulations": mcts_sims}}),
+        "policy_vs_greedy": ("az_policy", "greedy", {}),
+        "policy_vs_pretrained": ("az_policy", "pretrained", {}),
+        "teacher_vs_greedy": ("teacher=az", "greedy", {"teacher": teacher_options(game)}),
+    }
+
+
+def add_matches(args, out):
+    """``--only``: play the named matches at the stored budgets and add them to the figures."""
+    path = out / "figures.json"
+    if not path.exists():
+        raise SystemExit(f"--only adds matches to {path}, which does not exist: run without --only first")
+    figures = json.loads(path.read_text())
+    budgets = figures["budgets"]
+    plan = match_plan(args.game, budgets["az_simulations"], budgets["mcts_large_simulations"])
+    for name in args.only:
+        a, b, options = plan[name]
+        print(f"{name} ({args.games} games) ...", flush=True)
+        t = time.perf_counter()
+        played = match(args.game, a, b, options, args.games, args.workers, args.seed, out / name)
+        played.update(elapsed_seconds=round(time.perf_counter() - t, 1), revision=revision(),
+                      date=time.strftime("%Y-%m-%d %H:%M:%S %Z"), load_average_after=machine()["load_average"])
+        figures["matches"][name] = played
+        print(played, flush=True)
+    path.write_text(json.dumps(figures, indent=1))
     (out / "report.md").write_text(report(figures))
     print(report(figures))
 
@@ -216,7 +270,8 @@ def report(f):
              "| match | games | share of games the first finished ahead (ties 1/2) | s/move |", "|---|---|---|---|"]
     for name, m in f["matches"].items():
         spm = ", ".join(f"{k} {v}" for k, v in m["seconds_per_move"].items())
-        lines.append(f"| {m['agents'][0]} vs {m['agents'][1]} | {m['games']} | {m['ahead_share']} | {spm} |")
+        added = f" (added at {m['revision']}, {m['date']})" if "revision" in m else ""
+        lines.append(f"| {m['agents'][0]} vs {m['agents'][1]}{added} | {m['games']} | {m['ahead_share']} | {spm} |")
     return "\n".join(lines) + "\n"
 
 

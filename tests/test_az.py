@@ -295,41 +295,77 @@ def test_config_refuses_bad_values():
 
 
 # ------------------------------------------------------------------ shipped network
-def _shipped():
+def _shipped_games():
     from agents.pretrained import AZ_PREFIX, available_games
-    return GAME in available_games(prefix=AZ_PREFIX)
+    return available_games(prefix=AZ_PREFIX)
 
 
-@pytest.mark.skipif(not _shipped(), reason="no shipped network yet")
-def test_shipped_network_is_hash_checked_and_apart_from_the_policies(tmp_path):
+def test_every_game_has_a_shipped_network():
+    assert _shipped_games() == sorted(envs.GAMES)
+
+
+@pytest.mark.parametrize("game", _shipped_games())
+def test_shipped_network_is_hash_checked_and_apart_from_the_policies(game, tmp_path):
+    from agents.learning.alphazero.__main__ import PRESETS
     from agents.players.az import load_network
     from agents.pretrained import AZ_PREFIX, MODELS_DIR, available_games
 
-    assert GAME not in [g for g in available_games() if g.startswith(AZ_PREFIX)]
     assert all(not g.startswith(AZ_PREFIX) for g in available_games())
-    arrays, record = load_network(GAME)
+    arrays, record = load_network(game)
     assert record["weights_sha256"] and record["storage"] in ("int8", "float16", "float32")
     for form, check in record["storage_checks"].items():
         if form == record["storage"]:
             assert check["same_move"] >= 0.998 * check["decisions"]
     assert record["curve"] and record["command"].startswith("python -m agents.learning.alphazero")
+    # the preset the record's command names reproduces the shipped generation's settings
+    assert f"--game {game} --preset shipped" in record["command"]
+    preset = PRESETS[game]
+    assert preset["generations"] == record["generation"]
+    for key, value in preset.items():     # a run may have gone on past it, or stopped by the clock
+        if key in ("generations", "time_limit"):
+            continue
+        assert record["config"][key] == (list(value) if isinstance(value, tuple) else value), key
     # a tampered copy is refused
     for ext in (".npz", ".json"):
-        src = os.path.join(MODELS_DIR, AZ_PREFIX + GAME + ext)
-        with open(src, "rb") as f, open(tmp_path / (AZ_PREFIX + GAME + ext), "wb") as g:
+        src = os.path.join(MODELS_DIR, AZ_PREFIX + game + ext)
+        with open(src, "rb") as f, open(tmp_path / (AZ_PREFIX + game + ext), "wb") as g:
             g.write(f.read())
-    with np.load(tmp_path / (AZ_PREFIX + GAME + ".npz")) as data:
+    with np.load(tmp_path / (AZ_PREFIX + game + ".npz")) as data:
         changed = {k: data[k] for k in data.files}
     changed["bv"] = changed["bv"] + 1
-    np.savez(tmp_path / (AZ_PREFIX + GAME + ".npz"), **changed)
+    np.savez(tmp_path / (AZ_PREFIX + game + ".npz"), **changed)
     with pytest.raises(ValueError, match="hash"):
-        load_network(GAME, directory=str(tmp_path))
+        load_network(game, directory=str(tmp_path))
 
 
-@pytest.mark.skipif(not _shipped(), reason="no shipped network yet")
-def test_shipped_agents_in_a_tournament():
+@pytest.mark.parametrize("game", _shipped_games())
+def test_shipped_agents_in_a_tournament(game):
+    """Both agents play the shipped network of every game in a tournament, at the seat
+    count it was trained for; another seat count is refused with the sizes named."""
     from agents.apps import tournament as T
+    from agents.players.az import load_network
 
-    res = T.run_tournament(GAME, ["az", "az_policy", "greedy"], games=2, workers=1, seed=0, progress=False,
-                           agent_options={"az": {"simulations": 16}})
+    seats = load_network(game)[1]["options"]["num_players"]
+    res = T.run_tournament(game, ["az", "az_policy", "greedy"], num_players=seats, games=2, workers=1, seed=0,
+                           progress=False, agent_options={"az": {"simulations": 8}})
     assert res["games"] == 6
+    others = [n for n in envs.make(game).unwrapped.spec.player_counts if n != seats]
+    if others:                  # Kingdomino Duel has two seats only
+        with pytest.raises(ValueError, match="seats"):
+            agents.make("az", game=game).bind(envs.make(game, num_players=others[0]))
+
+
+def test_default_budget_is_the_games_own():
+    """Without simulations or seconds, az runs its game's default budget (the table fitted
+    to 1 s a move here); every shipped network has its entry."""
+    from agents.players.az import DEFAULT_SIMULATIONS, FALLBACK_SIMULATIONS, default_simulations
+
+    assert set(_shipped_games()) <= set(DEFAULT_SIMULATIONS)
+    assert default_simulations("no_such_game") == FALLBACK_SIMULATIONS
+    env = envs.make(GAME)
+    env.reset(seed=2)
+    bot = agents.make("az", game=GAME, seed=0)
+    while env.observe(env.agent_selection)["action_mask"].sum() < 2:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    bot.act(env, env.agent_selection)
+    assert bot.last_simulations == DEFAULT_SIMULATIONS[GAME]

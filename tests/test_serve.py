@@ -69,6 +69,9 @@ def test_catalog_lists_every_game_and_the_opponents(client):
     from agents.pretrained import AZ_PREFIX, available_games
     learned = set(available_games(prefix=AZ_PREFIX))
     assert {g["id"] for g in catalog["games"] if g["learned"]} == learned
+    from agents.players.az import load_network
+    for g in catalog["games"]:       # the page offers az only at the seat count of the network
+        assert g["learned_seats"] == ([load_network(g["id"])[1]["options"]["num_players"]] if g["learned"] else [])
     tiny_towns = next(g for g in catalog["games"] if g["id"] == "tiny_towns_v0")
     assert tiny_towns["player_counts"] == [1, 2, 3, 4, 5, 6]
     assert "monuments" in [o["name"] for o in tiny_towns["options"]]
@@ -199,7 +202,7 @@ def test_unknown_game_id(client):
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": []}, "opponents"),
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["policy"]}, "unknown opponent"),
     ({"game": "kingdomino_duel_v0", "seat": 0, "opponents": ["random"], "seed": "x"}, "seed"),
-    ({"game": "expancity_v0", "seat": 0, "opponents": ["az"]}, "no network of the learned search"),
+    ({"game": "between_two_cities_v0", "seat": 0, "opponents": ["az", "greedy"]}, "seats"),
 ])
 def test_bad_new_game_requests(client, body, words):
     response = client.post("/api/games", json=body)

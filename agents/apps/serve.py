@@ -163,7 +163,10 @@ async def _body(request):
 def catalog():
     """The games (ids, player counts, the options the page offers) and the opponents."""
     from agents.pretrained import AZ_PREFIX, available_games
-    learned = set(available_games(prefix=AZ_PREFIX))
+    from agents.players.az import load_network
+    # a shipped network plays the seat count it was trained for (its record's options)
+    learned = {g: [int(load_network(g)[1].get("options", {}).get("num_players", 0))]
+               for g in available_games(prefix=AZ_PREFIX)}
     games = []
     for game_id in envs.GAMES:
         spec = spec_for(game_id)
@@ -173,7 +176,7 @@ def catalog():
                    for o in spec.options if o.kind in OPTION_KINDS and o.name != "num_players"]
         games.append({"id": game_id, "title": game_title(game_id),
                       "player_counts": list(spec.player_counts), "options": options,
-                      "learned": game_id in learned})
+                      "learned": game_id in learned, "learned_seats": learned.get(game_id, [])})
     return {"games": games, "opponents": [name for name in OPPONENTS if name in base.known_agents()]}
 
 

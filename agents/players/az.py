@@ -27,9 +27,19 @@ from agents.players.az_search import Workspace, default_params, root_stats, sear
 from agents.pretrained import AZ_PREFIX, MODELS_DIR, as_float32, checked_arrays, weights_sha256
 from kernels.rng import new_generator
 
-# play-time budget of "az" when neither simulations nor seconds is given (fits 1 s a move
-# on the 2-core reference machine for Kingdomino Duel; see benchmarks/results/az/)
-DEFAULT_SIMULATIONS = 800
+# Play-time budget of "az" when neither simulations nor seconds is given: simulations that
+# fit in under 1 s a move on the 2-core reference machine with the game's shipped network,
+# at the slowest of the positions its speed was measured on
+# (benchmarks/results/az/<game>/figures.json, az_speed.per_position), rounded down, and at
+# most 3,000: the tree takes (simulations + 2) x (actions + 1) nodes of 80 bytes.
+DEFAULT_SIMULATIONS = {"kingdomino_duel_v0": 800, "tiny_towns_v0": 1500, "between_two_cities_v0": 2000,
+                       "expancity_v0": 3000, "smartphone_inc_v0": 1000}
+FALLBACK_SIMULATIONS = 200     # a network of a game not in the table (path=)
+
+
+def default_simulations(game):
+    """``az``'s default simulations a move in ``game`` (:data:`DEFAULT_SIMULATIONS`)."""
+    return DEFAULT_SIMULATIONS.get(game, FALLBACK_SIMULATIONS)
 
 _NETWORKS = {}
 _WARM = set()
@@ -161,8 +171,8 @@ class AZAgent(_AZBase):
     """The learned network guiding an information-set search (PUCT over determinizations
     drawn from the mover's point of view; :mod:`agents.players.az_search`).
 
-    ``simulations``: simulations a move (default :data:`DEFAULT_SIMULATIONS`, under 1 s a
-    move here); ``seconds``: a time budget a move instead.  ``root``: ``"puct"`` (default)
+    ``simulations``: simulations a move (default: :func:`default_simulations` of the game,
+    under 1 s a move here); ``seconds``: a time budget a move instead.  ``root``: ``"puct"`` (default)
     plays the most visited root action; ``"gumbel"`` runs Gumbel sequential halving over
     ``gumbel_m`` sampled candidates, as self-play does (``simulations`` only).
     ``search_options``: overrides of :class:`agents.players.az_search.SearchParams` (e.g.
@@ -184,13 +194,18 @@ class AZAgent(_AZBase):
             raise ValueError(f"seconds must be a number > 0 or None, got {seconds!r}")
         if root == "gumbel" and seconds is not None:
             raise ValueError("root='gumbel' runs a fixed number of simulations: give simulations, not seconds")
-        if simulations is None and seconds is None:
-            simulations = DEFAULT_SIMULATIONS
-        self.simulations = simulations
+        self.simulations = simulations      # None with seconds None: the game's default, at play
         self.seconds = seconds
         self.root = root
         self.gumbel_m = int(gumbel_m)
         self.last_simulations = 0
+
+    def _simulations(self, nw):
+        """The simulations of a move: the given number; None under a time budget; else the
+        default of the network's game."""
+        if self.simulations is not None or self.seconds is not None:
+            return self.simulations
+        return default_simulations(nw.game_id)
 
     def warm_up(self, env):
         """Compile the search for ``env``'s game now (once per process, with a generator of
@@ -211,7 +226,7 @@ class AZAgent(_AZBase):
         seat = raw.possible_agents.index(agent)
         ws = nw.ws
         root = raw.kernel_state
-        sims = self.simulations
+        sims = self._simulations(nw)
         need = ((sims or self.CHUNK) + 2) * (raw.spec.num_actions + 1)
         ws.grow(need)
         n_nodes = 0
@@ -239,9 +254,10 @@ class AZAgent(_AZBase):
         if self.root == "gumbel":
             raw, nw = self._bind(env)
             ws = nw.ws
-            ws.grow((self.simulations + 2) * (raw.spec.num_actions + 1))
-            self.last_simulations = self.simulations
-            return int(nw.fns.gumbel(raw.kernel_state, raw.possible_agents.index(agent), self.simulations,
+            sims = self._simulations(nw)
+            ws.grow((sims + 2) * (raw.spec.num_actions + 1))
+            self.last_simulations = sims
+            return int(nw.fns.gumbel(raw.kernel_state, raw.possible_agents.index(agent), sims,
                                      self.gumbel_m, nw.net, nw.vector, self.gen, ws.scratch(),
                                      ws.work.args(), *ws.tree(), nw.improved, nw.sig))
         return most_visited(legal, self.search(env, agent))

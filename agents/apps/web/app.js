@@ -58,9 +58,10 @@ function refreshSeats() {
   const box = $("opponents");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   box.textContent = "";
-  // the learned search plays only games with a shipped network
+  // the learned search plays only games with a shipped network, at its seat count
   const learned = ["az", "az_policy"];
-  const offered = catalog.opponents.filter((a) => gameInfo().learned || !learned.includes(a));
+  const fits = (gameInfo().learned_seats || []).includes(n);
+  const offered = catalog.opponents.filter((a) => fits || !learned.includes(a));
   let other = 0;
   for (let k = 0; k < n; k++) {
     if (k === seat) continue;
