@@ -28,6 +28,11 @@ PLAYTHROUGHS = [
     ("smartphone_inc-1p", "smartphone_inc_v0", {"num_players": 1}, 0, None),
     ("smartphone_inc-3p-steve-back", "smartphone_inc_v0",
      {"num_players": 3, "steve": True, "tech_sides": "back"}, 0, 40),
+    # the two-seat tables the learned search's networks read (their records' options)
+    ("tiny_towns-2p", "tiny_towns_v0", {"num_players": 2}, 1, 20),
+    ("between_two_cities-2p", "between_two_cities_v0", {"num_players": 2}, 1, 20),
+    ("expancity-2p", "expancity_v0", {"num_players": 2}, 1, 20),
+    ("smartphone_inc-2p", "smartphone_inc_v0", {"num_players": 2}, 1, 20),
 ]
 
 
