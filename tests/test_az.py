@@ -289,9 +289,91 @@ def test_config_refuses_bad_values():
     from agents.learning.alphazero.training import AZConfig
 
     for bad in (dict(generations=0), dict(simulations=-1), dict(hidden=(8,)), dict(backend="slurm"),
-                dict(search={"nope": 1}), dict(ladder_every=-1), dict(ladder_target=0)):
+                dict(search={"nope": 1}), dict(ladder_every=-1), dict(ladder_target=0),
+                dict(warm_start="greedy"), dict(warm_start_games=0), dict(warm_start_epochs=0.0),
+                dict(warm_start_explore=1.5), dict(warm_start_temperature=-1.0),
+                dict(generations=0), dict(generations=-1, warm_start="pretrained")):
         with pytest.raises(ValueError):
             AZConfig(game=GAME, **bad)
+
+
+def test_warm_start_samples_are_the_shipped_policys_moves_and_the_games_outcome():
+    """The warm start's samples: each decision with more than one legal move, labelled with
+    the shipped policy's distribution (its move the most likely, nothing off the mask); the
+    value target is the finished game's outcome vector from the mover's seat."""
+    from agents.learning.alphazero.warm_start import play_teacher
+
+    game = "smartphone_inc_v0"
+    params = default_params(game)
+    job = {"game": game, "num_players": 2, "env_options": {}, "params": params._asdict(), "seeds": [5],
+           "search_seed": 0, "explore": 0.0, "temperature": 1.0}
+    out = play_teacher(job)
+    s = out["samples"]
+    n = out["counts"][0]
+    assert n == len(s["obs"]) > 10
+    assert np.allclose(s["pi"].sum(axis=1), 1.0, atol=1e-5)
+    assert (s["pi"][s["mask"] == 0] == 0).all() and (s["mask"].sum(axis=1) > 1).all()
+    # replay the game with the policy alone: the same decisions, each label's argmax its move
+    env = envs.make(game, num_players=2)
+    env.reset(seed=5)
+    teacher = agents.make("pretrained", game=game)
+    row, movers = 0, []
+    for who in env.agent_iter():
+        if env.terminations[who]:
+            env.step(None)
+            continue
+        obs = env.observe(who)
+        move = teacher.act(env, who)
+        if obs["action_mask"].sum() > 1:
+            assert np.array_equal(s["obs"][row], obs["observation"].astype(np.float16)) and int(np.argmax(s["pi"][row])) == move
+            movers.append(env.possible_agents.index(who))
+            row += 1
+        env.step(move)
+    assert row == n
+    final = np.array(out["final"][0])
+    assert np.all(np.abs(final) <= 1.0)
+    winner = int(np.argmax(out["scores"][0]))
+    if out["scores"][0][0] != out["scores"][0][1]:
+        assert final[winner] > 0 > final[1 - winner], (out["scores"], final)
+    assert set(movers) == {0, 1}
+    assert all(np.allclose(z, np.roll(final, -m), atol=1e-6) for z, m in zip(s["z"], movers))
+
+
+def test_warm_start_is_generation_zero_and_learns_the_policys_moves(tmp_path):
+    """A run with ``warm_start="pretrained"`` begins with generation 0, fitted to the shipped
+    policy's moves: on games it did not see it agrees with them more often than the
+    untrained network (greedy's judgement) does.  ``generations=0`` stops there; a resumed run
+    goes on with self-play, rated against generation 0, and does not warm-start again; a game
+    without a shipped policy is refused."""
+    pytest.importorskip("torch")
+    from agents.learning.alphazero.network import AZNet
+    from agents.learning.alphazero.warm_start import check_teacher, play_teacher
+
+    game = "smartphone_inc_v0"
+    warm = dict(warm_start="pretrained", warm_start_games=6, warm_start_epochs=30.0, warm_start_explore=0.0,
+                hidden=(64, 64))
+    history = _run(_tiny_config(game, 2, generations=0, eval_games=2, eval_pretrained=True, **warm), tmp_path)
+    assert [r["generation"] for r in history] == [0]
+    assert history[0]["games"] == 6 and "policy_vs_pretrained" in history[0]
+    held_out = play_teacher({"game": game, "num_players": 2, "env_options": {}, "seeds": [99, 100],
+                             "params": default_params(game)._asdict(), "search_seed": 0, "explore": 0.0,
+                             "temperature": 1.0})["samples"]
+    raw = envs.make(game, num_players=2).unwrapped
+    untrained = AZNet(raw.cfg.obs_size, raw.spec.num_actions, 2, (64, 64)).export_arrays()
+    with np.load(tmp_path / "generations" / "gen_000.npz") as data:
+        fitted = {k: data[k] for k in data.files}
+    scale = default_params(game).value_scale
+
+    def agreement(arrays):
+        logits, _ = az_net.batch_forward(arrays, held_out["obs"], held_out["av"], held_out["mask"], scale)
+        return float(np.mean(np.argmax(logits, 1) == np.argmax(held_out["pi"], 1)))
+
+    assert agreement(fitted) > agreement(untrained) + 0.1
+    history = _run(_tiny_config(game, 2, generations=1, eval_games=2, **warm), tmp_path, resume=True)
+    assert [r["generation"] for r in history] == [0, 1]
+    assert "policy_vs_previous" in history[1] and history[1]["games"] == 1   # self-play, not the teacher
+    with pytest.raises(ValueError, match="no shipped policy"):
+        check_teacher("no_such_game_v0", 2, {})
 
 
 # ------------------------------------------------------------------ shipped network

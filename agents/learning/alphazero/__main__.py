@@ -16,24 +16,25 @@ PRESETS = {
     "kingdomino_duel_v0": {"generations": 20, "games_per_generation": 200, "simulations": 32, "gumbel_m": 8,
                            "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 400,
                            "eval_search_every": 0, "time_limit": 0.0,
-                           "search": {"heuristic_mix": 0.5}},
-    # The other games: two seats, 100 self-play games a generation, each generation rated on
-    # 200 games; the shipped generation is the run's best-rated one (the run went on until
-    # its 17-minute clock stopped it; the record's curve holds every generation).
-    "tiny_towns_v0": {"generations": 1, "num_players": 2, "games_per_generation": 100, "simulations": 32,
-                      "gumbel_m": 8, "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 200,
-                      "eval_search_every": 0, "time_limit": 0.0, "search": {"heuristic_mix": 0.5}},
-    "between_two_cities_v0": {"generations": 9, "num_players": 2, "games_per_generation": 100, "simulations": 32,
-                              "gumbel_m": 8, "hidden": [256, 128], "buffer": 100000, "epochs": 3.0,
-                              "eval_games": 200, "eval_search_every": 0, "time_limit": 0.0,
-                              "search": {"heuristic_mix": 0.5}},
-    "expancity_v0": {"generations": 7, "num_players": 2, "games_per_generation": 100, "simulations": 32,
-                     "gumbel_m": 8, "hidden": [128, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 200,
-                     "eval_search_every": 0, "time_limit": 0.0, "search": {"heuristic_mix": 0.5}},
-    "smartphone_inc_v0": {"generations": 2, "num_players": 2, "games_per_generation": 100, "simulations": 32,
-                          "gumbel_m": 8, "hidden": [128, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 200,
-                          "eval_search_every": 0, "time_limit": 0.0, "search": {"heuristic_mix": 0.5}},
+                           "search": {"heuristic_mix": 0.5}}
 }
+# The other games: two seats, 100 self-play games a generation, each generation rated on 200
+# games; the shipped generation is the run's best-rated one (the run went on until its
+# 17-minute clock stopped it; the record's curve holds every generation).
+_TWO_SEATS = {"num_players": 2, "games_per_generation": 100, "simulations": 32, "gumbel_m": 8,
+              "hidden": [256, 128], "buffer": 100000, "epochs": 3.0, "eval_games": 200, "eval_search_every": 0,
+              "time_limit": 0.0, "search": {"heuristic_mix": 0.5}}
+# Warm-started from the shipped PPO policy (600 of its games, generation 0), every generation
+# also rated against that policy; one worker (the number of workers decides how the games
+# are split into jobs, so it is part of the settings that reproduce a run).
+_WARM = {**_TWO_SEATS, "warm_start": "pretrained", "warm_start_games": 600, "eval_pretrained": True,
+         "workers": 1}
+PRESETS.update({
+    "tiny_towns_v0": {**_WARM, "generations": 0},
+    "between_two_cities_v0": {**_WARM, "generations": 0},
+    "expancity_v0": {**_TWO_SEATS, "generations": 7, "hidden": [128, 128]},
+    "smartphone_inc_v0": {**_WARM, "generations": 4, "hidden": [128, 128]},
+})
 
 
 def build_parser():
@@ -57,6 +58,14 @@ def build_parser():
     p.add_argument("--eval-games", type=int)
     p.add_argument("--eval-search-every", type=int)
     p.add_argument("--eval-mcts-simulations", type=int)
+    p.add_argument("--eval-pretrained", action="store_true", default=None,
+                   help="also rate each generation's raw policy against the shipped PPO policy")
+    p.add_argument("--warm-start", choices=["none", "pretrained"],
+                   help="'pretrained': first learn the shipped PPO policy's moves (generation 0)")
+    p.add_argument("--warm-start-games", type=int)
+    p.add_argument("--warm-start-epochs", type=float)
+    p.add_argument("--warm-start-explore", type=float)
+    p.add_argument("--warm-start-temperature", type=float)
     p.add_argument("--ladder-every", type=int, help="solo: the solo scorecard every N generations (0: never)")
     p.add_argument("--search", default=None, help='JSON: search parameter overrides, e.g. \'{"heuristic_mix": 0.3}\'')
     p.add_argument("--workers", type=int)
@@ -77,7 +86,8 @@ def config_from_args(args):
         raise SystemExit(f"no shipped preset for {args.game!r}; presets: {', '.join(PRESETS)}")
     for name in ("generations", "games_per_generation", "simulations", "gumbel_m", "hidden", "buffer",
                  "batch_size", "epochs", "learning_rate", "eval_games", "eval_search_every", "eval_mcts_simulations",
-                 "ladder_every", "workers",
+                 "ladder_every", "workers", "eval_pretrained", "warm_start", "warm_start_games",
+                 "warm_start_epochs", "warm_start_explore", "warm_start_temperature",
                  "backend", "seed", "time_limit", "num_players"):
         value = getattr(args, name)
         if value is not None:

@@ -89,6 +89,6 @@ class Workers(Runner):
     def __init__(self, workers=1, backend="process"):
         super().__init__(max(1, int(workers)), backend)
 
-    def map(self, jobs):
-        """Results of ``jobs``, in order."""
-        return super().map(play_selfplay, jobs)
+    def map(self, jobs, function=play_selfplay):
+        """Results of ``jobs`` (self-play games, or ``function``'s), in order."""
+        return super().map(function, jobs)

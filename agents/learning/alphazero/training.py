@@ -1,6 +1,9 @@
 """The training loop: generations of self-play, updates, export, rating, checkpoints.
 
-Each generation
+A run may begin with a warm start (``warm_start="pretrained"``,
+:mod:`agents.learning.alphazero.warm_start`): the network first learns the shipped PPO
+policy's moves from games that policy plays, and that network is generation 0, rated like
+the others.  Then each generation
 
 1. plays ``games_per_generation`` self-play games with the current network (Gumbel root
    search, ``simulations`` a move; :mod:`agents.learning.alphazero.selfplay`, in the
@@ -10,7 +13,8 @@ Each generation
    error to the final outcome;
 3. exports the network (``generations/gen_NNN.npz`` + ``.json``, the arrays the numba search
    reads) and rates it: its raw policy (``az_policy``) against greedy and against the
-   previous generation's policy, seats rotated, and every ``eval_search_every`` generations
+   previous generation's policy (and, with ``eval_pretrained``, against the shipped PPO
+   policy), seats rotated, and every ``eval_search_every`` generations
    the search (``az``, Gumbel root, the self-play budget) against ``mcts``; and its rating
    on the game's anchored ladder (:func:`ladder_columns`);
 4. writes the checkpoint (network, optimiser, buffer, history, generators) so that
@@ -52,6 +56,12 @@ class AZConfig:
     eval_games: int = 100              # per opponent, seats rotated
     eval_search_every: int = 0         # rate the search against mcts every N generations (0: never)
     eval_mcts_simulations: int = 200
+    eval_pretrained: bool = False      # also rate the raw policy against the shipped PPO policy
+    warm_start: str = "none"           # "pretrained": first learn the shipped PPO policy's moves
+    warm_start_games: int = 400
+    warm_start_epochs: float = 4.0     # passes over the warm start's samples
+    warm_start_explore: float = 0.1    # share of random moves in the warm start's games
+    warm_start_temperature: float = 1.0
     ladder_every: int = 1              # solo: the solo scorecard every N generations (0: never)
     ladder_target: float = 50.0        # solo scorecard: stop at this 95 % half-width (Elo)
     workers: int = 2
@@ -68,13 +78,26 @@ class AZConfig:
         for name in ("generations", "games_per_generation", "simulations", "gumbel_m", "buffer",
                      "batch_size", "workers", "jobs_per_worker"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            low = 0 if name == "generations" and self.warm_start != "none" else 1   # 0: the warm start alone
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
         if isinstance(self.ladder_every, bool) or not isinstance(self.ladder_every, int) or self.ladder_every < 0:
             raise ValueError(f"ladder_every must be an integer >= 0, got {self.ladder_every!r}")
         if isinstance(self.ladder_target, bool) or not isinstance(self.ladder_target, (int, float)) \
                 or not self.ladder_target > 0:
             raise ValueError(f"ladder_target must be a number > 0, got {self.ladder_target!r}")
+        from agents.learning.alphazero.warm_start import TEACHERS
+        if self.warm_start not in TEACHERS:
+            raise ValueError(f"warm_start must be one of {TEACHERS}, got {self.warm_start!r}")
+        if isinstance(self.warm_start_games, bool) or not isinstance(self.warm_start_games, int) \
+                or self.warm_start_games < 1:
+            raise ValueError(f"warm_start_games must be an integer >= 1, got {self.warm_start_games!r}")
+        for name, ok, what in (("warm_start_epochs", lambda v: v > 0, "> 0"),
+                               ("warm_start_temperature", lambda v: v > 0, "> 0"),
+                               ("warm_start_explore", lambda v: 0 <= v <= 1, "in [0, 1]")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
+                raise ValueError(f"{name} must be a number {what}, got {value!r}")
         if self.backend not in ("process", "ray"):
             raise ValueError(f"backend must be 'process' or 'ray', got {self.backend!r}")
         default_params(self.game, **self.search)     # ValueError on an unknown name
@@ -184,6 +207,9 @@ class Trainer:
         self.generation = 0
         self.history = []
         self.elapsed = 0.0
+        if cfg.warm_start != "none":
+            from agents.learning.alphazero.warm_start import check_teacher
+            check_teacher(cfg.game, self.n_players, cfg.env_options)
         if resume and os.path.exists(self._path("checkpoint.pt")):
             self._load()
         else:
@@ -220,11 +246,35 @@ class Trainer:
         stats["mean_score"] = float(np.mean(scores)) if scores else 0.0
         return stats
 
-    def train(self, new_samples):
+    def warm_start(self):
+        """Generation 0: the shipped policy's games (:mod:`.warm_start`) into the buffer, and
+        ``warm_start_epochs`` passes over them."""
+        from agents.learning.alphazero.warm_start import play_teacher
+
+        cfg = self.cfg
+        n_jobs = max(1, min(cfg.warm_start_games, cfg.workers * cfg.jobs_per_worker))
+        seeds = [int(s) for s in np.random.SeedSequence([cfg.seed, 0, 1]).generate_state(
+            cfg.warm_start_games, dtype=np.uint32)]
+        base = int(self.rng.integers(1 << 62))
+        jobs = [{"game": cfg.game, "num_players": self.n_players, "env_options": cfg.env_options,
+                 "params": self.params._asdict(), "seeds": seeds[j::n_jobs], "search_seed": base + j,
+                 "explore": cfg.warm_start_explore, "temperature": cfg.warm_start_temperature}
+                for j in range(n_jobs)]
+        results = self.workers.map(jobs, play_teacher)
+        stats = {"games": 0, "samples": 0}
+        for r in results:
+            if len(r["samples"]["obs"]):
+                self.buffer.add(r["samples"])
+            stats["games"] += len(r["counts"])
+            stats["samples"] += int(sum(r["counts"]))
+        return stats
+
+    def train(self, new_samples, epochs=None):
         import torch
 
         cfg = self.cfg
-        steps = max(1, int(np.ceil(cfg.epochs * new_samples / cfg.batch_size)))
+        epochs = cfg.epochs if epochs is None else epochs
+        steps = max(1, int(np.ceil(epochs * new_samples / cfg.batch_size)))
         self.net.train()
         p_loss = v_loss = 0.0
         for _ in range(steps):
@@ -283,6 +333,9 @@ class Trainer:
             if previous is not None:
                 out["policy_vs_previous"] = play_match(self.env, policy(path), policy(previous), cfg.eval_games,
                                                        seed)
+            if cfg.eval_pretrained:
+                out["policy_vs_pretrained"] = play_match(
+                    self.env, policy(path), lambda s: agents.make("pretrained", seed=s), cfg.eval_games, seed)
         if cfg.eval_search_every and self.generation % cfg.eval_search_every == 0:
             def search(s):
                 return agents.make("az", path=path, simulations=cfg.simulations, root="gumbel",
@@ -293,6 +346,17 @@ class Trainer:
             out[key] = play_match(self.env, search, mcts, games, seed)
         out.update(ladder_columns(cfg, self.n_players, path, self.generation, greedy_points))
         return out
+
+    def _finish_row(self, row, play_seconds, train_seconds, eval_seconds, start, base_elapsed):
+        """Time the generation's row, add it to the history, checkpoint, log."""
+        self.elapsed = base_elapsed + (time.perf_counter() - start)
+        row.update({"selfplay_seconds": round(play_seconds, 1), "train_seconds": round(train_seconds, 1),
+                    "eval_seconds": round(eval_seconds, 1), "elapsed_seconds": round(self.elapsed, 1),
+                    "buffer": self.buffer.size})
+        row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
+        self.history.append(row)
+        self.save()
+        self.log(json.dumps(row))
 
     # ------------------------------------------------------------ checkpoints
     def save(self):
@@ -336,10 +400,19 @@ class Trainer:
         start = time.perf_counter()
         base_elapsed = self.elapsed
         try:
+            if cfg.warm_start != "none" and not self.history:
+                t0 = time.perf_counter()
+                stats = self.warm_start()
+                t1 = time.perf_counter()
+                tr = self.train(stats["samples"], cfg.warm_start_epochs)
+                t2 = time.perf_counter()
+                path = self.export_generation()
+                row = {"generation": 0, **stats, **tr, **self.rate(path, None)}
+                self._finish_row(row, t1 - t0, t2 - t1, time.perf_counter() - t2, start, base_elapsed)
             while self.generation < cfg.generations:
                 t0 = time.perf_counter()
-                previous = (self._path("generations", f"gen_{self.generation:03d}.npz")
-                            if self.generation > 0 else None)
+                previous = self._path("generations", f"gen_{self.generation:03d}.npz")
+                previous = previous if os.path.exists(previous) else None
                 self.generation += 1
                 sp = self.selfplay()
                 t1 = time.perf_counter()
@@ -348,15 +421,7 @@ class Trainer:
                 path = self.export_generation()
                 row = {"generation": self.generation, **sp, **tr}
                 row.update(self.rate(path, previous))
-                t3 = time.perf_counter()
-                self.elapsed = base_elapsed + (t3 - start)
-                row.update({"selfplay_seconds": round(t1 - t0, 1), "train_seconds": round(t2 - t1, 1),
-                            "eval_seconds": round(t3 - t2, 1), "elapsed_seconds": round(self.elapsed, 1),
-                            "buffer": self.buffer.size})
-                row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
-                self.history.append(row)
-                self.save()
-                self.log(json.dumps(row))
+                self._finish_row(row, t1 - t0, t2 - t1, time.perf_counter() - t2, start, base_elapsed)
                 if cfg.time_limit and time.perf_counter() - start >= cfg.time_limit:
                     self.log(f"time limit reached after generation {self.generation}")
                     break
@@ -376,7 +441,7 @@ def plot_curve(history, path, game):
              for r in history if r.get("ladder_rating") not in (None, "")]
     fig, axes = plt.subplots(1, 3 if rated else 2, figsize=(15 if rated else 10, 4))
     ax, bx = axes[0], axes[-1]
-    for key in ("policy_vs_greedy", "policy_vs_previous", "search_vs_mcts", "policy_mean_score",
+    for key in ("policy_vs_greedy", "policy_vs_previous", "policy_vs_pretrained", "search_vs_mcts", "policy_mean_score",
                 "greedy_mean_score", "search_mean_score"):
         pts = [(r["generation"], r[key]) for r in history if r.get(key) not in (None, "")]
         if pts:
