@@ -441,8 +441,8 @@ def plot_curve(history, path, game):
              for r in history if r.get("ladder_rating") not in (None, "")]
     fig, axes = plt.subplots(1, 3 if rated else 2, figsize=(15 if rated else 10, 4))
     ax, bx = axes[0], axes[-1]
-    for key in ("policy_vs_greedy", "policy_vs_previous", "policy_vs_pretrained", "search_vs_mcts", "policy_mean_score",
-                "greedy_mean_score", "search_mean_score"):
+    for key in ("policy_vs_greedy", "policy_vs_previous", "policy_vs_pretrained", "search_vs_mcts",
+                "policy_mean_score", "greedy_mean_score", "search_mean_score"):
         pts = [(r["generation"], r[key]) for r in history if r.get(key) not in (None, "")]
         if pts:
             ax.plot(*zip(*pts), marker="o", label=key)

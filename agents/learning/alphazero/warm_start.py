@@ -77,8 +77,7 @@ def play_teacher(job):
             if explore and rng.random() < explore:
                 move = int(rng.choice(legal))
             env.step(move)
-        scr = ws.scratch()
-        fns.outcome_vector(raw.kernel_state, vector, scr[11], scr[12], scr[13], final)
+        fns.outcome_vector(raw.kernel_state, vector, ws.sc, ws.vals, ws.rk, final)
         seat = np.asarray(seats, np.int64)
         n = len(seats)
         if n:
