@@ -37,7 +37,8 @@ moves depend on it only once its look-ahead reaches the end of the game (greedy:
 decision, which is forced; MCTS: the first search with an iteration that finishes the
 game).  Up to that decision the game is played once; from it, each level finishes the game
 on its own copy (replaying the shared moves at that level, with a copy of the agent).  A
-trained policy observes the level, so it plays every level from the start.
+trained policy observes the level, and the learned search (``az``) values a finished game by
+whether it was won, so both play every level from the start.
 """
 from __future__ import annotations
 
@@ -79,8 +80,15 @@ AGENTS = {
     # machine (its last moves, whose playouts reach the end sooner, cost far less than its first)
     "mcts_800it": ("mcts", {"simulations": 800}),
     "mcts_4000it": ("mcts", {"simulations": 4000}),
+    # the learned search with the game's shipped (two-seat) network at its default budget
+    # (under 1 s a move here; agents.players.az.DEFAULT_SIMULATIONS), and its raw policy
+    "az": ("az", {}),
+    "az_policy": ("az_policy", {}),
 }
-SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it", "mcts_4000it")
+SLOW_AGENTS = ("mcts_1s", "mcts_200it", "mcts_400it", "mcts_4000it", "az")
+# Agents whose every move may depend on the level: a trained policy observes it, and the
+# learned search values a finished game by whether it was won from its first move on.
+SEES_LEVEL = ("policy", "az", "az_policy")
 # Modes whose option sets differ only in a level that adds a constant to an automaton's final
 # score: one job per seed plays every level (play_levels).
 LEVEL_OPTION = {"between_two_cities": "difficulty"}
@@ -160,9 +168,9 @@ def play_levels(job):
     may: for MCTS, the first search in which an iteration reached the end (that search is
     thrown away); for other agents, the decision that ends the game (one-ply agents look
     one move ahead; in Between Two Cities that decision is forced).  A trained policy
-    observes the level and shares nothing.  From there each level gets its own env (the
-    same seed, the shared moves replayed) and its own copy of the agent as it stood before
-    that decision, and finishes the game."""
+    observes the level and shares nothing, nor does the learned search (:data:`SEES_LEVEL`).
+    From there each level gets its own env (the same seed, the shared moves replayed) and
+    its own copy of the agent as it stood before that decision, and finishes the game."""
     import copy
 
     import agents
@@ -182,7 +190,7 @@ def play_levels(job):
     if warm_up is not None:
         warm_up(env)
     shared, think, think_cpu = [], 0.0, 0.0
-    if job["name"] != "policy":
+    if job["name"] not in SEES_LEVEL:
         while True:
             who = env.agent_selection
             if env.terminations[who] or env.truncations[who] or (not watched and _next_move_ends(env)):

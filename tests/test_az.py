@@ -255,6 +255,7 @@ def test_ladder_rating_follows_the_games_against_greedy():
     assert ladder_columns(_tiny_config("between_two_cities_v0", 3), 3, "unused.npz", 1, [1.0]) == {}
 
 
+@pytest.mark.slow    # about 1.5-2 minutes: a training run and a scorecard
 def test_solo_generation_is_rated_on_the_solo_ladder(tmp_path):
     """Solo: every ``ladder_every`` generations the raw policy plays the solo ladder's seeds
     (its scorecard); a run with other options than the ladder's is not rated."""
@@ -340,6 +341,7 @@ def test_warm_start_samples_are_the_shipped_policys_moves_and_the_games_outcome(
     assert all(np.allclose(z, np.roll(final, -m), atol=1e-6) for z, m in zip(s["z"], movers))
 
 
+@pytest.mark.slow    # about 1.5-2 minutes: a training run and a scorecard
 def test_warm_start_is_generation_zero_and_learns_the_policys_moves(tmp_path):
     """A run with ``warm_start="pretrained"`` begins with generation 0, fitted to the shipped
     policy's moves: on games it did not see it agrees with them more often than the
@@ -424,7 +426,8 @@ def test_shipped_network_is_hash_checked_and_apart_from_the_policies(game, tmp_p
 @pytest.mark.parametrize("game", _shipped_games())
 def test_shipped_agents_in_a_tournament(game):
     """Both agents play the shipped network of every game in a tournament, at the seat
-    count it was trained for; another seat count is refused with the sizes named."""
+    count it was trained for; more seats than its value head has are refused with the sizes
+    named, and a solo table (fewer seats) is played to the end."""
     from agents.apps import tournament as T
     from agents.players.az import load_network
 
@@ -432,10 +435,38 @@ def test_shipped_agents_in_a_tournament(game):
     res = T.run_tournament(game, ["az", "az_policy", "greedy"], num_players=seats, games=2, workers=1, seed=0,
                            progress=False, agent_options={"az": {"simulations": 8}})
     assert res["games"] == 6
-    others = [n for n in envs.make(game).unwrapped.spec.player_counts if n != seats]
-    if others:                  # Kingdomino Duel has two seats only
-        with pytest.raises(ValueError, match="seats"):
-            agents.make("az", game=game).bind(envs.make(game, num_players=others[0]))
+    counts = envs.make(game).unwrapped.spec.player_counts
+    more = [n for n in counts if n > seats]
+    if more:                    # Kingdomino Duel has two seats only
+        with pytest.raises(ValueError, match="up to 2 seats"):
+            agents.make("az", game=game).bind(envs.make(game, num_players=more[0]))
+    if 1 in counts:
+        for name, options in (("az", {"simulations": 8}), ("az_policy", {})):
+            env = envs.make(game, num_players=1)
+            record = agents.play_game(env, [agents.make(name, game=game, seed=0, **options)], seed=3)
+            assert record.moves[0] > 0 and all(env.terminations.values())
+
+
+def test_a_two_seat_network_at_a_solo_table_takes_the_games_solo_scale():
+    """The record's solo constants were never trained on by a two-seat network: at a solo
+    table the game's own (SOLO_SCALES) value the leaves, at two seats the record's stay, and
+    search_options override both."""
+    from agents.players.az import load_network
+    from agents.players.az_search import SOLO_SCALES
+
+    game = "smartphone_inc_v0"
+    record = load_network(game)[1]
+    assert record["options"]["num_players"] == 2
+    assert (record["search"]["solo_center"], record["search"]["solo_scale"]) != SOLO_SCALES[game]
+    solo, two = envs.make(game, num_players=1), envs.make(game, num_players=2)
+    bot = agents.make("az", game=game, simulations=4)
+    bot.bind(solo)
+    assert (bot.network.params.solo_center, bot.network.params.solo_scale) == SOLO_SCALES[game]
+    bot.bind(two)
+    assert bot.network.params.solo_center == record["search"]["solo_center"]
+    pinned = agents.make("az", game=game, simulations=4, search_options={"solo_center": 150.0})
+    pinned.bind(solo)
+    assert pinned.network.params.solo_center == 150.0
 
 
 def test_default_budget_is_the_games_own():

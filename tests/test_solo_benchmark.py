@@ -45,11 +45,14 @@ def test_between_two_cities_report_gives_the_break_even_adjustment():
     assert any("break-even" in line.lower() for line in lines)
 
 
-@pytest.mark.parametrize("name,options", [("greedy", {}), ("mcts", {"simulations": 20})])
+@pytest.mark.parametrize("name,options", [("greedy", {}), ("mcts", {"simulations": 20}),
+                                          ("az", {"simulations": 8}), ("az_policy", {})])
 def test_play_levels_gives_the_games_each_level_would_give_alone(name, options):
     """Sharing the moves before the agent can see the end of the game changes nothing: every
     level's outcome equals the game played at that level from the start (MCTS with an
-    iteration budget is deterministic; its play does depend on the level near the end)."""
+    iteration budget is deterministic; its play does depend on the level near the end).  The
+    learned search and its policy share no moves (they may depend on the level from the
+    first move)."""
     job = {"mode": "between_two_cities", "game": "between_two_cities_v0", "options": {"num_players": 1},
            "level_option": "difficulty", "levels": [1, 2, 3, 4, 5], "label": name, "name": name,
            "agent_options": options, "seed": 503}
@@ -63,6 +66,8 @@ def test_play_levels_gives_the_games_each_level_would_give_alone(name, options):
     moves = shared[0]["moves"]
     if name == "greedy":        # the only decision left to each level is the forced last one
         assert shared[0]["shared_moves"] == moves - 1
+    elif name in solo.SEES_LEVEL:
+        assert shared[0]["shared_moves"] == 0
     else:                       # the search reaches the end well before the last decision
         assert 0 < shared[0]["shared_moves"] < moves - 1
 

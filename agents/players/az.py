@@ -81,12 +81,21 @@ class _Network:
     def __init__(self, raw, arrays, record, overrides):
         spec, cfg = raw.spec, raw.cfg
         n_obs, n_actions, n_players, hidden = az_net.describe(arrays)
-        if (n_obs, n_actions, n_players) != (cfg.obs_size, spec.num_actions, cfg.num_players):
+        # Fewer seats than the network was trained for are allowed: the policy head is per
+        # action and the value head is relative to the mover (entry k: seat mover + k), so a
+        # table of p seats reads its first p entries.  A two-seat network at a solo table
+        # values the seat's standing against one rival (Smartphone Inc.: against Steve).
+        if (n_obs, n_actions) != (cfg.obs_size, spec.num_actions) or cfg.num_players > n_players:
             raise ValueError(
-                f"the network reads {n_obs} observation values, {n_actions} actions and "
-                f"{n_players} seats; this game has {cfg.obs_size}, {spec.num_actions} and "
-                f"{cfg.num_players} (game options {record.get('options', {})})")
+                f"the network reads {n_obs} observation values, {n_actions} actions and values "
+                f"for up to {n_players} seats; this game has {cfg.obs_size}, {spec.num_actions} "
+                f"and {cfg.num_players} seats (the network's game options {record.get('options', {})})")
         trained = dict(record.get("search", {}))
+        if n_players > 1 and cfg.num_players == 1:
+            # solo values never entered this network's training: the game's own solo scale
+            # (agents.players.az_search.SOLO_SCALES) values the search's leaves
+            for name in ("solo_center", "solo_scale"):
+                trained.pop(name, None)
         self.params = default_params(spec.game_id, **{**trained, **overrides})
         self.vector = self.params.vector()
         self.net = az_net.as_tuple(arrays)
