@@ -341,7 +341,7 @@ def test_warm_start_samples_are_the_shipped_policys_moves_and_the_games_outcome(
     assert all(np.allclose(z, np.roll(final, -m), atol=1e-6) for z, m in zip(s["z"], movers))
 
 
-@pytest.mark.slow    # about 1.5-2 minutes: a training run and a scorecard
+@pytest.mark.slow    # about 1.5 minutes: a warm start, then a resumed generation
 def test_warm_start_is_generation_zero_and_learns_the_policys_moves(tmp_path):
     """A run with ``warm_start="pretrained"`` begins with generation 0, fitted to the shipped
     policy's moves: on games it did not see it agrees with them more often than the
