@@ -70,7 +70,7 @@ class SearchParams(NamedTuple):
 
 
 # Per game: scales of the targets (from the MCTS settings where they exist) and, for one
-# seat, where its solo value is centred (a typical score of greedy play) and how wide.
+# seat, where its solo value is centred (a typical solo score of our agents) and how wide.
 # Smartphone Inc.: solo scores against the revised Steve are 170-210
 # (benchmarks/results/solo.md), so the former centre of 100 saturated every value near +1
 # and the search could not tell a good game from a poor one; 175 +- 25 follows them.
