@@ -18,10 +18,11 @@ import sys
 
 from envs.cli import fail, one_line
 
-# Agents whose first move compiles jitted search code for the game.  These closures over
-# the game's kernel are not cached on disk, so every new process compiles them again;
-# measured on the development machine (2 cores, busy): greedy 23-27 s and MCTS another
-# 20 s for Kingdomino Duel, whose kernels compile fastest (Tiny Towns' take about 3 times as long).
+# Agents whose first move compiles jitted search code for the game, once: numba caches it on
+# disk (kernels.compile_memo), and later processes load it in well under a second.  The
+# first compile, measured on the development machine (2 cores, busy): greedy 23-27 s and
+# MCTS another 20 s for Kingdomino Duel, whose kernels compile fastest (Tiny Towns' take
+# about 3 times as long).
 SEARCH_AGENTS = ("greedy", "mcts", "az", "az_policy")
 
 
@@ -112,14 +113,15 @@ def check_agents_build(entries, prog=None, game=None):
 
 
 def compile_notice(names, game, workers=1):
-    """The line to print before the first game when one of ``names`` compiles search
-    code first (None when none does)."""
+    """The line to print before the first game when one of ``names`` may compile search
+    code first (None when none does): the first run for a game compiles it, later runs
+    load it from numba's disk cache."""
     slow = sorted({n for n in names if n in SEARCH_AGENTS})
     if not slow:
         return None
     where = f" in each of the {workers} worker processes" if workers > 1 else ""
     return (f"compiling the search kernels of {', '.join(slow)} for {game}{where}: 20 s to a "
-            "minute or more before the first game (compiled anew in every process)")
+            "minute or more before the first game on the first run (then cached on disk)")
 
 
 def say(message, stream=None):

@@ -14,43 +14,41 @@ of this thread), so a shared machine's noise mostly cancels out.
 import time
 
 import numpy as np
-from numba import njit
 
 import envs
 from envs import cli
 from benchmarks.batched import _options
 from kernels import rng
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 from kernels.playout import pick_uniform
 
 
 @per_kernel
 def _profile_loop(kernel):
-    k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
-    k_player, k_observe = kernel.current_player, kernel.observe
+    return specialise(_run, k_init=kernel.init, k_step=kernel.step, k_mask=kernel.legal_mask,
+                      k_player=kernel.current_player, k_observe=kernel.observe)
 
-    @njit
-    def run(states, config, seeds, gens, masks, obs, rounds, extra_masks, observes):
-        decisions = 0
+
+# Specialised per kernel by _profile_loop (k_init ... k_observe: the kernel's functions).
+def _run(states, config, seeds, gens, masks, obs, rounds, extra_masks, observes):
+    decisions = 0
+    for i in range(states.shape[0]):
+        k_init(states[i], config, seeds[i])
+    for _ in range(rounds):
         for i in range(states.shape[0]):
-            k_init(states[i], config, seeds[i])
-        for _ in range(rounds):
-            for i in range(states.shape[0]):
-                state = states[i]
-                p = k_player(state)
+            state = states[i]
+            p = k_player(state)
+            k_mask(state, masks[i])
+            for _ in range(extra_masks):
                 k_mask(state, masks[i])
-                for _ in range(extra_masks):
-                    k_mask(state, masks[i])
-                for _ in range(observes):
-                    k_observe(state, p, obs[i])
-                k_step(state, pick_uniform(masks[i], gens[i], 0))
-                decisions += 1
-                if k_player(state) < 0:
-                    seeds[i] = rng.next_seed(seeds[i])
-                    k_init(state, config, seeds[i])
-        return decisions
-
-    return run
+            for _ in range(observes):
+                k_observe(state, p, obs[i])
+            k_step(state, pick_uniform(masks[i], gens[i], 0))
+            decisions += 1
+            if k_player(state) < 0:
+                seeds[i] = rng.next_seed(seeds[i])
+                k_init(state, config, seeds[i])
+    return decisions
 
 
 def profile(game_id, num_envs, rounds, repeats):

@@ -1,7 +1,8 @@
 """Many games of one kernel stepped by one jitted call.
 
 ``N`` games live in one ``(N, state_size)`` ``int64`` array.  :func:`batch_functions`
-builds, once per kernel and process, the jitted loops over that batch:
+builds the jitted loops over that batch, one pair per kernel (compiled once, then loaded
+from numba's disk cache: :mod:`kernels.compile_memo`):
 
 ``reset(states, config, seeds, players, masks, obs)``
     Start game ``i`` from ``seeds[i]`` and write, for the seat to move in each game, its
@@ -25,59 +26,57 @@ import numba
 from numba import njit, prange
 
 from kernels import outcome, rng
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 from kernels.playout import pick_uniform
-
 
 
 @per_kernel
 def batch_functions(kernel):
-    """``(reset, step)`` for ``kernel``, compiled on first use in the process.
-
-    Not cached on disk: the loops close over the kernel's functions (numba treats them as
-    constants, so each game gets its own specialised loop); the kernel's functions they call
-    stay cached."""
-    k_init, k_step, k_mask = kernel.init, kernel.step, kernel.legal_mask
-    k_player, k_observe = kernel.current_player, kernel.observe
-    k_scores, k_ranks = kernel.scores, kernel.ranks
-
-    @njit(parallel=True)
-    def reset(states, config, seeds, players, masks, obs):
-        for i in prange(states.shape[0]):
-            k_init(states[i], config, seeds[i])
-            p = k_player(states[i])
-            players[i] = p
-            k_mask(states[i], masks[i])
-            k_observe(states[i], p, obs[i])
-
-    @njit(parallel=True)
-    def step(states, actions, config, seeds, score_mode, players, masks, obs, rewards,
-             terminated, final_scores, final_ranks):
-        n_seats = rewards.shape[1]
-        ended = 0
-        for i in prange(states.shape[0]):
-            state = states[i]
-            k_step(state, actions[i])
-            p = k_player(state)
-            if p < 0:
-                ended += 1
-                terminated[i] = True
-                k_scores(state, final_scores[i])
-                k_ranks(state, final_ranks[i])
-                outcome.end_rewards(final_ranks[i], final_scores[i], n_seats, score_mode, rewards[i])
-                seeds[i] = rng.next_seed(seeds[i])
-                k_init(state, config, seeds[i])
-                p = k_player(state)
-            else:
-                terminated[i] = False
-                for s in range(n_seats):
-                    rewards[i, s] = 0.0
-            players[i] = p
-            k_mask(state, masks[i])
-            k_observe(state, p, obs[i])
-        return ended
-
+    """``(reset, step)`` for ``kernel`` (see the module docstring): each game gets its own
+    loops, with the kernel's functions bound as constants (:func:`kernels.compile_memo.specialise`)."""
+    kernel_functions = dict(k_init=kernel.init, k_mask=kernel.legal_mask,
+                            k_player=kernel.current_player, k_observe=kernel.observe)
+    reset = specialise(_reset, dict(parallel=True), **kernel_functions)
+    step = specialise(_step, dict(parallel=True), k_step=kernel.step, k_scores=kernel.scores,
+                      k_ranks=kernel.ranks, **kernel_functions)
     return (reset, step)
+
+
+# Specialised per kernel by batch_functions (k_init ... k_ranks: the kernel's functions).
+def _reset(states, config, seeds, players, masks, obs):
+    for i in prange(states.shape[0]):
+        k_init(states[i], config, seeds[i])
+        p = k_player(states[i])
+        players[i] = p
+        k_mask(states[i], masks[i])
+        k_observe(states[i], p, obs[i])
+
+
+def _step(states, actions, config, seeds, score_mode, players, masks, obs, rewards,
+          terminated, final_scores, final_ranks):
+    n_seats = rewards.shape[1]
+    ended = 0
+    for i in prange(states.shape[0]):
+        state = states[i]
+        k_step(state, actions[i])
+        p = k_player(state)
+        if p < 0:
+            ended += 1
+            terminated[i] = True
+            k_scores(state, final_scores[i])
+            k_ranks(state, final_ranks[i])
+            outcome.end_rewards(final_ranks[i], final_scores[i], n_seats, score_mode, rewards[i])
+            seeds[i] = rng.next_seed(seeds[i])
+            k_init(state, config, seeds[i])
+            p = k_player(state)
+        else:
+            terminated[i] = False
+            for s in range(n_seats):
+                rewards[i, s] = 0.0
+        players[i] = p
+        k_mask(state, masks[i])
+        k_observe(state, p, obs[i])
+    return ended
 
 
 @njit(cache=True)

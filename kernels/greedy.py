@@ -17,8 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import outcome, rng
-from kernels.compile_memo import per_kernel
-
+from kernels.compile_memo import per_kernel, specialise
 
 
 @per_kernel
@@ -31,29 +30,30 @@ def action_values_function(kernel, features=False):
 
     The values are read on a determinization of ``state`` from ``seat``'s point of view drawn
     with ``det_seed``, so they depend on nothing ``seat`` cannot see."""
-    k_step, k_mask, k_determinize = kernel.step, kernel.legal_mask, kernel.determinize
-    position_value = outcome.position_value_function(kernel, features)
+    return specialise(_values, k_step=kernel.step, k_mask=kernel.legal_mask,
+                      k_determinize=kernel.determinize,
+                      position_value=outcome.position_value_function(kernel, features))
 
-    @njit
-    def values(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores, values, ranks,
-               action_values):
-        det[:] = state
-        k_determinize(det, seat, det_seed)
-        k_mask(det, det_mask)
-        best = -np.inf
-        for a in range(legal.shape[0]):
-            action_values[a] = -np.inf
-            if legal[a] == 0 or det_mask[a] == 0:   # det_mask: cannot differ if the seat's own moves are public
-                continue
-            after[:] = det
-            k_step(after, a)
-            v = position_value(after, seat, num_seats, scores, values, ranks)
-            action_values[a] = v
-            if v > best:
-                best = v
-        return best
 
-    return values
+# Specialised by action_values_function: the kernel's step, legal_mask and determinize,
+# and its position value.
+def _values(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores, values, ranks,
+            action_values):
+    det[:] = state
+    k_determinize(det, seat, det_seed)
+    k_mask(det, det_mask)
+    best = -np.inf
+    for a in range(legal.shape[0]):
+        action_values[a] = -np.inf
+        if legal[a] == 0 or det_mask[a] == 0:   # det_mask: cannot differ if the seat's own moves are public
+            continue
+        after[:] = det
+        k_step(after, a)
+        v = position_value(after, seat, num_seats, scores, values, ranks)
+        action_values[a] = v
+        if v > best:
+            best = v
+    return best
 
 
 VALUE_FLOOR = -1000.0      # features: how far below the best an action may read (a lost game is far below)
@@ -84,23 +84,23 @@ def action_value_features_function(kernel):
     the features are a function of what ``seat`` knows: they are part of what that seat
     observes (the environments' ``action_values`` option)."""
     # without a feature potential the features read greedy's own values (one compilation)
-    action_values_of = action_values_function(kernel, hasattr(kernel, "feature_potential"))
+    return specialise(_features, action_values_of=action_values_function(
+        kernel, hasattr(kernel, "feature_potential")))
 
-    @njit
-    def features(state, legal, seat, num_seats, observation, out, det, after, det_mask, scores, values,
-                 ranks, action_values):
-        out[:] = 0.0
-        best = action_values_of(state, legal, seat, num_seats, observation_seed(observation), det, after,
-                                det_mask, scores, values, ranks, action_values)
-        if best == -np.inf:
-            return
-        for a in range(legal.shape[0]):
-            if legal[a] != 0 and action_values[a] > -np.inf:
-                out[a] = max(action_values[a] - best, VALUE_FLOOR)
-            elif legal[a] != 0:
-                out[a] = VALUE_FLOOR
 
-    return features
+# Specialised by action_value_features_function.
+def _features(state, legal, seat, num_seats, observation, out, det, after, det_mask, scores, values,
+              ranks, action_values):
+    out[:] = 0.0
+    best = action_values_of(state, legal, seat, num_seats, observation_seed(observation), det, after,
+                            det_mask, scores, values, ranks, action_values)
+    if best == -np.inf:
+        return
+    for a in range(legal.shape[0]):
+        if legal[a] != 0 and action_values[a] > -np.inf:
+            out[a] = max(action_values[a] - best, VALUE_FLOOR)
+        elif legal[a] != 0:
+            out[a] = VALUE_FLOOR
 
 
 @per_kernel
@@ -112,18 +112,18 @@ def batch_action_value_features_function(kernel):
     The games are split into ``k`` contiguous chunks, one per scratch row, run in parallel
     threads (numba ``prange``).  A game's features depend on that game alone (the scratch is
     written before it is read), so the result does not depend on ``k`` or on the threads."""
-    features = action_value_features_function(kernel)
+    return specialise(_batch_features, dict(parallel=True),
+                      features=action_value_features_function(kernel))
 
-    @njit(parallel=True)
-    def batch_features(states, masks, players, num_seats, observations, out, det, after, det_mask, scores,
-                       values, ranks, action_values):
-        n, chunks = states.shape[0], det.shape[0]
-        for c in prange(chunks):
-            for i in range(c * n // chunks, (c + 1) * n // chunks):
-                features(states[i], masks[i], players[i], num_seats, observations[i], out[i], det[c],
-                         after[c], det_mask[c], scores[c], values[c], ranks[c], action_values[c])
 
-    return batch_features
+# Specialised by batch_action_value_features_function.
+def _batch_features(states, masks, players, num_seats, observations, out, det, after, det_mask, scores,
+                    values, ranks, action_values):
+    n, chunks = states.shape[0], det.shape[0]
+    for c in prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            features(states[i], masks[i], players[i], num_seats, observations[i], out[i], det[c],
+                     after[c], det_mask[c], scores[c], values[c], ranks[c], action_values[c])
 
 
 @per_kernel
@@ -132,36 +132,35 @@ def greedy_function(kernel):
 
     ``legal``: the real game's mask (``int8``); ``gen``: a 2-slot generator
     (:mod:`kernels.rng`) the choice draws from; ``det``, ``after``, ... : scratch arrays (:class:`Work`)."""
-    k_player = kernel.current_player
-    action_values_of = action_values_function(kernel)
+    return specialise(_choose, k_player=kernel.current_player,
+                      action_values_of=action_values_function(kernel))
 
-    @njit
-    def choose(state, legal, num_seats, gen, det, after, det_mask, scores, values, ranks, action_values):
-        only = -1
-        n_legal = 0
-        for a in range(legal.shape[0]):
-            if legal[a] != 0:
-                n_legal += 1
-                only = a
-        if n_legal <= 1:          # a forced move (or none): no search, no draw
-            return only
-        seat = k_player(state)
-        det_seed = np.int64(rng.next_u64(gen, 0) >> np.uint64(2))
-        best = action_values_of(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores,
-                                values, ranks, action_values)
-        count = 0
-        for a in range(legal.shape[0]):
-            if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
-                count += 1
-        k = rng.randint(gen, 0, count)
-        for a in range(legal.shape[0]):
-            if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
-                if k == 0:
-                    return a
-                k -= 1
-        return -1
 
-    return choose
+# Specialised by greedy_function.
+def _choose(state, legal, num_seats, gen, det, after, det_mask, scores, values, ranks, action_values):
+    only = -1
+    n_legal = 0
+    for a in range(legal.shape[0]):
+        if legal[a] != 0:
+            n_legal += 1
+            only = a
+    if n_legal <= 1:          # a forced move (or none): no search, no draw
+        return only
+    seat = k_player(state)
+    det_seed = np.int64(rng.next_u64(gen, 0) >> np.uint64(2))
+    best = action_values_of(state, legal, seat, num_seats, det_seed, det, after, det_mask, scores,
+                            values, ranks, action_values)
+    count = 0
+    for a in range(legal.shape[0]):
+        if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
+            count += 1
+    k = rng.randint(gen, 0, count)
+    for a in range(legal.shape[0]):
+        if legal[a] != 0 and (best == -np.inf or action_values[a] >= best - 1e-9):
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
 class Work:

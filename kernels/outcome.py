@@ -7,7 +7,7 @@ so a seat tied with an automaton shares its place with it.
 import numpy as np
 from numba import njit
 
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 
 
 @njit(cache=True)
@@ -151,7 +151,6 @@ def _no_potential(state, seat):
 TERMINAL_WEIGHT = 1_000_000.0
 
 
-
 def potential_of(kernel, features):
     """The kernel's ``potential``; with ``features``, its ``feature_potential`` if it has
     one -- the potential behind the action values a learning policy observes
@@ -169,20 +168,20 @@ def value_function(kernel, features=False):
     and ``features``, see :func:`potential_of`): writes every participant's value into
     ``out`` (``float64``, one per participant, seats first) using ``scores`` (``int64``,
     same length) as scratch."""
-    k_scores, current_player = kernel.scores, kernel.current_player
-    potential = potential_of(kernel, features)
-    weight = float(getattr(kernel, "POTENTIAL_WEIGHT", 1.0))
+    return specialise(_values, k_scores=kernel.scores, current_player=kernel.current_player,
+                      potential=potential_of(kernel, features),
+                      weight=float(getattr(kernel, "POTENTIAL_WEIGHT", 1.0)))
 
-    @njit
-    def values(state, num_seats, scores, out):
-        k_scores(state, scores)
-        running = current_player(state) >= 0
-        for i in range(out.shape[0]):
-            out[i] = scores[i]
-            if running and i < num_seats:
-                out[i] += weight * potential(state, i)
 
-    return values
+# Specialised by value_function: the kernel's scores, current_player and potential, and
+# the potential's weight.
+def _values(state, num_seats, scores, out):
+    k_scores(state, scores)
+    running = current_player(state) >= 0
+    for i in range(out.shape[0]):
+        out[i] = scores[i]
+        if running and i < num_seats:
+            out[i] += weight * potential(state, i)
 
 
 @per_kernel
@@ -197,19 +196,18 @@ def position_value_function(kernel, features=False):
     is worth its score alone: ending the game is worth nothing by itself.
     ``scores``/``values``/``ranks`` are scratch arrays with one entry per participant.
     ``features``: value with the kernel's feature potential (:func:`potential_of`)."""
-    values_of = value_function(kernel, features)
-    k_ranks, current_player = kernel.ranks, kernel.current_player
+    return specialise(_position_value, values_of=value_function(kernel, features),
+                      k_ranks=kernel.ranks, current_player=kernel.current_player)
 
-    @njit
-    def position_value(state, seat, num_seats, scores, values, ranks):
-        values_of(state, num_seats, scores, values)
-        m = values[seat] if num_seats == 1 else margin(values, seat)
-        if current_player(state) >= 0 or values.shape[0] == 1:
-            return m
-        k_ranks(state, ranks)
-        return TERMINAL_WEIGHT * rank_reward(ranks, seat) + m
 
-    return position_value
+# Specialised by position_value_function.
+def _position_value(state, seat, num_seats, scores, values, ranks):
+    values_of(state, num_seats, scores, values)
+    m = values[seat] if num_seats == 1 else margin(values, seat)
+    if current_player(state) >= 0 or values.shape[0] == 1:
+        return m
+    k_ranks(state, ranks)
+    return TERMINAL_WEIGHT * rank_reward(ranks, seat) + m
 
 
 def evaluate(kernel, state, seat, num_seats, num_participants):
@@ -235,18 +233,18 @@ def solo_value_function(kernel):
     automaton sharing it as much and the margin only rewards keeping them level.  The
     automata play on their own, so the seat's best way to beat them is to score.
     Scratch arrays as for :func:`position_value_function`."""
-    values_of, k_ranks, current_player = value_function(kernel), kernel.ranks, kernel.current_player
+    return specialise(_solo_value, values_of=value_function(kernel), k_ranks=kernel.ranks,
+                      current_player=kernel.current_player)
 
-    @njit
-    def solo_value(state, scores, values, ranks, win_bonus):
-        values_of(state, 1, scores, values)
-        v = values[0]
-        if current_player(state) < 0 and values.shape[0] > 1:
-            k_ranks(state, ranks)
-            v += win_bonus * rank_reward(ranks, 0)
-        return v
 
-    return solo_value
+# Specialised by solo_value_function.
+def _solo_value(state, scores, values, ranks, win_bonus):
+    values_of(state, 1, scores, values)
+    v = values[0]
+    if current_player(state) < 0 and values.shape[0] > 1:
+        k_ranks(state, ranks)
+        v += win_bonus * rank_reward(ranks, 0)
+    return v
 
 
 def winning_seats(ranks, num_seats):

@@ -31,11 +31,10 @@ from __future__ import annotations
 import collections
 
 import numpy as np
-from numba import njit
 
 from kernels import outcome, rng
 from kernels.greedy import Work, greedy_function
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 
 
 @per_kernel
@@ -47,24 +46,21 @@ def labelling_function(kernel):
     and ``margins[i]`` its margin (score plus potential over the other participants), the
     shaping potential the training env pays.  The arrays from ``det`` on are per-game
     scratch rows of :class:`kernels.greedy.Work`."""
-    choose = greedy_function(kernel)
-    values_of = outcome.value_function(kernel)
-    k_player = kernel.current_player
+    return specialise(_label, choose=greedy_function(kernel), values_of=outcome.value_function(kernel),
+                      k_player=kernel.current_player)
 
-    # One thread: it compiles in half the time, and the labels are a once-per-run cost that
-    # threads on a busy machine can make slower rather than faster.
-    @njit
-    def label(states, masks, num_seats, gens, labels, movers, margins, det, after, det_mask,
-              scores, values, ranks, action_values):
-        for i in range(states.shape[0]):
-            seat = k_player(states[i])
-            movers[i] = seat
-            labels[i] = choose(states[i], masks[i], num_seats, gens[i], det[i], after[i],
-                               det_mask[i], scores[i], values[i], ranks[i], action_values[i])
-            values_of(states[i], num_seats, scores[i], values[i])
-            margins[i] = outcome.margin(values[i], seat)
 
-    return label
+# Specialised by labelling_function.  One thread: the labels are a once-per-run cost that
+# threads on a busy machine can make slower rather than faster.
+def _label(states, masks, num_seats, gens, labels, movers, margins, det, after, det_mask,
+           scores, values, ranks, action_values):
+    for i in range(states.shape[0]):
+        seat = k_player(states[i])
+        movers[i] = seat
+        labels[i] = choose(states[i], masks[i], num_seats, gens[i], det[i], after[i],
+                           det_mask[i], scores[i], values[i], ranks[i], action_values[i])
+        values_of(states[i], num_seats, scores[i], values[i])
+        margins[i] = outcome.margin(values[i], seat)
 
 
 def _final_margins(kernel, state, action, num_seats, participants):

@@ -34,7 +34,7 @@ from numba import njit
 from agents.players.az_net import forward
 from agents.settings import search_settings
 from kernels import greedy, outcome, rng
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 
 # tree: one column per node, node 0 the root
 FIRST, NEXT, ACTION, EXPANDED = 0, 1, 2, 3           # ints rows
@@ -155,382 +155,392 @@ class SearchFunctions(NamedTuple):
 @per_kernel
 def search_functions(kernel):
     """The jitted functions of the learned search for ``kernel`` (any seat count: it is read
-    from the sizes of the value arrays), compiled once per process (not cached on disk: they close over the kernel's functions,
-    as :mod:`agents.players.mcts`'s iteration does)."""
-    step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
-    k_observe, k_determinize, k_init = kernel.observe, kernel.determinize, kernel.init
-    k_ranks = kernel.ranks
-    values_of = outcome.value_function(kernel)
-    solo_value = outcome.solo_value_function(kernel)
+    from the sizes of the value arrays), with the kernel's functions bound as constants
+    (:func:`kernels.compile_memo.specialise`, as :mod:`agents.players.mcts`'s iteration)."""
+    rules = dict(step=kernel.step, legal_mask=kernel.legal_mask, current_player=kernel.current_player)
     features = greedy.action_value_features_function(kernel)
+    outcome_vector = specialise(_outcome_vector, current_player=kernel.current_player,
+                                k_ranks=kernel.ranks, values_of=outcome.value_function(kernel),
+                                solo_value=outcome.solo_value_function(kernel))
+    evaluate = specialise(_evaluate, k_observe=kernel.observe, features=features,
+                          outcome_vector=outcome_vector)
+    simulate = specialise(_simulate, outcome_vector=outcome_vector, evaluate=evaluate, **rules)
+    one = specialise(_one, k_determinize=kernel.determinize, simulate=simulate)
+    puct = specialise(_puct, one=one)
+    gumbel = specialise(_gumbel, legal_mask=kernel.legal_mask, one=one)
+    selfplay = specialise(_selfplay, k_observe=kernel.observe, k_init=kernel.init, features=features,
+                          outcome_vector=outcome_vector, gumbel=gumbel, **rules)
+    return SearchFunctions(evaluate, outcome_vector, puct, gumbel, selfplay)
 
-    @njit
-    def outcome_vector(state, params, sc, vals, rk, out):
-        """Every seat's value of ``state`` in [-1, 1]: with several seats
-        ``tanh(margin / margin_scale)`` (the margin over every other participant, automata
-        included), mixed at the end with the rank reward (``rank_weight``); one seat
-        ``tanh((solo value - solo_center) / solo_scale)`` (score plus potential, plus the win
-        bonus against automata at the end).  ``out`` has one entry per seat."""
-        n_seats = out.shape[0]
-        if n_seats == 1:
-            v = solo_value(state, sc, vals, rk, params[WIN_BONUS])
-            out[0] = np.tanh((v - params[SOLO_CENTER]) / params[SOLO_SCALE])
-            return
-        values_of(state, n_seats, sc, vals)
-        outcome.margins(vals, n_seats, out)
+
+# Specialised per kernel by search_functions (step ... k_ranks: the kernel's functions).
+def _outcome_vector(state, params, sc, vals, rk, out):
+    """Every seat's value of ``state`` in [-1, 1]: with several seats
+    ``tanh(margin / margin_scale)`` (the margin over every other participant, automata
+    included), mixed at the end with the rank reward (``rank_weight``); one seat
+    ``tanh((solo value - solo_center) / solo_scale)`` (score plus potential, plus the win
+    bonus against automata at the end).  ``out`` has one entry per seat."""
+    n_seats = out.shape[0]
+    if n_seats == 1:
+        v = solo_value(state, sc, vals, rk, params[WIN_BONUS])
+        out[0] = np.tanh((v - params[SOLO_CENTER]) / params[SOLO_SCALE])
+        return
+    values_of(state, n_seats, sc, vals)
+    outcome.margins(vals, n_seats, out)
+    for i in range(n_seats):
+        out[i] = np.tanh(out[i] / params[MARGIN_SCALE])
+    if current_player(state) < 0:
+        k_ranks(state, rk)
+        w = params[RANK_WEIGHT]
         for i in range(n_seats):
-            out[i] = np.tanh(out[i] / params[MARGIN_SCALE])
-        if current_player(state) < 0:
-            k_ranks(state, rk)
-            w = params[RANK_WEIGHT]
-            for i in range(n_seats):
-                out[i] = w * outcome.rank_reward(rk, i) + (1.0 - w) * out[i]
+            out[i] = w * outcome.rank_reward(rk, i) + (1.0 - w) * out[i]
 
-    @njit
-    def evaluate(state, seat, net, params, scratch, work):
-        """The network at ``state`` for the seat to move: ``prior`` (softmax over the legal
-        actions, from ``mask``, which the caller wrote), and every seat's mixed value into
-        ``leaf`` (absolute seats)."""
-        det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
-        n_seats = leaf.shape[0]
-        k_observe(state, seat, obs)
-        if params[USE_VALUES] != 0.0:
-            features(state, mask, seat, n_seats, obs, av, work[0], work[1], work[2], work[3], work[4],
-                     work[5], work[6])
+
+def _evaluate(state, seat, net, params, scratch, work):
+    """The network at ``state`` for the seat to move: ``prior`` (softmax over the legal
+    actions, from ``mask``, which the caller wrote), and every seat's mixed value into
+    ``leaf`` (absolute seats)."""
+    det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+    n_seats = leaf.shape[0]
+    k_observe(state, seat, obs)
+    if params[USE_VALUES] != 0.0:
+        features(state, mask, seat, n_seats, obs, av, work[0], work[1], work[2], work[3], work[4],
+                 work[5], work[6])
+    else:
+        av[:] = 0.0
+    forward(net, obs, av, mask, params[VALUE_SCALE], h1, h2, logits, value)
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            prior[a] = np.exp(logits[a] - top)
+            total += prior[a]
         else:
-            av[:] = 0.0
-        forward(net, obs, av, mask, params[VALUE_SCALE], h1, h2, logits, value)
-        top = -np.inf
-        for a in range(mask.shape[0]):
-            if mask[a] != 0 and logits[a] > top:
-                top = logits[a]
-        total = 0.0
-        for a in range(mask.shape[0]):
-            if mask[a] != 0:
-                prior[a] = np.exp(logits[a] - top)
-                total += prior[a]
-            else:
-                prior[a] = 0.0
-        for a in range(mask.shape[0]):
-            prior[a] /= total
-        for k in range(n_seats):
-            leaf[(seat + k) % n_seats] = value[k]
-        mix = params[MIX]
-        if mix > 0.0:
-            outcome_vector(state, params, sc, vals, rk, heur)
-            for i in range(n_seats):
-                leaf[i] = (1.0 - mix) * leaf[i] + mix * heur[i]
+            prior[a] = 0.0
+    for a in range(mask.shape[0]):
+        prior[a] /= total
+    for k in range(n_seats):
+        leaf[(seat + k) % n_seats] = value[k]
+    mix = params[MIX]
+    if mix > 0.0:
+        outcome_vector(state, params, sc, vals, rk, heur)
+        for i in range(n_seats):
+            leaf[i] = (1.0 - mix) * leaf[i] + mix * heur[i]
 
-    @njit
-    def simulate(state, forced, n_nodes, net, params, scratch, work, ints, floats, path, seats):
-        """One simulation from the root on the determinized ``state`` (played on in place);
-        ``forced`` >= 0 takes that root action when it is legal here.  Returns the node count."""
-        det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
-        u = 0
-        depth = 0
-        c = params[C_PUCT]
-        while True:
-            seat = current_player(state)
-            if seat < 0:
-                outcome_vector(state, params, sc, vals, rk, leaf)
-                break
-            legal_mask(state, mask)
-            n_legal = 0
-            for a in range(mask.shape[0]):
-                n_legal += mask[a]
-            n_kids = 0
-            ch = ints[FIRST, u]
-            while ch >= 0:
-                if mask[ints[ACTION, ch]] != 0:
-                    n_kids += 1
-                ch = ints[NEXT, ch]
-            if n_kids < n_legal:
-                # a leaf (or new actions opened by this determinization): evaluate, add children
-                evaluate(state, seat, net, params, scratch, work)
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    mask[ints[ACTION, ch]] = 0       # (mask is rewritten before it is read again)
-                    ch = ints[NEXT, ch]
-                for a in range(mask.shape[0]):
-                    if mask[a] != 0:
-                        v = n_nodes
-                        n_nodes += 1
-                        ints[FIRST, v] = -1
-                        ints[NEXT, v] = ints[FIRST, u]
-                        ints[ACTION, v] = a
-                        ints[EXPANDED, v] = 0
-                        floats[VISITS, v] = 0.0
-                        floats[VALUE, v] = 0.0
-                        floats[PRIOR, v] = prior[a]
-                        floats[NODE_V, v] = 0.0
-                        ints[FIRST, u] = v
-                if ints[EXPANDED, u] <= 0:
-                    floats[NODE_V, u] = leaf[seat]
-                    ints[EXPANDED, u] = 1
-                break
-            best = -1
-            if u == 0 and forced >= 0:
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    if ints[ACTION, ch] == forced and mask[forced] != 0:
-                        best = ch
-                    ch = ints[NEXT, ch]
-            if best < 0:
-                total = 0.0
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    if mask[ints[ACTION, ch]] != 0:
-                        total += floats[VISITS, ch]
-                    ch = ints[NEXT, ch]
-                root_n = np.sqrt(max(total, 1.0))
-                fpu = floats[NODE_V, u] - params[FPU]
-                best_v = -np.inf
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    if mask[ints[ACTION, ch]] != 0:
-                        n = floats[VISITS, ch]
-                        q = floats[VALUE, ch] / n if n > 0.0 else fpu
-                        s = q + c * floats[PRIOR, ch] * root_n / (1.0 + n)
-                        if s > best_v:
-                            best_v = s
-                            best = ch
-                    ch = ints[NEXT, ch]
-            if best < 0:       # (values that are not numbers): the first legal child
-                ch = ints[FIRST, u]
-                while ch >= 0 and best < 0:
-                    if mask[ints[ACTION, ch]] != 0:
-                        best = ch
-                    ch = ints[NEXT, ch]
-            path[depth] = best
-            seats[depth] = seat
-            depth += 1
-            step(state, ints[ACTION, best])
-            u = best
-        for d in range(depth):
-            floats[VISITS, path[d]] += 1.0
-            floats[VALUE, path[d]] += leaf[seats[d]]
-        return n_nodes
 
-    @njit
-    def reset_tree(ints, floats):
-        ints[FIRST, 0] = -1
-        ints[NEXT, 0] = -1
-        ints[ACTION, 0] = -1
-        ints[EXPANDED, 0] = 0
-        for r in range(FLOAT_ROWS):
-            floats[r, 0] = 0.0
-        return 1
-
-    @njit
-    def one(root, observer, forced, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats):
-        det = scratch[0]
-        det[:] = root
-        k_determinize(det, observer, np.int64(rng.next_u64(gen, 0) >> np.uint64(2)))
-        return simulate(det, forced, n_nodes, net, params, scratch, work, ints, floats, path, seats)
-
-    @njit
-    def puct(root, observer, sims, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats):
-        """``sims`` PUCT simulations from ``root`` for ``observer`` (``n_nodes`` 0: a new tree);
-        stops early, before the tree could overflow.  Returns the node count."""
-        if n_nodes == 0:
-            n_nodes = reset_tree(ints, floats)
-        room = ints.shape[1] - scratch[1].shape[0] - 1
-        for _ in range(sims):
-            if n_nodes >= room:
-                break
-            n_nodes = one(root, observer, -1, n_nodes, net, params, gen, scratch, work, ints, floats,
-                          path, seats)
-        return n_nodes
-
-    @njit
-    def sigma_q(floats, ints, mask, v_mix, c_visit, c_scale, out):
-        """``sigma(completed q)`` of every legal root action into ``out``: q of a visited
-        child, ``v_mix`` otherwise, rescaled to [0, 1] over the legal actions, times
-        ``(c_visit + max visits) * c_scale``."""
-        for a in range(mask.shape[0]):
-            out[a] = v_mix
-        max_n = 0.0
-        ch = ints[FIRST, 0]
-        while ch >= 0:
-            n = floats[VISITS, ch]
-            a = ints[ACTION, ch]
-            if n > 0.0 and mask[a] != 0:
-                out[a] = floats[VALUE, ch] / n
-                max_n = max(max_n, n)
-            ch = ints[NEXT, ch]
-        lo, hi = np.inf, -np.inf
-        for a in range(mask.shape[0]):
-            if mask[a] != 0:
-                lo = min(lo, out[a])
-                hi = max(hi, out[a])
-        k = (c_visit + max_n) * c_scale
-        for a in range(mask.shape[0]):
-            if mask[a] == 0:
-                out[a] = 0.0
-            elif hi > lo:
-                out[a] = k * (out[a] - lo) / (hi - lo)
-            else:
-                out[a] = 0.0
-
-    @njit
-    def mixed_value(ints, floats, mask):
-        """Gumbel's ``v_mix``: the root's evaluation blended with the prior-weighted mean q of
-        its visited children, by their visits."""
-        total_n = 0.0
-        p_visited = 0.0
-        pq = 0.0
-        ch = ints[FIRST, 0]
-        while ch >= 0:
-            n = floats[VISITS, ch]
-            if n > 0.0 and mask[ints[ACTION, ch]] != 0:
-                total_n += n
-                p_visited += floats[PRIOR, ch]
-                pq += floats[PRIOR, ch] * floats[VALUE, ch] / n
-            ch = ints[NEXT, ch]
-        v = floats[NODE_V, 0]
-        if total_n > 0.0 and p_visited > 0.0:
-            v = (v + total_n * pq / p_visited) / (1.0 + total_n)
-        return v
-
-    @njit
-    def gumbel(root, observer, sims, m, net, params, gen, scratch, work, ints, floats, path, seats,
-               improved, sig):
-        """Gumbel root search with sequential halving: the action to play, and the improved
-        policy ``softmax(log prior + sigma(completed q))`` over the legal actions into
-        ``improved``.  ``sig``: scratch of ``num_actions`` floats."""
-        det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
-        n_nodes = reset_tree(ints, floats)
-        n_nodes = one(root, observer, -1, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats)
-        mask = root_mask              # the root's legal actions (simulations rewrite scratch[1])
-        legal_mask(root, mask)
+def _simulate(state, forced, n_nodes, net, params, scratch, work, ints, floats, path, seats):
+    """One simulation from the root on the determinized ``state`` (played on in place);
+    ``forced`` >= 0 takes that root action when it is legal here.  Returns the node count."""
+    det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+    u = 0
+    depth = 0
+    c = params[C_PUCT]
+    while True:
+        seat = current_player(state)
+        if seat < 0:
+            outcome_vector(state, params, sc, vals, rk, leaf)
+            break
+        legal_mask(state, mask)
         n_legal = 0
         for a in range(mask.shape[0]):
             n_legal += mask[a]
-            improved[a] = -np.inf       # log prior of each legal action, from the root's children
-        ch = ints[FIRST, 0]
+        n_kids = 0
+        ch = ints[FIRST, u]
         while ch >= 0:
-            a = ints[ACTION, ch]
-            if mask[a] != 0:
-                improved[a] = np.log(max(floats[PRIOR, ch], 1e-30))
+            if mask[ints[ACTION, ch]] != 0:
+                n_kids += 1
             ch = ints[NEXT, ch]
-        # Gumbel top-m without replacement
-        n_cand = 0
-        for a in range(mask.shape[0]):
-            if mask[a] != 0:
-                u = (np.float64(rng.next_u64(gen, 0) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
-                g[a] = -np.log(-np.log(u))
-                cand[n_cand] = a
-                n_cand += 1
-        for i in range(n_cand):          # sort candidates by g + logit, best first
-            for j in range(i + 1, n_cand):
-                if g[cand[j]] + improved[cand[j]] > g[cand[i]] + improved[cand[i]]:
-                    t = cand[i]
-                    cand[i] = cand[j]
-                    cand[j] = t
-        remaining = min(m, n_cand)
-        if n_legal > 1 and sims > 0:
-            phases = 0
-            while (1 << phases) < remaining:
-                phases += 1
-            phases = max(phases, 1)
-            room = ints.shape[1] - mask.shape[0] - 1
-            while True:
-                per = max(1, sims // (phases * remaining))
-                for i in range(remaining):
-                    for _ in range(per):
-                        if n_nodes < room:
-                            n_nodes = one(root, observer, cand[i], n_nodes, net, params, gen, scratch,
-                                          work, ints, floats, path, seats)
-                if remaining <= 1:
-                    break
-                v_mix = mixed_value(ints, floats, mask)
-                sigma_q(floats, ints, mask, v_mix, params[C_VISIT], params[C_SCALE], sig)
-                for i in range(remaining):
-                    for j in range(i + 1, remaining):
-                        si = g[cand[i]] + improved[cand[i]] + sig[cand[i]]
-                        sj = g[cand[j]] + improved[cand[j]] + sig[cand[j]]
-                        if sj > si:
-                            t = cand[i]
-                            cand[i] = cand[j]
-                            cand[j] = t
-                remaining = (remaining + 1) // 2
-                if remaining == 1:
-                    break
-        v_mix = mixed_value(ints, floats, mask)
-        sigma_q(floats, ints, mask, v_mix, params[C_VISIT], params[C_SCALE], sig)
-        best = cand[0]
-        best_s = -np.inf
-        for i in range(max(remaining, 1)):
-            a = cand[i]
-            s = g[a] + improved[a] + sig[a]
-            if s > best_s:
-                best_s = s
-                best = a
-        top = -np.inf
-        for a in range(mask.shape[0]):
-            if mask[a] != 0:
-                improved[a] += sig[a]
-                top = max(top, improved[a])
-        total = 0.0
-        for a in range(mask.shape[0]):
-            if mask[a] != 0:
-                improved[a] = np.exp(improved[a] - top)
-                total += improved[a]
-            else:
-                improved[a] = 0.0
-        for a in range(mask.shape[0]):
-            improved[a] /= total
-        return best
-
-    @njit
-    def selfplay(state, config, seed, sims, m, max_steps, net, params, gen, scratch, work, ints, floats,
-                 path, seats, improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, final):
-        """One self-play game from ``seed``: every seat plays :func:`gumbel`'s move; each decision
-        with more than one legal action becomes a sample (observation, action-value inputs,
-        mask, improved policy, mover).  ``final`` gets every seat's :func:`outcome_vector` at
-        the end.  Returns the number of samples (``-1`` if ``max_steps`` ran out)."""
-        det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
-        n_seats = final.shape[0]
-        k_init(state, config, seed)
-        n = 0
-        steps = 0
-        while True:
-            seat = current_player(state)
-            if seat < 0:
-                break
-            if steps >= max_steps:
-                return -1
-            steps += 1
-            legal_mask(state, mask)
-            n_legal = 0
-            only = -1
+        if n_kids < n_legal:
+            # a leaf (or new actions opened by this determinization): evaluate, add children
+            evaluate(state, seat, net, params, scratch, work)
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                mask[ints[ACTION, ch]] = 0       # (mask is rewritten before it is read again)
+                ch = ints[NEXT, ch]
             for a in range(mask.shape[0]):
                 if mask[a] != 0:
-                    n_legal += 1
-                    only = a
-            if n_legal == 1:
-                step(state, only)
-                continue
-            action = gumbel(state, seat, sims, m, net, params, gen, scratch, work, ints, floats, path, seats,
-                            improved, sig)
-            if n < out_obs.shape[0]:
-                legal_mask(state, mask)
-                k_observe(state, seat, out_obs[n])
-                if params[USE_VALUES] != 0.0:
-                    features(state, mask, seat, n_seats, out_obs[n], out_av[n], work[0], work[1], work[2],
-                             work[3], work[4], work[5], work[6])
-                else:
-                    out_av[n, :] = 0.0
-                out_mask[n, :] = mask
-                for a in range(mask.shape[0]):
-                    out_pi[n, a] = improved[a]
-                out_seat[n] = seat
-                n += 1
-            step(state, action)
-        outcome_vector(state, params, sc, vals, rk, final)
-        return n
+                    v = n_nodes
+                    n_nodes += 1
+                    ints[FIRST, v] = -1
+                    ints[NEXT, v] = ints[FIRST, u]
+                    ints[ACTION, v] = a
+                    ints[EXPANDED, v] = 0
+                    floats[VISITS, v] = 0.0
+                    floats[VALUE, v] = 0.0
+                    floats[PRIOR, v] = prior[a]
+                    floats[NODE_V, v] = 0.0
+                    ints[FIRST, u] = v
+            if ints[EXPANDED, u] <= 0:
+                floats[NODE_V, u] = leaf[seat]
+                ints[EXPANDED, u] = 1
+            break
+        best = -1
+        if u == 0 and forced >= 0:
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if ints[ACTION, ch] == forced and mask[forced] != 0:
+                    best = ch
+                ch = ints[NEXT, ch]
+        if best < 0:
+            total = 0.0
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    total += floats[VISITS, ch]
+                ch = ints[NEXT, ch]
+            root_n = np.sqrt(max(total, 1.0))
+            fpu = floats[NODE_V, u] - params[FPU]
+            best_v = -np.inf
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    n = floats[VISITS, ch]
+                    q = floats[VALUE, ch] / n if n > 0.0 else fpu
+                    s = q + c * floats[PRIOR, ch] * root_n / (1.0 + n)
+                    if s > best_v:
+                        best_v = s
+                        best = ch
+                ch = ints[NEXT, ch]
+        if best < 0:       # (values that are not numbers): the first legal child
+            ch = ints[FIRST, u]
+            while ch >= 0 and best < 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    best = ch
+                ch = ints[NEXT, ch]
+        path[depth] = best
+        seats[depth] = seat
+        depth += 1
+        step(state, ints[ACTION, best])
+        u = best
+    for d in range(depth):
+        floats[VISITS, path[d]] += 1.0
+        floats[VALUE, path[d]] += leaf[seats[d]]
+    return n_nodes
 
-    return SearchFunctions(evaluate, outcome_vector, puct, gumbel, selfplay)
+
+@njit(cache=True)
+def reset_tree(ints, floats):
+    ints[FIRST, 0] = -1
+    ints[NEXT, 0] = -1
+    ints[ACTION, 0] = -1
+    ints[EXPANDED, 0] = 0
+    for r in range(FLOAT_ROWS):
+        floats[r, 0] = 0.0
+    return 1
+
+
+def _one(root, observer, forced, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats):
+    det = scratch[0]
+    det[:] = root
+    k_determinize(det, observer, np.int64(rng.next_u64(gen, 0) >> np.uint64(2)))
+    return simulate(det, forced, n_nodes, net, params, scratch, work, ints, floats, path, seats)
+
+
+def _puct(root, observer, sims, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats):
+    """``sims`` PUCT simulations from ``root`` for ``observer`` (``n_nodes`` 0: a new tree);
+    stops early, before the tree could overflow.  Returns the node count."""
+    if n_nodes == 0:
+        n_nodes = reset_tree(ints, floats)
+    room = ints.shape[1] - scratch[1].shape[0] - 1
+    for _ in range(sims):
+        if n_nodes >= room:
+            break
+        n_nodes = one(root, observer, -1, n_nodes, net, params, gen, scratch, work, ints, floats,
+                      path, seats)
+    return n_nodes
+
+
+@njit(cache=True)
+def sigma_q(floats, ints, mask, v_mix, c_visit, c_scale, out):
+    """``sigma(completed q)`` of every legal root action into ``out``: q of a visited
+    child, ``v_mix`` otherwise, rescaled to [0, 1] over the legal actions, times
+    ``(c_visit + max visits) * c_scale``."""
+    for a in range(mask.shape[0]):
+        out[a] = v_mix
+    max_n = 0.0
+    ch = ints[FIRST, 0]
+    while ch >= 0:
+        n = floats[VISITS, ch]
+        a = ints[ACTION, ch]
+        if n > 0.0 and mask[a] != 0:
+            out[a] = floats[VALUE, ch] / n
+            max_n = max(max_n, n)
+        ch = ints[NEXT, ch]
+    lo, hi = np.inf, -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            lo = min(lo, out[a])
+            hi = max(hi, out[a])
+    k = (c_visit + max_n) * c_scale
+    for a in range(mask.shape[0]):
+        if mask[a] == 0:
+            out[a] = 0.0
+        elif hi > lo:
+            out[a] = k * (out[a] - lo) / (hi - lo)
+        else:
+            out[a] = 0.0
+
+
+@njit(cache=True)
+def mixed_value(ints, floats, mask):
+    """Gumbel's ``v_mix``: the root's evaluation blended with the prior-weighted mean q of
+    its visited children, by their visits."""
+    total_n = 0.0
+    p_visited = 0.0
+    pq = 0.0
+    ch = ints[FIRST, 0]
+    while ch >= 0:
+        n = floats[VISITS, ch]
+        if n > 0.0 and mask[ints[ACTION, ch]] != 0:
+            total_n += n
+            p_visited += floats[PRIOR, ch]
+            pq += floats[PRIOR, ch] * floats[VALUE, ch] / n
+        ch = ints[NEXT, ch]
+    v = floats[NODE_V, 0]
+    if total_n > 0.0 and p_visited > 0.0:
+        v = (v + total_n * pq / p_visited) / (1.0 + total_n)
+    return v
+
+
+def _gumbel(root, observer, sims, m, net, params, gen, scratch, work, ints, floats, path, seats,
+            improved, sig):
+    """Gumbel root search with sequential halving: the action to play, and the improved
+    policy ``softmax(log prior + sigma(completed q))`` over the legal actions into
+    ``improved``.  ``sig``: scratch of ``num_actions`` floats."""
+    det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+    n_nodes = reset_tree(ints, floats)
+    n_nodes = one(root, observer, -1, n_nodes, net, params, gen, scratch, work, ints, floats, path, seats)
+    mask = root_mask              # the root's legal actions (simulations rewrite scratch[1])
+    legal_mask(root, mask)
+    n_legal = 0
+    for a in range(mask.shape[0]):
+        n_legal += mask[a]
+        improved[a] = -np.inf       # log prior of each legal action, from the root's children
+    ch = ints[FIRST, 0]
+    while ch >= 0:
+        a = ints[ACTION, ch]
+        if mask[a] != 0:
+            improved[a] = np.log(max(floats[PRIOR, ch], 1e-30))
+        ch = ints[NEXT, ch]
+    # Gumbel top-m without replacement
+    n_cand = 0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            u = (np.float64(rng.next_u64(gen, 0) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+            g[a] = -np.log(-np.log(u))
+            cand[n_cand] = a
+            n_cand += 1
+    for i in range(n_cand):          # sort candidates by g + logit, best first
+        for j in range(i + 1, n_cand):
+            if g[cand[j]] + improved[cand[j]] > g[cand[i]] + improved[cand[i]]:
+                t = cand[i]
+                cand[i] = cand[j]
+                cand[j] = t
+    remaining = min(m, n_cand)
+    if n_legal > 1 and sims > 0:
+        phases = 0
+        while (1 << phases) < remaining:
+            phases += 1
+        phases = max(phases, 1)
+        room = ints.shape[1] - mask.shape[0] - 1
+        while True:
+            per = max(1, sims // (phases * remaining))
+            for i in range(remaining):
+                for _ in range(per):
+                    if n_nodes < room:
+                        n_nodes = one(root, observer, cand[i], n_nodes, net, params, gen, scratch,
+                                      work, ints, floats, path, seats)
+            if remaining <= 1:
+                break
+            v_mix = mixed_value(ints, floats, mask)
+            sigma_q(floats, ints, mask, v_mix, params[C_VISIT], params[C_SCALE], sig)
+            for i in range(remaining):
+                for j in range(i + 1, remaining):
+                    si = g[cand[i]] + improved[cand[i]] + sig[cand[i]]
+                    sj = g[cand[j]] + improved[cand[j]] + sig[cand[j]]
+                    if sj > si:
+                        t = cand[i]
+                        cand[i] = cand[j]
+                        cand[j] = t
+            remaining = (remaining + 1) // 2
+            if remaining == 1:
+                break
+    v_mix = mixed_value(ints, floats, mask)
+    sigma_q(floats, ints, mask, v_mix, params[C_VISIT], params[C_SCALE], sig)
+    best = cand[0]
+    best_s = -np.inf
+    for i in range(max(remaining, 1)):
+        a = cand[i]
+        s = g[a] + improved[a] + sig[a]
+        if s > best_s:
+            best_s = s
+            best = a
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            improved[a] += sig[a]
+            top = max(top, improved[a])
+    total = 0.0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            improved[a] = np.exp(improved[a] - top)
+            total += improved[a]
+        else:
+            improved[a] = 0.0
+    for a in range(mask.shape[0]):
+        improved[a] /= total
+    return best
+
+
+def _selfplay(state, config, seed, sims, m, max_steps, net, params, gen, scratch, work, ints, floats,
+              path, seats, improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, final):
+    """One self-play game from ``seed``: every seat plays :func:`gumbel`'s move; each decision
+    with more than one legal action becomes a sample (observation, action-value inputs,
+    mask, improved policy, mover).  ``final`` gets every seat's :func:`outcome_vector` at
+    the end.  Returns the number of samples (``-1`` if ``max_steps`` ran out)."""
+    det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
+    n_seats = final.shape[0]
+    k_init(state, config, seed)
+    n = 0
+    steps = 0
+    while True:
+        seat = current_player(state)
+        if seat < 0:
+            break
+        if steps >= max_steps:
+            return -1
+        steps += 1
+        legal_mask(state, mask)
+        n_legal = 0
+        only = -1
+        for a in range(mask.shape[0]):
+            if mask[a] != 0:
+                n_legal += 1
+                only = a
+        if n_legal == 1:
+            step(state, only)
+            continue
+        action = gumbel(state, seat, sims, m, net, params, gen, scratch, work, ints, floats, path, seats,
+                        improved, sig)
+        if n < out_obs.shape[0]:
+            legal_mask(state, mask)
+            k_observe(state, seat, out_obs[n])
+            if params[USE_VALUES] != 0.0:
+                features(state, mask, seat, n_seats, out_obs[n], out_av[n], work[0], work[1], work[2],
+                         work[3], work[4], work[5], work[6])
+            else:
+                out_av[n, :] = 0.0
+            out_mask[n, :] = mask
+            for a in range(mask.shape[0]):
+                out_pi[n, a] = improved[a]
+            out_seat[n] = seat
+            n += 1
+        step(state, action)
+    outcome_vector(state, params, sc, vals, rk, final)
+    return n
 
 
 def root_stats(ws):

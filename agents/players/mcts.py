@@ -28,12 +28,11 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, legal_actions, most_visited, register
 from agents.settings import search_settings
 from kernels import outcome, rng
-from kernels.compile_memo import per_kernel
+from kernels.compile_memo import per_kernel, specialise
 from kernels.playout import pick_uniform
 from kernels.rng import new_generator
 
@@ -54,171 +53,171 @@ MULTI_SEAT_C_UCT = 1.0
 
 @per_kernel
 def _iteration_function(kernel):
-    """The jitted MCTS iteration of one kernel, compiled once per process.
+    """The jitted MCTS iteration of one kernel (:func:`kernels.compile_memo.specialise`:
+    the kernel's functions are bound as constants, so calling the result from Python costs a
+    microsecond instead of the ~25 us that passing dispatchers as arguments costs on every
+    call)."""
+    rules = dict(step=kernel.step, current_player=kernel.current_player,
+                 position_value=outcome.position_value_function(kernel))
+    greedy_action = specialise(_greedy_action, **rules)
+    return specialise(_iterate, legal_mask=kernel.legal_mask, k_ranks=kernel.ranks,
+                      values_of=outcome.value_function(kernel),
+                      solo_value=outcome.solo_value_function(kernel), greedy_action=greedy_action,
+                      **rules)
 
-    The kernel functions are closed over (numba treats them as constants), so calling
-    the result from Python costs a microsecond instead of the ~25 us that passing
-    dispatchers as arguments costs on every call."""
-    step, legal_mask, current_player = kernel.step, kernel.legal_mask, kernel.current_player
-    k_ranks = kernel.ranks
-    values_of = outcome.value_function(kernel)
-    position_value = outcome.position_value_function(kernel)
-    solo_value = outcome.solo_value_function(kernel)
 
-    @njit
-    def greedy_action(state, mask, scratch, n_seats, sc, vals, rk):
-        """GreedyAgent's move (first best on ties): the legal action whose result has the
-        best :func:`kernels.outcome.position_value_function` for the seat to move."""
+# Specialised per kernel by _iteration_function.
+def _greedy_action(state, mask, scratch, n_seats, sc, vals, rk):
+    """GreedyAgent's move (first best on ties): the legal action whose result has the
+    best :func:`kernels.outcome.position_value_function` for the seat to move."""
+    seat = current_player(state)
+    best_a = -1
+    best_m = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] == 0:
+            continue
+        scratch[:] = state
+        step(scratch, a)
+        m = position_value(scratch, seat, n_seats, sc, vals, rk)
+        if m > best_m:
+            best_m = m
+            best_a = a
+    return best_a
+
+
+def _iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc, vals,
+             c, max_steps, scale, ordered, scratch, greedy, win_bonus):
+    u = 0
+    depth = 0
+    n_seats = reward.shape[0]      # rk, sc and vals also hold the automata, after the seats
+    solo = n_seats == 1
+    # Selection and expansion.
+    while True:
         seat = current_player(state)
-        best_a = -1
-        best_m = -np.inf
+        if seat < 0:
+            break
+        legal_mask(state, mask)
+        n_legal = 0
         for a in range(mask.shape[0]):
-            if mask[a] == 0:
-                continue
-            scratch[:] = state
-            step(scratch, a)
-            m = position_value(scratch, seat, n_seats, sc, vals, rk)
-            if m > best_m:
-                best_m = m
-                best_a = a
-        return best_a
-
-    @njit
-    def iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc, vals,
-                c, max_steps, scale, ordered, scratch, greedy, win_bonus):
-        u = 0
-        depth = 0
-        n_seats = reward.shape[0]      # rk, sc and vals also hold the automata, after the seats
-        solo = n_seats == 1
-        # Selection and expansion.
-        while True:
-            seat = current_player(state)
-            if seat < 0:
-                break
-            legal_mask(state, mask)
-            n_legal = 0
-            for a in range(mask.shape[0]):
-                if mask[a] != 0:
-                    n_legal += 1
-            n_kids = 0
+            if mask[a] != 0:
+                n_legal += 1
+        n_kids = 0
+        ch = ints[FIRST, u]
+        while ch >= 0:
+            if mask[ints[ACTION, ch]] != 0:
+                n_kids += 1
+            ch = ints[NEXT, ch]
+        if n_kids < n_legal:
             ch = ints[FIRST, u]
             while ch >= 0:
-                if mask[ints[ACTION, ch]] != 0:
-                    n_kids += 1
+                tried[ints[ACTION, ch]] = 1
                 ch = ints[NEXT, ch]
-            if n_kids < n_legal:
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    tried[ints[ACTION, ch]] = 1
-                    ch = ints[NEXT, ch]
-                pick = -1
-                if ordered:
-                    # Expand the untried action the greedy evaluation likes best, so a
-                    # node's first visits (which set its average) follow good moves.
-                    best_m = -np.inf
-                    for a in range(mask.shape[0]):
-                        if mask[a] != 0 and tried[a] == 0:
-                            scratch[:] = state
-                            step(scratch, a)
-                            m = position_value(scratch, seat, n_seats, sc, vals, rk)
-                            if m > best_m:
-                                best_m = m
-                                pick = a
-                else:
-                    k = rng.randint(gen, 0, n_legal - n_kids)
-                    for a in range(mask.shape[0]):
-                        if mask[a] != 0 and tried[a] == 0:
-                            if k == 0:
-                                pick = a
-                                break
-                            k -= 1
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    tried[ints[ACTION, ch]] = 0
-                    ch = ints[NEXT, ch]
-                v = n_nodes
-                n_nodes += 1
-                ints[FIRST, v] = -1
-                ints[NEXT, v] = ints[FIRST, u]
-                ints[ACTION, v] = pick
-                ints[FIRST, u] = v
-                floats[VISITS, v] = 0.0
-                floats[VALUE, v] = 0.0
-                floats[AVAIL, v] = 1.0
-                path[depth] = v
-                seats[depth] = seat
-                depth += 1
-                step(state, pick)
-                break
-            # Solo results are points: rescale the children's means to [-1, 1] (worst to
-            # best among those available here), so that exploration is weighed against
-            # the spread of this node's choices whatever the game's scale or the budget.
-            lo, hi = np.inf, -np.inf
-            if solo:
-                ch = ints[FIRST, u]
-                while ch >= 0:
-                    if mask[ints[ACTION, ch]] != 0:
-                        q = floats[VALUE, ch] / floats[VISITS, ch]
-                        lo = min(lo, q)
-                        hi = max(hi, q)
-                    ch = ints[NEXT, ch]
-            best = -1
-            best_v = -np.inf
+            pick = -1
+            if ordered:
+                # Expand the untried action the greedy evaluation likes best, so a
+                # node's first visits (which set its average) follow good moves.
+                best_m = -np.inf
+                for a in range(mask.shape[0]):
+                    if mask[a] != 0 and tried[a] == 0:
+                        scratch[:] = state
+                        step(scratch, a)
+                        m = position_value(scratch, seat, n_seats, sc, vals, rk)
+                        if m > best_m:
+                            best_m = m
+                            pick = a
+            else:
+                k = rng.randint(gen, 0, n_legal - n_kids)
+                for a in range(mask.shape[0]):
+                    if mask[a] != 0 and tried[a] == 0:
+                        if k == 0:
+                            pick = a
+                            break
+                        k -= 1
             ch = ints[FIRST, u]
             while ch >= 0:
-                if mask[ints[ACTION, ch]] != 0:
-                    floats[AVAIL, ch] += 1.0
-                    n = floats[VISITS, ch]
-                    q = floats[VALUE, ch] / n
-                    if solo:
-                        q = 2.0 * (q - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
-                    val = q + c * np.sqrt(np.log(floats[AVAIL, ch]) / n)
-                    if val > best_v:
-                        best_v = val
-                        best = ch
+                tried[ints[ACTION, ch]] = 0
                 ch = ints[NEXT, ch]
-            path[depth] = best
+            v = n_nodes
+            n_nodes += 1
+            ints[FIRST, v] = -1
+            ints[NEXT, v] = ints[FIRST, u]
+            ints[ACTION, v] = pick
+            ints[FIRST, u] = v
+            floats[VISITS, v] = 0.0
+            floats[VALUE, v] = 0.0
+            floats[AVAIL, v] = 1.0
+            path[depth] = v
             seats[depth] = seat
             depth += 1
-            step(state, ints[ACTION, best])
-            u = best
-        # Simulation.
-        # (The loop of kernels.playout.random_playout, inlined: calling that cached
-        # function with dispatcher arguments from here makes numba rewrite its on-disk
-        # cache index, which breaks when the index names kernels of other processes.)
-        n_steps = 0
-        while n_steps < max_steps and current_player(state) >= 0:
-            legal_mask(state, mask)
-            if greedy:
-                step(state, greedy_action(state, mask, scratch, n_seats, sc, vals, rk))
-            else:
-                step(state, pick_uniform(mask, gen, 0))
-            n_steps += 1
-        # Result: the shell's rank reward of every seat at the end; for a playout cut
-        # short, the evaluation of kernels.outcome squashed into (-1, 1) like a rank reward
-        # (against the other participants, automata included).  One seat: its solo value
-        # in points (no squashing: its scale is unknown in advance; selection rescales).
+            step(state, pick)
+            break
+        # Solo results are points: rescale the children's means to [-1, 1] (worst to
+        # best among those available here), so that exploration is weighed against
+        # the spread of this node's choices whatever the game's scale or the budget.
+        lo, hi = np.inf, -np.inf
         if solo:
-            reward[0] = solo_value(state, sc, vals, rk, win_bonus)
-        elif current_player(state) >= 0:
-            values_of(state, n_seats, sc, vals)
-            if scale > 0.0:   # (a lone participant's margin is its own value)
-                outcome.margins(vals, n_seats, reward)
-                for i in range(n_seats):
-                    reward[i] = np.tanh(reward[i] / scale)
-            else:   # unfinished after max_steps: ranked by the values so far
-                outcome.ranks_by_value(vals, rk)
-                outcome.rank_rewards(rk, n_seats, reward)
+            ch = ints[FIRST, u]
+            while ch >= 0:
+                if mask[ints[ACTION, ch]] != 0:
+                    q = floats[VALUE, ch] / floats[VISITS, ch]
+                    lo = min(lo, q)
+                    hi = max(hi, q)
+                ch = ints[NEXT, ch]
+        best = -1
+        best_v = -np.inf
+        ch = ints[FIRST, u]
+        while ch >= 0:
+            if mask[ints[ACTION, ch]] != 0:
+                floats[AVAIL, ch] += 1.0
+                n = floats[VISITS, ch]
+                q = floats[VALUE, ch] / n
+                if solo:
+                    q = 2.0 * (q - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+                val = q + c * np.sqrt(np.log(floats[AVAIL, ch]) / n)
+                if val > best_v:
+                    best_v = val
+                    best = ch
+            ch = ints[NEXT, ch]
+        path[depth] = best
+        seats[depth] = seat
+        depth += 1
+        step(state, ints[ACTION, best])
+        u = best
+    # Simulation.
+    # (The loop of kernels.playout.random_playout, inlined: calling that cached
+    # function with dispatcher arguments from here makes numba rewrite its on-disk
+    # cache index, which breaks when the index names kernels of other processes.)
+    n_steps = 0
+    while n_steps < max_steps and current_player(state) >= 0:
+        legal_mask(state, mask)
+        if greedy:
+            step(state, greedy_action(state, mask, scratch, n_seats, sc, vals, rk))
         else:
-            k_ranks(state, rk)
+            step(state, pick_uniform(mask, gen, 0))
+        n_steps += 1
+    # Result: the shell's rank reward of every seat at the end; for a playout cut
+    # short, the evaluation of kernels.outcome squashed into (-1, 1) like a rank reward
+    # (against the other participants, automata included).  One seat: its solo value
+    # in points (no squashing: its scale is unknown in advance; selection rescales).
+    if solo:
+        reward[0] = solo_value(state, sc, vals, rk, win_bonus)
+    elif current_player(state) >= 0:
+        values_of(state, n_seats, sc, vals)
+        if scale > 0.0:   # (a lone participant's margin is its own value)
+            outcome.margins(vals, n_seats, reward)
+            for i in range(n_seats):
+                reward[i] = np.tanh(reward[i] / scale)
+        else:   # unfinished after max_steps: ranked by the values so far
+            outcome.ranks_by_value(vals, rk)
             outcome.rank_rewards(rk, n_seats, reward)
-        # Backpropagation.
-        for d in range(depth):
-            floats[VISITS, path[d]] += 1.0
-            floats[VALUE, path[d]] += reward[seats[d]]
-        return n_nodes
-
-    return iterate
+    else:
+        k_ranks(state, rk)
+        outcome.rank_rewards(rk, n_seats, reward)
+    # Backpropagation.
+    for d in range(depth):
+        floats[VISITS, path[d]] += 1.0
+        floats[VALUE, path[d]] += reward[seats[d]]
+    return n_nodes
 
 
 class Playout(NamedTuple):
