@@ -1,11 +1,24 @@
-"""Cold and warm start: a fresh process imports cityzoo, makes a game, resets and steps once.
+"""Cold and warm start: a fresh process imports cityzoo and does one thing for the first time.
 
-    python -m benchmarks.cold_start [--game kingdomino_duel_v0 ...]
+    python -m benchmarks.cold_start [--game kingdomino_duel_v0 ...] [--probe env agents training]
+
+Probes (each in its own fresh process):
+
+``env``
+    make the game, reset and step once (the kernels);
+``agents``
+    at a two-seat table, the first move of ``greedy``, of ``mcts`` (50 iterations) and of
+    ``az`` (16 simulations, the shipped network): the search loops specialised on the game;
+``training``
+    a batch of 4 training games against greedy opponents (``envs.vector.VecSeatGame``):
+    reset and one step, what ``train.py`` compiles before its first update.
 
 "Cold" runs with an empty numba cache directory (everything compiles), "warm" runs
-again with the cache that the cold run filled.  Without ``--game`` every registered game
-is measured.  Besides wall time, the child's CPU time (user + system) is reported: it
-barely changes when other jobs share the machine, so before/after comparisons use it.
+again with the cache that the cold run filled: what every later process pays -- a new
+``train.py`` or tournament run, each worker process of one.  Without ``--game`` every
+registered game is measured, without ``--probe`` only ``env``.  Besides wall time, the
+child's CPU time (user + system) is reported: it barely changes when other jobs share the
+machine, so before/after comparisons use it.
 """
 import os
 import resource
@@ -14,13 +27,30 @@ import sys
 import tempfile
 import time
 
-PROBE = """
+PROBES = {
+    "env": """
 import numpy as np, envs
 env = envs.make({game!r})
 env.reset(seed=0)
 mask = env.observe(env.agent_selection)["action_mask"]
 env.step(int(np.flatnonzero(mask)[0]))
-"""
+""",
+    "agents": """
+import agents, envs
+env = envs.make({game!r}, num_players=2)
+env.reset(seed=0)
+for name, options in (("greedy", {{}}), ("mcts", {{"simulations": 50}}),
+                      ("az", {{"game": {game!r}, "simulations": 16}})):
+    agents.make(name, seed=0, **options).act(env, env.agent_selection)
+""",
+    "training": """
+import numpy as np
+from envs.vector import VecSeatGame
+games = VecSeatGame({game!r}, 4, opponents="greedy")
+observation, info = games.reset(seed=0)
+games.step(np.array([int(np.flatnonzero(m)[0]) for m in observation["action_mask"]]))
+""",
+}
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,19 +60,19 @@ def _children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def timed_run(game, cache_dir):
-    """(wall seconds, CPU seconds) of one fresh process playing the probe."""
+def timed_run(game, cache_dir, probe="env"):
+    """(wall seconds, CPU seconds) of one fresh process running ``probe`` on ``game``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     cpu0 = _children_cpu()
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", PROBE.format(game=game)], check=True, env=env, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", PROBES[probe].format(game=game)], check=True, env=env, cwd=ROOT)
     return time.perf_counter() - start, _children_cpu() - cpu0
 
 
-def measure(game):
+def measure(game, probe="env"):
     with tempfile.TemporaryDirectory() as cache:
-        cold = timed_run(game, cache)
-        warm = timed_run(game, cache)
+        cold = timed_run(game, cache, probe)
+        warm = timed_run(game, cache, probe)
     return cold, warm
 
 
@@ -51,14 +81,18 @@ def main(argv=None):
 
     p = cli.ArgumentParser(prog="python -m benchmarks.cold_start", description=__doc__)
     p.add_argument("--game", nargs="*", type=cli.game_id, default=None, help="game ids (default: every game)")
+    p.add_argument("--probe", nargs="*", choices=sorted(PROBES), default=["env"],
+                   help="what the fresh process does (default: env)")
     args = p.parse_args(argv)
     import envs
     games = args.game or list(envs.GAMES)
-    print("| game | cold start (wall) | cold start (CPU) | warm start (wall) |")
-    print("|---|---|---|---|")
+    print("| game | probe | cold start (wall) | cold start (CPU) | warm start (wall) | warm start (CPU) |")
+    print("|---|---|---|---|---|---|")
     for game in games:
-        (cold_wall, cold_cpu), (warm_wall, _) = measure(game)
-        print(f"| {game} | {cold_wall:.1f} s | {cold_cpu:.1f} s | {warm_wall:.2f} s |", flush=True)
+        for probe in args.probe:
+            (cold_wall, cold_cpu), (warm_wall, warm_cpu) = measure(game, probe)
+            print(f"| {game} | {probe} | {cold_wall:.1f} s | {cold_cpu:.1f} s | {warm_wall:.2f} s "
+                  f"| {warm_cpu:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

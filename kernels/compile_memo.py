@@ -54,24 +54,31 @@ def specialise(template, jit_options=None, **bindings):
     (the kernel's, or other specialisations) or numbers (compile-time constants).
 
     The copy's name carries a digest of the bindings and of the source files its compiled code
-    can depend on (the template's module, every bound function's module and the ``kernels``
-    package), so a cached copy is reused only for the same bindings of the same source.
-    (numba's own cache check looks at the template's file alone.)"""
+    can depend on (the template's module, the modules of the functions bound or read as
+    globals, every module it reads, and the ``kernels`` package), so a cached copy is reused
+    only for the same bindings of the same source.  (numba's own cache check looks at the
+    template's file alone.)"""
     code = template.__code__
     if template.__closure__ is not None or "<locals>" in template.__qualname__:
         raise TypeError(f"specialise: {template.__qualname__} must be defined at module level")
     unread = sorted(set(bindings) - set(code.co_names))
     if unread:
         raise TypeError(f"specialise: {template.__qualname__} reads no global named {unread}")
+    namespace = dict(template.__globals__)
+    namespace.update(bindings)
     digest = hashlib.sha256(template.__qualname__.encode())
     files = {inspect.getfile(template)}
     for name, value in sorted(bindings.items()):
         digest.update(f"{name}={_identity(value, files)};".encode())
+    for name in code.co_names:        # the other jitted functions and modules it reads
+        value = namespace.get(name)
+        if isinstance(value, numba.core.registry.CPUDispatcher):
+            files.add(inspect.getfile(value.py_func))
+        elif isinstance(value, types.ModuleType) and getattr(value, "__file__", None):
+            files.add(value.__file__)
     for path in sorted(files):
         digest.update(_file_digest(path))
     digest.update(_package_digest())
-    namespace = dict(template.__globals__)
-    namespace.update(bindings)
     fn = types.FunctionType(code, namespace, template.__name__, template.__defaults__)
     fn.__qualname__ = f"{template.__qualname__}__{digest.hexdigest()[:16]}"
     fn.__module__, fn.__doc__ = template.__module__, template.__doc__

@@ -93,3 +93,24 @@ def test_specialise_refuses_what_it_cannot_name():
         compile_memo.specialise(_reads_k, k=[1.0])
     with pytest.raises(TypeError, match="cannot bind a nested function"):
         compile_memo.specialise(_reads_g, g=njit(nested))
+
+
+
+def test_the_name_follows_the_sources_of_the_functions_a_template_calls(monkeypatch):
+    # numba checks only the template's own file.  The learned search's evaluation calls the
+    # network's forward pass, a global imported from another module: an edit there must
+    # change the name, or the stale compiled copy would be loaded from the cache.
+    from agents.players import az_net, az_search
+    from kernels import greedy
+
+    def name():
+        return compile_memo.specialise(
+            az_search._evaluate, k_observe=kingdomino_duel.observe, outcome_vector=_double,
+            features=greedy.action_value_features_function(kingdomino_duel)).py_func.__qualname__
+
+    before = name()
+    assert name() == before
+    real = compile_memo._file_digest
+    monkeypatch.setattr(compile_memo, "_file_digest",
+                        lambda path: b"edited" if path == az_net.__file__ else real(path))
+    assert name() != before
