@@ -61,8 +61,9 @@ def _children_cpu():
 
 
 def timed_run(game, cache_dir, probe="env"):
-    """(wall seconds, CPU seconds) of one fresh process running ``probe`` on ``game``."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    """(wall seconds, CPU seconds) of one fresh process running ``probe`` on ``game``
+    (``cache_dir`` None: numba's usual cache)."""
+    env = dict(os.environ) if cache_dir is None else dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     cpu0 = _children_cpu()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", PROBES[probe].format(game=game)], check=True, env=env, cwd=ROOT)

@@ -114,3 +114,11 @@ def test_the_name_follows_the_sources_of_the_functions_a_template_calls(monkeypa
     monkeypatch.setattr(compile_memo, "_file_digest",
                         lambda path: b"edited" if path == az_net.__file__ else real(path))
     assert name() != before
+
+
+@pytest.mark.parametrize("probe", ["agents", "training"])
+def test_the_cold_start_probes_run(probe):
+    # benchmarks.cold_start times these in fresh processes (here with the usual cache)
+    from benchmarks import cold_start
+    wall, cpu = cold_start.timed_run("kingdomino_duel_v0", None, probe)
+    assert wall > 0 and cpu > 0
