@@ -12,7 +12,9 @@ minute a game.
 ``k_step``, ``values_of``, ... as globals, and each kernel gets a copy of it whose globals
 name that kernel's functions, with a name (``__qualname__``) unique to what it was bound to
 and to the source it was compiled from.  ``njit(cache=True)`` then caches each copy on disk
-under its own name.  :func:`per_kernel` memoizes the builders within a process.
+under its own name.  :func:`per_kernel` memoizes the builders within a process.  An edit to
+the sources gives new names, so copies compiled before it are no longer read (they stay in
+numba's cache directory until it is cleared).
 """
 import functools
 import hashlib
