@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.players.az_net import forward
+from agents.players.az_net import forward, masked_softmax
 from agents.settings import search_settings
 from kernels import greedy, outcome, rng
 from kernels.compile_memo import per_kernel, specialise
@@ -209,19 +209,7 @@ def _evaluate(state, seat, net, params, scratch, work):
     else:
         av[:] = 0.0
     forward(net, obs, av, mask, params[VALUE_SCALE], h1, h2, logits, value)
-    top = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] != 0 and logits[a] > top:
-            top = logits[a]
-    total = 0.0
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            prior[a] = np.exp(logits[a] - top)
-            total += prior[a]
-        else:
-            prior[a] = 0.0
-    for a in range(mask.shape[0]):
-        prior[a] /= total
+    masked_softmax(logits, mask, prior)
     for k in range(n_seats):
         leaf[(seat + k) % n_seats] = value[k]
     mix = params[MIX]
@@ -478,20 +466,10 @@ def _gumbel(root, observer, sims, m, net, params, gen, scratch, work, ints, floa
         if s > best_s:
             best_s = s
             best = a
-    top = -np.inf
     for a in range(mask.shape[0]):
         if mask[a] != 0:
             improved[a] += sig[a]
-            top = max(top, improved[a])
-    total = 0.0
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            improved[a] = np.exp(improved[a] - top)
-            total += improved[a]
-        else:
-            improved[a] = 0.0
-    for a in range(mask.shape[0]):
-        improved[a] /= total
+    masked_softmax(improved, mask, improved)     # in place: each entry is read before it is written
     return best
 
 
