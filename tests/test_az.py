@@ -293,9 +293,55 @@ def test_config_refuses_bad_values():
                 dict(search={"nope": 1}), dict(ladder_every=-1), dict(ladder_target=0),
                 dict(warm_start="greedy"), dict(warm_start_games=0), dict(warm_start_epochs=0.0),
                 dict(warm_start_explore=1.5), dict(warm_start_temperature=-1.0),
-                dict(generations=-1, warm_start="pretrained")):
+                dict(generations=-1, warm_start="pretrained"), dict(value_target_mix=1.5),
+                dict(value_target_mix=-0.1), dict(value_target_mix="half")):
         with pytest.raises(ValueError):
             AZConfig(game=GAME, **bad)
+
+
+def _selfplay_job(mix, game=GAME, num_players=2):
+    raw = envs.make(game, num_players=num_players).unwrapped
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, num_players, (16, 8), seed=3)
+    return {"game": game, "num_players": num_players, "env_options": {}, "arrays": arrays,
+            "params": default_params(game)._asdict(), "simulations": 8, "gumbel_m": 4,
+            "seeds": [5, 6], "search_seed": 11, "value_target_mix": mix}
+
+
+def test_value_targets_blend_the_searchs_value_of_each_position():
+    """``value_target_mix``: the same games (same moves and policy targets); the value targets
+    move from the outcome (mix 0) to the search's value of each position (mix 1), in a
+    straight line, the two seats' targets still summing to zero; and the search's value
+    differs from position to position, unlike a game's outcome."""
+    from agents.learning.alphazero.selfplay import play_selfplay
+
+    results = {mix: play_selfplay(_selfplay_job(mix)) for mix in (0.0, 0.5, 1.0)}
+    z0, zh, z1 = (results[m]["samples"]["z"].astype(np.float64) for m in (0.0, 0.5, 1.0))
+    for key in ("obs", "mask", "pi"):
+        assert np.array_equal(results[0.0]["samples"][key], results[1.0]["samples"][key]), key
+    counts = np.cumsum([0] + results[0.0]["counts"])
+    for g in range(len(counts) - 1):      # the outcome: one value a game
+        assert np.ptp(np.abs(z0[counts[g]:counts[g + 1], 0])) == 0.0
+    assert np.ptp(z1[:, 0]) > 0.01 and not np.allclose(z1, z0)
+    assert np.all(np.abs(z1) <= 1.0 + 1e-6)
+    np.testing.assert_allclose(z1.sum(axis=1), 0.0, atol=1e-6)
+    np.testing.assert_allclose(zh, (z0 + z1) / 2, atol=2e-3)     # float32 targets
+
+
+def test_value_target_mix_needs_a_table_where_the_movers_value_says_it_all(tmp_path):
+    """The search's value is the mover's: with three seats (or automata beside two) it cannot
+    stand in for the others', and the trainer refuses it before any game."""
+    from agents.learning.alphazero.selfplay import check_value_target_mix
+
+    check_value_target_mix(0.5, 1, 1)
+    check_value_target_mix(0.5, 2, 2)
+    check_value_target_mix(0.0, 3, 3)
+    for seats, participants in ((3, 3), (2, 3)):
+        with pytest.raises(ValueError, match="value_target_mix"):
+            check_value_target_mix(0.5, seats, participants)
+    pytest.importorskip("torch")
+    from agents.learning.alphazero.training import Trainer
+    with pytest.raises(ValueError, match="value_target_mix"):
+        Trainer(_tiny_config("between_two_cities_v0", 3, value_target_mix=0.5), str(tmp_path), log=lambda s: None)
 
 
 def test_warm_start_samples_are_the_shipped_policys_moves_and_the_games_outcome():

@@ -393,6 +393,24 @@ def mixed_value(ints, floats, mask):
     return v
 
 
+@njit(cache=True)
+def root_q(ints, floats, mask):
+    """The search's value of the root for its mover: the visit-weighted mean q of its legal
+    children (their summed values over their visits); the root's own evaluation if none
+    was visited."""
+    total_n = 0.0
+    total_v = 0.0
+    ch = ints[FIRST, 0]
+    while ch >= 0:
+        if mask[ints[ACTION, ch]] != 0:
+            total_n += floats[VISITS, ch]
+            total_v += floats[VALUE, ch]
+        ch = ints[NEXT, ch]
+    if total_n > 0.0:
+        return total_v / total_n
+    return floats[NODE_V, 0]
+
+
 def _gumbel(root, observer, sims, m, net, params, gen, scratch, work, ints, floats, path, seats,
             improved, sig):
     """Gumbel root search with sequential halving: the action to play, and the improved
@@ -474,11 +492,12 @@ def _gumbel(root, observer, sims, m, net, params, gen, scratch, work, ints, floa
 
 
 def _selfplay(state, config, seed, sims, m, max_steps, net, params, gen, scratch, work, ints, floats,
-              path, seats, improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, final):
+              path, seats, improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, out_q, final):
     """One self-play game from ``seed``: every seat plays :func:`gumbel`'s move; each decision
     with more than one legal action becomes a sample (observation, action-value inputs,
-    mask, improved policy, mover).  ``final`` gets every seat's :func:`outcome_vector` at
-    the end.  Returns the number of samples (``-1`` if ``max_steps`` ran out)."""
+    mask, improved policy, mover, and in ``out_q`` the search's value of the position for
+    the mover, :func:`root_q`).  ``final`` gets every seat's :func:`outcome_vector` at the
+    end.  Returns the number of samples (``-1`` if ``max_steps`` ran out)."""
     det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
     n_seats = final.shape[0]
     k_init(state, config, seed)
@@ -515,6 +534,7 @@ def _selfplay(state, config, seed, sims, m, max_steps, net, params, gen, scratch
             for a in range(mask.shape[0]):
                 out_pi[n, a] = improved[a]
             out_seat[n] = seat
+            out_q[n] = root_q(ints, floats, mask)
             n += 1
         step(state, action)
     outcome_vector(state, params, sc, vals, rk, final)

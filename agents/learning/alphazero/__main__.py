@@ -52,6 +52,8 @@ def build_parser():
     p.add_argument("--games-per-generation", type=int)
     p.add_argument("--simulations", type=int, help="self-play simulations a move")
     p.add_argument("--gumbel-m", type=int, help="Gumbel root candidates")
+    p.add_argument("--value-target-mix", type=float,
+                   help="share of the search's value of each position in the value targets (0: the outcome alone)")
     p.add_argument("--hidden", type=int, nargs=2)
     p.add_argument("--buffer", type=int)
     p.add_argument("--batch-size", type=int)
@@ -90,7 +92,7 @@ def config_from_args(args):
                  "batch_size", "epochs", "learning_rate", "eval_games", "eval_search_every", "eval_mcts_simulations",
                  "ladder_every", "workers", "eval_pretrained", "warm_start", "warm_start_games",
                  "warm_start_epochs", "warm_start_explore", "warm_start_temperature",
-                 "backend", "seed", "time_limit", "num_players"):
+                 "backend", "seed", "time_limit", "num_players", "value_target_mix"):
         value = getattr(args, name)
         if value is not None:
             values[name] = value

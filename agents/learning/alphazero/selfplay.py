@@ -33,13 +33,38 @@ def _raw_env(game, num_players, options):
     return _ENVS[key]
 
 
+def check_value_target_mix(mix, num_seats, num_participants):
+    """``ValueError`` unless ``mix`` is a share in [0, 1] this table can use: the search's
+    value is the mover's alone, so it can stand in for the other seat's value only in a
+    two-seat game with no automata, where the two seats' outcomes sum to zero."""
+    if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
+        raise ValueError(f"value_target_mix must be a number in [0, 1], got {mix!r}")
+    if mix > 0.0 and not (num_seats == 1 or (num_seats == 2 and num_participants == 2)):
+        raise ValueError("value_target_mix > 0 needs a solo game or two seats without automata, "
+                         f"got {num_seats} seats and {num_participants} participants")
+
+
+def mix_search_value(z, q, mix):
+    """Blend the search's root value ``q`` (the mover's) into the outcome targets ``z``
+    (rows: samples; columns: seats from the mover) in place: ``(1 - mix) z + mix q`` for
+    the mover and, with two seats, ``(1 - mix) z - mix q`` for the other."""
+    z[:, 0] = (1.0 - mix) * z[:, 0] + mix * q
+    if z.shape[1] == 2:
+        z[:, 1] = (1.0 - mix) * z[:, 1] - mix * q
+
+
 def play_selfplay(job):
     """Play ``job``'s games; returns the samples (see :mod:`agents.learning.alphazero.replay`)
-    and per-game ``scores``, ``final`` outcome vectors and ``samples`` counts."""
+    and per-game ``scores``, ``final`` outcome vectors and ``samples`` counts.  With
+    ``value_target_mix`` > 0 the value targets blend in the search's value of each position
+    (:func:`mix_search_value`)."""
     raw = _raw_env(job["game"], job["num_players"], job.get("env_options", {}))
     spec, cfg = raw.spec, raw.cfg
     p = cfg.num_players
     a = spec.num_actions
+    target_mix = float(job.get("value_target_mix", 0.0))
+    if target_mix > 0.0:
+        check_value_target_mix(target_mix, p, int(cfg.num_participants))
     net = az_net.as_tuple(job["arrays"])
     hidden = az_net.describe(job["arrays"])[3]
     params = SearchParams(**job["params"]).vector()
@@ -52,6 +77,7 @@ def play_selfplay(job):
     out_mask = np.zeros((rows, a), np.int8)
     out_pi = np.zeros((rows, a), np.float64)
     out_seat = np.zeros(rows, np.int64)
+    out_q = np.zeros(rows, np.float64)
     final = np.zeros(p)
     improved = np.zeros(a)
     sig = np.zeros(a)
@@ -62,11 +88,13 @@ def play_selfplay(job):
     for seed in job["seeds"]:
         n = fns.selfplay(state, cfg.config, np.int64(seed), int(job["simulations"]), int(job["gumbel_m"]),
                          int(spec.max_steps), net, params, gen, ws.scratch(), ws.work.args(), *ws.tree(),
-                         improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, final)
+                         improved, sig, out_obs, out_av, out_mask, out_pi, out_seat, out_q, final)
         if n < 0:
             raise RuntimeError(f"self-play game seed {seed} of {job['game']} ran past max_steps")
         seat = out_seat[:n]
         z = final[(seat[:, None] + np.arange(p)[None, :]) % p]
+        if target_mix > 0.0:
+            mix_search_value(z, out_q[:n], target_mix)
         parts["obs"].append(out_obs[:n].copy())
         parts["av"].append(out_av[:n].copy())
         parts["mask"].append(out_mask[:n].copy())

@@ -10,7 +10,8 @@ the others.  Then each generation
    workers);
 2. adds their samples to the replay buffer and trains the torch network on minibatches of
    it: cross-entropy to the search's improved policy plus ``value_weight`` times the squared
-   error to the final outcome;
+   error to the final outcome (with ``value_target_mix`` > 0, blended with the search's
+   value of each position);
 3. exports the network (``generations/gen_NNN.npz`` + ``.json``, the arrays the numba search
    reads) and rates it: its raw policy (``az_policy``) against greedy and against the
    previous generation's policy (and, with ``eval_pretrained``, against the shipped PPO
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.learning.alphazero.replay import ReplayBuffer
-from agents.learning.alphazero.selfplay import Workers
+from agents.learning.alphazero.selfplay import Workers, check_value_target_mix
 from agents.players.az_search import default_params
 
 
@@ -52,6 +53,7 @@ class AZConfig:
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
     value_weight: float = 1.0
+    value_target_mix: float = 0.0      # share of the search's root value in the value targets
     search: dict = field(default_factory=dict)   # SearchParams overrides (heuristic_mix, ...)
     eval_games: int = 100              # per opponent, seats rotated
     eval_search_every: int = 0         # rate the search against mcts every N generations (0: never)
@@ -98,6 +100,7 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
                 raise ValueError(f"{name} must be a number {what}, got {value!r}")
+        check_value_target_mix(self.value_target_mix, 1, 1)      # the range; seats at Trainer
         if self.backend not in ("process", "ray"):
             raise ValueError(f"backend must be 'process' or 'ray', got {self.backend!r}")
         default_params(self.game, **self.search)     # ValueError on an unknown name
@@ -197,6 +200,7 @@ class Trainer:
         raw = env.unwrapped
         self.env = env
         self.n_players = raw.cfg.num_players
+        check_value_target_mix(cfg.value_target_mix, self.n_players, int(raw.cfg.num_participants))
         self.params = default_params(cfg.game, **cfg.search)
         self.net = AZNet(raw.cfg.obs_size, raw.spec.num_actions, self.n_players, cfg.hidden,
                          observation_scale(raw.spec, raw.cfg), self.params.value_scale)
@@ -233,7 +237,8 @@ class Trainer:
         for j in range(n_jobs):
             jobs.append({"game": cfg.game, "num_players": self.n_players, "env_options": cfg.env_options,
                          "arrays": arrays, "params": self.params._asdict(), "simulations": cfg.simulations,
-                         "gumbel_m": cfg.gumbel_m, "seeds": seeds[j::n_jobs], "search_seed": base + j})
+                         "gumbel_m": cfg.gumbel_m, "seeds": seeds[j::n_jobs], "search_seed": base + j,
+                         "value_target_mix": cfg.value_target_mix})
         results = self.workers.map(jobs)
         stats = {"games": 0, "samples": 0, "mean_score": 0.0}
         scores = []
