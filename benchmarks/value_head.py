@@ -3,6 +3,7 @@ search mixes it with.
 
     python -m benchmarks.value_head [--game GAME ...] [--games 200] [--players az_policy]
         [--path NETWORK.npz] [--seed 0] [--out benchmarks/results/az/value_head.md]
+    python -m benchmarks.value_head --game GAME --fit TRAIN_GAMES [--games 150] [--epochs 3]
 
 Two copies of ``--players`` (default ``az_policy``, so the positions are those the learned
 search meets) play ``--games`` games at the table of the game's shipped network.  At every
@@ -19,9 +20,16 @@ the correlation, the mean squared error (beside the outcome's variance, the erro
 guessing its mean) and, over the games somebody won, the share of positions whose sign
 names the winner.  A value head whose error is above the variance judges positions worse
 than a constant.  Writes one markdown table (revision, date, machine) to ``--out``.
+
+``--fit`` asks whether the network could learn better from the same kind of data: it fits
+fresh value networks to the outcomes of ``TRAIN_GAMES`` games' positions, from the
+observation alone and with the heuristic as an input, and judges them on ``--games`` other
+games (:func:`fit_value_network`).  An error on its own positions far below the held-out
+one means the network learns the games by heart, not how to judge a position.
 """
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -44,9 +52,10 @@ def make_player(name, game, path, seed):
     return agents.make(name, seed=seed)
 
 
-def collect(game, games, players="az_policy", path=None, seed=0):
+def collect(game, games, players="az_policy", path=None, seed=0, observations=None):
     """Per position: ``(network value, heuristic value, outcome, share of the game played)``
-    of the seat to move, as four arrays, over ``games`` games of ``players`` against itself."""
+    of the seat to move, as four arrays, over ``games`` games of ``players`` against itself.
+    A list given as ``observations`` receives each position's observation (float16)."""
     from agents.players import az_net
     from agents.players.az import load_network
     from agents.players.az_search import Workspace, default_params, search_functions
@@ -80,6 +89,8 @@ def collect(game, games, players="az_policy", path=None, seed=0):
                                             params.value_scale)
                 fns.outcome_vector(raw.kernel_state, vector, ws.sc, ws.vals, ws.rk, heur)
                 rows.append((seat, float(v[0, 0]), float(heur[seat])))
+                if observations is not None:
+                    observations.append(np.asarray(obs["observation"], np.float16))
             env.step(bots[seat].act(env, who))
         final = np.zeros(n_seats)
         fns.outcome_vector(raw.kernel_state, vector, ws.sc, ws.vals, ws.rk, final)
@@ -114,6 +125,60 @@ def summarise(net_v, heur_v, target, progress):
     return out
 
 
+def fit_value_network(game, train_games, test_games, players="az_policy", seed=0, epochs=3,
+                      with_heuristic=False, hidden=(256, 128)):
+    """Fit a fresh value network to the outcomes of ``train_games`` games' positions and judge
+    it on ``test_games`` other games (:func:`judge`), beside its error on its own positions.
+    The network is the learned search's trunk (``hidden``, the observation scaled as in
+    training) with one value output; ``with_heuristic`` adds the heuristic's value as an input
+    (``tanh(network + c * atanh(heuristic))``, ``c`` learned from 1), so the network learns a
+    correction to it.  Needs torch."""
+    import torch
+
+    from agents.learning.alphazero.network import observation_scale
+    from benchmarks.az import network_options
+
+    def positions(games, first_seed):
+        obs = []
+        _, heur, outcome, progress = collect(game, games, players, None, first_seed, observations=obs)
+        return (torch.as_tensor(np.stack(obs).astype(np.float32)), torch.as_tensor(heur, dtype=torch.float32),
+                torch.as_tensor(outcome, dtype=torch.float32), progress)
+
+    train, test = positions(train_games, seed), positions(test_games, seed + 1_000_000)
+    raw = envs.make(game, **network_options(game)).unwrapped
+    torch.manual_seed(seed)
+    scale = torch.as_tensor(observation_scale(raw.spec, raw.cfg))
+    trunk = torch.nn.Sequential(torch.nn.Linear(train[0].shape[1], hidden[0]), torch.nn.ReLU(),
+                                torch.nn.Linear(hidden[0], hidden[1]), torch.nn.ReLU(), torch.nn.Linear(hidden[1], 1))
+    with torch.no_grad():       # the output starts at 0: the plain network at "no idea", the other at the heuristic
+        trunk[-1].weight.zero_()
+        trunk[-1].bias.zero_()
+    lean = torch.nn.Parameter(torch.tensor(1.0 if with_heuristic else 0.0), requires_grad=with_heuristic)
+    params = list(trunk.parameters()) + ([lean] if with_heuristic else [])
+    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=1e-4)
+
+    def value(x, h):
+        return torch.tanh(trunk(x / scale)[:, 0] + lean * torch.atanh(h.clamp(-0.999, 0.999)))
+
+    rng = np.random.default_rng(seed)
+    for _ in range(epochs):
+        order = rng.permutation(len(train[2]))
+        for i in range(0, len(order), 256):
+            b = torch.as_tensor(order[i:i + 256])
+            loss = ((value(train[0][b], train[1][b]) - train[2][b]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    with torch.no_grad():
+        own = value(train[0], train[1]).numpy().astype(np.float64)
+        held = value(test[0], test[1]).numpy().astype(np.float64)
+    outcome = test[2].numpy().astype(np.float64)
+    late = test[3] >= 2 / 3
+    return {"train_positions": int(len(train[2])), "train_mse": float(np.mean((own - train[2].numpy()) ** 2)),
+            "held_out": judge(held, outcome), "held_out_last_third": judge(held[late], outcome[late]),
+            "heuristic_held_out": judge(test[1].numpy().astype(np.float64), outcome)}
+
+
 def report(results, header):
     lines = [header, "",
              "| game | part of the game | positions | outcome variance | network: correlation | network: squared error "
@@ -136,6 +201,11 @@ def build_parser():
     p.add_argument("--path", default=None, help="a network file instead of the shipped network (one game)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(DEFAULT_OUT))
+    p.add_argument("--fit", type=cli.positive_int, default=None, metavar="TRAIN_GAMES",
+                   help="instead: fit fresh value networks (observation alone; with the heuristic as an input) "
+                        "to TRAIN_GAMES games' outcomes and judge them on --games other games (needs torch; "
+                        "prints JSON, writes nothing)")
+    p.add_argument("--epochs", type=cli.positive_int, default=3, help="--fit: passes over the positions")
     return p
 
 
@@ -151,6 +221,13 @@ def main(argv=None):
         make_player(args.players, games[0], args.path, 0)
     except ValueError as exc:
         parser.error(f"--players: {exc}")
+    if args.fit is not None:
+        for game in games:
+            for with_heuristic in (False, True):
+                fitted = fit_value_network(game, args.fit, args.games, args.players, args.seed, args.epochs,
+                                           with_heuristic)
+                print(json.dumps({"game": game, "with_heuristic": with_heuristic, **fitted}), flush=True)
+        return
     results = {}
     start = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     for game in games:

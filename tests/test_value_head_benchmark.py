@@ -42,3 +42,20 @@ def test_command_writes_its_table_and_refuses_bad_arguments(tmp_path, capsys):
     for bad in (["--players", "nobody"], ["--path", "x.npz"], ["--games", "0"], ["--game", "chess"]):
         with pytest.raises(SystemExit):
             value_head.main(bad + ["--out", str(out)])
+
+
+def test_fitted_value_networks_are_judged_on_games_they_did_not_see():
+    """--fit: untrained, the plain network says 0 everywhere and the other is the heuristic
+    itself on the held-out games; one pass over the training games lowers the plain
+    network's error on them."""
+    pytest.importorskip("torch")
+    fit = value_head.fit_value_network
+    blank = fit("kingdomino_duel_v0", 4, 2, players="greedy", epochs=0)
+    as_heuristic = fit("kingdomino_duel_v0", 4, 2, players="greedy", epochs=0, with_heuristic=True)
+    trained = fit("kingdomino_duel_v0", 4, 2, players="greedy", epochs=1)
+    assert blank["train_positions"] > 100 and blank["held_out"]["positions"] > 50
+    assert blank["held_out"]["correlation"] == 0.0
+    assert blank["held_out"]["mse"] >= blank["held_out"]["outcome_variance"] > 0     # 0 everywhere: variance + mean^2
+    for key in ("correlation", "mse", "sign_matches"):
+        assert as_heuristic["held_out"][key] == pytest.approx(as_heuristic["heuristic_held_out"][key], abs=1e-3)
+    assert trained["train_mse"] < blank["train_mse"]
