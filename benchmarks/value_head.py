@@ -4,6 +4,7 @@ search mixes it with.
     python -m benchmarks.value_head [--game GAME ...] [--games 200] [--players az_policy]
         [--path NETWORK.npz] [--seed 0] [--out benchmarks/results/az/value_head.md]
     python -m benchmarks.value_head --game GAME --fit TRAIN_GAMES [--games 150] [--epochs 3]
+        [--hidden 256 128]
 
 Two copies of ``--players`` (default ``az_policy``, so the positions are those the learned
 search meets) play ``--games`` games at the table of the game's shipped network.  At every
@@ -206,6 +207,8 @@ def build_parser():
                         "to TRAIN_GAMES games' outcomes and judge them on --games other games (needs torch; "
                         "prints JSON, writes nothing)")
     p.add_argument("--epochs", type=cli.positive_int, default=3, help="--fit: passes over the positions")
+    p.add_argument("--hidden", type=cli.positive_int, nargs=2, default=[256, 128], metavar=("H1", "H2"),
+                   help="--fit: the fitted networks' two layer sizes (the search's network: 256 128)")
     return p
 
 
@@ -225,8 +228,9 @@ def main(argv=None):
         for game in games:
             for with_heuristic in (False, True):
                 fitted = fit_value_network(game, args.fit, args.games, args.players, args.seed, args.epochs,
-                                           with_heuristic)
-                print(json.dumps({"game": game, "with_heuristic": with_heuristic, **fitted}), flush=True)
+                                           with_heuristic, tuple(args.hidden))
+                print(json.dumps({"game": game, "hidden": args.hidden, "with_heuristic": with_heuristic, **fitted}),
+                      flush=True)
         return
     results = {}
     start = time.strftime("%Y-%m-%d %H:%M:%S %Z")

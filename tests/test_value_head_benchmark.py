@@ -1,4 +1,6 @@
 """benchmarks.value_head: how the learned network's value and the heuristic foretell the outcome."""
+import json
+
 import numpy as np
 import pytest
 
@@ -39,9 +41,19 @@ def test_command_writes_its_table_and_refuses_bad_arguments(tmp_path, capsys):
     value_head.main(["--game", "kingdomino_duel_v0", "--games", "1", "--players", "random", "--out", str(out)])
     text = out.read_text()
     assert "| kingdomino_duel_v0 | last third |" in text and "Revision" in text
-    for bad in (["--players", "nobody"], ["--path", "x.npz"], ["--games", "0"], ["--game", "chess"]):
+    for bad in (["--players", "nobody"], ["--path", "x.npz"], ["--games", "0"], ["--game", "chess"],
+                ["--fit", "2", "--hidden", "16"], ["--fit", "2", "--hidden", "0", "8"]):
         with pytest.raises(SystemExit):
             value_head.main(bad + ["--out", str(out)])
+
+
+def test_fit_command_prints_each_network_of_the_size_asked(capsys):
+    pytest.importorskip("torch")
+    value_head.main(["--game", "kingdomino_duel_v0", "--fit", "2", "--games", "1", "--players", "random",
+                     "--hidden", "8", "4", "--epochs", "1"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["hidden"], r["with_heuristic"]) for r in rows] == [([8, 4], False), ([8, 4], True)]
+    assert all(r["held_out"]["positions"] > 0 for r in rows)
 
 
 def test_fitted_value_networks_are_judged_on_games_they_did_not_see():
