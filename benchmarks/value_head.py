@@ -66,14 +66,15 @@ def collect(game, games, players="az_policy", path=None, seed=0, observations=No
     options = network_options(game)
     params = default_params(game)
     vector = params.vector()
+    env = envs.make(game, **options)
+    raw = env.unwrapped
+    fns = search_functions(raw.spec.kernel)
+    ws = Workspace(raw.cfg, raw.spec.num_actions, (1, 1), capacity=1)
+    n_seats = raw.cfg.num_players
+    heur = np.zeros(n_seats)
+    final = np.zeros(n_seats)
     net_v, heur_v, target, progress = [], [], [], []
     for g in range(games):
-        env = envs.make(game, **options)
-        raw = env.unwrapped
-        fns = search_functions(raw.spec.kernel)
-        ws = Workspace(raw.cfg, raw.spec.num_actions, (1, 1), capacity=1)
-        n_seats = raw.cfg.num_players
-        heur = np.zeros(n_seats)
         env.reset(seed=seed + g)
         bots = [make_player(players, game, path, seed + g * n_seats + i) for i in range(n_seats)]
         rows = []
@@ -93,7 +94,6 @@ def collect(game, games, players="az_policy", path=None, seed=0, observations=No
                 if observations is not None:
                     observations.append(np.asarray(obs["observation"], np.float16))
             env.step(bots[seat].act(env, who))
-        final = np.zeros(n_seats)
         fns.outcome_vector(raw.kernel_state, vector, ws.sc, ws.vals, ws.rk, final)
         for i, (seat, v, h) in enumerate(rows):
             net_v.append(v)
@@ -121,7 +121,7 @@ def summarise(net_v, heur_v, target, progress):
     """``{phase: {"network": judge(...), "heuristic": judge(...)}}`` for :data:`PHASES`."""
     out = {}
     for name, lo, hi in PHASES:
-        sel = (progress >= lo) & ((progress < hi) | (hi >= 1.0))
+        sel = (progress >= lo) & (progress < hi)        # progress < 1: a game's last position is i/n, i < n
         out[name] = {"network": judge(net_v[sel], target[sel]), "heuristic": judge(heur_v[sel], target[sel])}
     return out
 
