@@ -171,6 +171,63 @@ def test_bad_agent_options_raise_value_error(bad):
         AZAgent(**bad)
 
 
+@pytest.mark.parametrize("name, value, problem", [
+    ("heuristic_mix", 1.5, r"\[0, 1\]"), ("rank_weight", -0.1, r"\[0, 1\]"), ("margin_scale", 0.0, "> 0"),
+    ("solo_scale", -2.0, "> 0"), ("c_puct", -1.0, ">= 0"), ("c_puct", float("nan"), "finite"),
+    ("win_bonus", "10", "finite"), ("use_action_values", 1, "true or false")])
+def test_bad_search_parameter_values_are_refused_before_the_search(name, value, problem):
+    """A search option out of its range (a zero scale divides, a share outside [0, 1] turns the
+    leaf mix into an extrapolation) is refused by name, at the agent's first move, and the
+    game is untouched."""
+    with pytest.raises(ValueError, match=f"search parameter {name} must be .*{problem}"):
+        default_params(GAME, **{name: value})
+    env = envs.make(GAME)
+    env.reset(seed=0)
+    before = env.unwrapped.kernel_state.copy()
+    bot = agents.make("az", game=GAME, simulations=4, search_options={name: value})
+    with pytest.raises(ValueError, match=name):
+        bot.act(env, env.agent_selection)
+    assert np.array_equal(env.unwrapped.kernel_state, before)
+    # the ranges' edges are allowed: an optimistic first-play urgency, a heuristic-only leaf
+    assert default_params(GAME, fpu_reduction=-0.1, heuristic_mix=1.0, solo_center=-5.0).heuristic_mix == 1.0
+
+
+def _copied_network(game, tmp_path, **record_changes):
+    """The shipped network of ``game`` copied into ``tmp_path`` with its record changed."""
+    from agents.pretrained import AZ_PREFIX, MODELS_DIR
+
+    base = os.path.join(MODELS_DIR, AZ_PREFIX + game)
+    with np.load(base + ".npz") as data:
+        np.savez(tmp_path / "net.npz", **{k: data[k] for k in data.files})
+    with open(base + ".json") as f:
+        record = json.load(f)
+    record.update(record_changes)
+    (tmp_path / "net.json").write_text(json.dumps(record))
+    return str(tmp_path / "net.npz"), record
+
+
+def test_play_search_overrides_the_trained_settings_at_the_networks_own_table(tmp_path):
+    """A record's play_search (the settings matches after training chose) is played over its
+    trained search settings at the seat count the network was trained and measured at, not
+    at a solo table; search_options override both."""
+    game = "smartphone_inc_v0"
+    path, record = _copied_network(game, tmp_path, play_search={"heuristic_mix": 0.9, "c_puct": 2.5})
+    assert record["search"]["heuristic_mix"] == 0.5 and record["search"]["c_puct"] == 1.5
+    two, solo = envs.make(game, num_players=2), envs.make(game, num_players=1)
+    bot = agents.make("az", path=path, simulations=4)
+    bot.bind(two)
+    assert (bot.network.params.heuristic_mix, bot.network.params.c_puct) == (0.9, 2.5)
+    bot.bind(solo)
+    assert (bot.network.params.heuristic_mix, bot.network.params.c_puct) == (0.5, 1.5)
+    pinned = agents.make("az", path=path, simulations=4, search_options={"heuristic_mix": 0.25})
+    pinned.bind(two)
+    assert (pinned.network.params.heuristic_mix, pinned.network.params.c_puct) == (0.25, 2.5)
+    (tmp_path / "bad").mkdir()
+    bad, _ = _copied_network(game, tmp_path / "bad", play_search={"heuristic_mix": 7})
+    with pytest.raises(ValueError, match="heuristic_mix"):
+        agents.make("az", path=bad, simulations=4).bind(two)
+
+
 def test_unknown_search_parameter_and_wrong_game_are_refused():
     raw = envs.make(GAME).unwrapped
     with pytest.raises(ValueError, match="search parameter"):
@@ -235,6 +292,17 @@ def test_one_generation_then_resume(tmp_path):
     bot = agents.make("az", path=str(tmp_path / "generations" / "gen_002.npz"), simulations=4, seed=0)
     record = agents.play_game(envs.make(GAME), [bot, agents.make("random", seed=0)], seed=0)
     assert record.info["ranks"]
+    # exported with the settings it is to play with; a bad one is refused before anything is written
+    from agents.learning.alphazero.export import export
+    from agents.players.az import load_network
+
+    models = tmp_path / "models"
+    with pytest.raises(ValueError, match="play_search: .*heuristic_mix"):
+        export(str(tmp_path), directory=str(models), check_games=1, play_search={"heuristic_mix": -1})
+    assert not models.exists()
+    shipped = export(str(tmp_path), directory=str(models), check_games=1, play_search={"heuristic_mix": 1.0})
+    assert shipped["play_search"] == {"heuristic_mix": 1.0} and shipped["search"]["heuristic_mix"] == 0.5
+    assert load_network(path=str(models / f"az_{GAME}.npz"))[1]["play_search"] == {"heuristic_mix": 1.0}
 
 
 ALL_COUNTS = {game: envs.make(game).unwrapped.spec.player_counts for game in envs.GAMES}
@@ -437,7 +505,7 @@ def test_every_game_has_a_shipped_network():
 
 @pytest.mark.parametrize("game", _shipped_games())
 def test_shipped_network_is_hash_checked_and_apart_from_the_policies(game, tmp_path):
-    from agents.learning.alphazero.__main__ import PRESETS
+    from agents.learning.alphazero.__main__ import PLAY_SEARCH, PRESETS
     from agents.players.az import load_network
     from agents.pretrained import AZ_PREFIX, MODELS_DIR, available_games
 
@@ -448,8 +516,14 @@ def test_shipped_network_is_hash_checked_and_apart_from_the_policies(game, tmp_p
         if form == record["storage"]:
             assert check["same_move"] >= 0.998 * check["decisions"]
     assert record["curve"] and record["command"].startswith("python -m agents.learning.alphazero")
-    # the preset the record's command names reproduces the shipped generation's settings
+    # the preset the record's command names reproduces the shipped generation's settings,
+    # and the settings it plays with
     assert f"--game {game} --preset shipped" in record["command"]
+    assert record.get("play_search", {}) == PLAY_SEARCH.get(game, {})
+    bot = agents.make("az", game=game, simulations=4)
+    bot.bind(envs.make(game, **record["options"]))
+    played = {**record["search"], **record.get("play_search", {})}
+    assert bot.network.params._asdict() == default_params(game, **played)._asdict()
     preset = PRESETS[game]
     assert preset["generations"] == record["generation"]
     for key, value in preset.items():     # a run may have gone on past it, or stopped by the clock

@@ -91,6 +91,10 @@ class _Network:
                 f"for up to {n_players} seats; this game has {cfg.obs_size}, {spec.num_actions} "
                 f"and {cfg.num_players} seats (the network's game options {record.get('options', {})})")
         trained = dict(record.get("search", {}))
+        if cfg.num_players == n_players:
+            # at the table it was trained and measured at: the settings matches after
+            # training chose to play it with, where they differ from the trained ones
+            trained.update(record.get("play_search", {}))
         if n_players > 1 and cfg.num_players == 1:
             # solo values never entered this network's training: the game's own solo scale
             # (agents.players.az_search.SOLO_SCALES) values the search's leaves
@@ -188,7 +192,10 @@ class AZAgent(_AZBase):
     plays the most visited root action; ``"gumbel"`` runs Gumbel sequential halving over
     ``gumbel_m`` sampled candidates, as self-play does (``simulations`` only).
     ``search_options``: overrides of :class:`agents.players.az_search.SearchParams` (e.g.
-    ``{"heuristic_mix": 0.3, "c_puct": 2.0}``); the network's record gives the rest.
+    ``{"heuristic_mix": 0.3, "c_puct": 2.0}``); the network's record gives the rest (its
+    ``play_search``, where matches after training chose other settings, over the ``search``
+    it was trained with; ``play_search`` only at a table of the network's own seat count,
+    where the matches were played).
     """
 
     CHUNK = 64   # simulations per jitted call between clock reads

@@ -91,7 +91,33 @@ def default_params(game_id, **overrides):
     unknown = set(overrides) - set(SearchParams._fields)
     if unknown:
         raise ValueError(f"unknown search parameter(s) {sorted(unknown)}; known: {SearchParams._fields}")
+    for name, value in overrides.items():
+        check_param(name, value)
     return SearchParams(margin_scale=ms, win_bonus=ms, solo_center=center, solo_scale=scale)._replace(**overrides)
+
+
+# The allowed range of each search parameter (inclusive bounds; None: unbounded).
+_SHARES = ("heuristic_mix", "rank_weight")
+_POSITIVE = ("margin_scale", "solo_scale", "value_scale", "c_scale")
+
+
+def check_param(name, value):
+    """``ValueError`` naming ``name`` unless ``value`` fits it: ``use_action_values`` a bool,
+    the others finite numbers; shares in [0, 1], scales above 0, the rest at least 0
+    (``solo_center`` and ``fpu_reduction``, which may be optimistic, any number)."""
+    if name == "use_action_values":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"search parameter use_action_values must be true or false, got {value!r}")
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value):
+        raise ValueError(f"search parameter {name} must be a finite number, got {value!r}")
+    if name in _SHARES and not 0.0 <= value <= 1.0:
+        raise ValueError(f"search parameter {name} must be in [0, 1], got {value!r}")
+    if name in _POSITIVE and not value > 0.0:
+        raise ValueError(f"search parameter {name} must be > 0, got {value!r}")
+    if name not in _SHARES + _POSITIVE + ("solo_center", "fpu_reduction") and value < 0.0:
+        raise ValueError(f"search parameter {name} must be >= 0, got {value!r}")
 
 
 class Workspace:

@@ -38,6 +38,14 @@ PRESETS.update({
     "smartphone_inc_v0": {**_WARM, "generations": 4, "hidden": [128, 128]},
 })
 
+# The search settings each shipped network plays with where matches against mcts_large
+# after training chose others than it trained with (the record's "play_search"; the matches:
+# benchmarks/results/az/play_search.md).  Kingdomino Duel: leaves valued by the heuristic
+# alone, the network serving as the prior, finished ahead in 0.549 of 400 games against
+# 0.455 with the trained half-and-half mix (its value head judges positions worse than a
+# constant, benchmarks/results/az/value_head.md).
+PLAY_SEARCH = {"kingdomino_duel_v0": {"heuristic_mix": 1.0}}
+
 
 def build_parser():
     p = argparse.ArgumentParser(prog="python -m agents.learning.alphazero",
@@ -79,6 +87,9 @@ def build_parser():
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     p.add_argument("--export", action="store_true",
                    help="at the end, ship the last generation as agents/pretrained/models/az_GAME")
+    p.add_argument("--play-search", default=None,
+                   help="JSON: with --export, the search parameters the shipped network plays with in place of "
+                        "the trained ones (default with --preset shipped: the game's entry in PLAY_SEARCH)")
     return p
 
 
@@ -96,13 +107,38 @@ def config_from_args(args):
         value = getattr(args, name)
         if value is not None:
             values[name] = value
-    if args.search is not None:
-        values["search"] = {**values.get("search", {}), **json.loads(args.search)}
-    values["env_options"] = json.loads(args.env_options)
+    for flag, text in (("--search", args.search), ("--env-options", args.env_options)):
+        try:
+            parsed = None if text is None else json.loads(text)
+        except ValueError as exc:
+            raise SystemExit(f"{flag}: not JSON ({exc})") from None
+        if parsed is not None and not isinstance(parsed, dict):
+            raise SystemExit(f"{flag}: a JSON object is needed, got {text!r}")
+        if flag == "--search" and parsed is not None:
+            values["search"] = {**values.get("search", {}), **parsed}
+        elif flag == "--env-options":
+            values["env_options"] = parsed
     try:
         return AZConfig(game=args.game, **values)
     except (TypeError, ValueError) as exc:
         raise SystemExit(str(exc)) from exc
+
+
+def play_search_from_args(args):
+    """The ``play_search`` an export writes: ``--play-search``, else the preset's, checked now
+    so that a bad value fails before training rather than after it."""
+    from agents.players.az_search import default_params
+
+    if args.play_search is None:
+        return dict(PLAY_SEARCH.get(args.game, {})) if args.preset == "shipped" else {}
+    try:
+        values = json.loads(args.play_search)
+        if not isinstance(values, dict):
+            raise ValueError(f"a JSON object is needed, got {args.play_search!r}")
+        default_params(args.game, **values)
+    except ValueError as exc:
+        raise SystemExit(f"--play-search: {exc}") from None
+    return values
 
 
 def main(argv=None):
@@ -111,6 +147,7 @@ def main(argv=None):
     if args.game not in envs.GAMES:
         raise SystemExit(f"unknown game {args.game!r}; registered games: {', '.join(envs.GAMES)}")
     cfg = config_from_args(args)
+    play_search = play_search_from_args(args)
     out = args.out or os.path.join("runs", "az", args.game)
     from agents.learning.alphazero.training import Trainer
 
@@ -119,7 +156,7 @@ def main(argv=None):
     if args.export:
         from agents.learning.alphazero.export import export
         command = "python -m agents.learning.alphazero " + " ".join(sys.argv[1:] if argv is None else argv)
-        record = export(out, command=command)
+        record = export(out, command=command, play_search=play_search)
         print(f"exported generation {record['generation']} ({record['storage']}) as az_{args.game}")
 
 

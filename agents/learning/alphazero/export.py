@@ -4,7 +4,9 @@ The file holds the smallest of :data:`agents.learning.training.export.STORAGES` 
 float16, float32) whose raw policy plays the trained network's move in at least
 :data:`agents.learning.training.export.SAME_MOVE_SHARE` of the decisions of a few games against
 greedy (:func:`decision_agreement`); the record holds the run's config, the search
-settings, the curve, the storage checks and ``weights_sha256`` (checked at every load).
+settings it trained with (``search``), the settings it plays with where matches after
+training chose others (``play_search``, read over ``search`` by the ``az`` agent), the
+curve, the storage checks and ``weights_sha256`` (checked at every load).
 """
 from __future__ import annotations
 
@@ -60,9 +62,12 @@ def read_curve(run_dir):
         return list(csv.DictReader(f))
 
 
-def export(run_dir, generation=None, directory=MODELS_DIR, note="", command="", check_games=6):
+def export(run_dir, generation=None, directory=MODELS_DIR, note="", command="", check_games=6, play_search=None):
     """Write ``az_<game>.npz``/``.json`` into ``directory`` from generation ``generation``
-    (default: the last) of the run in ``run_dir``; returns the record."""
+    (default: the last) of the run in ``run_dir``; returns the record.  ``play_search``:
+    search parameters the ``az`` agent plays the network with in place of the trained ones
+    (names of :class:`agents.players.az_search.SearchParams`)."""
+    from agents.players.az_search import default_params
     gens = sorted(f for f in os.listdir(os.path.join(run_dir, "generations")) if f.endswith(".npz"))
     if not gens:
         raise ValueError(f"run_dir: {run_dir!r} has no exported generation")
@@ -75,6 +80,11 @@ def export(run_dir, generation=None, directory=MODELS_DIR, note="", command="", 
     with open(src[:-4] + ".json") as f:
         gen_record = json.load(f)
     game = gen_record["game"]
+    play_search = dict(play_search or {})
+    try:
+        default_params(game, **play_search)
+    except ValueError as exc:
+        raise ValueError(f"play_search: {exc}") from None
     checks = {}
     chosen, arrays = "float32", trained
     for form, (convert, _) in STORAGES.items():
@@ -88,7 +98,7 @@ def export(run_dir, generation=None, directory=MODELS_DIR, note="", command="", 
     record = {
         "game": game, "kind": "az_mlp", "options": gen_record["options"],
         "generation": gen_record["generation"], "config": gen_record["config"],
-        "search": gen_record["search"], "storage": chosen, "storage_description": STORAGES[chosen][1],
+        "search": gen_record["search"], "play_search": play_search, "storage": chosen, "storage_description": STORAGES[chosen][1],
         "storage_checks": checks, "curve": read_curve(run_dir), "command": command, "note": note,
         "exported": time.strftime("%Y-%m-%d"), "versions": _versions(),
         "trained_weights_sha256": weights_sha256(trained), "weights_sha256": weights_sha256(arrays),
