@@ -226,6 +226,10 @@ def test_play_search_overrides_the_trained_settings_at_the_networks_own_table(tm
     bad, _ = _copied_network(game, tmp_path / "bad", play_search={"heuristic_mix": 7})
     with pytest.raises(ValueError, match="heuristic_mix"):
         agents.make("az", path=bad, simulations=4).bind(two)
+    (tmp_path / "list").mkdir()
+    listed, _ = _copied_network(game, tmp_path / "list", play_search=[["heuristic_mix", 1.0]])
+    with pytest.raises(ValueError, match="'play_search' must be an object"):
+        agents.make("az", path=listed, simulations=4).bind(two)
 
 
 def test_unknown_search_parameter_and_wrong_game_are_refused():

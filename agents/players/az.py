@@ -90,6 +90,9 @@ class _Network:
                 f"the network reads {n_obs} observation values, {n_actions} actions and values "
                 f"for up to {n_players} seats; this game has {cfg.obs_size}, {spec.num_actions} "
                 f"and {cfg.num_players} seats (the network's game options {record.get('options', {})})")
+        for key in ("search", "play_search"):
+            if not isinstance(record.get(key, {}), dict):
+                raise ValueError(f"the network's record: {key!r} must be an object of search parameters")
         trained = dict(record.get("search", {}))
         if cfg.num_players == n_players:
             # at the table it was trained and measured at: the settings matches after

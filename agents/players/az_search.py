@@ -96,7 +96,7 @@ def default_params(game_id, **overrides):
     return SearchParams(margin_scale=ms, win_bonus=ms, solo_center=center, solo_scale=scale)._replace(**overrides)
 
 
-# The allowed range of each search parameter (inclusive bounds; None: unbounded).
+# Search parameters that are shares (in [0, 1]) and scales (above 0); see check_param.
 _SHARES = ("heuristic_mix", "rank_weight")
 _POSITIVE = ("margin_scale", "solo_scale", "value_scale", "c_scale")
 
