@@ -42,8 +42,8 @@ PRESETS.update({
 # after training chose others than it trained with (the record's "play_search"; the matches:
 # benchmarks/results/az/play_search.md).  Kingdomino Duel: leaves valued by the heuristic
 # alone, the network serving as the prior, finished ahead in 0.549 of 400 games against
-# 0.455 with the trained half-and-half mix; Tiny Towns in 0.494 of 600 against 0.4475, ahead
-# at each of three seeds (in both games the value head judges positions worse than a
+# 0.455 with the trained half-and-half mix; Tiny Towns in 0.506 of 800 against 0.438, ahead
+# at each of four seeds (in both games the value head judges positions worse than a
 # constant, benchmarks/results/az/value_head.md).
 PLAY_SEARCH = {"kingdomino_duel_v0": {"heuristic_mix": 1.0}, "tiny_towns_v0": {"heuristic_mix": 1.0}}
 
