@@ -192,6 +192,21 @@ def test_bad_search_parameter_values_are_refused_before_the_search(name, value, 
     assert default_params(GAME, fpu_reduction=-0.1, heuristic_mix=1.0, solo_center=-5.0).heuristic_mix == 1.0
 
 
+@pytest.mark.parametrize("argv, problem", [
+    (["--search", "[1"], "--search: bad JSON"), (["--env-options", "3"], "--env-options: must be a JSON object"),
+    (["--search", '{"heuristic_mix": 2}'], "heuristic_mix must be in"),
+    (["--play-search", '{"c_puct": -1}'], "--play-search: search parameter c_puct must be >= 0"),
+    (["--play-search", '{"nope": 1}'], "--play-search: unknown search parameter")])
+def test_training_command_refuses_bad_settings_in_one_line_before_training(argv, problem, tmp_path, capsys):
+    from agents.learning.alphazero.__main__ import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--game", GAME, "--out", str(tmp_path / "run"), "--generations", "1"] + argv)
+    message = str(exit_info.value) + capsys.readouterr().err
+    assert problem in message and "Traceback" not in message
+    assert not (tmp_path / "run").exists()
+
+
 def _copied_network(game, tmp_path, **record_changes):
     """The shipped network of ``game`` copied into ``tmp_path`` with its record changed."""
     from agents.pretrained import AZ_PREFIX, MODELS_DIR

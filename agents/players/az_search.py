@@ -96,9 +96,11 @@ def default_params(game_id, **overrides):
     return SearchParams(margin_scale=ms, win_bonus=ms, solo_center=center, solo_scale=scale)._replace(**overrides)
 
 
-# Search parameters that are shares (in [0, 1]) and scales (above 0); see check_param.
+# Search parameters that are shares (in [0, 1]), scales (above 0) or of either sign; the
+# others are constants >= 0 (see check_param).
 _SHARES = ("heuristic_mix", "rank_weight")
 _POSITIVE = ("margin_scale", "solo_scale", "value_scale", "c_scale")
+_ANY_SIGN = ("solo_center", "fpu_reduction")
 
 
 def check_param(name, value):
@@ -116,7 +118,7 @@ def check_param(name, value):
         raise ValueError(f"search parameter {name} must be in [0, 1], got {value!r}")
     if name in _POSITIVE and not value > 0.0:
         raise ValueError(f"search parameter {name} must be > 0, got {value!r}")
-    if name not in _SHARES + _POSITIVE + ("solo_center", "fpu_reduction") and value < 0.0:
+    if name not in _SHARES + _POSITIVE + _ANY_SIGN and value < 0.0:
         raise ValueError(f"search parameter {name} must be >= 0, got {value!r}")
 
 

@@ -6,10 +6,10 @@ Reproduce the shipped network of a game (the command its record names):
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
+
+from envs import cli
 
 # The settings each shipped network was trained with (the record's "config" repeats them).
 PRESETS = {
@@ -49,14 +49,14 @@ PLAY_SEARCH = {"kingdomino_duel_v0": {"heuristic_mix": 1.0}, "tiny_towns_v0": {"
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="python -m agents.learning.alphazero",
+    p = cli.ArgumentParser(prog="python -m agents.learning.alphazero",
                                 description="Self-play training of the learned search's network.")
     p.add_argument("--game", required=True)
     p.add_argument("--out", default=None, help="run directory (default runs/az/GAME)")
     p.add_argument("--preset", choices=["none", "shipped"], default="none",
                    help="'shipped': the settings the shipped network of GAME was trained with")
     p.add_argument("--num-players", type=int, default=None)
-    p.add_argument("--env-options", default="{}", help="JSON: game options")
+    p.add_argument("--env-options", type=cli.json_object, default="{}", help="JSON: game options")
     p.add_argument("--generations", type=int)
     p.add_argument("--games-per-generation", type=int)
     p.add_argument("--simulations", type=int, help="self-play simulations a move")
@@ -80,7 +80,7 @@ def build_parser():
     p.add_argument("--warm-start-explore", type=float)
     p.add_argument("--warm-start-temperature", type=float)
     p.add_argument("--ladder-every", type=int, help="solo: the solo scorecard every N generations (0: never)")
-    p.add_argument("--search", default=None, help='JSON: search parameter overrides, e.g. \'{"heuristic_mix": 0.3}\'')
+    p.add_argument("--search", type=cli.json_object, default=None, help='JSON: search parameter overrides, e.g. \'{"heuristic_mix": 0.3}\'')
     p.add_argument("--workers", type=int)
     p.add_argument("--backend", choices=["process", "ray"])
     p.add_argument("--seed", type=int)
@@ -88,7 +88,7 @@ def build_parser():
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     p.add_argument("--export", action="store_true",
                    help="at the end, ship the last generation as agents/pretrained/models/az_GAME")
-    p.add_argument("--play-search", default=None,
+    p.add_argument("--play-search", type=cli.json_object, default=None,
                    help="JSON: with --export, the search parameters the shipped network plays with in place of "
                         "the trained ones (default with --preset shipped: the game's entry in PLAY_SEARCH)")
     return p
@@ -108,17 +108,9 @@ def config_from_args(args):
         value = getattr(args, name)
         if value is not None:
             values[name] = value
-    for flag, text in (("--search", args.search), ("--env-options", args.env_options)):
-        try:
-            parsed = None if text is None else json.loads(text)
-        except ValueError as exc:
-            raise SystemExit(f"{flag}: not JSON ({exc})") from None
-        if parsed is not None and not isinstance(parsed, dict):
-            raise SystemExit(f"{flag}: a JSON object is needed, got {text!r}")
-        if flag == "--search" and parsed is not None:
-            values["search"] = {**values.get("search", {}), **parsed}
-        elif flag == "--env-options":
-            values["env_options"] = parsed
+    if args.search is not None:
+        values["search"] = {**values.get("search", {}), **args.search}
+    values["env_options"] = args.env_options
     try:
         return AZConfig(game=args.game, **values)
     except (TypeError, ValueError) as exc:
@@ -133,13 +125,10 @@ def play_search_from_args(args):
     if args.play_search is None:
         return dict(PLAY_SEARCH.get(args.game, {})) if args.preset == "shipped" else {}
     try:
-        values = json.loads(args.play_search)
-        if not isinstance(values, dict):
-            raise ValueError(f"a JSON object is needed, got {args.play_search!r}")
-        default_params(args.game, **values)
+        default_params(args.game, **args.play_search)
     except ValueError as exc:
-        raise SystemExit(f"--play-search: {exc}") from None
-    return values
+        cli.fail(f"--play-search: {exc}", "python -m agents.learning.alphazero")
+    return args.play_search
 
 
 def main(argv=None):
