@@ -247,15 +247,42 @@ def parse_games_of(items, modes, labels):
     return counts
 
 
-def make_jobs(modes, labels, games, slow_games, seed, policies, games_of=None):
+def check_agent_options(agent_options, labels, modes):
+    """``ValueError`` naming the problem unless ``agent_options`` maps labels of ``labels``
+    to objects of options that each label's agent accepts in every mode of ``modes`` (the
+    agent is built once per mode's game, so nothing runs with a bad option)."""
+    import agents
+    import envs
+
+    for label, options in agent_options.items():
+        if label not in labels:
+            raise ValueError(f"--agent-options: {label!r} is not one of --agents {labels}")
+        if not isinstance(options, dict):
+            raise ValueError(f"--agent-options: {label!r} needs an object of options, got {options!r}")
+        name, own = AGENTS[label]
+        for mode in modes:
+            game, base, option_sets = MODES[mode]
+            try:
+                bot = agents.make(name, seed=0, **{**own, **options})
+                bind = getattr(bot, "bind", None)
+                if bind is not None:
+                    bind(envs.make(game, **base, **option_sets[0]))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"--agent-options: {label!r} in {mode}: {exc}") from None
+
+
+def make_jobs(modes, labels, games, slow_games, seed, policies, games_of=None, agent_options=None):
     """One job per game: every agent in ``labels`` (and a ``policies`` entry) plays
     ``games`` games per option set of every mode (``slow_games`` for the slow agents),
-    unless ``games_of`` (:func:`parse_games_of`) names its mode and label or its label."""
+    unless ``games_of`` (:func:`parse_games_of`) names its mode and label or its label.
+    ``agent_options``: ``{label: options}`` laid over :data:`AGENTS`' options of a label."""
     games_of = games_of or {}
+    agent_options = agent_options or {}
     jobs = []
     for mode in modes:
         game, base, option_sets = MODES[mode]
-        cells = [(label, *AGENTS[label]) for label in labels]
+        cells = [(label, AGENTS[label][0], {**AGENTS[label][1], **agent_options.get(label, {})})
+                 for label in labels]
         if game in policies:
             cells.append(("policy", "policy", {"path": policies[game]}))
         for label, name, agent_options in cells:
@@ -285,8 +312,12 @@ def _play(job):
 
 
 def _job_key(job):
-    """What identifies a job's results in a ``--results`` file."""
-    return json.dumps([job["mode"], job["label"], job["seed"], job["options"]], sort_keys=True)
+    """What identifies a job's results in a ``--results`` file (the agent's options only where
+    they differ from :data:`AGENTS`', so files written before ``--agent-options`` still resume)."""
+    key = [job["mode"], job["label"], job["seed"], job["options"]]
+    if job["label"] in AGENTS and job["agent_options"] != AGENTS[job["label"]][1]:
+        key.append(job["agent_options"])
+    return json.dumps(key, sort_keys=True)
 
 
 def run(jobs, workers, results_path=None):
@@ -509,6 +540,9 @@ def build_parser():
     p.add_argument("--seed", type=int, default=500, help="seed of the first game (default 500)")
     p.add_argument("--mode", nargs="+", choices=list(MODES), default=list(MODES))
     p.add_argument("--agents", nargs="+", choices=list(AGENTS), default=list(AGENTS))
+    p.add_argument("--agent-options", type=cli.json_object, default={}, metavar="JSON",
+                   help='options laid over an agent\'s own, by label: \'{"az": {"simulations": 100, '
+                        '"search_options": {"playout_depth": 16}}}\' (each label one of --agents)')
     p.add_argument("--policy", action="append", default=[], metavar="GAME=PATH",
                    help="a policy saved by train.py, played as agent 'policy' in GAME's solo mode")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -533,9 +567,11 @@ def main(argv=None):
         policies[game] = path
     try:
         games_of = parse_games_of(args.games_of, list(MODES), list(AGENTS) + ["policy"])
+        check_agent_options(args.agent_options, args.agents, args.mode)
     except ValueError as exc:
         fail(exc, parser.prog)
-    jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies, games_of)
+    jobs = make_jobs(args.mode, args.agents, args.games, args.slow_games, args.seed, policies, games_of,
+                     args.agent_options)
     start = time.time()
     results = run(jobs, args.workers, args.results)
     command = "python -m benchmarks.solo " + " ".join(sys.argv[1:] if argv is None else argv)

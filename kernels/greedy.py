@@ -127,6 +127,34 @@ def _batch_features(states, masks, players, num_seats, observations, out, det, a
 
 
 @per_kernel
+def first_best_function(kernel):
+    """The jitted ``first_best(state, mask, scratch, num_seats, scores, values, ranks) -> action``
+    of ``kernel``: greedy's move in a playout, on a state that is already a determinization
+    (so no determinizing, no draw): the first legal action in ``mask`` whose result has the
+    best :func:`kernels.outcome.position_value_function` for the seat to move.  ``scratch``:
+    one state of scratch; ``-1`` if no action is legal."""
+    return specialise(_first_best, k_step=kernel.step, k_player=kernel.current_player,
+                      position_value=outcome.position_value_function(kernel))
+
+
+# Specialised by first_best_function.
+def _first_best(state, mask, scratch, num_seats, scores, values, ranks):
+    seat = k_player(state)
+    best_a = -1
+    best_v = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] == 0:
+            continue
+        scratch[:] = state
+        k_step(scratch, a)
+        v = position_value(scratch, seat, num_seats, scores, values, ranks)
+        if v > best_v or best_a < 0:
+            best_v = v
+            best_a = a
+    return best_a
+
+
+@per_kernel
 def greedy_function(kernel):
     """The jitted ``choose(state, legal, num_seats, gen, *Work(...).args()) -> action`` of ``kernel``.
 

@@ -69,26 +69,35 @@ def test_numba_forward_matches_numpy_and_torch():
         assert np.allclose(value, n_values[i], atol=1e-5)
 
 
-def _search(raw, arrays, seat, sims, seed, params=None):
+def _search_tree(raw, arrays, seat, sims, seed, params=None):
+    """The workspace of a PUCT search of ``sims`` simulations, and its node count."""
     fns = search_functions(raw.spec.kernel)
     ws = Workspace(raw.cfg, raw.spec.num_actions, az_net.describe(arrays)[3])
     ws.grow((sims + 2) * (raw.spec.num_actions + 1))
     params = (params or default_params(raw.spec.game_id)).vector()
-    fns.puct(raw._state, seat, sims, 0, az_net.as_tuple(arrays), params, new_generator(seed), ws.scratch(),
-             ws.work.args(), *ws.tree())
-    return root_stats(ws)
+    n = fns.puct(raw._state, seat, sims, 0, az_net.as_tuple(arrays), params, new_generator(seed), ws.scratch(),
+                 ws.work.args(), *ws.tree())
+    return ws, n
+
+
+def _search(raw, arrays, seat, sims, seed, params=None):
+    return root_stats(_search_tree(raw, arrays, seat, sims, seed, params)[0])
+
+
+def _greedy_position(seed, moves):
+    """A Kingdomino Duel env after ``moves`` greedy moves, its raw env and the seat to move."""
+    env = envs.make(GAME)
+    env.reset(seed=seed)
+    bot = agents.make("greedy", seed=0)
+    for _ in range(moves):
+        env.step(bot.act(env, env.agent_selection))
+    return env, env.unwrapped, env.unwrapped.possible_agents.index(env.agent_selection)
 
 
 def test_search_reads_only_the_information_set():
     """Two states that differ only in what the searching seat cannot see (re-drawn by
     determinize) give the same search: it plans on determinizations alone."""
-    env = envs.make(GAME)
-    raw = env.unwrapped
-    env.reset(seed=3)
-    bot = agents.make("greedy", seed=0)
-    for _ in range(7):
-        env.step(bot.act(env, env.agent_selection))
-    seat = raw.possible_agents.index(env.agent_selection)
+    env, raw, seat = _greedy_position(3, 7)
     other = raw.determinize(seat, 12345)
     assert not np.array_equal(other._state, raw._state)     # the hidden future differs
     assert np.array_equal(other.observe(env.agent_selection)["observation"],
@@ -100,6 +109,93 @@ def test_search_reads_only_the_information_set():
     legal = set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
     # the first simulation evaluates the root; each later one visits one root child
     assert set(a) == legal and sum(n for n, _ in a.values()) == 59
+
+
+def test_delayed_expansion_calls_the_network_at_a_nodes_second_visit():
+    """At heuristic_mix 1 the network only gives a node's children their priors, so a node
+    visited once is valued by the heuristic and left without children; its second visit
+    expands it and goes on down.  Below mix 1 the switch changes nothing."""
+    from agents.players.az_search import EXPANDED, FIRST, VISITS
+    env, raw, seat = _greedy_position(4, 5)
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2, seed=3)
+
+    def tree(sims, **options):
+        return _search_tree(raw, arrays, seat, sims, 7, default_params(GAME, **options))
+
+    sims = 300
+    (lazy, n_lazy), (eager, n_eager) = (tree(sims, heuristic_mix=1.0, delay_expansion=d) for d in (True, False))
+    for ws, n in ((lazy, n_lazy), (eager, n_eager)):
+        visits, expanded, first = ws.floats[VISITS, 1:n], ws.ints[EXPANDED, 1:n], ws.ints[FIRST, 1:n]
+        assert visits.max() >= 2
+        # expanded 1: children made; -1: valued once, no children; 0: unvisited or a finished game
+        assert np.array_equal(expanded == 1, first >= 0)
+        assert np.all(expanded[visits == 0] == 0)
+        assert sum(v for v, _ in root_stats(ws).values()) == sims - 1     # the root is expanded at once
+    lazy_visits, lazy_expanded = lazy.floats[VISITS, 1:n_lazy], lazy.ints[EXPANDED, 1:n_lazy]
+    assert np.all(lazy_expanded[visits_1 := lazy_visits == 1] != 1) and np.any(lazy_expanded[visits_1] == -1)
+    assert np.all(lazy_expanded[lazy_visits >= 2] != -1)
+    assert not np.any(eager.ints[EXPANDED, 1:n_eager] == -1)
+    assert np.all(eager.ints[EXPANDED, 1:n_eager][eager.floats[VISITS, 1:n_eager] == 1] != -1)
+    assert n_lazy < n_eager            # children only under nodes visited twice
+    # the root is evaluated on the same (first) determinization: the same priors
+    assert _root_priors(lazy) == _root_priors(eager)
+    (a, n_a), (b, n_b) = (tree(120, heuristic_mix=0.5, delay_expansion=d) for d in (True, False))
+    assert n_a == n_b and np.array_equal(a.ints[:, :n_a], b.ints[:, :n_b])
+    assert np.array_equal(a.floats[:, :n_a], b.floats[:, :n_b])
+
+
+@pytest.mark.parametrize("depth", [0, 1, 6])
+def test_leaf_playout_is_greedy_play_then_the_heuristic(depth):
+    """``playout_depth`` values a leaf after that many moves of each seat's first best one-ply
+    move (a plain-Python greedy beside the kernel's), on the simulation's own state."""
+    env = envs.make(GAME)
+    raw = env.unwrapped
+    kernel, n = raw.spec.kernel, raw.cfg.num_players
+    fns = search_functions(kernel)
+    params = default_params(GAME, playout_depth=depth).vector()
+    m = max(int(raw.cfg.num_participants), n)
+    for seed in range(4):
+        env.reset(seed=seed)
+        bot = agents.make("random", seed=seed)
+        for _ in range(3 * seed):
+            env.step(bot.act(env, env.agent_selection))
+        state = raw._state.copy()
+        expected = state.copy()
+        for _ in range(depth):           # the reference: greedy by margins, first best on ties
+            legal = np.zeros(raw.spec.num_actions, np.int8)
+            kernel.legal_mask(expected, legal)
+            best, best_a = -np.inf, -1
+            for a in np.flatnonzero(legal):
+                after = expected.copy()
+                kernel.step(after, a)
+                assert kernel.current_player(after) >= 0     # (early positions: no game ends here)
+                v = outcome.evaluate(kernel, after, kernel.current_player(expected), n, raw.cfg.num_participants)
+                if v > best:
+                    best, best_a = v, a
+            kernel.step(expected, best_a)
+        want, got = np.zeros(n), np.zeros(n)
+        fns.outcome_vector(expected, params, np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.int64), want)
+        fns.heuristic(state, params, np.zeros(raw.spec.num_actions, np.int8), np.zeros_like(state),
+                      np.zeros(m, np.int64), np.zeros(m), np.zeros(m, np.int64), got)
+        assert np.array_equal(state, expected)           # played on the state it was given
+        assert np.allclose(got, want)
+    # a search with playouts leaves the position it searched from as it was
+    before = raw._state.copy()
+    arrays = az_net.random_arrays(raw.cfg.obs_size, raw.spec.num_actions, 2, seed=4)
+    seat = raw.possible_agents.index(env.agent_selection)
+    stats = _search(raw, arrays, seat, 40, seed=1, params=default_params(GAME, playout_depth=depth,
+                                                                           heuristic_mix=1.0))
+    assert np.array_equal(raw._state, before) and sum(v for v, _ in stats.values()) == 39
+
+
+def _root_priors(ws):
+    """``{action: prior}`` of the children of the root of ``ws``'s tree."""
+    from agents.players.az_search import ACTION, FIRST, NEXT, PRIOR
+    out, ch = {}, ws.ints[FIRST, 0]
+    while ch >= 0:
+        out[int(ws.ints[ACTION, ch])] = float(ws.floats[PRIOR, ch])
+        ch = ws.ints[NEXT, ch]
+    return out
 
 
 def test_gumbel_policy_target_is_a_distribution_over_legal_actions():
@@ -174,7 +270,10 @@ def test_bad_agent_options_raise_value_error(bad):
 @pytest.mark.parametrize("name, value, problem", [
     ("heuristic_mix", 1.5, r"\[0, 1\]"), ("rank_weight", -0.1, r"\[0, 1\]"), ("margin_scale", 0.0, "> 0"),
     ("solo_scale", -2.0, "> 0"), ("c_puct", -1.0, ">= 0"), ("c_puct", float("nan"), "finite"),
-    ("win_bonus", "10", "finite"), ("use_action_values", 1, "true or false")])
+    ("win_bonus", "10", "finite"), ("use_action_values", 1, "true or false"),
+    ("delay_expansion", "yes", "true or false"), ("playout_depth", -1, "whole number"),
+    ("playout_depth", 2.5, "whole number"), ("playout_depth", True, "whole number"),
+    ("playout_depth", 201, "from 0 to 200")])
 def test_bad_search_parameter_values_are_refused_before_the_search(name, value, problem):
     """A search option out of its range (a zero scale divides, a share outside [0, 1] turns the
     leaf mix into an extrapolation) is refused by name, at the agent's first move, and the

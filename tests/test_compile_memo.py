@@ -105,7 +105,7 @@ def test_the_name_follows_the_sources_of_the_functions_a_template_calls(monkeypa
 
     def name():
         return compile_memo.specialise(
-            az_search._evaluate, k_observe=kingdomino_duel.observe, outcome_vector=_double,
+            az_search._evaluate, k_observe=kingdomino_duel.observe,
             features=greedy.action_value_features_function(kingdomino_duel)).py_func.__qualname__
 
     before = name()

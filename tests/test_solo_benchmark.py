@@ -87,3 +87,28 @@ def test_results_file_resumes_a_run_without_replaying_finished_games(tmp_path, m
     assert len(path.read_text().splitlines()) == 3
     keys = ("seed", "score", "won")
     assert [[r[k] for k in keys] for r in again[:2]] == [[r[k] for k in keys] for r in first]
+
+
+def test_agent_options_are_laid_over_an_agents_own_and_checked_first(tmp_path, capsys):
+    """``--agent-options`` changes the named agent's jobs only, keys their results apart from
+    the agent's own (a results file does not mix the two), and a bad label or option is
+    refused in one line before any game."""
+    over = {"az": {"simulations": 7, "search_options": {"playout_depth": 2}}}
+    jobs = solo.make_jobs(["tiny_towns"], ["greedy", "az"], 1, 1, 500, {}, None, over)
+    by_label = {j["label"]: j for j in jobs}
+    assert by_label["az"]["agent_options"] == {"simulations": 7, "search_options": {"playout_depth": 2}}
+    assert by_label["greedy"]["agent_options"] == {}
+    plain = solo.make_jobs(["tiny_towns"], ["az"], 1, 1, 500, {})[0]
+    assert solo._job_key(plain) != solo._job_key(by_label["az"])
+    assert solo._job_key(by_label["greedy"]) == solo._job_key(
+        solo.make_jobs(["tiny_towns"], ["greedy"], 1, 1, 500, {})[0])
+    solo.check_agent_options(over, ["az"], ["tiny_towns"])
+    for bad, problem in [('{"mcts_1s": {}}', "not one of --agents"), ('{"az": 3}', "object of options"),
+                         ('{"az": {"search_options": {"playout_depth": -1}}}', "playout_depth"),
+                         ('{"az": {"flavour": 1}}', "flavour")]:
+        with pytest.raises(SystemExit):
+            solo.main(["--mode", "tiny_towns", "--agents", "az", "--agent-options", bad,
+                       "--out", str(tmp_path / "solo.md")])
+        err = capsys.readouterr().err
+        assert problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "solo.md").exists()

@@ -13,8 +13,14 @@ Every simulation
 3. evaluates the first node that has no child for some action legal here (a new node, or a
    node whose determinization opened new actions): the network gives the priors of the
    missing children and every seat's value, mixed with the game's heuristic evaluation
-   (``heuristic_mix``: :func:`outcome_vector` of the position) -- a finished game is
-   valued by :func:`outcome_vector` alone, the same numbers self-play trains the value on;
+   (``heuristic_mix``: :func:`outcome_vector` of the position, or with ``playout_depth`` of
+   the position that many greedy moves on, :func:`_heuristic`) -- a finished game is
+   valued by :func:`outcome_vector` alone, the same numbers self-play trains the value on.
+   At ``heuristic_mix`` 1 the network's value is not used and its priors are needed only
+   once a node has children, so (``delay_expansion``) a node's first visit values it by the
+   heuristic alone and its second visit evaluates the network, adds the children and goes
+   on down: the same search (its priors read on the second visit's determinization),
+   without a network call for the nodes visited once;
 4. backs up every seat's value; each edge accumulates the value of the seat that chose it.
 
 Root selection: PUCT (play, :func:`SearchFunctions.puct`), or Gumbel sequential halving
@@ -43,8 +49,8 @@ INT_ROWS, FLOAT_ROWS = 4, 4
 
 # params: one float64 vector (see SearchParams)
 C_PUCT, FPU, MIX, MARGIN_SCALE, RANK_WEIGHT, SOLO_CENTER, SOLO_SCALE, VALUE_SCALE, C_VISIT, \
-    C_SCALE, WIN_BONUS, USE_VALUES = range(12)
-N_PARAMS = 12
+    C_SCALE, WIN_BONUS, USE_VALUES, DELAY, PLAYOUT = range(14)
+N_PARAMS = 14
 
 
 class SearchParams(NamedTuple):
@@ -62,11 +68,14 @@ class SearchParams(NamedTuple):
     c_scale: float = 0.1
     win_bonus: float = 10.0          # one seat with automata: a won game's extra points
     use_action_values: bool = True   # feed greedy's one-ply action values to the network
+    delay_expansion: bool = True     # heuristic_mix 1: the network waits for a node's 2nd visit
+    playout_depth: int = 0           # greedy moves from a leaf before the heuristic values it
 
     def vector(self):
         return np.array([self.c_puct, self.fpu_reduction, self.heuristic_mix, self.margin_scale,
                          self.rank_weight, self.solo_center, self.solo_scale, self.value_scale,
-                         self.c_visit, self.c_scale, self.win_bonus, float(self.use_action_values)])
+                         self.c_visit, self.c_scale, self.win_bonus, float(self.use_action_values),
+                         float(self.delay_expansion), float(self.playout_depth)])
 
 
 # Per game: scales of the targets (from the MCTS settings where they exist) and, for one
@@ -101,15 +110,24 @@ def default_params(game_id, **overrides):
 _SHARES = ("heuristic_mix", "rank_weight")
 _POSITIVE = ("margin_scale", "solo_scale", "value_scale", "c_scale")
 _ANY_SIGN = ("solo_center", "fpu_reduction")
+_SWITCHES = ("use_action_values", "delay_expansion")
+_COUNTS = {"playout_depth": 200}      # whole numbers from 0 to the bound
 
 
 def check_param(name, value):
-    """``ValueError`` naming ``name`` unless ``value`` fits it: ``use_action_values`` a bool,
-    the others finite numbers; shares in [0, 1], scales above 0, the rest at least 0
-    (``solo_center`` and ``fpu_reduction``, which may be optimistic, any number)."""
-    if name == "use_action_values":
+    """``ValueError`` naming ``name`` unless ``value`` fits it: ``use_action_values`` and
+    ``delay_expansion`` bools, ``playout_depth`` a whole number (at most 200), the others
+    finite numbers; shares in [0, 1], scales above 0, the rest at least 0 (``solo_center`` and
+    ``fpu_reduction``, which may be optimistic, any number)."""
+    if name in _SWITCHES:
         if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"search parameter use_action_values must be true or false, got {value!r}")
+            raise ValueError(f"search parameter {name} must be true or false, got {value!r}")
+        return
+    if name in _COUNTS:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= value <= _COUNTS[name]:
+            raise ValueError(f"search parameter {name} must be a whole number from 0 to {_COUNTS[name]}, "
+                             f"got {value!r}")
         return
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not np.isfinite(value):
@@ -175,6 +193,7 @@ class Workspace:
 class SearchFunctions(NamedTuple):
     evaluate: object      # (state, seat, net, params, scratch, work) -> None: logits/prior/leaf
     outcome_vector: object
+    heuristic: object     # (state, params, mask, scratch_state, sc, vals, rk, out): playout + outcome_vector
     puct: object          # (root, observer, sims, n_nodes, net, params, gen, scratch, work, tree) -> n_nodes
     gumbel: object        # (root, observer, sims, m, net, params, gen, scratch, work, tree, improved) -> action
     selfplay: object      # see selfplay_game
@@ -190,15 +209,17 @@ def search_functions(kernel):
     outcome_vector = specialise(_outcome_vector, current_player=kernel.current_player,
                                 k_ranks=kernel.ranks, values_of=outcome.value_function(kernel),
                                 solo_value=outcome.solo_value_function(kernel))
-    evaluate = specialise(_evaluate, k_observe=kernel.observe, features=features,
-                          outcome_vector=outcome_vector)
-    simulate = specialise(_simulate, outcome_vector=outcome_vector, evaluate=evaluate, **rules)
+    evaluate = specialise(_evaluate, k_observe=kernel.observe, features=features)
+    heuristic = specialise(_heuristic, outcome_vector=outcome_vector, first_best=greedy.first_best_function(kernel),
+                           **rules)
+    simulate = specialise(_simulate, outcome_vector=outcome_vector, evaluate=evaluate, heuristic=heuristic,
+                          **rules)
     one = specialise(_one, k_determinize=kernel.determinize, simulate=simulate)
     puct = specialise(_puct, one=one)
     gumbel = specialise(_gumbel, legal_mask=kernel.legal_mask, one=one)
     selfplay = specialise(_selfplay, k_observe=kernel.observe, k_init=kernel.init, features=features,
                           outcome_vector=outcome_vector, gumbel=gumbel, **rules)
-    return SearchFunctions(evaluate, outcome_vector, puct, gumbel, selfplay)
+    return SearchFunctions(evaluate, outcome_vector, heuristic, puct, gumbel, selfplay)
 
 
 # Specialised per kernel by search_functions (step ... k_ranks: the kernel's functions).
@@ -224,10 +245,27 @@ def _outcome_vector(state, params, sc, vals, rk, out):
             out[i] = w * outcome.rank_reward(rk, i) + (1.0 - w) * out[i]
 
 
+def _heuristic(state, params, mask, scratch_state, sc, vals, rk, out):
+    """The heuristic's value of a leaf for every seat into ``out``: ``playout_depth`` moves of
+    greedy play (each seat's first best one-ply move, as MCTS's greedy playouts) on ``state``
+    itself -- a simulation's own determinization, which nothing reads after its leaf -- then
+    :func:`outcome_vector`.  ``mask``, ``scratch_state``: scratch."""
+    n_seats = out.shape[0]
+    for _ in range(int(params[PLAYOUT])):
+        if current_player(state) < 0:
+            break
+        legal_mask(state, mask)
+        a = first_best(state, mask, scratch_state, n_seats, sc, vals, rk)
+        if a < 0:
+            break
+        step(state, a)
+    outcome_vector(state, params, sc, vals, rk, out)
+
+
 def _evaluate(state, seat, net, params, scratch, work):
     """The network at ``state`` for the seat to move: ``prior`` (softmax over the legal
-    actions, from ``mask``, which the caller wrote), and every seat's mixed value into
-    ``leaf`` (absolute seats)."""
+    actions, from ``mask``, which the caller wrote), and every seat's value by the network
+    into ``leaf`` (absolute seats); ``state`` is only read."""
     det, mask, obs, av, h1, h2, logits, prior, value, leaf, heur, sc, vals, rk, g, cand, root_mask = scratch
     n_seats = leaf.shape[0]
     k_observe(state, seat, obs)
@@ -240,11 +278,6 @@ def _evaluate(state, seat, net, params, scratch, work):
     masked_softmax(logits, mask, prior)
     for k in range(n_seats):
         leaf[(seat + k) % n_seats] = value[k]
-    mix = params[MIX]
-    if mix > 0.0:
-        outcome_vector(state, params, sc, vals, rk, heur)
-        for i in range(n_seats):
-            leaf[i] = (1.0 - mix) * leaf[i] + mix * heur[i]
 
 
 def _simulate(state, forced, n_nodes, net, params, scratch, work, ints, floats, path, seats):
@@ -270,6 +303,15 @@ def _simulate(state, forced, n_nodes, net, params, scratch, work, ints, floats, 
                 n_kids += 1
             ch = ints[NEXT, ch]
         if n_kids < n_legal:
+            fresh = ints[EXPANDED, u] < 0            # valued on its first visit, expanded now
+            if u != 0 and ints[EXPANDED, u] == 0 and params[MIX] >= 1.0 and params[DELAY] != 0.0:
+                # At heuristic_mix 1 a leaf's value is the heuristic's, and the network
+                # only gives its children's priors: they wait for a second visit, so a node
+                # visited once costs no network call (the same search, see delay_expansion).
+                heuristic(state, params, mask, work[1], sc, vals, rk, leaf)
+                floats[NODE_V, u] = leaf[seat]
+                ints[EXPANDED, u] = -1
+                break
             # a leaf (or new actions opened by this determinization): evaluate, add children
             evaluate(state, seat, net, params, scratch, work)
             ch = ints[FIRST, u]
@@ -289,10 +331,18 @@ def _simulate(state, forced, n_nodes, net, params, scratch, work, ints, floats, 
                     floats[PRIOR, v] = prior[a]
                     floats[NODE_V, v] = 0.0
                     ints[FIRST, u] = v
-            if ints[EXPANDED, u] <= 0:
-                floats[NODE_V, u] = leaf[seat]
+            if fresh:       # no children before, so mask is whole: go on down to one of them
                 ints[EXPANDED, u] = 1
-            break
+            else:
+                mix = params[MIX]
+                if mix > 0.0:       # (last: the playout plays on state)
+                    heuristic(state, params, mask, work[1], sc, vals, rk, heur)
+                    for i in range(leaf.shape[0]):
+                        leaf[i] = (1.0 - mix) * leaf[i] + mix * heur[i]
+                if ints[EXPANDED, u] == 0:
+                    floats[NODE_V, u] = leaf[seat]
+                    ints[EXPANDED, u] = 1
+                break
         best = -1
         if u == 0 and forced >= 0:
             ch = ints[FIRST, u]

@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.base import Agent, legal_actions, most_visited, register
 from agents.settings import search_settings
-from kernels import outcome, rng
+from kernels import greedy, outcome, rng
 from kernels.compile_memo import per_kernel, specialise
 from kernels.playout import pick_uniform
 from kernels.rng import new_generator
@@ -57,32 +57,12 @@ def _iteration_function(kernel):
     the kernel's functions are bound as constants, so calling the result from Python costs a
     microsecond instead of the ~25 us that passing dispatchers as arguments costs on every
     call)."""
-    rules = dict(step=kernel.step, current_player=kernel.current_player,
-                 position_value=outcome.position_value_function(kernel))
-    greedy_action = specialise(_greedy_action, **rules)
-    return specialise(_iterate, legal_mask=kernel.legal_mask, k_ranks=kernel.ranks,
+    return specialise(_iterate, step=kernel.step, current_player=kernel.current_player,
+                      legal_mask=kernel.legal_mask, k_ranks=kernel.ranks,
                       values_of=outcome.value_function(kernel),
-                      solo_value=outcome.solo_value_function(kernel), greedy_action=greedy_action,
-                      **rules)
-
-
-# Specialised per kernel by _iteration_function.
-def _greedy_action(state, mask, scratch, n_seats, sc, vals, rk):
-    """GreedyAgent's move (first best on ties): the legal action whose result has the
-    best :func:`kernels.outcome.position_value_function` for the seat to move."""
-    seat = current_player(state)
-    best_a = -1
-    best_m = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] == 0:
-            continue
-        scratch[:] = state
-        step(scratch, a)
-        m = position_value(scratch, seat, n_seats, sc, vals, rk)
-        if m > best_m:
-            best_m = m
-            best_a = a
-    return best_a
+                      solo_value=outcome.solo_value_function(kernel),
+                      position_value=outcome.position_value_function(kernel),
+                      greedy_action=greedy.first_best_function(kernel))
 
 
 def _iterate(state, mask, tried, gen, ints, floats, n_nodes, path, seats, reward, rk, sc, vals,
