@@ -90,7 +90,8 @@ def positions(game, count=12, seed=0):
 
 def eval_cost(game, reps=2000):
     """Microseconds of one network evaluation in numba: the forward pass, and the forward
-    pass plus the action values it reads (the search's leaf evaluation)."""
+    pass plus the action values it reads (the network's part of the search's leaf evaluation;
+    the heuristic's value and any playout come on top)."""
     from agents.players import az_net
     from agents.players.az import AZPolicyAgent
 

@@ -51,12 +51,12 @@ def build_parser():
 
 
 def main(argv=None):
+    from agents.players.az_search import default_params
     from benchmarks.az import machine, revision
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        from agents.players.az_search import default_params
         for options in args.options:
             default_params(args.game, **options)
     except ValueError as exc:

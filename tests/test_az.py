@@ -132,7 +132,8 @@ def test_delayed_expansion_calls_the_network_at_a_nodes_second_visit():
         assert np.all(expanded[visits == 0] == 0)
         assert sum(v for v, _ in root_stats(ws).values()) == sims - 1     # the root is expanded at once
     lazy_visits, lazy_expanded = lazy.floats[VISITS, 1:n_lazy], lazy.ints[EXPANDED, 1:n_lazy]
-    assert np.all(lazy_expanded[visits_1 := lazy_visits == 1] != 1) and np.any(lazy_expanded[visits_1] == -1)
+    once = lazy_visits == 1
+    assert np.all(lazy_expanded[once] != 1) and np.any(lazy_expanded[once] == -1)
     assert np.all(lazy_expanded[lazy_visits >= 2] != -1)
     assert not np.any(eager.ints[EXPANDED, 1:n_eager] == -1)
     assert np.all(eager.ints[EXPANDED, 1:n_eager][eager.floats[VISITS, 1:n_eager] == 1] != -1)

@@ -50,7 +50,7 @@ PLAY_SEARCH = {"kingdomino_duel_v0": {"heuristic_mix": 1.0}, "tiny_towns_v0": {"
 
 def build_parser():
     p = cli.ArgumentParser(prog="python -m agents.learning.alphazero",
-                                description="Self-play training of the learned search's network.")
+                           description="Self-play training of the learned search's network.")
     p.add_argument("--game", required=True)
     p.add_argument("--out", default=None, help="run directory (default runs/az/GAME)")
     p.add_argument("--preset", choices=["none", "shipped"], default="none",
